@@ -1,0 +1,5 @@
+import sys
+
+from reprokg.cli import main
+
+sys.exit(main())

@@ -1,0 +1,64 @@
+"""The ``reprokg`` command: one sub-command per verb, each a thin call into the library.
+
+Exit codes: 0 success, 1 validation failure, 2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from reprokg import __version__
+from reprokg.errors import ReprokgError
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _add_store_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--store",
+        metavar="DIR|URL",
+        default=None,
+        help="embedded store directory, or a SPARQL endpoint URL "
+        "(default: $REPROKG_STORE or ./reprokg-data)",
+    )
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
+    parser = argparse.ArgumentParser(
+        prog="reprokg",
+        description="A reproducibility knowledge graph: load run metadata, audits and surveys "
+        "as validated RDF, query them over SPARQL, compute reproducibility measures.",
+    )
+    parser.add_argument("--version", action="version", version=f"reprokg {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    handlers: dict[str, Handler] = {}
+
+    def command(name: str, help_: str, handler: Handler) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_, description=help_)
+        handlers[name] = handler
+        return p
+
+    # Each sub-command registers itself below: parser options, then its handler.
+    # --- commands ---
+    return parser, handlers
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, handlers = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return handlers[args.command](args)
+    except ReprokgError as exc:
+        print(f"reprokg {args.command}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Identifiers that join sources: ORCIDs, DOIs and the IRIs we mint.
+
+ORCIDs are checked with ISO 7064 MOD 11-2; DOIs become lower-cased
+``https://doi.org/`` IRIs (the string as written is kept by callers as a literal).
+Minted keys are stable for the same content: hashes or natural keys, never counters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from urllib.parse import quote
+
+from rdflib import URIRef
+
+from reprokg.namespaces import DEFAULT_BASE
+
+_ORCID_RE = re.compile(r"^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])$")
+_ORCID_PREFIX_RE = re.compile(r"^(?:https?://)?(?:www\.)?orcid\.org/", re.IGNORECASE)
+_DOI_PREFIX_RE = re.compile(r"^(?:doi:\s*|(?:https?://)?(?:dx\.)?doi\.org/)", re.IGNORECASE)
+_DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
+
+
+class IdentifierError(ValueError):
+    """A value that should be an identifier is not one; the message says what was expected."""
+
+
+def orcid_check_digit(base_digits: str) -> str:
+    """ISO 7064 MOD 11-2 check character for the first 15 digits of an ORCID iD."""
+    total = 0
+    for ch in base_digits:
+        total = (total + int(ch)) * 2
+    result = (12 - total % 11) % 11
+    return "X" if result == 10 else str(result)
+
+
+def orcid_iri(value: str) -> URIRef:
+    """``https://orcid.org/XXXX-XXXX-XXXX-XXXX`` for an ORCID iD in any common spelling.
+
+    Raises :class:`IdentifierError` for a malformed iD or a failing check digit.
+    """
+    raw = str(value).strip()
+    bare = _ORCID_PREFIX_RE.sub("", raw).strip("/").upper()
+    m = _ORCID_RE.match(bare)
+    if not m:
+        raise IdentifierError(
+            f"{raw!r} is not an ORCID iD: expected 16 digits (last may be X) as "
+            "XXXX-XXXX-XXXX-XXXX, optionally as https://orcid.org/XXXX-XXXX-XXXX-XXXX"
+        )
+    digits = "".join(m.groups())
+    expected = orcid_check_digit(digits[:15])
+    if digits[15] != expected:
+        raise IdentifierError(
+            f"{raw!r} fails the ORCID ISO 7064 MOD 11-2 check: last character should be "
+            f"{expected!r}, not {digits[15]!r}"
+        )
+    return URIRef("https://orcid.org/" + "-".join(m.groups()))
+
+
+def is_valid_orcid(value: str) -> bool:
+    try:
+        orcid_iri(value)
+    except IdentifierError:
+        return False
+    return True
+
+
+def doi_iri(value: str) -> URIRef:
+    """Lower-cased ``https://doi.org/`` IRI for a DOI given bare, as ``doi:`` or as a URL."""
+    raw = str(value).strip()
+    bare = _DOI_PREFIX_RE.sub("", raw).strip()
+    if not _DOI_RE.match(bare):
+        raise IdentifierError(
+            f"{raw!r} is not a DOI: expected 10.<registrant>/<suffix>, optionally prefixed "
+            "by doi: or https://doi.org/"
+        )
+    return URIRef("https://doi.org/" + quote(bare.lower(), safe="/:;()._-<>[]~!$&'*+,=@"))
+
+
+def is_doi(value: str) -> bool:
+    try:
+        doi_iri(value)
+    except IdentifierError:
+        return False
+    return True
+
+
+def content_hash(data: bytes | str) -> str:
+    """sha256 hex of content; text is normalised (UTF-8, LF line ends) first."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    data = data.replace(b"\r\n", b"\n")
+    return hashlib.sha256(data).hexdigest()
+
+
+def stable_key(*parts: object, length: int = 20) -> str:
+    """A short key derived from natural-key parts; the same parts give the same key."""
+    joined = "\x1f".join("" if p is None else str(p) for p in parts)
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:length]
+
+
+def base_iri() -> str:
+    """The instance-data base (``REPROKG_BASE``), always ending in ``/``."""
+    base = os.environ.get("REPROKG_BASE", DEFAULT_BASE)
+    return base if base.endswith("/") else base + "/"
+
+
+def mint(kind: str, key: str, base: str | None = None) -> URIRef:
+    """``{base}{kind}/{key}`` with the key percent-encoded where needed."""
+    return URIRef(f"{base or base_iri()}{kind}/{quote(str(key), safe='-._~')}")
+
+
+def document_iri(sha256: str, base: str | None = None) -> URIRef:
+    return mint("doc", sha256, base)

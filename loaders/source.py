@@ -1,0 +1,198 @@
+"""Reading untrusted source files: size, encoding and YAML/JSON syntax checks with positions.
+
+YAML scalars come back as :class:`Scalar` (a ``str`` keeping the text exactly as
+written, plus its line) so loaders decide types from the schema, not from YAML 1.1
+guessing: an unquoted commit ``1234567``, a version ``3.10`` or ``0123`` and the words
+``yes``/``no`` keep their text. ``Scalar.implicit`` gives what ``yaml.safe_load`` would
+have made, for fields whose schema type really is a number or boolean.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reprokg.errors import LoadError
+
+#: Largest source file accepted (bytes); the service applies its own, smaller body limit.
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+#: YAML aliases allowed per document: ir_metadata needs none, alias bombs need many.
+MAX_YAML_ALIASES = 100
+#: Nodes allowed per YAML document, counted with aliases expanded.
+MAX_YAML_NODES = 200_000
+
+
+class Scalar(str):
+    """A YAML scalar's text as written, with its position and implicit YAML type."""
+
+    line: int
+    column: int
+    tag: str
+    quoted: bool
+
+    def __new__(cls, text: str, *, line: int, column: int, tag: str, quoted: bool) -> Scalar:
+        obj = super().__new__(cls, text)
+        obj.line = line
+        obj.column = column
+        obj.tag = tag
+        obj.quoted = quoted
+        return obj
+
+    @property
+    def implicit(self) -> Any:
+        """The value ``yaml.safe_load`` would give this scalar."""
+        if self.quoted:
+            return str(self)
+        node = yaml.ScalarNode(self.tag, str(self))
+        return yaml.SafeLoader(" ").construct_object(node)
+
+    @property
+    def is_null(self) -> bool:
+        return not self.quoted and self.tag == "tag:yaml.org,2002:null"
+
+
+def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[bytes, str]:
+    """(content, display name) from a path or raw bytes, enforcing the size limit."""
+    if isinstance(source, bytes | bytearray):
+        data, display = bytes(source), name or "<input>"
+    else:
+        path = Path(source)
+        display = name or str(path)
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            raise LoadError(f"cannot read file: {exc.strerror}", source=display) from exc
+        if size > MAX_SOURCE_BYTES:
+            raise LoadError(
+                f"file is {size} bytes; the limit is {MAX_SOURCE_BYTES} bytes", source=display
+            )
+        data = path.read_bytes()
+    if len(data) > MAX_SOURCE_BYTES:
+        raise LoadError(
+            f"input is {len(data)} bytes; the limit is {MAX_SOURCE_BYTES} bytes", source=display
+        )
+    return data, display
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 text (BOM tolerated); binary or other encodings are refused with the offset."""
+    if b"\x00" in data[:8192]:
+        raise LoadError("looks like a binary file (NUL bytes); expected UTF-8 text", source=name)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise LoadError(
+            f"not valid UTF-8 at byte {exc.start}; expected UTF-8 text", source=name, line=line
+        ) from exc
+    return text.replace("\r\n", "\n")
+
+
+class _ScalarLoader(yaml.SafeLoader):
+    """SafeLoader whose scalars keep their text; aliases are counted to stop alias bombs."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+
+    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                event = self.peek_event()
+                raise yaml.MarkedYAMLError(
+                    problem=f"more than {MAX_YAML_ALIASES} YAML aliases (alias bomb?)",
+                    problem_mark=event.start_mark,
+                )
+        return super().compose_node(parent, index)
+
+    def construct_scalar_keep(self, node: yaml.ScalarNode) -> Scalar:
+        return Scalar(
+            node.value,
+            line=node.start_mark.line + 1,
+            column=node.start_mark.column + 1,
+            tag=node.tag,
+            quoted=node.style in ("'", '"', "|", ">"),
+        )
+
+
+for _tag in (
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:timestamp",
+):
+    _ScalarLoader.add_constructor(_tag, _ScalarLoader.construct_scalar_keep)
+
+
+def _count_nodes(value: Any, name: str, budget: list[int]) -> None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise LoadError(
+            f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", source=name
+        )
+    if isinstance(value, dict):
+        for v in value.values():
+            _count_nodes(v, name, budget)
+    elif isinstance(value, list):
+        for v in value:
+            _count_nodes(v, name, budget)
+
+
+def parse_yaml(text: str, name: str, *, line_offset: int = 0) -> Any:
+    """One YAML document with :class:`Scalar` leaves; syntax errors carry line and column.
+
+    ``line_offset`` shifts reported lines when the YAML was cut out of a larger file
+    (a run file's header).
+    """
+    loader = _ScalarLoader(text)
+    try:
+        value = loader.get_single_data()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise LoadError(
+            f"YAML syntax error: {exc.problem or exc.context}",
+            source=name,
+            line=(mark.line + 1 + line_offset) if mark else None,
+            column=(mark.column + 1) if mark else None,
+        ) from exc
+    except yaml.YAMLError as exc:
+        raise LoadError(f"YAML error: {exc}", source=name) from exc
+    finally:
+        loader.dispose()
+    _shift_lines(value, line_offset)
+    _count_nodes(value, name, [MAX_YAML_NODES])
+    return value
+
+
+def _shift_lines(value: Any, offset: int, seen: set[int] | None = None) -> None:
+    if not offset:
+        return
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return
+    seen.add(id(value))
+    if isinstance(value, Scalar):
+        value.line += offset
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, Scalar):
+                _shift_lines(k, offset, seen)
+            _shift_lines(v, offset, seen)
+    elif isinstance(value, list):
+        for v in value:
+            _shift_lines(v, offset, seen)
+
+
+def parse_json(text: str, name: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LoadError(
+            f"JSON syntax error: {exc.msg}", source=name, line=exc.lineno, column=exc.colno
+        ) from exc

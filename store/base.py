@@ -1,0 +1,119 @@
+"""The store capability interface; backends (embedded pyoxigraph, remote SPARQL 1.1) implement it.
+
+Results are backend-neutral and carry rdflib terms, so the service serialises one
+shape whatever engine answered. The default graph of :meth:`Store.query` is the
+union of all documents (named graphs); named graphs stay addressable with GRAPH.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from rdflib import Graph
+from rdflib.term import Identifier, URIRef
+
+
+@dataclass
+class SelectResult:
+    variables: list[str]
+    rows: list[tuple[Identifier | None, ...]] = field(default_factory=list)
+
+    def dicts(self) -> Iterator[dict[str, Identifier]]:
+        for row in self.rows:
+            yield {v: t for v, t in zip(self.variables, row, strict=True) if t is not None}
+
+
+@dataclass
+class AskResult:
+    value: bool
+
+
+@dataclass
+class GraphResult:
+    graph: Graph
+
+
+QueryResult = SelectResult | AskResult | GraphResult
+
+
+class StoreError(Exception):
+    """The backend refused or failed an operation (bad query, engine down)."""
+
+
+class QueryTimeout(StoreError):
+    """A query ran past its time limit and was stopped."""
+
+
+class Store(ABC):
+    """One writer's view of a quad store holding one named graph per document."""
+
+    @abstractmethod
+    def add_document(self, iri: URIRef | str, graph: Graph) -> None:
+        """Write ``graph`` as named graph ``iri`` atomically, replacing any previous content."""
+
+    def replace_document(self, iri: URIRef | str, graph: Graph, old: URIRef | str) -> None:
+        """Atomically write ``iri`` and drop the older version ``old`` (may equal ``iri``)."""
+        self.add_document(iri, graph)
+        if str(old) != str(iri):
+            self.delete_document(old)
+
+    @abstractmethod
+    def delete_document(self, iri: URIRef | str) -> bool:
+        """Drop the named graph; False when it did not exist."""
+
+    @abstractmethod
+    def documents(self) -> list[URIRef]:
+        """IRIs of all named graphs."""
+
+    def has_document(self, iri: URIRef | str) -> bool:
+        return URIRef(str(iri)) in set(self.documents())
+
+    @abstractmethod
+    def get_document(self, iri: URIRef | str) -> Graph:
+        """The triples of one named graph (empty graph when absent)."""
+
+    @abstractmethod
+    def query(
+        self,
+        sparql: str,
+        *,
+        default_graph_uris: Sequence[str] = (),
+        named_graph_uris: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> QueryResult:
+        """Run a SPARQL 1.1 query; the default graph is the union of all named graphs."""
+
+    @abstractmethod
+    def update(
+        self,
+        sparql: str,
+        *,
+        using_graph_uris: Sequence[str] = (),
+        using_named_graph_uris: Sequence[str] = (),
+    ) -> None:
+        """Run a SPARQL 1.1 Update."""
+
+    @abstractmethod
+    def dump(self, out: BinaryIO, fmt: str = "nquads") -> None:
+        """Write every quad (``nquads`` or ``trig``)."""
+
+    @abstractmethod
+    def restore(self, src: BinaryIO, fmt: str = "nquads") -> None:
+        """Load quads written by :meth:`dump` (adds to what is there)."""
+
+    def triple_count(self) -> int:
+        res = self.query("SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }")
+        assert isinstance(res, SelectResult)
+        return int(res.rows[0][0]) if res.rows and res.rows[0][0] is not None else 0
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources."""
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

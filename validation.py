@@ -1,0 +1,317 @@
+"""Validation of one document (or a batch) before anything touches the store.
+
+pyshacl runs on an in-memory rdflib graph with the shapes of the document's kind;
+the small RDFS closure of our ontology (subclass types) is materialised into the
+copy first instead of running ``inference="owlrl"`` per document (DESIGN.md).
+Checks SHACL cannot express (the ORCID check digit, loader findings with line
+numbers) become results of the same form, so users read one report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from functools import cache, lru_cache
+
+from pyshacl import validate as shacl_validate
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.namespace import RDF, RDFS, SH
+
+from reprokg.document import Document
+from reprokg.identifiers import IdentifierError, orcid_iri
+from reprokg.namespaces import RK, bind_prefixes, new_graph
+from reprokg.resources import data_dir, iter_files
+
+SEVERITIES = ("Violation", "Warning", "Info")
+_SEVERITY_IRI = {"Violation": SH.Violation, "Warning": SH.Warning, "Info": SH.Info}
+
+
+@dataclass
+class Result:
+    """One finding, in SHACL terms, plus the source path and line a person edits."""
+
+    severity: str
+    message: str
+    path: str | None = None
+    focus_node: str | None = None
+    value: str | None = None
+    line: int | None = None
+    source: str | None = None  # file name
+    shape: str | None = None
+    constraint: str | None = None
+
+    def to_text(self) -> str:
+        where = self.source or ""
+        if self.line is not None:
+            where += f":{self.line}"
+        path = f" {self.path}:" if self.path else ""
+        return f"{where}: {self.severity}:{path} {self.message}".lstrip(": ")
+
+
+@dataclass
+class Report:
+    source: str
+    results: list[Result] = field(default_factory=list)
+    document: str | None = None  # document IRI
+
+    @property
+    def conforms(self) -> bool:
+        return not any(r.severity == "Violation" for r in self.results)
+
+    def count(self, severity: str) -> int:
+        return sum(1 for r in self.results if r.severity == severity)
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{self.count(s)} {s.lower()}(s)" for s in SEVERITIES)
+        return f"{self.source}: {'conforms' if self.conforms else 'does not conform'} ({counts})"
+
+    def to_dict(self) -> dict:
+        return {
+            "source": self.source,
+            "document": self.document,
+            "conforms": self.conforms,
+            "results": [asdict(r) for r in self.results],
+        }
+
+    def to_text(self) -> str:
+        lines = [self.summary()]
+        lines += ["  " + r.to_text() for r in self.results]
+        return "\n".join(lines)
+
+    def to_graph(self) -> Graph:
+        """The report as a ``sh:ValidationReport`` graph (Turtle output of the CLI)."""
+        g = bind_prefixes(Graph())
+        report = BNode()
+        g.add((report, RDF.type, SH.ValidationReport))
+        g.add((report, SH.conforms, Literal(self.conforms)))
+        for r in self.results:
+            node = BNode()
+            g.add((report, SH.result, node))
+            g.add((node, RDF.type, SH.ValidationResult))
+            g.add((node, SH.resultSeverity, _SEVERITY_IRI[r.severity]))
+            g.add((node, SH.resultMessage, Literal(r.message)))
+            if r.focus_node:
+                g.add((node, SH.focusNode, _term(r.focus_node)))
+            if r.value is not None:
+                g.add((node, SH.value, Literal(r.value)))
+            if r.path:
+                g.add((node, RK.sourcePath, Literal(r.path)))
+            if r.line is not None:
+                g.add((node, RK.sourceLine, Literal(r.line)))
+        return g
+
+
+def _term(value: str) -> URIRef | BNode:
+    return URIRef(value) if "://" in value or value.startswith("urn:") else BNode(value)
+
+
+def reports_to_json(reports: Iterable[Report]) -> str:
+    return json.dumps([r.to_dict() for r in reports], indent=2, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------- shapes & ontology
+
+
+@lru_cache(maxsize=1)
+def ontology_graph() -> Graph:
+    """Our ontology (all ``ontology/*.ttl`` modules) as one graph, imports excluded."""
+    g = new_graph()
+    for f in iter_files("ontology", ".ttl"):
+        g.parse(data=f.read_text(encoding="utf-8"), format="turtle", publicID=f.name)
+    return g
+
+
+@lru_cache(maxsize=1)
+def _superclasses() -> dict[URIRef, frozenset[URIRef]]:
+    """Transitive ``rdfs:subClassOf`` closure over named classes of the ontology."""
+    g = ontology_graph()
+    direct: dict[URIRef, set[URIRef]] = {}
+    for s, o in g.subject_objects(RDFS.subClassOf):
+        if isinstance(s, URIRef) and isinstance(o, URIRef):
+            direct.setdefault(s, set()).add(o)
+    closure: dict[URIRef, frozenset[URIRef]] = {}
+    for cls in direct:
+        seen: set[URIRef] = set()
+        stack = list(direct[cls])
+        while stack:
+            c = stack.pop()
+            if c not in seen:
+                seen.add(c)
+                stack.extend(direct.get(c, ()))
+        closure[cls] = frozenset(seen)
+    return closure
+
+
+def materialise_types(graph: Graph) -> Graph:
+    """A copy of ``graph`` with the superclass types our ontology entails added."""
+    sup = _superclasses()
+    out = Graph()
+    for t in graph:
+        out.add(t)
+    for s, cls in graph.subject_objects(RDF.type):
+        for c in sup.get(cls, ()):  # type: ignore[arg-type]
+            out.add((s, RDF.type, c))
+    return out
+
+
+@cache
+def shapes_graph(kind: str) -> Graph:
+    """``shapes/common.ttl`` (if any) plus ``shapes/{kind}.ttl``."""
+    g = new_graph()
+    folder = data_dir("shapes")
+    for name in ("common.ttl", f"{kind}.ttl"):
+        f = folder.joinpath(name)
+        if f.is_file():
+            g.parse(data=f.read_text(encoding="utf-8"), format="turtle", publicID=name)
+    return g
+
+
+def known_kinds() -> list[str]:
+    return [f.name[:-4] for f in iter_files("shapes", ".ttl") if f.name != "common.ttl"]
+
+
+# --------------------------------------------------------------------------- python checks
+
+Check = Callable[[Graph], list[Result]]
+#: Checks SHACL cannot express; each gets the document graph and returns results.
+PYTHON_CHECKS: list[Check] = []
+
+
+def python_check(fn: Check) -> Check:
+    PYTHON_CHECKS.append(fn)
+    return fn
+
+
+@python_check
+def check_orcids(graph: Graph) -> list[Result]:
+    """ORCID iDs (as IRIs, or as written in ``rk:orcidAsWritten``) must pass MOD 11-2."""
+    results = []
+    for s, o in graph.subject_objects(RK.orcidAsWritten):
+        try:
+            orcid_iri(str(o))
+        except IdentifierError as exc:
+            results.append(
+                Result("Violation", str(exc), path="actor.orcid", focus_node=str(s), value=str(o))
+            )
+    seen: set[str] = set()
+    for term in set(graph.subjects()) | set(graph.objects()):
+        if isinstance(term, URIRef) and str(term).startswith("https://orcid.org/"):
+            iri = str(term)
+            if iri in seen:
+                continue
+            seen.add(iri)
+            try:
+                orcid_iri(iri)
+            except IdentifierError as exc:
+                results.append(Result("Violation", str(exc), path="orcid", focus_node=iri))
+    return results
+
+
+# --------------------------------------------------------------------------- running
+
+
+def _source_path(shapes: Graph, shape: object, result_path: object) -> str | None:
+    if shape is not None:
+        sp = shapes.value(shape, RK.sourcePath)  # type: ignore[arg-type]
+        if sp is not None:
+            return str(sp)
+    if isinstance(result_path, URIRef):
+        return str(result_path).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+    return None
+
+
+def _shacl_results(data: Graph, kind: str) -> list[Result]:
+    shapes = shapes_graph(kind)
+    if len(shapes) == 0:
+        return []
+    _conforms, report, _text = shacl_validate(
+        data,
+        shacl_graph=shapes,
+        inference=None,
+        advanced=True,
+        allow_warnings=True,
+        abort_on_first=False,
+    )
+    out = []
+    for res in report.subjects(RDF.type, SH.ValidationResult):
+        sev = report.value(res, SH.resultSeverity)
+        severity = str(sev).rsplit("#", 1)[-1] if sev is not None else "Violation"
+        shape = report.value(res, SH.sourceShape)
+        value = report.value(res, SH.value)
+        focus = report.value(res, SH.focusNode)
+        out.append(
+            Result(
+                severity=severity,
+                message=str(report.value(res, SH.resultMessage) or "constraint not met"),
+                path=_source_path(shapes, shape, report.value(res, SH.resultPath)),
+                focus_node=str(focus) if focus is not None else None,
+                value=str(value) if value is not None else None,
+                shape=str(shape) if isinstance(shape, URIRef) else None,
+                constraint=str(report.value(res, SH.sourceConstraintComponent) or "") or None,
+            )
+        )
+    return out
+
+
+def _finish(doc: Document, results: list[Result]) -> Report:
+    for m in doc.messages:
+        results.append(
+            Result(
+                m.severity,
+                m.message,
+                path=m.path,
+                focus_node=m.focus_node,
+                value=m.value,
+                line=m.line,
+            )
+        )
+    for r in results:
+        r.source = doc.source_name
+        if r.line is None and r.path and r.path in doc.lines:
+            r.line = doc.lines[r.path]
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    results.sort(key=lambda r: (order.get(r.severity, 9), r.line or 0, r.path or ""))
+    return Report(source=doc.source_name, results=results, document=str(doc.iri))
+
+
+def validate_document(doc: Document) -> Report:
+    data = materialise_types(doc.graph)
+    results = _shacl_results(data, doc.kind)
+    for check in PYTHON_CHECKS:
+        results.extend(check(doc.graph))
+    return _finish(doc, results)
+
+
+def validate_documents(docs: list[Document]) -> list[Report]:
+    """Validate many documents with one pyshacl run per kind, results mapped back by focus node.
+
+    Documents' subjects are disjoint except for shared identifiers (DOIs, ORCIDs), whose
+    shapes only check what each document says of them; a result on a shared node is
+    given to every document that mentions that node.
+    """
+    by_kind: dict[str, list[Document]] = {}
+    for d in docs:
+        by_kind.setdefault(d.kind, []).append(d)
+    reports: dict[int, Report] = {}
+    for kind, group in by_kind.items():
+        if len(group) == 1:
+            reports[id(group[0])] = validate_document(group[0])
+            continue
+        merged = Graph()
+        owners: dict[str, list[int]] = {}
+        for i, d in enumerate(group):
+            for t in d.graph:
+                merged.add(t)
+            for s in set(d.graph.subjects()):
+                owners.setdefault(str(s), []).append(i)
+        results = _shacl_results(materialise_types(merged), kind)
+        per_doc: list[list[Result]] = [[] for _ in group]
+        for r in results:
+            for i in owners.get(r.focus_node or "", range(len(group))):
+                per_doc[i].append(Result(**asdict(r)))
+        for i, d in enumerate(group):
+            for check in PYTHON_CHECKS:
+                per_doc[i].extend(check(d.graph))
+            reports[id(d)] = _finish(d, per_doc[i])
+    return [reports[id(d)] for d in docs]
