@@ -42,6 +42,24 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     # Each sub-command registers itself below: parser options, then its handler.
     # --- commands ---
+    def _survey_stats(args: argparse.Namespace) -> int:
+        from reprokg.measures.survey_analysis import run_cli
+
+        return run_cli(args)
+
+    p = command(
+        "survey-stats",
+        "recompute the code-replicability survey statistics from the graph",
+        _survey_stats,
+    )
+    _add_store_option(p)
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument(
+        "--dataset", choices=["consolidated", "per-paper", "both"], default="consolidated"
+    )
+    p.add_argument("--save", action="store_true", help="write the result back as a document")
+    p.add_argument("--charts", metavar="DIR", help="also write the charts (SVG, PNG) here")
+
     return parser, handlers
 
 

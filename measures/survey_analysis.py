@@ -1,0 +1,485 @@
+"""The code-replicability study recomputed from the graph: SPARQL → pandas → statistics → JSON.
+
+The analysis never reads the survey JSON files: one SELECT (``measures/sparql/
+survey_papers.rq``) returns one row per reviewed paper with the facts the study's method
+needs, :func:`paper_frame` types them into a DataFrame, and :func:`analyze_frame` follows
+the paper's method (sharing rates with exact intervals, χ² tests without Yates, citations,
+two-factor ANOVA, Benjamini–Hochberg over the eight p-values, table-1 counts). Every
+section carries the SPARQL and the method it came from so a reader can re-derive it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from rdflib import Literal, URIRef
+from rdflib.namespace import PROV, RDF, XSD
+
+from reprokg import __version__
+from reprokg.identifiers import content_hash, document_iri, mint
+from reprokg.measures import survey_stats as ss
+from reprokg.namespaces import RK, RKX, SCHEMA, new_graph
+
+SPARQL_DIR = Path(__file__).resolve().parent / "sparql"
+DATASETS = ("consolidated", "per-paper")
+YEAR_PAIRS = ((2014, 2016), (2014, 2018), (2016, 2018))
+TEST_IDS = (
+    "sharing_2014_vs_2016",
+    "sharing_2014_vs_2018",
+    "sharing_2016_vs_2018",
+    "sharing_industry_vs_academia",
+    "sharing_deep_vs_not",
+    "citations_2014_code_vs_no_code",
+    "score_by_year",
+    "score_by_reviewer",
+)
+
+#: The columns :func:`paper_frame` produces (and :func:`analyze_frame` expects).
+COLUMNS: dict[str, str] = {
+    "paper": "IRI of the reviewed paper",
+    "dataset": "consolidated | per-paper (which source the review came from)",
+    "year": "SIGGRAPH year (int)",
+    "topic": "one of the study's six topics",
+    "code_shared": "code or binary publicly available (bool)",
+    "industry": "at least one author from a private company (bool)",
+    "deep": "paper uses deep learning (bool, may be missing)",
+    "citations": "Google Scholar citation count (float, may be missing)",
+    "reviewer": "who reviewed the code (str)",
+    "replication_score": "could reproduce results, 1-5 (float, missing when N/A)",
+    "test_completed": "a complete test (deps/build/run) was performed (bool, codes only)",
+    "test_failure": "technical | hardware when the test was not completed",
+    "has_license": "the code states a license (bool, codes only)",
+    "documentation_score": "documentation score (int)",
+    "needs_data": "code needs data other than examples (bool, codes only)",
+    "languages": "main languages of the code (set of labels)",
+    "software_type": "Code | Binary | Partial Code",
+    "bugfix_score": "easy to fix bugs, 1-5 (float, missing when there was no bug)",
+    "time_slot": "time to first run in 10-minute slots, 10 = more than 100 min",
+    "arxiv": "preprint on arXiv or another open archive (bool)",
+    "open_access": "ACM open access (bool)",
+}
+
+
+def load_sparql(name: str) -> str:
+    return (SPARQL_DIR / f"{name}.rq").read_text(encoding="utf-8")
+
+
+# --- extraction -------------------------------------------------------------------------
+
+
+def select_rows(store: Any, sparql: str) -> list[dict[str, Any]]:
+    """Rows of a SELECT as dicts of Python values, from a reprokg ``Store`` or a raw pyoxigraph
+    store (the latter queried with the union of named graphs as default graph)."""
+    from reprokg.store.base import SelectResult
+
+    if hasattr(store, "documents"):
+        res = store.query(sparql)
+        if not isinstance(res, SelectResult):
+            raise TypeError("the survey query must be a SELECT")
+        return [{k: _py(v) for k, v in row.items()} for row in res.dicts()]
+    solutions = store.query(sparql, use_default_graph_as_union=True)
+    names = [v.value for v in solutions.variables]
+    return [
+        {n: _py_ox(sol[n]) for n in names if sol[n] is not None}
+        for sol in solutions  # type: ignore[union-attr]
+    ]
+
+
+def _py(term: Any) -> Any:
+    if isinstance(term, Literal):
+        return term.toPython()
+    return str(term)
+
+
+def _py_ox(term: Any) -> Any:
+    import pyoxigraph as ox
+
+    if isinstance(term, ox.Literal):
+        dt = term.datatype.value if term.datatype is not None else None
+        return Literal(term.value, datatype=URIRef(dt) if dt else None).toPython()
+    return term.value
+
+
+def paper_frame(store: Any, dataset: str | None = None) -> pd.DataFrame:
+    """One row per reviewed paper (columns :data:`COLUMNS`), optionally one dataset only."""
+    rows = select_rows(store, load_sparql("survey_papers"))
+    df = frame_from_rows(rows)
+    if dataset is not None:
+        df = df[df["dataset"] == dataset].reset_index(drop=True)
+    return df
+
+
+def frame_from_rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Type the SELECT rows: booleans, numbers, language sets (GROUP_CONCAT with '|')."""
+    df = pd.DataFrame(rows)
+    for col in COLUMNS:
+        if col not in df.columns:
+            df[col] = None
+    df = df[list(COLUMNS)].copy()
+    df["year"] = pd.to_numeric(df["year"], errors="coerce").astype("Int64")
+    for col in ("citations", "replication_score", "bugfix_score", "time_slot"):
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    df["documentation_score"] = pd.to_numeric(df["documentation_score"], errors="coerce")
+    for col in (
+        "code_shared",
+        "industry",
+        "deep",
+        "test_completed",
+        "has_license",
+        "needs_data",
+        "arxiv",
+        "open_access",
+    ):
+        df[col] = df[col].map(_bool).astype("boolean")
+    df["languages"] = df["languages"].map(
+        lambda v: frozenset(x for x in str(v).split("|") if x) if v is not None else frozenset()
+    )
+    return df.sort_values(["dataset", "year", "paper"], kind="mergesort").reset_index(drop=True)
+
+
+def _bool(v: Any) -> Any:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return pd.NA
+    if isinstance(v, bool):
+        return v
+    s = str(v).strip().lower()
+    if s in ("true", "1", "yes"):
+        return True
+    if s in ("false", "0", "no"):
+        return False
+    return pd.NA
+
+
+# --- analysis ---------------------------------------------------------------------------
+
+
+def analyze_frame(df: pd.DataFrame, sparql: str = "") -> dict[str, Any]:
+    """The study's statistics over one dataset's paper frame, as the JSON the API serves."""
+    df = df.copy()
+    df["code_shared"] = df["code_shared"].fillna(False).astype(bool)
+    sharing = _sharing(df)
+    tests = _tests(df)
+    raw = [tests[t]["p"] if t in tests else math.nan for t in TEST_IDS]
+    adjusted = ss.benjamini_hochberg(raw)
+    for tid, adj in zip(TEST_IDS, adjusted, strict=True):
+        if tid in tests:
+            tests[tid]["p_adjusted"] = _num(adj)
+    prov = _provenance(sparql)
+    for t in tests.values():
+        t["provenance"] = prov("tests")
+    return {
+        "n_papers": len(df),
+        "years": sorted(int(y) for y in df["year"].dropna().unique()),
+        "sharing": {**sharing, "provenance": prov("sharing")},
+        "tests": tests,
+        "citations": {**_citations(df), "provenance": prov("citations")},
+        "counts": {**_counts(df), "provenance": prov("counts")},
+    }
+
+
+_METHODS = {
+    "sharing": "code_shared = availability answer 'Yes' (code or binary); count k, papers n, "
+    "rate k/n and two-sided 95% Clopper-Pearson (exact binomial, beta quantile) interval, "
+    "per year, per topic and overall",
+    "tests": "Pearson chi-squared of two proportions on 2x2 tables without Yates' correction "
+    "(year pairs, industry = any author from a private company vs academia only, deep "
+    "learning vs not); Wilcoxon rank-sum with normal approximation and continuity "
+    "correction on citations of 2014 papers with vs without code; two-factor main-effects "
+    "ANOVA (Type II sums of squares) of the replication score over codes whose test was "
+    "completed, factors year and reviewer; the eight raw p-values adjusted together with "
+    "Benjamini-Hochberg (tests a dataset cannot compute are left out of the adjustment)",
+    "citations": "Google Scholar citation counts of papers with vs without code per year: "
+    "mean with Student-t 95% interval (mean +- t_{0.975,n-1} s/sqrt(n)), median, n",
+    "counts": "Table-1-style counts per year and total; code-level counts are over papers "
+    "with code; needed modification = a bug-fix score was given (not N/A); hard = bug-fix "
+    "score <= 2; more than 100 minutes = time slot 10",
+}
+
+
+def _provenance(sparql: str) -> Callable[[str], dict[str, str]]:
+    def make(section: str) -> dict[str, str]:
+        return {"sparql": sparql, "method": _METHODS[section]}
+
+    return make
+
+
+def _sharing(df: pd.DataFrame) -> dict[str, Any]:
+    return {
+        "by_year": {
+            k: p.to_dict() for k, p in ss.proportions_by(df, "year", "code_shared").items()
+        },
+        "by_topic": {
+            k: p.to_dict() for k, p in ss.proportions_by(df, "topic", "code_shared").items()
+        },
+        "overall": ss.proportion(int(df["code_shared"].sum()), len(df)).to_dict(),
+    }
+
+
+def _tests(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+
+    def k_n(mask: pd.Series) -> tuple[int, int]:
+        sub = df.loc[mask, "code_shared"]
+        return int(sub.sum()), int(len(sub))
+
+    for a, b in YEAR_PAIRS:
+        ka, na = k_n(df["year"] == a)
+        kb, nb = k_n(df["year"] == b)
+        if na and nb:
+            out[f"sharing_{a}_vs_{b}"] = _test_dict(ss.chi2_two_proportions(ka, na, kb, nb))
+    for tid, col in (("sharing_industry_vs_academia", "industry"), ("sharing_deep_vs_not", "deep")):
+        known = df[col].notna()
+        if known.sum() == 0:
+            continue
+        k1, n1 = k_n(known & (df[col] == True))  # noqa: E712 - nullable boolean
+        k2, n2 = k_n(known & (df[col] == False))  # noqa: E712
+        if n1 and n2:
+            out[tid] = _test_dict(ss.chi2_two_proportions(k1, n1, k2, n2))
+    y14 = df[(df["year"] == 2014) & df["citations"].notna()]
+    if len(y14) and y14["code_shared"].any() and (~y14["code_shared"]).any():
+        res = ss.rank_sum_test(
+            y14.loc[y14["code_shared"], "citations"].tolist(),
+            y14.loc[~y14["code_shared"], "citations"].tolist(),
+        )
+        out["citations_2014_code_vs_no_code"] = _test_dict(res)
+    scored = anova_rows(df)
+    if len(scored) and scored["year"].nunique() > 1 and scored["reviewer"].nunique() > 1:
+        res = ss.anova_two_factor(scored, "replication_score", "year", "reviewer")
+        out["score_by_year"] = _test_dict(res["year"])
+        out["score_by_reviewer"] = _test_dict(res["reviewer"])
+    return out
+
+
+def anova_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """Papers with code whose test was completed and that have a replication score."""
+    mask = (
+        df["code_shared"].fillna(False).astype(bool)
+        & (df["test_completed"] == True)  # noqa: E712
+        & df["replication_score"].notna()
+        & df["reviewer"].notna()
+    )
+    return df.loc[mask, ["year", "reviewer", "replication_score"]].copy()
+
+
+def _test_dict(r: ss.TestResult) -> dict[str, Any]:
+    d: dict[str, Any] = {"method": r.method, "statistic": _num(r.statistic), "p": _num(r.p)}
+    if r.df is not None:
+        d["df"] = r.df
+    if r.detail:
+        d["detail"] = r.detail
+    return d
+
+
+def _citations(df: pd.DataFrame) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    cited = df[df["citations"].notna()]
+    for year, rows in sorted(cited.groupby("year"), key=lambda kv: kv[0]):
+        out[str(year)] = {
+            "code": ss.mean_ci_t(rows.loc[rows["code_shared"], "citations"].tolist()),
+            "no_code": ss.mean_ci_t(rows.loc[~rows["code_shared"], "citations"].tolist()),
+        }
+    return out
+
+
+def _counts(df: pd.DataFrame) -> dict[str, Any]:
+    per_year = {
+        str(year): _count_block(rows)
+        for year, rows in sorted(df.groupby("year"), key=lambda kv: kv[0])
+    }
+    return {"by_year": per_year, "total": _count_block(df)}
+
+
+LANGUAGE_LABELS = {"python": "Python", "matlab": "Matlab", "cpp": "C/C++"}
+
+
+def _count_block(df: pd.DataFrame) -> dict[str, int]:
+    code = df[df["code_shared"]]
+
+    def n(mask: pd.Series) -> int:
+        return int(mask.fillna(False).astype(bool).sum())
+
+    langs = code["languages"]
+    return {
+        "papers": len(df),
+        "with_code": len(code),
+        "code_without_license": n(code["has_license"] == False),  # noqa: E712
+        "code_documentation_score_0": n(code["documentation_score"] == 0),
+        "code_deep": n(code["deep"] == True),  # noqa: E712
+        "code_needs_data": n(code["needs_data"] == True),  # noqa: E712
+        "code_python": int(langs.map(lambda s: "Python" in s).sum()),
+        "code_matlab": int(langs.map(lambda s: "Matlab" in s).sum()),
+        "code_cpp": int(langs.map(lambda s: "C/C++" in s).sum()),
+        "code_source": n(code["software_type"].isin(["Code", "Partial Code"])),
+        "code_binary": n(code["software_type"] == "Binary"),
+        "test_completed": n(code["test_completed"] == True),  # noqa: E712
+        "test_failed_technical": n(code["test_failure"] == "technical"),
+        "test_failed_hardware": n(code["test_failure"] == "hardware"),
+        "code_needed_modification": n(code["bugfix_score"].notna()),
+        "code_hard_to_fix": n(code["bugfix_score"] <= 2),
+        "code_over_100_minutes": n(code["time_slot"] >= 10),
+        "arxiv": n(df["arxiv"] == True),  # noqa: E712
+        "acm_open_access": n(df["open_access"] == True),  # noqa: E712
+    }
+
+
+def _num(v: Any) -> float | None:
+    if v is None:
+        return None
+    f = float(v)
+    return None if math.isnan(f) else f
+
+
+def analyze(store: Any, dataset: str = "consolidated") -> dict[str, Any]:
+    """The analysis of one dataset, or ``{"consolidated": …, "per-paper": …}`` for ``both``."""
+    sparql = load_sparql("survey_papers")
+    df = frame_from_rows(select_rows(store, sparql))
+    if dataset == "both":
+        return {d: analyze_frame(df[df["dataset"] == d], sparql) for d in DATASETS}
+    if dataset not in DATASETS:
+        raise ValueError(f"dataset must be one of {', '.join(DATASETS)} or both")
+    return analyze_frame(df[df["dataset"] == dataset].reset_index(drop=True), sparql)
+
+
+# --- output -----------------------------------------------------------------------------
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """A plain-text rendering of one dataset's result for the terminal."""
+    lines: list[str] = []
+    sh = result["sharing"]
+
+    def prop_line(label: str, p: dict[str, Any]) -> str:
+        if p["rate"] is None:
+            return f"  {label:<22} {p['k']:>4}/{p['n']:<4}"
+        lo, hi = p["ci95"]
+        return f"  {label:<22} {p['k']:>4}/{p['n']:<4} {p['rate']:6.1%}  [{lo:6.1%}, {hi:6.1%}]"
+
+    lines.append("Code or binary shared (rate, Clopper-Pearson 95% CI)")
+    for y, p in sh["by_year"].items():
+        lines.append(prop_line(y, p))
+    for t, p in sh["by_topic"].items():
+        lines.append(prop_line(t, p))
+    lines.append(prop_line("overall", sh["overall"]))
+    lines.append("")
+    lines.append(f"Tests{'':<31} {'statistic':>10} {'p':>10} {'p (BH)':>10}")
+    for tid in TEST_IDS:
+        t = result["tests"].get(tid)
+        if t is None:
+            lines.append(f"  {tid:<34} {'(no data)':>10}")
+            continue
+        lines.append(
+            f"  {tid:<34} {_fmt(t['statistic'], 10, '.3f')} {_fmt(t['p'], 10, '.4g')} "
+            f"{_fmt(t.get('p_adjusted'), 10, '.4g')}"
+        )
+    if any(k != "provenance" for k in result["citations"]):
+        lines.append("")
+        lines.append("Citations (mean [t 95% CI], median, n)")
+        for y, c in result["citations"].items():
+            if y == "provenance":
+                continue
+            for grp in ("code", "no_code"):
+                s = c[grp]
+                ci = s["ci95"]
+                ci_txt = f"[{ci[0]:7.1f}, {ci[1]:7.1f}]" if ci else " " * 18
+                mean = f"{s['mean']:7.1f}" if s["mean"] is not None else "      -"
+                med = f"{s['median']:6.1f}" if s["median"] is not None else "     -"
+                lines.append(f"  {y} {grp:<8} {mean} {ci_txt} {med} {s['n']:>4}")
+    lines.append("")
+    counts = result["counts"]
+    years = list(counts["by_year"])
+    lines.append("Counts " + "".join(f"{y:>7}" for y in years) + f"{'total':>7}")
+    for key in counts["total"]:
+        vals = [counts["by_year"][y][key] for y in years] + [counts["total"][key]]
+        lines.append(f"  {key:<28}"[:30] + "".join(f"{v:>7}" for v in vals))
+    return "\n".join(lines)
+
+
+def _fmt(v: float | None, width: int, spec: str) -> str:
+    return f"{'-':>{width}}" if v is None else f"{v:>{width}{spec}}"
+
+
+def result_document(result: dict[str, Any], dataset: str) -> tuple[URIRef, Any]:
+    """The analysis as a document graph with provenance, ready for ``store.add_document``."""
+    payload = json.dumps(result, sort_keys=True, default=str).encode("utf-8")
+    sha = content_hash(payload)
+    doc = document_iri(sha)
+    g = new_graph()
+    activity = mint("activity", f"survey-analysis-{sha[:20]}")
+    node = mint("analysis", f"survey-{dataset}-{sha[:20]}")
+    now = Literal(datetime.now(UTC).isoformat(timespec="seconds"), datatype=XSD.dateTime)
+    g.add((doc, RDF.type, RK.Document))
+    g.add((doc, RDF.type, PROV.Entity))
+    g.add((doc, RK.documentKind, Literal("survey-analysis")))
+    g.add((doc, RK.sourceSha256, Literal(sha)))
+    g.add((doc, RK.sourceKey, Literal(f"survey-analysis/{dataset}")))
+    g.add((doc, RK.loaderName, Literal("reprokg.measures.survey_analysis")))
+    g.add((doc, RK.loaderVersion, Literal(__version__)))
+    g.add((doc, PROV.wasGeneratedBy, activity))
+    g.add((doc, PROV.generatedAtTime, now))
+    g.add((activity, RDF.type, PROV.Activity))
+    g.add((activity, PROV.endedAtTime, now))
+    g.add((node, RDF.type, PROV.Entity))
+    g.add((node, RDF.type, SCHEMA.Dataset))
+    g.add((node, SCHEMA.name, Literal(f"Code-replicability survey analysis ({dataset})")))
+    g.add((node, PROV.wasGeneratedBy, activity))
+    g.add((node, RDF.value, Literal(payload.decode("utf-8"), datatype=RDF.JSON)))
+    for tid, t in result.get("tests", {}).items():
+        tnode = mint("analysis", f"survey-{dataset}-{sha[:20]}-{tid}")
+        g.add((node, SCHEMA.variableMeasured, tnode))
+        g.add((tnode, RDF.type, SCHEMA.PropertyValue))
+        g.add((tnode, SCHEMA.propertyID, Literal(tid)))
+        g.add((tnode, SCHEMA.description, Literal(t["method"])))
+        for key in ("statistic", "p", "p_adjusted"):
+            if t.get(key) is not None:
+                g.add((tnode, RKX[key], Literal(float(t[key]), datatype=XSD.double)))
+    return doc, g
+
+
+def save_result(store: Any, result: dict[str, Any], dataset: str) -> URIRef:
+    """Write the analysis back into the store as one document (named graph)."""
+    doc, g = result_document(result, dataset)
+    store.add_document(doc, g)
+    return doc
+
+
+def run_cli(args: Any) -> int:
+    """``reprokg survey-stats``: print the analysis; optionally save it and write charts."""
+    from reprokg.measures import survey_charts as sc
+    from reprokg.store import open_store
+
+    with open_store(args.store, read_only=not args.save) as store:
+        sparql = load_sparql("survey_papers")
+        df = frame_from_rows(select_rows(store, sparql))
+        if df.empty:
+            print("no survey papers in the store (load the survey data first)")
+            return 1
+        datasets = DATASETS if args.dataset == "both" else (args.dataset,)
+        results = {d: analyze_frame(df[df["dataset"] == d].reset_index(drop=True), sparql)
+                   for d in datasets}  # fmt: skip
+        if args.format == "json":
+            payload = results if args.dataset == "both" else results[args.dataset]
+            print(json.dumps(payload, indent=2, default=str))
+        else:
+            for d, res in results.items():
+                print(f"== {d} ({res['n_papers']} papers)")
+                print(format_table(res))
+                print()
+        if args.charts:
+            out = Path(args.charts)
+            out.mkdir(parents=True, exist_ok=True)
+            for d, res in results.items():
+                sub = df[df["dataset"] == d]
+                for name in sc.CHARTS:
+                    for fmt in sc.FORMATS:
+                        (out / f"{d}-{name}.{fmt}").write_bytes(sc.render(name, res, sub, fmt))
+        if args.save:
+            for d, res in results.items():
+                iri = save_result(store, res, d)
+                print(f"saved {d} analysis as {iri}")
+    return 0

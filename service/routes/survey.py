@@ -1,0 +1,50 @@
+"""``GET /measures/survey`` (the code-replicability analysis as JSON) and its charts.
+
+Handlers are plain ``def`` (they run SPARQL and pandas: blocking work belongs in the
+thread pool). The store comes from the app's ``StoreDep``; a test app can include this
+router over any store.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, HTTPException, Query, Response
+
+from reprokg.measures import survey_analysis as sa
+from reprokg.measures import survey_charts as sc
+from reprokg.service.deps import StoreDep
+
+router = APIRouter(prefix="/measures/survey", tags=["measures"])
+
+Dataset = Literal["consolidated", "per-paper", "both"]
+
+
+@router.get("")
+def survey_measures(
+    store: StoreDep,
+    dataset: Annotated[Dataset, Query(description="which review data set; both = keyed")] = (
+        "consolidated"
+    ),
+) -> dict:
+    """Sharing rates, tests (raw and BH-adjusted p), citations and counts, with provenance."""
+    return sa.analyze(store, dataset)
+
+
+@router.get("/charts/{name}")
+def survey_chart(
+    name: str,
+    store: StoreDep,
+    dataset: Annotated[Literal["consolidated", "per-paper"], Query()] = "consolidated",
+    format: Annotated[Literal["svg", "png"], Query()] = "svg",  # noqa: A002 - query name
+) -> Response:
+    """A chart (``sharing_by_year``, ``sharing_by_topic``, ``citations``) as SVG or PNG."""
+    stem, dot, ext = name.rpartition(".")
+    if dot and ext in sc.FORMATS:
+        name, format = stem, ext  # type: ignore[assignment]
+    if name not in sc.CHARTS:
+        raise HTTPException(404, f"unknown chart {name!r}; one of {', '.join(sc.CHARTS)}")
+    frame = sa.paper_frame(store, dataset)
+    result = sa.analyze_frame(frame, sa.load_sparql("survey_papers"))
+    body = sc.render(name, result, frame, format)
+    return Response(body, media_type=sc.FORMATS[format])
