@@ -42,6 +42,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     # Each sub-command registers itself below: parser options, then its handler.
     # --- commands ---
+    # serve (the service; see reprokg.service.serve)
+    from reprokg.service.serve import register as _register_serve
+
+    _register_serve(command)
+
     def _survey_stats(args: argparse.Namespace) -> int:
         from reprokg.measures.survey_analysis import run_cli
 

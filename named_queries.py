@@ -1,0 +1,272 @@
+"""Named SPARQL queries: ``queries/*.rq`` with a comment header, parameters bound as RDF terms.
+
+Header lines (comments before the query)::
+
+    # title: Baselines on a test collection
+    # description: Runs on the same test collection reporting the same measure, by score.
+    # param: collection iri — the test collection
+    # param: toolkit string optional — only runs using this retrieval toolkit
+    # example: collection=https://w3id.org/reprokg/id/collection/robust04
+
+Parameter values never enter the query text as text: each is parsed into an rdflib term
+of its declared type (DOIs and ORCIDs normalised by :mod:`reprokg.identifiers`), then
+written with ``Term.n3()`` into a ``VALUES ?name { term }`` block placed at the start of
+the query's outermost ``WHERE`` group, so the engine joins on it like a constant.
+Lines of the template that end with ``#? name`` belong to optional parameter ``name``
+and are dropped when it is not given (the template, not the value, is edited).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import XSD
+from rdflib.term import Identifier
+
+from reprokg.errors import ReprokgError
+from reprokg.identifiers import IdentifierError, doi_iri, orcid_iri
+from reprokg.resources import iter_files
+from reprokg.store.base import AskResult, GraphResult, SelectResult, Store
+
+PARAM_TYPES = ("iri", "doi", "orcid", "string", "integer", "decimal")
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_IRI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*$")
+_HEADER_RE = re.compile(r"^#\s*([A-Za-z_-]+)\s*:\s*(.*)$")
+_OPTIONAL_LINE_RE = re.compile(r"#\?\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
+_WHERE_RE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+
+
+class NamedQueryError(ReprokgError):
+    """Unknown query, unknown/missing parameter or a value not of the declared type."""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    optional: bool = False
+    doc: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "type": self.type, "optional": self.optional, "doc": self.doc}
+
+
+@dataclass
+class NamedQuery:
+    name: str
+    title: str
+    description: str
+    sparql: str
+    params: list[Param] = field(default_factory=list)
+    examples: list[dict[str, str]] = field(default_factory=list)
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def example_query_string(self) -> str:
+        from urllib.parse import urlencode
+
+        return urlencode(self.examples[0]) if self.examples else ""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "params": [p.to_dict() for p in self.params],
+            "examples": self.examples,
+            "sparql": self.sparql,
+        }
+
+    def bind(self, values: dict[str, str]) -> str:
+        """The query text with ``values`` bound as ``VALUES`` blocks of RDF terms."""
+        unknown = sorted(set(values) - {p.name for p in self.params})
+        if unknown:
+            raise NamedQueryError(
+                f"query {self.name!r} has no parameter(s) {', '.join(unknown)}; "
+                f"expected: {', '.join(p.name for p in self.params) or 'none'}"
+            )
+        terms: dict[str, Identifier] = {}
+        for p in self.params:
+            raw = values.get(p.name)
+            if raw is None or raw == "":
+                if not p.optional:
+                    raise NamedQueryError(
+                        f"query {self.name!r} needs parameter {p.name!r} ({p.type})"
+                    )
+                continue
+            terms[p.name] = to_term(p, raw)
+        lines = []
+        for line in self.sparql.splitlines():
+            m = _OPTIONAL_LINE_RE.search(line)
+            if m and m.group(1) not in terms:
+                continue
+            lines.append(line)
+        text = "\n".join(lines)
+        if not terms:
+            return text
+        m = _WHERE_RE.search(_blank_comments(text))
+        if not m:
+            raise NamedQueryError(f"query {self.name!r} has no WHERE group to bind values in")
+        block = "".join(f"\n  VALUES ?{n} {{ {t.n3()} }}" for n, t in terms.items())
+        return text[: m.end()] + block + text[m.end() :]
+
+
+def _blank_comments(text: str) -> str:
+    """``text`` with full-line comments blanked (same offsets), so a header cannot match."""
+    return "".join(
+        (" " * (len(line) - 1) + line[-1:]) if line.lstrip().startswith("#") else line
+        for line in text.splitlines(keepends=True)
+    )
+
+
+def to_term(param: Param, raw: str) -> Identifier:
+    """Parse one parameter value into an RDF term of the declared type (or refuse it)."""
+    value = str(raw).strip()
+    try:
+        if param.type == "iri":
+            if not _IRI_RE.match(value):
+                raise NamedQueryError(f"parameter {param.name!r}: {value!r} is not an absolute IRI")
+            return URIRef(value)
+        if param.type == "doi":
+            return doi_iri(value)
+        if param.type == "orcid":
+            return orcid_iri(value)
+        if param.type == "string":
+            return Literal(str(raw))
+        if param.type == "integer":
+            if not re.fullmatch(r"[+-]?\d{1,18}", value):
+                raise NamedQueryError(f"parameter {param.name!r}: {value!r} is not an integer")
+            return Literal(int(value), datatype=XSD.integer)
+        if param.type == "decimal":
+            return Literal(Decimal(value), datatype=XSD.decimal)
+    except IdentifierError as exc:
+        raise NamedQueryError(f"parameter {param.name!r}: {exc}") from exc
+    except InvalidOperation as exc:
+        raise NamedQueryError(f"parameter {param.name!r}: {value!r} is not a decimal") from exc
+    raise NamedQueryError(f"parameter {param.name!r} has unknown type {param.type!r}")
+
+
+def parse_query(name: str, text: str) -> NamedQuery:
+    """A named query from ``.rq`` text: header comment lines, then the SPARQL."""
+    meta: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        s = line.strip()
+        if not s:
+            continue
+        if not s.startswith("#"):
+            break
+        m = _HEADER_RE.match(s)
+        if m:
+            meta.setdefault(m.group(1).lower(), []).append(m.group(2).strip())
+    params = [_parse_param(name, p) for p in meta.get("param", [])]
+    examples = []
+    for ex in meta.get("example", []):
+        pairs = {}
+        for part in ex.split("&") if "&" in ex else ex.split():
+            k, sep, v = part.partition("=")
+            if sep:
+                pairs[k.strip()] = v.strip()
+        examples.append(pairs)
+    return NamedQuery(
+        name=name,
+        title=(meta.get("title") or [name])[0],
+        description=" ".join(meta.get("description", [])),
+        sparql=text,
+        params=params,
+        examples=examples,
+    )
+
+
+def _parse_param(query: str, spec: str) -> Param:
+    parts = re.split(r"\s+[—–]\s+|\s+--\s+|\s+-\s+", spec, maxsplit=1)
+    head = parts[0]
+    doc = parts[1].strip() if len(parts) > 1 else ""
+    words = head.split()
+    if len(words) < 2 or not _NAME_RE.match(words[0]) or words[1] not in PARAM_TYPES:
+        raise NamedQueryError(
+            f"query {query!r}: bad header '# param: {spec}'; expected "
+            f"'# param: name type [optional] — doc' with type one of {', '.join(PARAM_TYPES)}"
+        )
+    return Param(words[0], words[1], optional="optional" in words[2:], doc=doc)
+
+
+def load_queries() -> dict[str, NamedQuery]:
+    """All ``queries/*.rq`` shipped with the package, by name (file name without ``.rq``)."""
+    out = {}
+    for f in iter_files("queries", ".rq"):
+        name = f.name[:-3]
+        out[name] = parse_query(name, f.read_text(encoding="utf-8"))
+    return out
+
+
+def get_query(name: str) -> NamedQuery:
+    queries = load_queries()
+    if name not in queries:
+        raise NamedQueryError(
+            f"no named query {name!r}; available: {', '.join(sorted(queries)) or 'none'}"
+        )
+    return queries[name]
+
+
+def parse_param_args(pairs: list[str]) -> dict[str, str]:
+    """``["k=v", ...]`` from the command line into a dict."""
+    out = {}
+    for pair in pairs:
+        k, sep, v = pair.partition("=")
+        if not sep or not k:
+            raise NamedQueryError(f"--param {pair!r}: expected NAME=VALUE")
+        out[k.strip()] = v
+    return out
+
+
+def run(
+    store: Store, name: str, params: dict[str, str] | None = None, *, timeout: float | None = None
+) -> SelectResult | AskResult | GraphResult:
+    """Run named query ``name`` with ``params`` bound (CLI and service share this)."""
+    query = get_query(name)
+    return store.query(query.bind(params or {}), timeout=timeout)
+
+
+# --------------------------------------------------------------------------- result formats
+
+
+def _term_json(t: Identifier) -> dict[str, str]:
+    if isinstance(t, URIRef):
+        return {"type": "uri", "value": str(t)}
+    if isinstance(t, BNode):
+        return {"type": "bnode", "value": str(t)}
+    assert isinstance(t, Literal)
+    d = {"type": "literal", "value": str(t)}
+    if t.language:
+        d["xml:lang"] = t.language
+    elif t.datatype is not None and t.datatype != XSD.string:
+        d["datatype"] = str(t.datatype)
+    return d
+
+
+def results_json(result: SelectResult | AskResult) -> str:
+    """SPARQL 1.1 Query Results JSON."""
+    if isinstance(result, AskResult):
+        return json.dumps({"head": {}, "boolean": result.value})
+    bindings = [{k: _term_json(v) for k, v in row.items()} for row in result.dicts()]
+    return json.dumps(
+        {"head": {"vars": result.variables}, "results": {"bindings": bindings}},
+        ensure_ascii=False,
+    )
+
+
+def results_csv(result: SelectResult) -> str:
+    """SPARQL 1.1 Query Results CSV (lexical values, CRLF line ends)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(result.variables)
+    for row in result.rows:
+        w.writerow(["" if t is None else str(t) for t in row])
+    return buf.getvalue()

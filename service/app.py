@@ -1,0 +1,117 @@
+"""The FastAPI application: ``create_app(settings)`` wires store, routes and middleware.
+
+One store per process, opened at start-up and kept on ``app.state``; every route gets it
+through :mod:`reprokg.service.deps`. Under several uvicorn workers each worker builds its
+own app from the environment (:func:`app_from_env`) and opens the store read-only.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
+
+from reprokg import __version__
+from reprokg.service.limits import BodyLimitMiddleware
+from reprokg.service.logs import AccessLogMiddleware, configure_access_log
+from reprokg.service.routes import documents, health, linked_data, queries
+from reprokg.service.settings import Settings
+from reprokg.store.base import Store
+
+log = logging.getLogger("reprokg.service")
+
+
+def open_service_store(settings: Settings) -> Store:
+    from reprokg.store import open_store
+
+    return open_store(settings.store, read_only=settings.read_only)
+
+
+def _mount_sparql(app: FastAPI, settings: Settings) -> bool:
+    """Mount the SPARQL 1.1 Protocol router (``/sparql``) when its module is installed."""
+    try:
+        from reprokg.service.routes.sparql import sparql_router
+    except ImportError:
+        log.warning("SPARQL router not available; /sparql is not mounted")
+        return False
+    from reprokg.service.deps import check_write_token
+
+    router = sparql_router(
+        get_store=lambda: app.state.store,
+        settings=settings,
+        check_write=lambda authorization: check_write_token(settings, authorization),
+    )
+    app.include_router(router)
+    return True
+
+
+def create_app(settings: Settings | None = None, *, store: Store | None = None) -> FastAPI:
+    """Build the service; ``store`` overrides opening ``settings.store`` (tests, demo)."""
+    settings = settings or Settings.from_env()
+    owns_store = store is None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if owns_store:
+            app.state.store.close()
+
+    app = FastAPI(
+        title="reprokg",
+        version=__version__,
+        summary="A reproducibility knowledge graph: PRIMAD run metadata, audits and surveys "
+        "as validated RDF, with named queries, linked-data IRIs and a SPARQL 1.1 endpoint.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.store = store if store is not None else open_service_store(settings)
+
+    app.include_router(health.router)
+    app.include_router(documents.router)
+    app.include_router(queries.router)
+    app.include_router(linked_data.router)
+    app.state.sparql = _mount_sparql(app, settings)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def index() -> str:
+        return _index_html(settings, app.state.sparql)
+
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    if settings.access_log:
+        configure_access_log(True)
+        app.add_middleware(AccessLogMiddleware)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """Factory for ``uvicorn --factory`` worker processes: settings from the environment."""
+    return create_app(Settings.from_env())
+
+
+def _index_html(settings: Settings, sparql: bool) -> str:
+    from reprokg.named_queries import load_queries
+
+    items = []
+    for q in load_queries().values():
+        href = "/queries/" + q.name + ("?" + q.example_query_string() if q.examples else "")
+        items.append(
+            f'<li><a href="{html.escape(href)}">{html.escape(q.name)}</a> — '
+            f"{html.escape(q.title)}</li>"
+        )
+    sparql_li = '<li><a href="/sparql">/sparql</a> — SPARQL 1.1 endpoint</li>' if sparql else ""
+    demo = "<p>Demo mode: the bundled example data is loaded.</p>" if settings.demo else ""
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>reprokg</title></head><body>
+<h1>reprokg {html.escape(__version__)}</h1>{demo}
+<ul>
+<li><a href="/docs">/docs</a> — OpenAPI documentation</li>
+<li><a href="/documents">/documents</a> — stored documents</li>
+<li><a href="/queries">/queries</a> — named queries</li>{sparql_li}
+<li><a href="/health">/health</a></li>
+</ul>
+<h2>Named queries</h2><ul>{"".join(items)}</ul>
+</body></html>"""

@@ -1,0 +1,327 @@
+"""Documents API: upload (validated, then stored), validate only, list, fetch, delete.
+
+Uploads go through the same loaders and ingest pipeline as ``reprokg load``. A batch
+(several multipart files) is validated as a whole first: one violation anywhere and
+nothing of the batch is stored (422 with the SHACL reports).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi.responses import JSONResponse, Response
+from rdflib import URIRef
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from reprokg.document import Document
+from reprokg.errors import LoadError
+from reprokg.identifiers import document_iri
+from reprokg.namespaces import RK, SPARQL_PREFIXES
+from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess
+from reprokg.service.negotiate import RDF_MEDIA_TYPES, negotiate, serialise_graph
+from reprokg.service.settings import Settings
+from reprokg.store.base import SelectResult
+
+router = APIRouter(tags=["documents"])
+
+#: request media types we read as a single source file
+TEXT_TYPES = {
+    "application/yaml",
+    "application/x-yaml",
+    "text/yaml",
+    "text/x-yaml",
+    "application/json",
+    "text/plain",
+    "text/csv",
+    "text/x-trec-run",
+}
+_EXT_FOR_TYPE = {
+    "application/yaml": ".yaml",
+    "application/x-yaml": ".yaml",
+    "text/yaml": ".yaml",
+    "text/x-yaml": ".yaml",
+    "application/json": ".json",
+    "text/csv": ".csv",
+}
+_SHA_RE = re.compile(r"^[0-9a-f]{64}$")
+_SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+class UnsupportedInput(Exception):
+    """No loader recognises the input (415)."""
+
+
+@dataclass
+class Upload:
+    name: str
+    data: bytes
+
+
+def _safe_name(name: str | None, fallback: str) -> str:
+    base = (name or "").replace("\\", "/").rsplit("/", 1)[-1]
+    base = _SAFE_NAME_RE.sub("_", base).strip("._")
+    return base[:200] or fallback
+
+
+async def _read_uploads(request: Request, settings: Settings, name: str | None) -> list[Upload]:
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype == "multipart/form-data":
+        form = await request.form(max_files=settings.max_files, max_fields=settings.max_files)
+        uploads = []
+        for i, (_key, value) in enumerate(form.multi_items()):
+            if isinstance(value, UploadFile):
+                data = await value.read()
+                uploads.append(Upload(_safe_name(value.filename, f"upload-{i + 1}"), data))
+        await form.close()
+        if not uploads:
+            raise HTTPException(status.HTTP_400_BAD_REQUEST, "multipart body has no file parts")
+        return uploads
+    if ctype not in TEXT_TYPES and ctype != "":
+        raise HTTPException(
+            status.HTTP_415_UNSUPPORTED_MEDIA_TYPE,
+            {
+                "message": f"unsupported content type {ctype!r}",
+                "expected": sorted(TEXT_TYPES | {"multipart/form-data"}),
+            },
+        )
+    data = await request.body()
+    if not data:
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, "empty request body")
+    return [Upload(_safe_name(name, "upload" + _EXT_FOR_TYPE.get(ctype, ".txt")), data)]
+
+
+def _load(uploads: list[Upload], kind: str | None) -> list[Document]:
+    """Documents from uploaded bytes via the loader registry (format sniffed unless ``kind``)."""
+    from reprokg import loaders
+
+    docs: list[Document] = []
+    for up in uploads:
+        head = up.data[:4096].decode("utf-8", errors="replace")
+        k = kind or loaders.detect_kind(up.name, head)
+        if not k:
+            raise UnsupportedInput(
+                f"{up.name}: no loader recognises this input; pass ?kind= "
+                "(run, survey, audit, …) or upload a supported format"
+            )
+        try:
+            docs.extend(loaders.load_bytes(up.data, up.name, kind=k))
+        except KeyError as exc:
+            raise UnsupportedInput(f"unknown document kind {k!r}") from exc
+    return docs
+
+
+def _load_or_http(uploads: list[Upload], kind: str | None) -> list[Document]:
+    try:
+        return _load(uploads, kind)
+    except UnsupportedInput as exc:
+        raise HTTPException(status.HTTP_415_UNSUPPORTED_MEDIA_TYPE, str(exc)) from exc
+    except LoadError as exc:
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, exc.to_dict()) from exc
+
+
+def _validate(docs: list[Document]) -> list:
+    from reprokg.validation import validate_documents
+
+    return validate_documents(docs)
+
+
+def _warnings(reports: list) -> list[dict]:
+    return [
+        {**r.__dict__} for rep in reports for r in rep.results if r.severity in ("Warning", "Info")
+    ]
+
+
+def _store_documents(store, docs: list[Document]) -> list[dict]:
+    from reprokg.ingest import ingest
+
+    result = ingest(store, docs)
+    out = []
+    for item in result.documents:
+        out.append(
+            {
+                "iri": str(item.iri),
+                "id": str(item.iri).rsplit("/", 1)[-1],
+                "status": item.status,
+                "source": item.source,
+                "kind": item.kind,
+                "revision_of": str(item.revision_of) if item.revision_of else None,
+            }
+        )
+    return out
+
+
+@router.post(
+    "/documents",
+    status_code=201,
+    summary="Upload one source file (raw YAML/JSON/run file) or several (multipart)",
+    responses={
+        201: {"description": "stored; document IRIs and warnings"},
+        400: {"description": "unreadable input (LoadError fields)"},
+        401: {"description": "no bearer token"},
+        403: {"description": "wrong token, or writing over HTTP is off"},
+        413: {"description": "body over the limit"},
+        415: {"description": "unsupported content type or format"},
+        422: {"description": "SHACL violations: the reports; nothing stored"},
+    },
+)
+async def post_documents(
+    request: Request,
+    store: StoreDep,
+    settings: SettingsDep,
+    _auth: WriteAccess,
+    kind: str | None = Query(None, description="document kind; sniffed when omitted"),
+    name: str | None = Query(None, description="file name of a raw body (helps sniffing)"),
+) -> JSONResponse:
+    uploads = await _read_uploads(request, settings, name)
+    docs = await run_in_threadpool(_load_or_http, uploads, kind)
+    reports = await run_in_threadpool(_validate, docs)
+    if not all(r.conforms for r in reports):
+        return JSONResponse(
+            {"conforms": False, "stored": [], "reports": [r.to_dict() for r in reports]},
+            status_code=422,
+        )
+    stored = await run_in_threadpool(_store_documents, store, docs)
+    return JSONResponse(
+        {"conforms": True, "documents": stored, "warnings": _warnings(reports)},
+        status_code=201,
+    )
+
+
+@router.post("/validate", summary="Validate like POST /documents; never stores")
+async def post_validate(
+    request: Request,
+    settings: SettingsDep,
+    kind: str | None = Query(None),
+    name: str | None = Query(None),
+) -> JSONResponse:
+    uploads = await _read_uploads(request, settings, name)
+    docs = await run_in_threadpool(_load_or_http, uploads, kind)
+    reports = await run_in_threadpool(_validate, docs)
+    return JSONResponse(
+        {"conforms": all(r.conforms for r in reports), "reports": [r.to_dict() for r in reports]}
+    )
+
+
+_LIST_QUERY = (
+    SPARQL_PREFIXES
+    + """
+SELECT ?g ?kind ?source ?sha ?key ?time ?revisionOf WHERE {
+  GRAPH ?g {
+    ?g a rk:Document .
+    OPTIONAL { ?g rk:documentKind ?kind }
+    OPTIONAL { ?g rk:sourceFileName ?source }
+    OPTIONAL { ?g rk:sourceSha256 ?sha }
+    OPTIONAL { ?g rk:sourceKey ?key }
+    OPTIONAL { ?g prov:generatedAtTime ?time }
+    OPTIONAL { ?g prov:wasRevisionOf ?revisionOf }
+  }
+}
+"""
+)
+
+
+def document_records(store) -> list[dict]:
+    """One record per stored document: provenance where the graph has it, else just the IRI."""
+    res = store.query(_LIST_QUERY)
+    assert isinstance(res, SelectResult)
+    records: dict[str, dict] = {}
+    for row in res.dicts():
+        g = str(row["g"])
+        rec = records.setdefault(g, {"iri": g, "id": g.rsplit("/", 1)[-1]})
+        for k in ("kind", "source", "sha", "key", "time", "revisionOf"):
+            if k in row:
+                rec[{"sha": "sha256", "key": "source_key", "time": "generated"}.get(k, k)] = str(
+                    row[k]
+                )
+    for g in store.documents():
+        records.setdefault(str(g), {"iri": str(g), "id": str(g).rsplit("/", 1)[-1]})
+    return sorted(records.values(), key=lambda r: (r.get("kind") or "", r.get("source") or ""))
+
+
+@router.get("/documents", summary="Stored documents with kind, source file and sha256")
+def list_documents(store: StoreDep) -> dict:
+    docs = document_records(store)
+    return {"count": len(docs), "documents": docs}
+
+
+def _doc_iri(doc_id: str, settings: Settings) -> URIRef:
+    if not _SHA_RE.match(doc_id):
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND, f"{doc_id!r} is not a document id (a sha256 hex digest)"
+        )
+    return document_iri(doc_id, settings.base)
+
+
+_ORIGINAL_TYPES = {
+    ".json": "application/json",
+    ".yaml": "application/yaml",
+    ".yml": "application/yaml",
+    ".csv": "text/csv",
+}
+
+
+def _original(store, graph, iri: URIRef) -> tuple[bytes, str, str] | None:
+    sha = graph.value(iri, RK.sourceSha256)
+    name = str(graph.value(iri, RK.sourceFileName) or "document")
+    get_blob = getattr(store, "get_blob", None)
+    if get_blob is None:
+        return None
+    data = get_blob(str(sha)) if sha is not None else None
+    if data is None:
+        data = get_blob(str(iri).rsplit("/", 1)[-1])
+    if data is None:
+        return None
+    ext = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    return data, _ORIGINAL_TYPES.get(ext, "text/plain"), name
+
+
+@router.get(
+    "/documents/{doc_id}",
+    summary="A document as RDF (by Accept) or its original file (?original=true)",
+    responses={200: {"content": {t: {} for t in RDF_MEDIA_TYPES}}},
+)
+def get_document(
+    doc_id: str,
+    request: Request,
+    store: StoreDep,
+    settings: SettingsDep,
+    original: bool = Query(False, description="the source file as uploaded"),
+) -> Response:
+    iri = _doc_iri(doc_id, settings)
+    graph = store.get_document(iri)
+    if len(graph) == 0:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no document {doc_id}")
+    accept = request.headers.get("accept", "")
+    orig = _original(store, graph, iri)
+    wants_original = original or (
+        orig is not None and accept.split(";")[0].strip() == orig[1] and orig[1] != "text/plain"
+    )
+    if wants_original:
+        if orig is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, "the original file is not kept")
+        data, media, name = orig
+        return Response(
+            data,
+            media_type=media if media != "text/plain" else "text/plain; charset=utf-8",
+            headers={"Content-Disposition": f'inline; filename="{_safe_name(name, "doc")}"'},
+        )
+    media = negotiate(accept, RDF_MEDIA_TYPES)
+    if media is None:
+        raise HTTPException(
+            status.HTTP_406_NOT_ACCEPTABLE,
+            {"message": "no acceptable RDF format", "available": list(RDF_MEDIA_TYPES)},
+        )
+    return Response(serialise_graph(graph, media), media_type=media)
+
+
+@router.delete("/documents/{doc_id}", status_code=204, summary="Delete a stored document")
+def delete_document(
+    doc_id: str, store: StoreDep, settings: SettingsDep, _auth: WriteAccess
+) -> Response:
+    iri = _doc_iri(doc_id, settings)
+    if not store.delete_document(iri):
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no document {doc_id}")
+    return Response(status_code=204)

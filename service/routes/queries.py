@@ -1,0 +1,94 @@
+"""Named queries over HTTP: ``GET /queries`` lists them, ``GET /queries/{name}`` runs one.
+
+Query-string parameters are bound as RDF terms by :mod:`reprokg.named_queries` (never
+spliced into the SPARQL text); results are SPARQL Results JSON or CSV by Accept/``format``.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi.responses import Response
+
+from reprokg.named_queries import (
+    NamedQueryError,
+    get_query,
+    load_queries,
+    results_csv,
+    results_json,
+)
+from reprokg.service.deps import SettingsDep, StoreDep
+from reprokg.service.negotiate import negotiate
+from reprokg.store.base import AskResult, QueryTimeout, SelectResult, StoreError
+
+router = APIRouter(tags=["named queries"])
+
+RESULT_TYPES = ["application/sparql-results+json", "application/json", "text/csv"]
+_FORMATS = {"json": "application/sparql-results+json", "csv": "text/csv"}
+_RESERVED = {"format"}
+
+
+@router.get("/queries", summary="The named queries with their parameters and examples")
+def list_queries(request: Request) -> dict:
+    out = []
+    for q in load_queries().values():
+        d = q.to_dict()
+        d["url"] = str(request.url_for("run_query", name=q.name))
+        out.append(d)
+    return {"queries": out}
+
+
+@router.get(
+    "/queries/{name}",
+    name="run_query",
+    summary="Run a named query; parameters in the query string",
+    responses={200: {"content": {t: {} for t in RESULT_TYPES}}},
+)
+def run_query(
+    name: str,
+    request: Request,
+    store: StoreDep,
+    settings: SettingsDep,
+    format: str | None = Query(None, description="json or csv (overrides Accept)"),
+) -> Response:
+    try:
+        query = get_query(name)
+    except NamedQueryError as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
+    if format is not None:
+        media = _FORMATS.get(format.lower())
+        if media is None:
+            raise HTTPException(
+                status.HTTP_400_BAD_REQUEST, f"format must be one of {list(_FORMATS)}"
+            )
+    else:
+        media = negotiate(request.headers.get("accept"), RESULT_TYPES)
+        if media is None:
+            raise HTTPException(
+                status.HTTP_406_NOT_ACCEPTABLE,
+                {"message": "not acceptable", "available": RESULT_TYPES},
+            )
+    params = {k: v for k, v in request.query_params.multi_items() if k not in _RESERVED}
+    try:
+        sparql = query.bind(params)
+    except NamedQueryError as exc:
+        raise HTTPException(status.HTTP_400_BAD_REQUEST, str(exc)) from exc
+    try:
+        result = store.query(sparql, timeout=settings.query_timeout)
+    except QueryTimeout as exc:
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            f"query stopped after {settings.query_timeout} s",
+        ) from exc
+    except StoreError as exc:
+        raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, str(exc)) from exc
+    headers = {}
+    if isinstance(result, SelectResult) and len(result.rows) > settings.row_cap:
+        result = SelectResult(result.variables, result.rows[: settings.row_cap])
+        headers["X-Reprokg-Truncated"] = f"rows capped at {settings.row_cap}"
+    if not isinstance(result, SelectResult | AskResult):
+        raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, "named query is not SELECT/ASK")
+    if media == "text/csv" and isinstance(result, SelectResult):
+        return Response(results_csv(result), media_type="text/csv; charset=utf-8", headers=headers)
+    return Response(
+        results_json(result), media_type="application/sparql-results+json", headers=headers
+    )

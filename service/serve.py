@@ -1,0 +1,107 @@
+"""``reprokg serve``: run the service with uvicorn (one worker, or several read-only ones).
+
+Kept apart from :mod:`reprokg.cli` so the CLI stays thin and fastapi/uvicorn are only
+imported when serving.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import os
+import shutil
+import sys
+from collections.abc import Callable
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def register(command: Callable[[str, str, Handler], argparse.ArgumentParser]) -> None:
+    p = command("serve", "Run the HTTP service (documents, named queries, SPARQL).", serve)
+    p.add_argument(
+        "--store",
+        metavar="DIR|URL",
+        default=None,
+        help="embedded store directory or SPARQL endpoint URL "
+        "(default: $REPROKG_STORE or ./reprokg-data; with --demo a fresh temp dir)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="load the bundled example data into a fresh store first",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="uvicorn worker processes; more than one opens the embedded store read-only "
+        "in each (HTTP writes off; see docs/service.md)",
+    )
+    p.add_argument(
+        "--no-access-log", action="store_true", help="no JSON-lines access log on stderr"
+    )
+
+
+def _print_banner(url: str, demo_counts: dict[str, int] | None, store: str, workers: int) -> None:
+    from reprokg.demo import EXAMPLE_REQUESTS
+
+    out = sys.stderr
+    print(f"reprokg serving {store} at {url}  (workers: {workers})", file=out)
+    if demo_counts is not None:
+        summary = ", ".join(f"{n} {k}" for k, n in sorted(demo_counts.items())) or "nothing"
+        print(f"demo data loaded: {summary}", file=out)
+    print("try:", file=out)
+    for path in EXAMPLE_REQUESTS:
+        print(f"  curl '{url}{path}'", file=out)
+    q = "SELECT ?type (COUNT(*) AS ?n) WHERE { ?s a ?type } GROUP BY ?type ORDER BY DESC(?n)"
+    print(f"  curl '{url}/sparql' --data-urlencode 'query={q}'", file=out)
+
+
+def serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from reprokg.service.app import create_app
+    from reprokg.service.settings import Settings
+
+    overrides: dict[str, object] = {"access_log": not args.no_access_log}
+    store_spec = args.store
+    if args.demo:
+        from reprokg.demo import demo_store_dir
+
+        store_spec = demo_store_dir(args.store)
+        if not args.store:
+            atexit.register(shutil.rmtree, store_spec, True)
+        overrides["demo"] = True
+    if store_spec:
+        overrides["store"] = store_spec
+    settings = Settings.from_env(**overrides)
+    demo_counts = None
+    if args.demo:
+        from reprokg.demo import load_demo
+        from reprokg.store import open_store
+
+        with open_store(settings.store) as store:
+            demo_counts = load_demo(store)
+    url = f"http://{args.host}:{args.port}"
+    uv_log = {"access_log": False, "log_level": "info"}
+    if args.workers <= 1:
+        app = create_app(settings)
+        _print_banner(url, demo_counts, settings.store, 1)
+        uvicorn.run(app, host=args.host, port=args.port, **uv_log)
+        return 0
+    # Several processes: pyoxigraph allows one read-write opener, and a read-only opener
+    # next to a writer is undefined behaviour, so every worker opens read-only.
+    settings = settings.with_(read_only=True)
+    os.environ.update(settings.to_env())
+    _print_banner(url, demo_counts, settings.store, args.workers)
+    uvicorn.run(
+        "reprokg.service.app:app_from_env",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        **uv_log,
+    )
+    return 0
