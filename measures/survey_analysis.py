@@ -393,7 +393,7 @@ def format_table(result: dict[str, Any]) -> str:
     lines.append("")
     counts = result["counts"]
     years = list(counts["by_year"])
-    lines.append("Counts " + "".join(f"{y:>7}" for y in years) + f"{'total':>7}")
+    lines.append(f"{'Counts':<30}" + "".join(f"{y:>7}" for y in years) + f"{'total':>7}")
     for key in counts["total"]:
         vals = [counts["by_year"][y][key] for y in years] + [counts["total"][key]]
         lines.append(f"  {key:<28}"[:30] + "".join(f"{v:>7}" for v in vals))

@@ -93,6 +93,7 @@ def citations(result: dict[str, Any], frame: pd.DataFrame | None = None) -> Figu
     years = sorted(int(y) for y in cited["year"].unique())
     rng = np.random.default_rng(0)
     handles = []
+    ticks: list[tuple[float, str]] = []
     for i, year in enumerate(years):
         rows = cited[cited["year"] == year]
         for j, (flag, color, label) in enumerate(
@@ -101,6 +102,7 @@ def citations(result: dict[str, Any], frame: pd.DataFrame | None = None) -> Figu
             vals = rows.loc[rows["code_shared"].fillna(False).astype(bool) == flag, "citations"]
             vals = vals.to_numpy(dtype=float) + 1  # log scale: show 0 citations at 1
             x = i * 3 + j
+            ticks.append((x, f"{'code' if flag else 'no code'}\nn={len(vals)}"))
             if len(vals):
                 bp = ax.boxplot(
                     vals,
@@ -121,9 +123,21 @@ def citations(result: dict[str, Any], frame: pd.DataFrame | None = None) -> Figu
                     handles.append(bp["boxes"][0])
                     bp["boxes"][0].set_label(label)
     ax.set_yscale("log")
-    ax.set_xticks([i * 3 + 0.5 for i in range(len(years))], [str(y) for y in years])
+    ax.set_xticks([t[0] for t in ticks], [t[1] for t in ticks], fontsize=8)
+    for i, year in enumerate(years):
+        ax.annotate(
+            str(year),
+            (i * 3 + 0.5, 0),
+            xycoords=("data", "axes fraction"),
+            xytext=(0, -30),
+            textcoords="offset points",
+            ha="center",
+            va="top",
+            fontsize=11,
+            fontweight="bold",
+        )
     ax.set_ylabel("Google Scholar citations + 1 (log scale)")
-    ax.set_xlabel("SIGGRAPH year (box: quartiles, line: median, ◆: mean)")
+    ax.set_xlabel("\nSIGGRAPH year (box: quartiles, line: median, ◆: mean)", labelpad=14)
     ax.set_title("Citations of papers with and without code")
     ax.legend(handles=handles, loc="upper right", frameon=False)
     ax.grid(axis="y", alpha=0.3, which="both")
