@@ -1,0 +1,177 @@
+"""Assemble a reproducibility comparison of runs: which measures apply, their values, warnings.
+
+``compare`` takes parsed runs and qrels and returns a :class:`Comparison` whose
+:meth:`Comparison.to_json` is the ``reprokg compare --format json`` / API shape::
+
+    {"primad": str|null, "kind": "same-collection"|"cross-collection",
+     "measures": {"ktu": {"baseline": x, "advanced": y}, "rbo": {...},
+                  "rmse": {"baseline": {MEASURE: x}, "advanced": {...}}, "nrmse": {...},
+                  "pvalue": {"baseline": {...}, "advanced": {...}},
+                  "er": {MEASURE: x}, "dri": {MEASURE: x}},
+     "warnings": [...], "options": {...}}
+
+Measures that do not apply (no advanced runs, cross-collection) are absent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from reprokg.measures import reproducibility as rp
+from reprokg.measures.effectiveness import DEFAULT_MEASURES, Evaluator, TopicScores
+from reprokg.measures.registry import CROSS, SAME
+from reprokg.measures.trec import RUN_LENGTH, Qrels, Run, prepare
+
+
+@dataclass
+class Options:
+    """Knobs; the defaults are repro_eval 0.5.0's."""
+
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+    depth: int = RUN_LENGTH
+    #: rankings for KTU/RBO: "file" (repro_eval: file order, adjacent ties by docid desc)
+    #: or "score" (corrected: score descending, ties by docid descending, as trec_eval)
+    order: str = "file"
+    rbo_p: float = rp.RBO_P
+    rbo_depth: int = rp.RBO_DEPTH
+    #: Webber's extrapolated RBO instead of the truncated normalised form
+    rbo_extrapolated: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "depth": self.depth,
+            "order": self.order,
+            "rbo_p": self.rbo_p,
+            "rbo_depth": self.rbo_depth,
+            "rbo_extrapolated": self.rbo_extrapolated,
+            "measures": list(self.measures),
+        }
+
+
+@dataclass
+class Comparison:
+    kind: str
+    measures: dict[str, Any]
+    primad: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    options: Options = field(default_factory=Options)
+    #: per-topic effectiveness of each run role, kept for reports and the RDF document
+    scores: dict[str, TopicScores] = field(default_factory=dict)
+    #: topic means of each run role: the runs' measured effectiveness
+    means: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "primad": self.primad,
+            "kind": self.kind,
+            "measures": self.measures,
+            "warnings": list(self.warnings),
+            "options": self.options.to_json(),
+        }
+
+
+def _scores(evaluator: Evaluator, run: Run, role: str, warnings: list[str]) -> TopicScores:
+    scores = evaluator.evaluate(run)
+    missing = sorted(set(run.topics) - set(scores.topics))
+    if missing:
+        warnings.append(
+            f"{role}: {len(missing)} topic(s) of the run have no relevance judgements and "
+            f"are not evaluated ({', '.join(missing[:10])})"
+        )
+    if not scores.topics:
+        warnings.append(f"{role}: no topic of the run is judged; its scores are empty")
+    return scores
+
+
+def compare(
+    qrels: Qrels,
+    orig_base: Run,
+    rep_base: Run,
+    orig_adv: Run | None = None,
+    rep_adv: Run | None = None,
+    qrels_rpl: Qrels | None = None,
+    *,
+    options: Options | None = None,
+    primad: str | None = None,
+    kind: str | None = None,
+) -> Comparison:
+    """Every applicable measure for original vs reproduced runs.
+
+    ``kind`` defaults to cross-collection when ``qrels_rpl`` is given (the reproduced runs
+    are judged by other qrels), else same-collection.
+    """
+    opts = options or Options()
+    kind = kind or (CROSS if qrels_rpl is not None else SAME)
+    warnings: list[str] = []
+    for r in (orig_base, rep_base, orig_adv, rep_adv):
+        if r is not None:
+            warnings.extend(r.warnings)
+    if (orig_adv is None) != (rep_adv is None):
+        warnings.append(
+            "only one advanced run given; advanced-run measures, ER and DRI are left out"
+        )
+        orig_adv = rep_adv = None
+    score_ordered = opts.order == "score"
+    runs = {"orig_base": orig_base, "rep_base": rep_base, "orig_adv": orig_adv, "rep_adv": rep_adv}
+    prepared = {
+        k: prepare(r, depth=opts.depth, score_ordered=score_ordered)
+        for k, r in runs.items()
+        if r is not None
+    }
+    orig_eval = Evaluator(qrels, opts.measures)
+    rep_eval = orig_eval if qrels_rpl is None else Evaluator(qrels_rpl, opts.measures)
+    scores: dict[str, TopicScores] = {}
+    for k, r in prepared.items():
+        ev = orig_eval if k.startswith("orig") else rep_eval
+        scores[k] = _scores(ev, r, k.replace("_", " "), warnings)
+
+    pairs = [("baseline", "orig_base", "rep_base")]
+    if "orig_adv" in prepared:
+        pairs.append(("advanced", "orig_adv", "rep_adv"))
+    measures: dict[str, Any] = {}
+    if kind == SAME:
+        measures["ktu"] = {}
+        measures["rbo"] = {}
+        measures["rmse"] = {}
+        measures["nrmse"] = {}
+        for role, o, r in pairs:
+            measures["ktu"][role], _ = rp.ktu(
+                prepared[o], prepared[r], warnings, label=f"KTU {role}"
+            )
+            measures["rbo"][role], _ = rp.rbo(
+                prepared[o],
+                prepared[r],
+                warnings,
+                p=opts.rbo_p,
+                depth=opts.rbo_depth,
+                extrapolated=opts.rbo_extrapolated,
+                label=f"RBO {role}",
+            )
+            measures["rmse"][role] = rp.rmse(scores[o], scores[r], warnings, f"RMSE {role}")
+            measures["nrmse"][role] = rp.nrmse(scores[o], scores[r], [])
+    measures["pvalue"] = {
+        role: rp.ttest(scores[o], scores[r], warnings, paired=kind == SAME, label=f"t-test {role}")
+        for role, o, r in pairs
+    }
+    if "orig_adv" in prepared:
+        s = scores
+        measures["er"] = rp.effect_ratio(
+            s["orig_base"], s["orig_adv"], s["rep_base"], s["rep_adv"], warnings
+        )
+        measures["dri"] = rp.delta_relative_improvement(
+            s["orig_base"], s["orig_adv"], s["rep_base"], s["rep_adv"], warnings
+        )
+    return Comparison(
+        kind=kind,
+        measures=measures,
+        primad=primad,
+        warnings=_dedupe(warnings),
+        options=opts,
+        scores=scores,
+        means={k: v.means() if v.topics else {} for k, v in scores.items()},
+    )
+
+
+def _dedupe(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,88 @@
+"""Per-topic effectiveness with ir-measures (pytrec_eval underneath), as a topic x measure matrix.
+
+The default measure set is exactly what repro_eval 0.5.0 evaluates (its ``load_measures``:
+trec_eval's ``P``, ``recall``, ``ndcg``, ``ndcg_cut``, ``map_cut``, ``set_*``, ``Rprec``,
+``infAP``, ``bpref``, ``recip_rank``, ``map``, ``iprec_at_recall`` converted to ir-measures
+names), so the numbers agree with it; it is written out here so it does not depend on the
+ir-measures version's name conversion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import ir_measures
+import numpy as np
+
+from reprokg.measures.trec import Qrels, Run
+
+_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+#: repro_eval 0.5.0's measures, in its order, named as ir-measures names them.
+DEFAULT_MEASURES: tuple[str, ...] = (
+    *(f"P@{k}" for k in _CUTOFFS),
+    *(f"R@{k}" for k in _CUTOFFS),
+    "nDCG",
+    *(f"nDCG@{k}" for k in _CUTOFFS),
+    *(f"AP@{k}" for k in _CUTOFFS),
+    "SetAP",
+    "SetP",
+    "SetP(relative=True)",
+    "SetR",
+    "SetF",
+    "Rprec",
+    "infAP",
+    "Bpref",
+    "RR",
+    "AP",
+    *(f"IPrec@{r / 10:.1f}" for r in range(11)),
+)
+
+
+@dataclass
+class TopicScores:
+    """Scores of one run: ``values[i, j]`` is measure ``measures[j]`` on topic ``topics[i]``."""
+
+    topics: list[str]
+    measures: list[str]
+    values: np.ndarray
+
+    def column(self, measure: str) -> np.ndarray:
+        return self.values[:, self.measures.index(measure)]
+
+    def means(self) -> dict[str, float]:
+        return dict(zip(self.measures, self.values.mean(axis=0).tolist(), strict=True))
+
+    def restrict(self, topics: list[str]) -> TopicScores:
+        index = {t: i for i, t in enumerate(self.topics)}
+        return TopicScores(topics, self.measures, self.values[[index[t] for t in topics]])
+
+
+@lru_cache(maxsize=64)
+def parse_measures(names: tuple[str, ...]) -> tuple:
+    return tuple(ir_measures.parse_measure(n) for n in names)
+
+
+class Evaluator:
+    """ir-measures evaluator bound to one qrels, reused for every run judged by it."""
+
+    def __init__(self, qrels: Qrels, measures: tuple[str, ...] = DEFAULT_MEASURES) -> None:
+        self.qrels = qrels
+        self.measure_names = list(measures)
+        parsed = parse_measures(tuple(measures))
+        self._by_str = {str(m): i for i, m in enumerate(parsed)}
+        self._evaluator = ir_measures.evaluator(parsed, qrels)
+
+    def evaluate(self, run: Run) -> TopicScores:
+        """Per-topic scores for the topics trec_eval reports (in the run and in the qrels)."""
+        rows: dict[str, np.ndarray] = {}
+        n = len(self.measure_names)
+        for m in self._evaluator.iter_calc(run.nested()):
+            row = rows.get(m.query_id)
+            if row is None:
+                row = rows[m.query_id] = np.full(n, np.nan)
+            row[self._by_str[str(m.measure)]] = m.value
+        topics = sorted(rows)
+        values = np.vstack([rows[t] for t in topics]) if topics else np.empty((0, n))
+        return TopicScores(topics, list(self.measure_names), values)

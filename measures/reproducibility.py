@@ -1,0 +1,312 @@
+"""Reproducibility measures over rankings and topic scores, vectorised with numpy.
+
+Defaults follow repro_eval 0.5.0 (Breuer et al., SIGIR 2020) so the numbers agree with it;
+where repro_eval would crash or return ``nan``/``inf`` the value here is ``None`` and a
+sentence is appended to ``warnings`` (see ``docs/comparisons.md`` for the policy):
+
+* a topic in one run and not the other: paired measures (KTU, RBO, RMSE, paired t-test,
+  ER's per-topic improvements) use the topics both have; the others are named in a warning;
+* rankings of different lengths (runs shorter than the cutoff): KTU compares the first
+  ``min(len)`` documents (Kendall's tau needs equal sizes); RBO handles it natively;
+* a topic whose KTU is undefined (fewer than two documents): left out of the mean;
+* zero original improvement (ER) or zero baseline mean (DRI): ``None``;
+* a measure constant over topics, so the t-test is undefined: ``None`` — except
+  repro_eval's own rule, which gives every p-value 1.0 when *all* are undefined and the
+  two score sets are identical.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings as _warnings
+
+import numpy as np
+from scipy import stats
+
+from reprokg.measures.effectiveness import TopicScores
+from reprokg.measures.trec import Run
+
+#: repro_eval's RBO defaults.
+RBO_P = 0.95
+RBO_DEPTH = 1000
+
+Values = dict[str, float | None]
+
+
+def _clean(x: float) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def common_topics(a: list[str], b: list[str], what: str, warnings: list[str]) -> list[str]:
+    """Topics in both, sorted; the ones in only one side are named in a warning."""
+    sa, sb = set(a), set(b)
+    both = sorted(sa & sb)
+    only_a, only_b = sorted(sa - sb), sorted(sb - sa)
+    if only_a or only_b:
+        parts = []
+        if only_a:
+            parts.append(f"only in the first: {', '.join(only_a[:10])}")
+        if only_b:
+            parts.append(f"only in the second: {', '.join(only_b[:10])}")
+        warnings.append(f"{what}: topics not in both runs were left out ({'; '.join(parts)})")
+    return both
+
+
+# --- document orderings -------------------------------------------------------------------
+
+
+def ktu_topic(orig: list[str], rep: list[str]) -> float:
+    """Kendall's tau Union of one topic, as repro_eval computes it (rounded to 14 digits).
+
+    Both rankings are mapped to positions in the sorted union of their documents and the
+    two position sequences are correlated rank by rank.
+    """
+    union = {d: i for i, d in enumerate(sorted(set(orig) | set(rep)))}
+    x = np.fromiter((union[d] for d in orig), dtype=np.int64, count=len(orig))
+    y = np.fromiter((union[d] for d in rep), dtype=np.int64, count=len(rep))
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")
+        tau = stats.kendalltau(x, y).statistic
+    return float(round(tau, 14))
+
+
+def ktu(
+    orig: Run, rep: Run, warnings: list[str], *, label: str = "KTU"
+) -> tuple[float | None, dict[str, float | None]]:
+    """Mean KTU over the topics both runs have, and the per-topic values."""
+    per_topic: dict[str, float | None] = {}
+    short, undefined = [], []
+    for t in common_topics(list(orig.topics), list(rep.topics), label, warnings):
+        a, b = orig.topics[t].docs, rep.topics[t].docs
+        if len(a) != len(b):
+            short.append(t)
+            n = min(len(a), len(b))
+            a, b = a[:n], b[:n]
+        value = ktu_topic(a, b) if len(a) >= 2 else math.nan
+        per_topic[t] = _clean(value)
+        if per_topic[t] is None:
+            undefined.append(t)
+    if short:
+        warnings.append(
+            f"{label}: rankings of different lengths compared on their common depth "
+            f"for topic(s) {', '.join(short[:10])}"
+        )
+    if undefined:
+        warnings.append(
+            f"{label}: undefined (fewer than two documents or constant) for topic(s) "
+            f"{', '.join(undefined[:10])}; left out of the mean"
+        )
+    defined = [v for v in per_topic.values() if v is not None]
+    return (float(np.mean(defined)) if defined else None), per_topic
+
+
+def _first_positions(docs: list[str]) -> dict[str, int]:
+    pos: dict[str, int] = {}
+    for i, d in enumerate(docs):
+        pos.setdefault(d, i)
+    return pos
+
+
+def _overlaps(a: list[str], b: list[str], depth: int) -> np.ndarray:
+    """``X[d-1]`` = |a[:d] ∩ b[:d]| for d = 1..depth."""
+    pa, pb = _first_positions(a[:depth]), _first_positions(b[:depth])
+    enter = [max(i, pb[d]) for d, i in pa.items() if d in pb]
+    return np.cumsum(np.bincount(np.asarray(enter, dtype=np.int64), minlength=depth)[:depth])
+
+
+def _weights(p: float, depth: int) -> np.ndarray:
+    # repeated multiplication, as repro_eval (Clarke et al.'s code) accumulates them
+    return np.cumprod(np.concatenate(([1.0], np.full(depth - 1, p))))
+
+
+def rbo_topic(orig: list[str], rep: list[str], p: float = RBO_P, depth: int = RBO_DEPTH) -> float:
+    """repro_eval's RBO (Clarke et al.'s normalised, truncated form) of one topic."""
+    x = _overlaps(rep, orig, depth)
+    w = _weights(p, depth)
+    return float(np.sum(w * x / np.arange(1, depth + 1)) / np.sum(w))
+
+
+def rbo_ext_topic(orig: list[str], rep: list[str], p: float = RBO_P) -> dict[str, float]:
+    """Webber et al.'s extrapolated RBO (eq. 32) with its bounds (min eq. 11, residual eq. 30).
+
+    Opt-in corrected variant: two identical rankings score 1.0 whatever their length,
+    where the truncated normalised form used by repro_eval scores them below 1.
+    """
+    s_list, l_list = (orig, rep) if len(orig) <= len(rep) else (rep, orig)
+    s, l_ = len(s_list), len(l_list)
+    if s == 0:
+        return {"ext": 0.0, "min": 0.0, "max": 1.0, "res": 1.0}
+    ps = _first_positions(s_list)
+    pl = _first_positions(l_list)
+    enter = [max(i, pl[d]) for d, i in ps.items() if d in pl]
+    x = np.cumsum(np.bincount(np.asarray(enter, dtype=np.int64), minlength=l_)[:l_])  # X_1..X_l
+    d = np.arange(1, l_ + 1, dtype=float)
+    pd = p**d
+    x_s, x_l = float(x[s - 1]), float(x[l_ - 1])
+    sum1 = float(np.sum(pd * x / d))
+    tail = d > s
+    sum2 = float(np.sum(pd[tail] * x_s * (d[tail] - s) / (s * d[tail])))
+    ext = (1 - p) / p * (sum1 + sum2) + p**l_ * ((x_l - x_s) / l_ + x_s / s)
+    # lower bound: evaluated to depth s, where both lists are fully seen
+    ds = d[:s]
+    xs = x[:s]
+    rbo_min = (1 - p) / p * (float(np.sum(p**ds / ds * (xs - x_s))) - x_s * math.log(1 - p))
+    # residual: what unseen items could still add (eq. 30)
+    f = l_ + s - int(x_l)
+    df = np.arange(1, f + 1, dtype=float)
+    inv = p**df / df
+    term1 = s * float(np.sum(inv[s:f]))
+    term2 = l_ * float(np.sum(inv[l_:f]))
+    term3 = x_l * (math.log(1 / (1 - p)) - float(np.sum(inv)))
+    res = p**s + p**l_ - p**f - (1 - p) / p * (term1 + term2 + term3)
+    return {
+        "ext": float(ext),
+        "min": float(rbo_min),
+        "max": float(rbo_min + res),
+        "res": float(res),
+    }
+
+
+def rbo(
+    orig: Run,
+    rep: Run,
+    warnings: list[str],
+    *,
+    p: float = RBO_P,
+    depth: int = RBO_DEPTH,
+    extrapolated: bool = False,
+    label: str = "RBO",
+) -> tuple[float | None, dict[str, float | None]]:
+    """Mean RBO over the topics both runs have (repro_eval's form unless ``extrapolated``)."""
+    per_topic: dict[str, float | None] = {}
+    for t in common_topics(list(orig.topics), list(rep.topics), label, warnings):
+        a, b = orig.topics[t].docs, rep.topics[t].docs
+        value = rbo_ext_topic(a, b, p)["ext"] if extrapolated else rbo_topic(a, b, p, depth)
+        per_topic[t] = _clean(value)
+    defined = [v for v in per_topic.values() if v is not None]
+    return (float(np.mean(defined)) if defined else None), per_topic
+
+
+# --- topic scores -------------------------------------------------------------------------
+
+
+def _paired(
+    orig: TopicScores, rep: TopicScores, label: str, warnings: list[str]
+) -> tuple[TopicScores, TopicScores]:
+    topics = common_topics(orig.topics, rep.topics, label, warnings)
+    return orig.restrict(topics), rep.restrict(topics)
+
+
+def rmse(orig: TopicScores, rep: TopicScores, warnings: list[str], label: str = "RMSE") -> Values:
+    """Root mean square error of the per-topic scores, per measure."""
+    o, r = _paired(orig, rep, label, warnings)
+    if not o.topics:
+        warnings.append(f"{label}: no topic in common; undefined")
+        return dict.fromkeys(orig.measures)
+    diff = o.values - r.values
+    values = np.sqrt(np.sum(np.square(diff), axis=0) / len(o.topics))
+    return {m: _clean(v) for m, v in zip(o.measures, values.tolist(), strict=True)}
+
+
+def nrmse(orig: TopicScores, rep: TopicScores, warnings: list[str]) -> Values:
+    """RMSE divided by the largest RMSE the original scores allow (max(x, 1-x) per topic)."""
+    o, r = _paired(orig, rep, "nRMSE", [])
+    plain = rmse(orig, rep, warnings, label="nRMSE")
+    if not o.topics:
+        return plain
+    worst = np.sqrt(np.sum(np.square(np.maximum(o.values, 1 - o.values)), axis=0) / len(o.topics))
+    out: Values = {}
+    for m, w in zip(o.measures, worst.tolist(), strict=True):
+        v = plain[m]
+        out[m] = None if v is None or w == 0 else _clean(v / w)
+    return out
+
+
+def ttest(
+    orig: TopicScores, rep: TopicScores, warnings: list[str], *, paired: bool, label: str
+) -> Values:
+    """Two-sided p-values: paired t-test (same collection) or Student's unpaired t-test."""
+    if paired:
+        o, r = _paired(orig, rep, label, warnings)
+        a, b = o.values, r.values
+    else:
+        a, b = orig.values, rep.values
+    with _warnings.catch_warnings(), np.errstate(all="ignore"):
+        _warnings.simplefilter("ignore")
+        if len(a) < 2 or len(b) < 2:
+            p = np.full(len(orig.measures), np.nan)
+        elif paired:
+            p = np.atleast_1d(stats.ttest_rel(a, b, axis=0).pvalue)
+        else:
+            p = np.atleast_1d(stats.ttest_ind(a, b, axis=0).pvalue)
+    nan = np.isnan(p)
+    if nan.all() and a.shape == b.shape and np.array_equal(a, b):
+        # repro_eval: every p-value undefined and identical scores -> 1.0
+        return dict.fromkeys(orig.measures, 1.0)
+    if nan.any():
+        names = [m for m, flag in zip(orig.measures, nan.tolist(), strict=True) if flag]
+        warnings.append(
+            f"{label}: t-test undefined (scores constant over topics or too few topics) "
+            f"for {', '.join(names[:12])}{' …' if len(names) > 12 else ''}"
+        )
+    return {m: _clean(v) for m, v in zip(orig.measures, p.tolist(), strict=True)}
+
+
+def mean_improvement(adv: TopicScores, base: TopicScores, label: str, warnings: list[str]):
+    """Mean per-topic improvement of the advanced over the baseline run, per measure."""
+    a, b = _paired(adv, base, label, warnings)
+    if not a.topics:
+        return np.full(len(adv.measures), np.nan)
+    return (a.values - b.values).mean(axis=0)
+
+
+def effect_ratio(
+    orig_base: TopicScores,
+    orig_adv: TopicScores,
+    rep_base: TopicScores,
+    rep_adv: TopicScores,
+    warnings: list[str],
+) -> Values:
+    """ER = mean reproduced improvement / mean original improvement, per measure."""
+    mi_orig = mean_improvement(orig_adv, orig_base, "ER (original)", warnings)
+    mi_rep = mean_improvement(rep_adv, rep_base, "ER (reproduced)", warnings)
+    out: Values = {}
+    zero = []
+    for m, o, r in zip(orig_adv.measures, mi_orig.tolist(), mi_rep.tolist(), strict=True):
+        if o == 0 or not math.isfinite(o):
+            zero.append(m)
+            out[m] = None
+        else:
+            out[m] = _clean(r / o)
+    if zero:
+        warnings.append(
+            f"ER: original improvement is zero, ratio undefined for {', '.join(zero[:12])}"
+            f"{' …' if len(zero) > 12 else ''}"
+        )
+    return out
+
+
+def delta_relative_improvement(
+    orig_base: TopicScores,
+    orig_adv: TopicScores,
+    rep_base: TopicScores,
+    rep_adv: TopicScores,
+    warnings: list[str],
+) -> Values:
+    """ΔRI = RI(original) − RI(reproduced), RI = (mean adv − mean base) / mean base."""
+    out: Values = {}
+    zero = []
+    means = [s.values.mean(axis=0) for s in (orig_base, orig_adv, rep_base, rep_adv)]
+    for j, m in enumerate(orig_adv.measures):
+        ob, oa, rb, ra = (float(x[j]) for x in means)
+        if ob == 0 or rb == 0:
+            zero.append(m)
+            out[m] = None
+        else:
+            out[m] = _clean((oa - ob) / ob - (ra - rb) / rb)
+    if zero:
+        warnings.append(
+            f"DRI: a baseline mean is zero, relative improvement undefined for "
+            f"{', '.join(zero[:12])}{' …' if len(zero) > 12 else ''}"
+        )
+    return out
