@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import BinaryIO
 
 from rdflib import Graph
@@ -47,8 +48,39 @@ class QueryTimeout(StoreError):
     """A query ran past its time limit and was stopped."""
 
 
+class QuerySyntaxError(StoreError):
+    """The query or update text is not valid SPARQL 1.1 (a client error, HTTP 400)."""
+
+
 class Store(ABC):
-    """One writer's view of a quad store holding one named graph per document."""
+    """One writer's view of a quad store holding one named graph per document.
+
+    Side files (attachments such as run lines) live content-addressed in
+    :attr:`blob_dir` (``sha256`` file names), next to the graph data.
+    """
+
+    #: folder of content-addressed attachments; ``None`` when blobs are not kept
+    blob_dir: Path | None = None
+    read_only: bool = False
+
+    def store_blob(self, data: bytes) -> str:
+        """Keep ``data`` under its sha256 (temp file + rename, so never half-written)."""
+        from reprokg.store.blobs import store_blob
+
+        if self.blob_dir is None:
+            raise StoreError("this store has no blob directory configured")
+        return store_blob(self.blob_dir, data)
+
+    def get_blob(self, sha256: str) -> bytes | None:
+        from reprokg.store.blobs import get_blob
+
+        if self.blob_dir is None:
+            return None
+        return get_blob(self.blob_dir, sha256)
+
+    def backup(self, target: str | Path) -> None:
+        """A consistent copy of the store that :func:`reprokg.store.open_store` can open."""
+        raise StoreError(f"{type(self).__name__} does not support backup; use dump")
 
     @abstractmethod
     def add_document(self, iri: URIRef | str, graph: Graph) -> None:

@@ -1,0 +1,342 @@
+"""Remote backend: any SPARQL 1.1 engine over the Protocol; tested on Oxigraph server, Virtuoso 7.
+
+Requests: queries and updates are form-encoded POSTs (``query=`` / ``update=``); a
+direct ``application/sparql-query`` POST can hang on Virtuoso. Document writes are
+one SPARQL Update request ``DROP SILENT GRAPH <g>; [DROP SILENT GRAPH <old>;]
+INSERT {GRAPH <g> {…}} WHERE {}`` (``INSERT DATA`` when the graph has no blank nodes:
+Virtuoso 7.2 refuses blank nodes in ``INSERT DATA``). Oxigraph server runs one
+update request as one transaction; Virtuoso runs it in one transaction only in its
+default (transactional) log mode — atomicity there is the engine's, not ours.
+
+Union default graph (the store contract) per dialect:
+
+* ``oxigraph`` — the server's ``union-default-graph`` request parameter.
+* ``virtuoso`` / ``generic`` — the query's dataset is set through the Protocol:
+  ``default-graph-uri`` = every document graph and ``named-graph-uri`` = the same
+  list (with only ``default-graph-uri`` an engine must hide all named graphs). Virtuoso's
+  own default graph is the union of *all* its graphs, system graphs included
+  (``virtrdf#``, ``ldp#`` …), which would leak into counts; the explicit dataset keeps
+  exactly the documents. Document graphs are those found by ``GRAPH ?g`` minus the
+  engine's system-graph prefixes. Cost: one extra listing query and a request that
+  grows with the number of documents (fine to ~10k graphs; beyond, use Oxigraph).
+
+Time limits are client-side (``httpx`` read timeout → :class:`QueryTimeout`); the
+engine may keep computing (Oxigraph server: start it with ``--timeout-s``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import urlencode
+
+import httpx
+import pyoxigraph as ox
+from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.term import Identifier
+
+from reprokg.store.base import (
+    AskResult,
+    GraphResult,
+    QueryResult,
+    QuerySyntaxError,
+    QueryTimeout,
+    SelectResult,
+    Store,
+    StoreError,
+)
+from reprokg.store.oxigraph import rdf_format
+from reprokg.store.terms import to_ntriples, to_oxigraph
+
+#: graphs an engine keeps for itself; never reported as documents
+SYSTEM_GRAPH_PREFIXES: dict[str, tuple[str, ...]] = {
+    "virtuoso": (
+        "http://www.openlinksw.com/",
+        "http://www.w3.org/ns/ldp#",
+        "http://localuriqaserver/",
+        "http://www.w3.org/2002/07/owl#",
+        "urn:activitystreams-owl:map",
+        "urn:core:services:sparql",
+    ),
+}
+#: a graph that never exists: the dataset of a query when there are no documents
+EMPTY_GRAPH = "urn:reprokg:empty-dataset"
+_FORM_RE = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
+_PROLOGUE_RE = re.compile(
+    r"^(?:\s+|#[^\n]*\n|(?:PREFIX\s+[^\s:]*:\s*<[^>]*>)|(?:BASE\s+<[^>]*>))*", re.IGNORECASE
+)
+_GRAPH_MIME = {
+    "application/n-triples": "nt",
+    "text/plain": "nt",
+    "text/turtle": "turtle",
+    "application/rdf+xml": "xml",
+    "application/ld+json": "json-ld",
+}
+
+
+def query_form(sparql: str) -> str:
+    """SELECT / ASK / CONSTRUCT / DESCRIBE: decides the Accept header."""
+    body = _PROLOGUE_RE.sub("", sparql, count=1)
+    m = _FORM_RE.search(body)
+    return m.group(1).upper() if m else "SELECT"
+
+
+def _term(binding: dict) -> Identifier:
+    kind, value = binding.get("type"), binding.get("value", "")
+    if kind == "uri":
+        return URIRef(value)
+    if kind == "bnode":
+        return BNode(value.removeprefix("nodeID://"))
+    if kind in ("literal", "typed-literal"):
+        if "xml:lang" in binding:
+            return Literal(value, lang=binding["xml:lang"])
+        dt = binding.get("datatype")
+        if dt and dt != "http://www.w3.org/2001/XMLSchema#string":
+            return Literal(value, datatype=URIRef(dt))
+        return Literal(value)
+    raise StoreError(f"unsupported term in results: {binding!r}")
+
+
+def parse_results_json(data: bytes) -> SelectResult | AskResult:
+    """SPARQL 1.1 Query Results JSON; Virtuoso's one-row ``__ASK_RETVAL`` table is an ASK."""
+    doc = json.loads(data)
+    if "boolean" in doc:
+        return AskResult(bool(doc["boolean"]))
+    variables = list(doc.get("head", {}).get("vars", []))
+    bindings = doc.get("results", {}).get("bindings", [])
+    if variables == ["__ASK_RETVAL"]:
+        return AskResult(bool(bindings) and str(bindings[0]["__ASK_RETVAL"]["value"]) == "1")
+    rows = [tuple(_term(b[v]) if v in b else None for v in variables) for b in bindings]
+    return SelectResult(variables, rows)
+
+
+class RemoteStore(Store):
+    """A SPARQL 1.1 endpoint: ``url`` is the query endpoint; ``dialect+http://`` picks a dialect."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        update_url: str | None = None,
+        dialect: str | None = None,
+        auth: httpx.Auth | tuple[str, str] | None = None,
+        read_only: bool = False,
+        blob_dir: str | Path | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        scheme, rest = url.split("://", 1)
+        if "+" in scheme:
+            dialect, scheme = scheme.split("+", 1)
+        self.url = f"{scheme}://{rest}"
+        self.read_only = read_only
+        self.blob_dir = Path(blob_dir) if blob_dir is not None else None
+        self.timeout = timeout
+        self._client = httpx.Client(auth=auth, timeout=timeout)
+        self.dialect = (dialect or self._detect_dialect()).lower()
+        if update_url is None and self.dialect == "oxigraph" and self.url.endswith("/query"):
+            update_url = self.url[: -len("/query")] + "/update"
+        self.update_url = update_url or self.url
+        self._system = SYSTEM_GRAPH_PREFIXES.get(self.dialect, ())
+
+    def _detect_dialect(self) -> str:
+        try:
+            r = self._client.post(
+                self.url,
+                data={"query": "ASK { }"},
+                headers={"Accept": "application/sparql-results+json"},
+            )
+        except httpx.HTTPError as exc:
+            raise StoreError(f"cannot reach SPARQL endpoint {self.url}: {exc}") from exc
+        server = r.headers.get("server", "").lower()
+        for name in ("oxigraph", "virtuoso"):
+            if name in server:
+                return name
+        return "generic"
+
+    # ------------------------------------------------------------------ HTTP
+
+    def _post(
+        self, url: str, data: list[tuple[str, str]], accept: str | None, timeout: float | None
+    ):
+        headers = {"Content-Type": "application/x-www-form-urlencoded; charset=utf-8"}
+        if accept:
+            headers["Accept"] = accept
+        body = urlencode(data).encode("ascii")
+        try:
+            r = self._client.post(
+                url, content=body, headers=headers, timeout=timeout or self.timeout
+            )
+        except httpx.TimeoutException as exc:
+            raise QueryTimeout(
+                f"no answer from {url} within {timeout or self.timeout:g} s"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise StoreError(f"SPARQL endpoint {url} failed: {exc}") from exc
+        if r.status_code == 400 or (
+            r.status_code == 500 and self.dialect == "virtuoso" and b"SPARQL compiler" in r.content
+        ):
+            raise QuerySyntaxError(r.text.strip()[:2000])
+        if r.status_code >= 300:
+            raise StoreError(f"SPARQL endpoint {url} answered {r.status_code}: {r.text[:2000]}")
+        return r
+
+    def _raw_select(self, sparql: str, dataset: list[tuple[str, str]] = ()) -> SelectResult:  # type: ignore[assignment]
+        r = self._post(
+            self.url,
+            [("query", sparql), *dataset],
+            "application/sparql-results+json",
+            None,
+        )
+        res = parse_results_json(r.content)
+        if not isinstance(res, SelectResult):
+            raise StoreError("expected a SELECT result")
+        return res
+
+    # ------------------------------------------------------------------ reads
+
+    def documents(self) -> list[URIRef]:
+        res = self._raw_select("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+        return sorted(
+            URIRef(str(row[0]))
+            for row in res.rows
+            if isinstance(row[0], URIRef) and not str(row[0]).startswith(self._system)
+        )
+
+    def has_document(self, iri: URIRef | str) -> bool:
+        r = self._post(
+            self.url,
+            [("query", f"ASK {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}")],
+            "application/sparql-results+json",
+            None,
+        )
+        res = parse_results_json(r.content)
+        return isinstance(res, AskResult) and res.value
+
+    def get_document(self, iri: URIRef | str) -> Graph:
+        res = self._raw_select(f"SELECT ?s ?p ?o WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}")
+        g = Graph()
+        for s, p, o in res.rows:
+            g.add((s, p, o))  # type: ignore[arg-type]
+        return g
+
+    def _dataset(
+        self, default_graph_uris: Sequence[str], named_graph_uris: Sequence[str]
+    ) -> list[tuple[str, str]]:
+        params = [("default-graph-uri", u) for u in default_graph_uris]
+        params += [("named-graph-uri", u) for u in named_graph_uris]
+        if default_graph_uris:
+            return params
+        if self.dialect == "oxigraph":
+            return [("union-default-graph", ""), *params]
+        docs = [str(d) for d in self.documents()] or [EMPTY_GRAPH]
+        params += [("default-graph-uri", u) for u in docs]
+        if not named_graph_uris:
+            params += [("named-graph-uri", u) for u in docs]
+        return params
+
+    def query(
+        self,
+        sparql: str,
+        *,
+        default_graph_uris: Sequence[str] = (),
+        named_graph_uris: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> QueryResult:
+        form = query_form(sparql)
+        accept = (
+            "application/n-triples, text/turtle;q=0.8"
+            if form in ("CONSTRUCT", "DESCRIBE")
+            else "application/sparql-results+json"
+        )
+        data = [("query", sparql), *self._dataset(default_graph_uris, named_graph_uris)]
+        r = self._post(self.url, data, accept, timeout)
+        if form in ("CONSTRUCT", "DESCRIBE"):
+            mime = r.headers.get("content-type", "application/n-triples").split(";")[0].strip()
+            g = Graph()
+            g.parse(data=r.content, format=_GRAPH_MIME.get(mime, "nt"))
+            return GraphResult(g)
+        return parse_results_json(r.content)
+
+    # ------------------------------------------------------------------ writes
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise StoreError("store is opened read-only")
+
+    def update(
+        self,
+        sparql: str,
+        *,
+        using_graph_uris: Sequence[str] = (),
+        using_named_graph_uris: Sequence[str] = (),
+    ) -> None:
+        self._check_writable()
+        data = [("update", sparql)]
+        data += [("using-graph-uri", u) for u in using_graph_uris]
+        data += [("using-named-graph-uri", u) for u in using_named_graph_uris]
+        self._post(self.update_url, data, None, None)
+
+    def _insert(self, iri: URIRef | str | None, triples: Iterable) -> str:
+        triples = list(triples)
+        body = "\n".join(
+            f"{to_ntriples(s)} {to_ntriples(p)} {to_ntriples(o)} ." for s, p, o in triples
+        )
+        has_bnodes = any(isinstance(t, BNode) for tr in triples for t in (tr[0], tr[2]))
+        block = f"GRAPH <{iri}> {{\n{body}\n}}" if iri is not None else body
+        return f"INSERT {{ {block} }} WHERE {{}}" if has_bnodes else f"INSERT DATA {{ {block} }}"
+
+    def add_document(self, iri: URIRef | str, graph: Graph) -> None:
+        self.replace_document(iri, graph, iri)
+
+    def replace_document(self, iri: URIRef | str, graph: Graph, old: URIRef | str) -> None:
+        self._check_writable()
+        try:
+            to_oxigraph(URIRef(str(iri)))
+            parts = [f"DROP SILENT GRAPH <{iri}>"]
+            if str(old) != str(iri):
+                parts.append(f"DROP SILENT GRAPH <{old}>")
+            parts.append(self._insert(iri, graph))
+        except (ValueError, SyntaxError, TypeError) as exc:
+            raise StoreError(f"cannot write document {iri}: {exc}") from exc
+        self.update(" ;\n".join(parts))
+
+    def delete_document(self, iri: URIRef | str) -> bool:
+        self._check_writable()
+        if not self.has_document(iri):
+            return False
+        self.update(f"DROP SILENT GRAPH <{iri}>")
+        return True
+
+    # ------------------------------------------------------------------ dump / restore
+
+    def dump(self, out: BinaryIO, fmt: str = "nquads") -> None:
+        """Every document graph, one SELECT per graph, serialised by pyoxigraph."""
+        quads: list[ox.Quad] = []
+        for g in self.documents():
+            name = ox.NamedNode(str(g))
+            for s, p, o in self.get_document(g):
+                quads.append(ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), name))
+        out.write(ox.serialize(quads, format=rdf_format(fmt)) or b"")
+
+    def restore(self, src: BinaryIO, fmt: str = "nquads") -> None:
+        """One update per graph (adds to what is there)."""
+        self._check_writable()
+        from reprokg.store.terms import to_rdflib
+
+        graphs: dict[str | None, list[tuple]] = {}
+        try:
+            for q in ox.parse(src, format=rdf_format(fmt)):
+                key = q.graph_name.value if isinstance(q.graph_name, ox.NamedNode) else None
+                graphs.setdefault(key, []).append(
+                    (to_rdflib(q.subject), to_rdflib(q.predicate), to_rdflib(q.object))
+                )
+        except SyntaxError as exc:
+            raise StoreError(f"cannot restore: {exc}") from exc
+        for g, triples in graphs.items():
+            self.update(self._insert(g, triples))
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,80 @@
+"""Term conversion between rdflib (the library's currency) and pyoxigraph / N-Triples text.
+
+rdflib keeps a plain literal (no datatype) distinct from an ``xsd:string`` one, while
+RDF 1.1 and every engine treat them as one term; we map ``xsd:string`` back to a plain
+rdflib literal so results compare equal to what loaders built.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyoxigraph as ox
+from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import RDF, XSD
+from rdflib.term import Identifier, Node
+
+_XSD_STRING = str(XSD.string)
+_LANG_STRING = str(RDF.langString)
+_BNODE_OK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+def to_rdflib(term: object) -> Identifier | None:
+    """A pyoxigraph term (or ``None`` for an unbound variable) as an rdflib term."""
+    if term is None:
+        return None
+    if isinstance(term, ox.NamedNode):
+        return URIRef(term.value)
+    if isinstance(term, ox.BlankNode):
+        return BNode(term.value)
+    if isinstance(term, ox.Literal):
+        if term.language:
+            return Literal(term.value, lang=term.language)
+        dt = term.datatype.value
+        if dt == _XSD_STRING:
+            return Literal(term.value)
+        return Literal(term.value, datatype=URIRef(dt))
+    if isinstance(term, ox.DefaultGraph):
+        return None
+    raise TypeError(f"unsupported term {term!r} (RDF-star triples are not used by reprokg)")
+
+
+def bnode_label(node: BNode) -> str:
+    """A blank node label valid in N-Triples/SPARQL (rdflib allows labels engines refuse)."""
+    label = str(node)
+    if _BNODE_OK.match(label):
+        return label
+    return "x" + label.encode("utf-8").hex()
+
+
+def to_oxigraph(term: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
+    if isinstance(term, URIRef):
+        return ox.NamedNode(str(term))
+    if isinstance(term, BNode):
+        return ox.BlankNode(bnode_label(term))
+    if isinstance(term, Literal):
+        if term.language:
+            return ox.Literal(str(term), language=term.language)
+        if term.datatype is not None and str(term.datatype) != _LANG_STRING:
+            return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
+        return ox.Literal(str(term))
+    raise TypeError(f"cannot store {term!r} (not an IRI, blank node or literal)")
+
+
+def _escape_non_ascii(text: str) -> str:
+    out = []
+    for ch in text:
+        cp = ord(ch)
+        if cp < 0x80:
+            out.append(ch)
+        elif cp <= 0xFFFF:
+            out.append(f"\\u{cp:04X}")
+        else:
+            out.append(f"\\U{cp:08X}")
+    return "".join(out)
+
+
+def to_ntriples(term: Node, *, ascii_only: bool = False) -> str:
+    """N-Triples (= SPARQL ``INSERT DATA``) syntax of a term, checked by pyoxigraph."""
+    text = str(to_oxigraph(term))
+    return _escape_non_ascii(text) if ascii_only else text
