@@ -32,7 +32,11 @@ def open_service_store(settings: Settings) -> Store:
 
 
 def _mount_sparql(app: FastAPI, settings: Settings) -> bool:
-    """Mount the SPARQL 1.1 Protocol router (``/sparql``) when its module is installed."""
+    """Mount the SPARQL 1.1 Protocol router (``/sparql``) when its module is installed.
+
+    Its query runner (worker processes with a real time limit for an on-disk store) is
+    shared with the named queries through ``app.state.query_runner``.
+    """
     try:
         from reprokg.service.routes.sparql import sparql_router
     except ImportError:
@@ -46,6 +50,7 @@ def _mount_sparql(app: FastAPI, settings: Settings) -> bool:
         check_write=lambda authorization: check_write_token(settings, authorization),
     )
     app.include_router(router)
+    app.state.query_runner = getattr(router, "sparql_runner", None)
     return True
 
 
@@ -57,6 +62,9 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
+        runner = getattr(app.state, "query_runner", None)
+        if runner is not None:
+            runner.close()
         if owns_store:
             app.state.store.close()
 
@@ -68,6 +76,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.query_runner = None
     app.state.store = store if store is not None else open_service_store(settings)
 
     app.include_router(health.router)

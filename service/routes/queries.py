@@ -72,8 +72,16 @@ def run_query(
         sparql = query.bind(params)
     except NamedQueryError as exc:
         raise HTTPException(status.HTTP_400_BAD_REQUEST, str(exc)) from exc
+    truncated = False
     try:
-        result = store.query(sparql, timeout=settings.query_timeout)
+        holder = request.app.state.query_runner
+        if holder is not None:
+            from reprokg.query_runner import QueryJob
+
+            outcome = holder.get().run(QueryJob(sparql))
+            result, truncated = outcome.result, outcome.truncated
+        else:
+            result = store.query(sparql, timeout=settings.query_timeout)
     except QueryTimeout as exc:
         raise HTTPException(
             status.HTTP_503_SERVICE_UNAVAILABLE,
@@ -81,7 +89,7 @@ def run_query(
         ) from exc
     except StoreError as exc:
         raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, str(exc)) from exc
-    headers = {}
+    headers = {"X-Reprokg-Truncated": f"rows capped at {settings.row_cap}"} if truncated else {}
     if isinstance(result, SelectResult) and len(result.rows) > settings.row_cap:
         result = SelectResult(result.variables, result.rows[: settings.row_cap])
         headers["X-Reprokg-Truncated"] = f"rows capped at {settings.row_cap}"
