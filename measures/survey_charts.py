@@ -161,12 +161,14 @@ def render(
         raise KeyError(f"unknown chart {name!r}; one of {', '.join(CHARTS)}")
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
-    fig = CHARTS[name](result, frame)
-    buf = io.BytesIO()
-    try:
-        fig.savefig(buf, format=fmt, dpi=130, metadata=_metadata(fmt))
-    finally:
-        plt.close(fig)
+    # SVG text stays text (searchable, selectable, smaller) instead of glyph paths
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "reprokg"}):
+        fig = CHARTS[name](result, frame)
+        buf = io.BytesIO()
+        try:
+            fig.savefig(buf, format=fmt, dpi=130, metadata=_metadata(fmt))
+        finally:
+            plt.close(fig)
     return buf.getvalue()
 
 
