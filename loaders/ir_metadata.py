@@ -1,0 +1,876 @@
+"""ir_metadata (PRIMAD) run headers -> one RDF document per run.
+
+Three input forms are read:
+
+* a TREC run file annotated the way repro_eval writes it: ``# ir_metadata.start``,
+  each YAML line prefixed by ``# ``, ``# ir_metadata.end``, then the run lines;
+* the bare-marker form other producers write (``ir_metadata.start`` without ``#``);
+* a standalone YAML file holding only the metadata.
+
+Types come from the schema, not from YAML guessing: :func:`parse_yaml` keeps every
+scalar's text, and only fields the schema types as ``!!int``/``!!bool``/numbers are
+converted, so an unquoted commit ``1234567`` or version ``3.10`` keeps its text.
+Where the schema's checklists and examples spell a key differently both are accepted
+and normalised to one canonical spelling (:data:`ALIASES`); :func:`to_plain` gives the
+normalised structure that :mod:`reprokg.ir_metadata_export` writes back.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+from urllib.parse import quote
+
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import PROV, RDF, XSD
+
+from reprokg.document import Document, Message
+from reprokg.errors import LoadError
+from reprokg.identifiers import IdentifierError, content_hash, doi_iri, mint, orcid_iri, stable_key
+from reprokg.loaders.source import Scalar, decode_text, parse_yaml
+from reprokg.loaders.trec_run import RunSummary, summarise
+from reprokg.namespaces import DOAP, RK, RKX, SCHEMA, new_graph
+
+KIND = "run"
+LOADER_NAME = "reprokg.loaders.ir_metadata"
+LOADER_VERSION = "1.0.0"
+
+START, END = "ir_metadata.start", "ir_metadata.end"
+_MARKER_RE = re.compile(r"^\s*(#\s*)?ir_metadata\.(start|end)\s*$")
+_SNIFF_KEYS = ("research goal:", "schema-version:", "schema version:", "ir_metadata.start")
+
+#: Accepted spellings -> canonical key (the spelling repro_eval and the real runs use).
+ALIASES: dict[str, str] = {
+    "schema version": "schema-version",
+    "schema_version": "schema-version",
+    "schemaversion": "schema-version",
+    "run version": "run-version",
+    "run_version": "run-version",
+    "research_goal": "research goal",
+    "research-goal": "research goal",
+    "reported_measures": "reported measures",
+    "reported-measures": "reported measures",
+    "significance_test": "significance test",
+    "significance tests": "significance test",
+    "correction_method": "correction method",
+    "test_collection": "test collection",
+    "training_data": "training data",
+    "retrieval_toolkit": "retrieval toolkit",
+    "retrieval toolkits": "retrieval toolkit",
+    "operating_system": "operating system",
+    "operation_mode": "operation mode",
+    "number_of_cores": "number of cores",
+    "score_ties": "score ties",
+}
+
+
+# --------------------------------------------------------------------------- the schema
+
+
+@dataclass(frozen=True)
+class F:
+    """One field of the schema: how its YAML value becomes RDF and back.
+
+    ``kind`` is one of str, int, bool, num, uri, strlist, map, maplist, or a special
+    (libraries, toolkits, publication, doi, repository, stages, actor, person).
+    """
+
+    kind: str
+    pred: URIRef | None = None
+    cls: URIRef | None = None
+    spec: dict[str, F] | None = None
+    node: str = ""  # suffix of the minted IRI of a nested node
+
+
+RESOURCE = {
+    "name": F("str", SCHEMA.name),
+    "source": F("uri", RK.dataSource),
+    "qrels": F("uri", RK.qrels),
+    "topics": F("uri", RK.topics),
+    "ir_datasets": F("str", RK.irDatasetsId),
+}
+CPU = {
+    "model": F("str", RK.model),
+    "architecture": F("str", RK.architecture),
+    "operation mode": F("str", RK.operationMode),
+    "number of cores": F("int", RK.numberOfCores),
+}
+GPU = {
+    "model": F("str", RK.model),
+    "architecture": F("str", RK.architecture),
+    "memory": F("str", RK.memory),
+    "number of cores": F("int", RK.numberOfCores),
+}
+PUBLICATION = {
+    "dblp": F("uri", RK.dblp),
+    "doi": F("doi", RK.doiAsWritten),
+    "arxiv": F("uri", RK.arxiv),
+    "url": F("uri", RK.publicationUrl),
+    "abstract": F("str", RK.abstract),
+}
+STAGE = {
+    "name": F("str", SCHEMA.name),
+    "method": F("str", RK.stageMethod),
+    "reranks": F("str", RK.reranks),
+    "interpolates": F("strlist", RK.interpolates),
+    "ensembles": F("strlist", RK.ensembles),
+    "weight": F("num", RK.interpolationWeight),
+}
+ACTOR = {
+    "name": F("person", SCHEMA.name),
+    "orcid": F("person", RK.orcidAsWritten),
+    "team": F("str", RK.team),
+    "fields": F("strlist", RK.researchField),
+    "mail": F("str", RK.mail),
+    "role": F("str", RK.actorRole),
+    "degree": F("str", RK.degree),
+    "github": F("uri", RK.github),
+    "twitter": F("uri", RK.twitter),
+}
+SCHEMA_SPEC: dict[str, F] = {
+    "schema-version": F("str", RK.schemaVersion),
+    "run-version": F("str", RK.runVersion),
+    "tag": F("str", RK.runTag),
+    "platform": F(
+        "map",
+        RK.platform,
+        RK.Platform,
+        node="platform",
+        spec={
+            "hardware": F(
+                "map",
+                RK.hardware,
+                RK.Hardware,
+                node="hardware",
+                spec={
+                    "cpu": F("map", RK.cpu, RK.Cpu, node="cpu", spec=CPU),
+                    "gpu": F("map", RK.gpu, RK.Gpu, node="gpu", spec=GPU),
+                    "ram": F("str", RK.ram),
+                },
+            ),
+            "operating system": F(
+                "map",
+                RK.operatingSystem,
+                RK.OperatingSystem,
+                node="os",
+                spec={
+                    "kernel": F("str", RK.kernel),
+                    "distribution": F("str", RK.distribution),
+                    "platform": F("str", RK.osPlatform),
+                },
+            ),
+            "software": F(
+                "map",
+                RK.software,
+                RK.SoftwareStack,
+                node="software",
+                spec={
+                    "libraries": F("libraries", RK.softwarePackage, RK.SoftwarePackage, node="lib"),
+                    "retrieval toolkit": F(
+                        "toolkits", RK.retrievalToolkit, RK.RetrievalToolkit, node="toolkit"
+                    ),
+                },
+            ),
+        },
+    ),
+    "research goal": F(
+        "map",
+        RK.researchGoal,
+        RK.ResearchGoal,
+        node="goal",
+        spec={
+            "venue": F(
+                "map",
+                RK.venue,
+                RK.Venue,
+                node="venue",
+                spec={
+                    "name": F("str", SCHEMA.name),
+                    "year": F("int", RK.venueYear),
+                },
+            ),
+            "publication": F(
+                "publication",
+                RK.publication,
+                SCHEMA.ScholarlyArticle,
+                node="publication",
+                spec=PUBLICATION,
+            ),
+            "evaluation": F(
+                "map",
+                RK.evaluation,
+                RK.Evaluation,
+                node="evaluation",
+                spec={
+                    "reported measures": F("strlist", RK.reportedMeasure),
+                    "baseline": F("strlist", RK.baselineRunTag),
+                    "significance test": F(
+                        "maplist",
+                        RK.significanceTest,
+                        RK.SignificanceTest,
+                        node="test",
+                        spec={
+                            "name": F("str", SCHEMA.name),
+                            "correction method": F("str", RK.correctionMethod),
+                        },
+                    ),
+                },
+            ),
+        },
+    ),
+    "implementation": F(
+        "map",
+        RK.implementation,
+        RK.Implementation,
+        node="implementation",
+        spec={
+            "executable": F(
+                "map",
+                RK.executable,
+                RK.Executable,
+                node="executable",
+                spec={
+                    "cmd": F("str", RK.command),
+                },
+            ),
+            "source": F(
+                "map",
+                RK.source,
+                RK.ImplementationSource,
+                node="source",
+                spec={
+                    "lang": F("strlist", RK.programmingLanguage),
+                    "repository": F("repository", RK.repositoryUrl),
+                    "commit": F("str", RK.commit),
+                },
+            ),
+        },
+    ),
+    "method": F(
+        "map",
+        RK.method,
+        RK.Method,
+        node="method",
+        spec={
+            "automatic": F("bool", RK.automatic),
+            "score ties": F("str", RK.scoreTies),
+            "indexing": F(
+                "map",
+                RK.indexing,
+                RK.Indexing,
+                node="indexing",
+                spec={
+                    "tokenizer": F("str", RK.tokenizer),
+                    "stemmer": F("str", RK.stemmer),
+                    "stopwords": F("str", RK.stopwords),
+                },
+            ),
+            "retrieval": F(
+                "stages", RK.retrievalStage, RK.RetrievalStage, node="stage", spec=STAGE
+            ),
+        },
+    ),
+    "actor": F("actor", RK.actor, RK.Actor, node="actor", spec=ACTOR),
+    "data": F(
+        "map",
+        RK.data,
+        RK.Data,
+        node="data",
+        spec={
+            "test collection": F(
+                "map", RK.testCollection, RK.TestCollection, node="test-collection", spec=RESOURCE
+            ),
+            "training data": F(
+                "maplist", RK.trainingData, RK.TrainingData, node="training", spec=RESOURCE
+            ),
+            "other": F("maplist", RK.otherData, RK.OtherData, node="other", spec=RESOURCE),
+        },
+    ),
+}
+
+_TRUE = {"true", "yes", "on", "y"}
+_FALSE = {"false", "no", "off", "n"}
+_INT_RE = re.compile(r"^[-+]?\d+$")
+_DEC_RE = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)$")
+_FLOAT_RE = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+_URL_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$", re.IGNORECASE)
+_GIT_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
+
+
+def canonical(key: str) -> str:
+    k = str(key).strip()
+    return ALIASES.get(k.lower(), k)
+
+
+def ext_predicate(key: str) -> URIRef:
+    """Where an unknown key is kept: ``rkx:<percent-encoded key>``."""
+    return RKX[quote(str(key), safe="")]
+
+
+def typed_literal(kind: str, value: Scalar) -> Literal:
+    """A literal of the schema's type; text that does not fit stays an xsd:string.
+
+    A wrongly typed value is not an error here: the shapes report it, with its path.
+    """
+    text = str(value)
+    low = text.strip().lower()
+    if kind == "int" and _INT_RE.match(text.strip()):
+        return Literal(int(text.strip()))
+    if kind == "bool" and low in _TRUE | _FALSE:
+        return Literal(low in _TRUE)
+    if kind == "num":
+        if _DEC_RE.match(text.strip()):
+            return Literal(text.strip(), datatype=XSD.decimal)
+        if _FLOAT_RE.match(text.strip()):
+            return Literal(text.strip(), datatype=XSD.double)
+    if kind == "uri":
+        return Literal(text, datatype=XSD.anyURI)
+    return Literal(text)
+
+
+def parameter_literal(value: Scalar) -> Literal:
+    """A retrieval parameter typed by how YAML would read it (int, float, bool, str)."""
+    if isinstance(value, Scalar) and not value.quoted:
+        v = value.implicit
+        if isinstance(v, bool):
+            return Literal(v)
+        if isinstance(v, int):
+            return Literal(str(value).strip(), datatype=XSD.integer)
+        if isinstance(v, float):
+            t = str(value).strip()
+            return Literal(t, datatype=XSD.decimal if _DEC_RE.match(t) else XSD.double)
+    return Literal(str(value))
+
+
+def plain(value: Any) -> Any:
+    """A parsed YAML value with Scalars as text (for JSON-keeping unknown structures)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return None if value is None or (isinstance(value, Scalar) and value.is_null) else str(value)
+
+
+# --------------------------------------------------------------------------- cutting out the header
+
+
+@dataclass
+class Parts:
+    """A source file split into its YAML header and its run lines."""
+
+    yaml_text: str
+    line_offset: int  # lines before the YAML's first line
+    column_offset: int  # characters removed from the start of each YAML line
+    run_lines: list[tuple[int, str]]
+    form: str  # "commented", "bare" or "yaml"
+
+
+def split_source(text: str, name: str) -> Parts:
+    """Find the header markers; everything after the end marker is run lines."""
+    lines = text.split("\n")
+    start = None
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        m = _MARKER_RE.match(line)
+        if m and m.group(2) == "start":
+            start = i
+        break
+    if start is None:
+        if looks_like_yaml_metadata(text):
+            return Parts(text, 0, 0, [], "yaml")
+        # a plain run file without a header: no metadata, only run lines
+        return Parts("", 0, 0, [(i + 1, ln) for i, ln in enumerate(lines)], "none")
+    commented = lines[start].lstrip().startswith("#")
+    end = None
+    for j in range(start + 1, len(lines)):
+        m = _MARKER_RE.match(lines[j])
+        if m:
+            if m.group(2) == "end":
+                end = j
+                break
+            raise LoadError(
+                f"second {START} before {END}; expected one header",
+                source=name,
+                line=j + 1,
+                field="ir_metadata",
+            )
+    if end is None:
+        raise LoadError(
+            f"{START} has no matching {END}; expected the header to end with a line "
+            f"'{'# ' if commented else ''}{END}'",
+            source=name,
+            line=start + 1,
+            field="ir_metadata",
+        )
+    body = lines[start + 1 : end]
+    col = 0
+    if commented:
+        stripped = []
+        for k, line in enumerate(body):
+            if not line.strip():
+                stripped.append("")
+                continue
+            if not line.lstrip().startswith("#"):
+                raise LoadError(
+                    "header line does not start with '#'; expected every line between "
+                    f"'# {START}' and '# {END}' to be a '# ' comment",
+                    source=name,
+                    line=start + 2 + k,
+                    column=1,
+                    field="ir_metadata",
+                )
+            stripped.append(line.lstrip()[1:])
+        indents = [len(s) - len(s.lstrip(" ")) for s in stripped if s.strip()]
+        cut = min(indents) if indents else 0
+        body = [s[cut:] for s in stripped]
+        col = 1 + cut
+    run_lines = [(k + 1, lines[k]) for k in range(end + 1, len(lines))]
+    return Parts(
+        "\n".join(body) + "\n", start + 1, col, run_lines, "commented" if commented else "bare"
+    )
+
+
+def looks_like_yaml_metadata(head: str) -> bool:
+    low = head.lower()
+    if any(k in low for k in _SNIFF_KEYS):
+        return True
+    keys = {"platform:", "method:", "actor:", "data:", "implementation:", "tag:"}
+    return sum(1 for k in keys if re.search(rf"(?m)^{re.escape(k)}", low)) >= 3
+
+
+def sniff(name: str, head: str) -> bool:
+    """ir_metadata header markers, or a YAML file with ir_metadata's top-level keys."""
+    if re.search(r"(?m)^\s*(#\s*)?ir_metadata\.start\s*$", head):
+        return True
+    if PurePath(name).suffix.lower() in (".yaml", ".yml"):
+        return looks_like_yaml_metadata(head)
+    return False
+
+
+# --------------------------------------------------------------------------- YAML -> RDF
+
+
+class _Builder:
+    """Walks the parsed header along :data:`SCHEMA_SPEC`, adding triples and line numbers."""
+
+    def __init__(self, name: str, run: URIRef, run_key: str, col_offset: int) -> None:
+        self.name = name
+        self.g = new_graph()
+        self.run = run
+        self.key = run_key
+        self.col = col_offset
+        self.messages: list[Message] = []
+        self.lines: dict[str, int] = {}
+
+    def node(self, suffix: str) -> URIRef:
+        return mint(f"run/{self.key}", suffix)
+
+    def note_line(self, path: str, generic: str, value: Any) -> None:
+        line = getattr(value, "line", None)
+        if line is None:
+            return
+        self.lines.setdefault(path, line)
+        self.lines.setdefault(generic, line)
+
+    def error(self, msg: str, value: Any, path: str) -> LoadError:
+        return LoadError(
+            msg,
+            source=self.name,
+            line=getattr(value, "line", None),
+            column=(getattr(value, "column", 0) + self.col) if hasattr(value, "column") else None,
+            field=path,
+        )
+
+    def unknown(self, subject: URIRef, key: Any, value: Any, path: str) -> None:
+        if isinstance(value, dict | list):
+            lit = Literal(json.dumps(plain(value), ensure_ascii=False), datatype=RDF.JSON)
+        elif value is None or (isinstance(value, Scalar) and value.is_null):
+            return
+        else:
+            lit = Literal(str(value))
+        self.g.add((subject, ext_predicate(str(key)), lit))
+        self.messages.append(
+            Message(
+                "Info",
+                path,
+                f"unknown key {path!r} is not in the ir_metadata schema; kept as "
+                f"{ext_predicate(str(key)).n3()}",
+                focus_node=str(subject),
+                line=getattr(key, "line", None),
+            )
+        )
+
+    # -- generic walk
+    def mapping(
+        self,
+        subject: URIRef,
+        value: Any,
+        spec: dict[str, F],
+        path: str,
+        gpath: str,
+        suffix: str,
+        extra: Callable[[str, Any, str], bool] | None = None,
+    ) -> None:
+        if not isinstance(value, dict):
+            raise self.error(f"expected a mapping at {path or 'top level'}", value, path)
+        seen: dict[str, Any] = {}
+        for k, v in value.items():
+            ck = canonical(k)
+            p = f"{path}.{ck}" if path else ck
+            gp = f"{gpath}.{ck}" if gpath else ck
+            if ck in seen:
+                raise self.error(f"key {p!r} given twice (as {seen[ck]!r} and {str(k)!r})", k, p)
+            seen[ck] = str(k)
+            self.note_line(p, gp, k)
+            if v is None or (isinstance(v, Scalar) and v.is_null):
+                continue
+            f = spec.get(ck)
+            if f is None:
+                if extra is None or not extra(ck, v, p):
+                    self.unknown(subject, k, v, p)
+                continue
+            self.field(subject, f, v, p, gp, f"{suffix}-{f.node}" if suffix else f.node)
+
+    def scalar(self, v: Any, path: str) -> Scalar:
+        if isinstance(v, dict | list):
+            raise self.error(
+                f"expected a single value at {path}, not a "
+                f"{'mapping' if isinstance(v, dict) else 'sequence'}",
+                v,
+                path,
+            )
+        return v
+
+    def strlist(self, v: Any, path: str) -> list[Scalar]:
+        items = v if isinstance(v, list) else [v]
+        out = []
+        for item in items:
+            if item is None or (isinstance(item, Scalar) and item.is_null):
+                continue
+            out.append(self.scalar(item, path))
+        return out
+
+    def field(self, s: URIRef, f: F, v: Any, path: str, gpath: str, suffix: str) -> None:
+        g = self.g
+        k = f.kind
+        if k in ("str", "int", "bool", "num", "uri"):
+            g.add((s, f.pred, typed_literal(k, self.scalar(v, path))))
+        elif k == "strlist":
+            for item in self.strlist(v, path):
+                g.add((s, f.pred, Literal(str(item))))
+        elif k == "map":
+            n = self.node(suffix)
+            g.add((s, f.pred, n))
+            g.add((n, RDF.type, f.cls))
+            self.mapping(n, v, f.spec or {}, path, gpath, suffix)
+        elif k == "maplist":
+            items = v if isinstance(v, list) else [v]
+            for i, item in enumerate(items):
+                n = self.node(f"{suffix}-{i}")
+                g.add((s, f.pred, n))
+                g.add((n, RDF.type, f.cls))
+                g.add((n, RK.position, Literal(i)))
+                self.mapping(n, item, f.spec or {}, f"{path}[{i}]", gpath, f"{suffix}-{i}")
+        elif k == "libraries":
+            self.libraries(s, f, v, path, gpath, suffix)
+        elif k == "toolkits":
+            for i, item in enumerate(self.strlist(v, path)):
+                self.package(s, f, item, None, i, f"{suffix}-{i}")
+        elif k == "publication":
+            self.publication(s, f, v, path, gpath)
+        elif k == "repository":
+            text = str(self.scalar(v, path))
+            g.add((s, f.pred, Literal(text, datatype=XSD.anyURI)))
+            if _URL_RE.match(text.strip()):
+                repo = URIRef(text.strip())
+                g.add((s, RK.codeRepository, repo))
+                g.add((repo, RDF.type, DOAP.Repository))
+                host = text.split("/")[2].lower() if text.count("/") >= 2 else ""
+                if host in _GIT_HOSTS or text.strip().endswith(".git"):
+                    g.add((repo, RDF.type, DOAP.GitRepository))
+        elif k == "stages":
+            self.stages(s, f, v, path, gpath, suffix)
+        elif k == "actor":
+            self.actor(s, f, v, path, gpath, suffix)
+        else:  # pragma: no cover - the spec is fixed
+            raise AssertionError(k)
+
+    # -- specials
+    def package(
+        self, s: URIRef, f: F, item: Scalar, lang: str | None, pos: int, suffix: str
+    ) -> None:
+        n = self.node(suffix)
+        self.g.add((s, f.pred, n))
+        self.g.add((n, RDF.type, f.cls))
+        text = str(item)
+        self.g.add((n, RK.packageAsWritten, Literal(text)))
+        self.g.add((n, RK.position, Literal(pos)))
+        name, sep, version = text.partition("==")
+        self.g.add((n, SCHEMA.name, Literal(name.strip())))
+        if sep:
+            self.g.add((n, RK.packageVersion, Literal(version.strip())))
+        if lang is not None:
+            self.g.add((n, RK.packageLanguage, Literal(lang)))
+
+    def libraries(self, s: URIRef, f: F, v: Any, path: str, gpath: str, suffix: str) -> None:
+        if isinstance(v, dict):  # per language
+            for lang, items in v.items():
+                self.note_line(f"{path}.{lang}", f"{gpath}.<language>", lang)
+                if items is None:
+                    continue
+                for i, item in enumerate(self.strlist(items, f"{path}.{lang}")):
+                    self.package(s, f, item, str(lang), i, f"{suffix}-{quote(str(lang))}-{i}")
+        else:  # a flat list
+            for i, item in enumerate(self.strlist(v, path)):
+                self.package(s, f, item, None, i, f"{suffix}-{i}")
+
+    def publication(self, s: URIRef, f: F, v: Any, path: str, gpath: str) -> None:
+        if not isinstance(v, dict):
+            raise self.error(f"expected a mapping at {path}", v, path)
+        doi = next((val for k, val in v.items() if canonical(k) == "doi"), None)
+        node: URIRef | None = None
+        if doi is not None and not isinstance(doi, dict | list) and not doi.is_null:
+            try:
+                node = doi_iri(str(doi))
+            except IdentifierError:
+                node = None  # kept as written; the shapes report the malformed DOI
+        if node is None:
+            node = self.node("publication")
+        self.g.add((s, f.pred, node))
+        self.g.add((node, RDF.type, SCHEMA.ScholarlyArticle))
+        spec = dict(f.spec or {})
+        spec["doi"] = F("str", RK.doiAsWritten)
+        self.mapping(node, v, spec, path, gpath, "publication")
+
+    def stages(self, s: URIRef, f: F, v: Any, path: str, gpath: str, suffix: str) -> None:
+        items = v if isinstance(v, list) else [v]
+        by_name: dict[str, URIRef] = {}
+        refs: list[tuple[URIRef, str]] = []
+        for i, item in enumerate(items):
+            n = self.node(f"{suffix}-{i}")
+            p = f"{path}[{i}]"
+            self.g.add((s, f.pred, n))
+            self.g.add((n, RDF.type, f.cls))
+            self.g.add((n, RK.position, Literal(i)))
+            params: list[tuple[Any, Any, str]] = []
+
+            def extra(key: str, val: Any, kp: str, params: list = params) -> bool:
+                if key == "params" and isinstance(val, dict):
+                    for pk, pv in val.items():
+                        self.note_line(f"{kp}.{pk}", f"{gpath}.params.{pk}", pk)
+                        params.append((pk, pv, f"{kp}.{pk}"))
+                    return True
+                if isinstance(val, dict | list):
+                    return False  # not a parameter: kept as an unknown key
+                params.append((key, val, kp))
+                return True
+
+            self.mapping(n, item, f.spec or {}, p, gpath, f"{suffix}-{i}", extra)
+            if isinstance(item, dict):
+                nm = next((val for k, val in item.items() if canonical(k) == "name"), None)
+                if nm is not None and not isinstance(nm, dict | list):
+                    by_name.setdefault(str(nm), n)
+                for k, val in item.items():
+                    if canonical(k) in ("reranks", "interpolates", "ensembles") and val is not None:
+                        for ref in val if isinstance(val, list) else [val]:
+                            refs.append((n, str(ref)))
+            for pk, pv, _kp in params:
+                if pv is None or (isinstance(pv, Scalar) and pv.is_null):
+                    continue
+                pn = self.node(f"{suffix}-{i}-param-{quote(str(pk), safe='')}")
+                self.g.add((n, RK.parameterSetting, pn))
+                self.g.add((pn, RDF.type, RK.ParameterSetting))
+                self.g.add((pn, RK.parameterName, Literal(str(pk))))
+                self.g.add((pn, RK.parameterValue, parameter_literal(pv)))
+        for n, ref in refs:
+            target = by_name.get(ref)
+            if target is not None:
+                self.g.add((n, RK.inputStage, target))
+
+    def actor(self, s: URIRef, f: F, v: Any, path: str, gpath: str, suffix: str) -> None:
+        if not isinstance(v, dict):
+            raise self.error(f"expected a mapping at {path}", v, path)
+        n = self.node(suffix)
+        self.g.add((s, f.pred, n))
+        self.g.add((n, RDF.type, RK.Actor))
+        vals = {canonical(k): val for k, val in v.items()}
+        name, orcid = vals.get("name"), vals.get("orcid")
+        person: URIRef | None = None
+        if orcid is not None and not isinstance(orcid, dict | list) and not orcid.is_null:
+            try:
+                person = orcid_iri(str(orcid))
+            except IdentifierError:
+                person = None  # validation reports the malformed iD from rk:orcidAsWritten
+        if person is None:
+            person = mint("person", stable_key(self.key, "actor", name, orcid))
+        g = self.g
+        g.add((n, RK.person, person))
+        g.add((person, RDF.type, SCHEMA.Person))
+        g.add((person, RDF.type, PROV.Agent))
+        g.add((self.run, PROV.wasAssociatedWith, person))
+        if name is not None and not isinstance(name, dict | list) and not name.is_null:
+            g.add((person, SCHEMA.name, Literal(str(name))))
+        if orcid is not None and not isinstance(orcid, dict | list) and not orcid.is_null:
+            g.add((person, RK.orcidAsWritten, Literal(str(orcid))))
+        role = vals.get("role")
+        if isinstance(role, Scalar) and str(role).strip() in ("experimenter", "reproducer"):
+            r = RK.ExperimenterRole if str(role).strip() == "experimenter" else RK.ReproducerRole
+            g.add((n, PROV.hadRole, r))
+        spec = {k: fld for k, fld in (f.spec or {}).items() if fld.kind != "person"}
+
+        def extra(key: str, val: Any, kp: str) -> bool:
+            if key in ("name", "orcid"):
+                self.scalar(val, kp)
+                return True
+            return False
+
+        self.mapping(n, v, spec, path, gpath, suffix, extra)
+
+
+def _normalise_tree(tree: Any) -> Any:
+    """Move ``implementation.{lang,repository,commit}`` (repro_eval's ``complete_metadata``
+    writes them without ``source``) under ``implementation.source``."""
+    if not isinstance(tree, dict):
+        return tree
+    impl_key = next((k for k in tree if canonical(k) == "implementation"), None)
+    impl = tree.get(impl_key) if impl_key is not None else None
+    if isinstance(impl, dict):
+        moved = {k: v for k, v in impl.items() if canonical(k) in ("lang", "repository", "commit")}
+        if moved:
+            src_key = next((k for k in impl if canonical(k) == "source"), None)
+            src = impl.get(src_key) if src_key is not None else None
+            if src is None or isinstance(src, dict):
+                src = dict(src or {})
+                for k, v in moved.items():
+                    if k not in src:
+                        src[k] = v
+                new_impl = {k: v for k, v in impl.items() if k not in moved and k != src_key}
+                new_impl[src_key if src_key is not None else "source"] = src
+                tree = dict(tree)
+                tree[impl_key] = new_impl
+    return tree
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def parse_header(data: bytes, name: str) -> tuple[Any, Parts]:
+    """The header's YAML tree (Scalar leaves, lines counted in the whole file) and the parts."""
+    text = decode_text(data, name)
+    parts = split_source(text, name)
+    if parts.form == "none":
+        return None, parts
+    try:
+        tree = parse_yaml(parts.yaml_text, name, line_offset=parts.line_offset)
+    except LoadError as exc:
+        if exc.column is not None and exc.line is not None:
+            exc.column += parts.column_offset
+            exc.args = (str(exc),)
+        raise
+    if tree is None:
+        tree = {}
+    if not isinstance(tree, dict):
+        raise LoadError(
+            "the ir_metadata header is not a YAML mapping; expected keys such as tag, "
+            "platform, research goal, implementation, method, actor, data",
+            source=name,
+            line=parts.line_offset + 1,
+        )
+    return _normalise_tree(tree), parts
+
+
+def run_key(tag: str | None, parts: Parts, summary: RunSummary | None) -> str:
+    """Stable: the tag plus the sha256 of the run lines (what the run produced), or of
+    the header when there are no run lines; the same file always gives the same key."""
+    basis = summary.sha256 if summary and summary.lines else content_hash(parts.yaml_text)
+    return stable_key("run", tag or "", basis)
+
+
+def load(data: bytes, name: str) -> list[Document]:
+    """One document for one annotated run file or standalone metadata YAML."""
+    tree, parts = parse_header(data, name)
+    summary = summarise(parts.run_lines, name) if parts.run_lines else None
+    if summary is not None and summary.lines == 0:
+        summary = None
+    tag_value = None
+    if isinstance(tree, dict):
+        tag_value = next((v for k, v in tree.items() if canonical(k) == "tag"), None)
+        if isinstance(tag_value, dict | list):
+            raise LoadError(
+                "tag must be a single value",
+                source=name,
+                line=getattr(tag_value, "line", None),
+                field="tag",
+            )
+    tag = str(tag_value) if tag_value is not None and not tag_value.is_null else None
+    if tag is None and summary is not None and len(summary.tags) == 1:
+        tag = summary.tags[0]
+    key = run_key(tag, parts, summary)
+    run = mint("run", key)
+    b = _Builder(name, run, key, parts.column_offset)
+    g = b.g
+    g.add((run, RDF.type, RK.Run))
+    if tree is not None:
+        b.mapping(run, tree, SCHEMA_SPEC, "", "", "")
+    else:
+        b.messages.append(
+            Message(
+                "Warning",
+                "ir_metadata",
+                "the run file has no ir_metadata header; only its run lines are described",
+                focus_node=str(run),
+                line=1,
+            )
+        )
+    attachments: dict[str, bytes] = {}
+    if summary is not None:
+        _add_summary(g, run, summary)
+        attachments[summary.sha256] = summary.data
+        if tag is not None and summary.tags != [tag]:
+            others = [t for t in summary.tags if t != tag]
+            b.messages.append(
+                Message(
+                    "Warning",
+                    "tag",
+                    f"header tag {tag!r} differs from the run lines' tag(s) "
+                    f"{', '.join(repr(t) for t in others)} (first at line "
+                    f"{summary.tag_lines[others[0]]})",
+                    focus_node=str(run),
+                    value=tag,
+                    line=b.lines.get("tag"),
+                )
+            )
+    doc = Document(
+        kind=KIND,
+        graph=g,
+        source_name=name,
+        source_bytes=data,
+        loader=LOADER_NAME,
+        loader_version=LOADER_VERSION,
+        source_key=f"run:{tag or ''}:{PurePath(name).name}",
+        messages=b.messages,
+        lines=b.lines,
+        attachments=attachments,
+        subject=run,
+    )
+    return [doc]
+
+
+def _add_summary(g: Graph, run: URIRef, s: RunSummary) -> None:
+    f = mint("runfile", s.sha256)
+    g.add((run, RK.runFile, f))
+    g.add((f, RDF.type, RK.RunFile))
+    g.add((f, PROV.wasGeneratedBy, run))
+    g.add((f, RK.sha256, Literal(s.sha256)))
+    g.add((f, RK.numberOfRunLines, Literal(s.lines)))
+    g.add((f, RK.numberOfTopics, Literal(s.topics)))
+    g.add((f, RK.minDocumentsPerTopic, Literal(s.min_docs)))
+    g.add((f, RK.maxDocumentsPerTopic, Literal(s.max_docs)))
+    g.add((f, RK.meanDocumentsPerTopic, Literal(f"{s.mean_docs:.4f}", datatype=XSD.decimal)))
+    for t in s.tags:
+        g.add((f, RK.runFileTag, Literal(t)))
