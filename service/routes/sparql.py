@@ -1,0 +1,417 @@
+"""The SPARQL 1.1 Protocol endpoint at ``/sparql`` as a self-contained, mountable APIRouter.
+
+``sparql_router(get_store=..., settings=...)`` takes its dependencies explicitly (like
+rdflib-endpoint), so any FastAPI app can ``include_router`` it:
+
+* query by GET, POST form (``application/x-www-form-urlencoded``) and POST direct
+  (``application/sparql-query``); ``default-graph-uri``/``named-graph-uri`` (repeatable)
+  define the dataset and override the query's FROM/FROM NAMED. Without them the
+  **default graph is the union of all documents** and every document is a named graph.
+* update by POST only (form ``update=`` or ``application/sparql-update``), with
+  ``using-graph-uri``/``using-named-graph-uri``; it needs ``Authorization: Bearer <token>``
+  (401 without, 403 wrong or when no token is configured: writing over HTTP is then off).
+* content negotiation with q-values: SELECT → SPARQL JSON (default), XML, CSV, TSV;
+  ASK → JSON (default), XML; CONSTRUCT/DESCRIBE → Turtle (default), N-Triples, RDF/XML,
+  JSON-LD. ``format=json|xml|csv|tsv|turtle|nt|rdfxml|jsonld`` overrides Accept. 406 when
+  nothing acceptable is offered.
+* ``GET /sparql`` without a query returns the SPARQL Service Description (Turtle or
+  RDF/XML by Accept).
+* limits: a time limit per query that really stops it (worker processes, see
+  :mod:`reprokg.query_runner`) → 503; at most ``row_cap`` rows/triples, beyond that the
+  result is **truncated** and the response carries ``X-Reprokg-Truncated: true`` and
+  ``X-Reprokg-Row-Cap: N``; bodies over ``max_body_bytes`` → 413; ``SERVICE`` and
+  ``LOAD`` of IRIs outside ``load_allowlist`` → 400 before anything runs
+  (:mod:`reprokg.sparql_guard`).
+* errors are ``text/plain``: 400 malformed request or syntax error, 405 other methods,
+  415 a POST body of another media type (or a charset other than UTF-8).
+
+Blocking work (guard parsing, store calls) runs in the thread pool, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import PlainTextResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from reprokg import sparql_results as fmt
+from reprokg.query_runner import (
+    QueryJob,
+    QueryRunner,
+    QuerySyntaxError,
+    RunnerBusy,
+    runner_for,
+)
+from reprokg.service.service_description import service_description
+from reprokg.sparql_guard import GuardError, add_using, inspect_query, inspect_update
+from reprokg.store.base import QueryTimeout, Store, StoreError
+
+FORM = "application/x-www-form-urlencoded"
+QUERY_TYPE = "application/sparql-query"
+UPDATE_TYPE = "application/sparql-update"
+SD_TYPES = (fmt.TURTLE, fmt.RDFXML, fmt.NTRIPLES, fmt.JSONLD)
+
+
+class ProtocolError(Exception):
+    """A request the SPARQL 1.1 Protocol calls malformed; carries the HTTP status."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+
+
+@dataclass(frozen=True)
+class Operation:
+    kind: str  # "query" | "update"
+    text: str
+    graphs: tuple[str, ...]  # default-graph-uri or using-graph-uri
+    named: tuple[str, ...]  # named-graph-uri or using-named-graph-uri
+    format: str | None
+
+
+@dataclass
+class SparqlLimits:
+    """What the router needs from the service settings (any object with these attributes)."""
+
+    query_timeout: float = 10.0
+    row_cap: int = 10_000
+    max_body_bytes: int = 1024 * 1024
+    write_token: str | None = None
+    load_allowlist: tuple[str, ...] = ()
+    read_only: bool = False
+
+    @classmethod
+    def of(cls, settings: Any) -> SparqlLimits:
+        if settings is None:
+            return cls()
+        d = cls()
+        return cls(**{k: getattr(settings, k, getattr(d, k)) for k in cls.__dataclass_fields__})
+
+
+def bearer_check(limits: SparqlLimits) -> Callable[[str | None], None]:
+    """Default write check: 401 without a bearer token, 403 wrong one / none configured."""
+
+    def check(authorization: str | None) -> None:
+        if limits.read_only or not limits.write_token:
+            raise HTTPException(403, "writing over HTTP is off on this service")
+        scheme, _, token = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise HTTPException(
+                401,
+                "updates need an Authorization: Bearer <token> header",
+                headers={"WWW-Authenticate": 'Bearer realm="reprokg"'},
+            )
+        if not secrets.compare_digest(token.strip().encode(), limits.write_token.encode()):
+            raise HTTPException(403, "wrong write token")
+
+    return check
+
+
+class _RunnerHolder:
+    """Creates the query runner on first use (the store may be opened after the router)."""
+
+    def __init__(self, get_store: Callable[[], Store], limits: SparqlLimits, workers: int | None):
+        self.get_store = get_store
+        self.limits = limits
+        self.workers = workers
+        self._runner: QueryRunner | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> QueryRunner:
+        if self._runner is None:
+            with self._lock:
+                if self._runner is None:
+                    self._runner = runner_for(
+                        self.get_store(),
+                        timeout=self.limits.query_timeout,
+                        row_cap=self.limits.row_cap,
+                        workers=self.workers,
+                    )
+        return self._runner
+
+    def set(self, runner: QueryRunner) -> None:
+        self._runner = runner
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
+
+
+def _text(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    return PlainTextResponse(message + "\n", status_code=status, headers=headers)
+
+
+def _media(content_type: str | None) -> tuple[str, dict[str, str]]:
+    if not content_type:
+        return "", {}
+    parts = [p.strip() for p in content_type.split(";")]
+    params = {}
+    for p in parts[1:]:
+        k, _, v = p.partition("=")
+        params[k.strip().lower()] = v.strip().strip('"').lower()
+    return parts[0].lower(), params
+
+
+def _decode_utf8(data: bytes, what: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(
+            400, f"{what} is not valid UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from None
+
+
+def _check_iri(iri: str, param: str) -> str:
+    parts = urlsplit(iri)
+    if not parts.scheme or any(c in iri for c in ' <>"{}|^`\\\n\r\t'):
+        raise ProtocolError(400, f"{param} must be an absolute IRI, got {iri!r}")
+    return iri
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ProtocolError(413, f"request body is larger than the limit of {limit} bytes")
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise ProtocolError(413, f"request body is larger than the limit of {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def parse_operation(request: Request, limits: SparqlLimits) -> Operation | None:
+    """The operation a protocol request asks for; ``None`` means "describe the service"."""
+    url_params = request.query_params.multi_items()
+    params: list[tuple[str, str]] = list(url_params)
+    direct: tuple[str, str] | None = None
+    if request.method == "POST":
+        media, mparams = _media(request.headers.get("content-type"))
+        body = await _read_body(request, limits.max_body_bytes)
+        if media == FORM:
+            raw = _decode_utf8(body, "form body")
+            try:
+                params += parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="strict")
+            except UnicodeDecodeError as exc:
+                raise ProtocolError(
+                    400, f"form field is not UTF-8 after decoding: {exc.reason}"
+                ) from None
+        elif media in (QUERY_TYPE, UPDATE_TYPE):
+            charset = mparams.get("charset", "utf-8")
+            if charset not in ("utf-8", "utf8"):
+                raise ProtocolError(415, f"{media} bodies must be UTF-8 (got charset={charset})")
+            direct = ("query" if media == QUERY_TYPE else "update", _decode_utf8(body, media))
+        elif not media:
+            raise ProtocolError(
+                415,
+                "POST needs a Content-Type: application/x-www-form-urlencoded, "
+                "application/sparql-query or application/sparql-update",
+            )
+        else:
+            raise ProtocolError(
+                415,
+                f"unsupported Content-Type {media}; use application/x-www-form-urlencoded, "
+                "application/sparql-query or application/sparql-update",
+            )
+    queries = [v for k, v in params if k == "query"]
+    updates = [v for k, v in params if k == "update"]
+    if direct is not None:
+        if queries or updates:
+            raise ProtocolError(
+                400, "a direct POST carries the operation in its body; drop query=/update="
+            )
+        (queries if direct[0] == "query" else updates).append(direct[1])
+    if request.method == "GET" and updates:
+        raise ProtocolError(400, "updates must be sent with POST, not GET")
+    if queries and updates:
+        raise ProtocolError(400, "a request carries either query or update, not both")
+    if len(queries) > 1 or len(updates) > 1:
+        raise ProtocolError(400, "exactly one query or update string per request")
+    fmt_param = [v for k, v in params if k == "format"]
+    out_format = fmt_param[-1] if fmt_param else None
+
+    def many(name: str) -> tuple[str, ...]:
+        return tuple(_check_iri(v, name) for k, v in params if k == name)
+
+    if queries:
+        if any(k in ("using-graph-uri", "using-named-graph-uri") for k, _ in params):
+            raise ProtocolError(400, "using-graph-uri/using-named-graph-uri belong to updates")
+        return Operation(
+            "query", queries[0], many("default-graph-uri"), many("named-graph-uri"), out_format
+        )
+    if updates:
+        if any(k in ("default-graph-uri", "named-graph-uri") for k, _ in params):
+            raise ProtocolError(
+                400, "default-graph-uri/named-graph-uri belong to queries; use using-graph-uri"
+            )
+        return Operation(
+            "update",
+            updates[0],
+            many("using-graph-uri"),
+            many("using-named-graph-uri"),
+            out_format,
+        )
+    if request.method == "POST":
+        raise ProtocolError(400, "no query or update in the request")
+    return None
+
+
+def _pick(accept: str | None, format_param: str | None, offered: tuple[str, ...]) -> str:
+    if format_param:
+        media = fmt.FORMAT_NAMES.get(format_param.lower(), format_param.lower())
+        if media in offered:
+            return media
+        raise ProtocolError(406, f"format={format_param} is not offered; use one of {offered}")
+    try:
+        return fmt.negotiate(accept, offered)
+    except fmt.NotAcceptable as exc:
+        raise ProtocolError(406, str(exc)) from None
+
+
+def sparql_router(
+    *,
+    get_store: Callable[[], Store],
+    settings: Any = None,
+    check_write: Callable[[str | None], None] | None = None,
+    runner: QueryRunner | None = None,
+    workers: int | None = None,
+    path: str = "/sparql",
+) -> APIRouter:
+    """An APIRouter serving the SPARQL 1.1 Protocol at ``path``.
+
+    ``get_store`` returns the store (called per request; updates go to it directly).
+    ``settings`` is any object with ``query_timeout``, ``row_cap``, ``max_body_bytes``,
+    ``write_token``, ``load_allowlist`` (and optionally ``read_only``) — see
+    :class:`SparqlLimits`. ``check_write(authorization_header)`` raises an HTTPException
+    to refuse a write (default: bearer token against ``settings.write_token``).
+    ``runner`` overrides how queries run (default: worker processes for an on-disk
+    pyoxigraph store, inline otherwise, created on first query). The router's
+    ``sparql_runner`` attribute holds the runner; call ``router.sparql_runner.close()``
+    at shutdown (worker processes are daemons and die with the server anyway).
+    """
+    limits = SparqlLimits.of(settings)
+    check = check_write or bearer_check(limits)
+    holder = _RunnerHolder(get_store, limits, workers)
+    if runner is not None:
+        holder.set(runner)
+    router = APIRouter(tags=["SPARQL"])
+    router.sparql_runner = holder  # type: ignore[attr-defined]
+
+    def run_query(op: Operation, endpoint: str, accept: str | None) -> Response:
+        try:
+            info = inspect_query(op.text)
+        except GuardError as exc:
+            raise ProtocolError(400, str(exc)) from None
+        job = QueryJob(
+            op.text,
+            default_graph_uris=op.graphs,
+            named_graph_uris=op.named,
+            query_has_dataset=info.has_dataset,
+            base_iri=endpoint,
+        )
+        try:
+            outcome = holder.get().run(job)
+        except QueryTimeout as exc:
+            raise ProtocolError(503, str(exc)) from None
+        except RunnerBusy as exc:
+            raise ProtocolError(503, str(exc), {"Retry-After": "1"}) from None
+        except (QuerySyntaxError, SyntaxError) as exc:
+            raise ProtocolError(400, f"query syntax error: {exc}") from None
+        except StoreError as exc:
+            if "syntax" in type(exc).__name__.lower():
+                raise ProtocolError(400, f"query syntax error: {exc}") from None
+            raise ProtocolError(500, f"query failed: {exc}") from None
+        media = _pick(accept, op.format, fmt.offered_for(outcome.result))
+        headers = {"Vary": "Accept"}
+        if outcome.truncated:
+            headers["X-Reprokg-Truncated"] = "true"
+            headers["X-Reprokg-Row-Cap"] = str(outcome.row_cap)
+        return Response(
+            fmt.serialize(outcome.result, media),
+            media_type=fmt.content_type(media),
+            headers=headers,
+        )
+
+    def run_update(op: Operation, endpoint: str, authorization: str | None) -> Response:
+        check(authorization)
+        try:
+            info = inspect_update(op.text, load_allow=limits.load_allowlist)
+        except GuardError as exc:
+            raise ProtocolError(400, str(exc)) from None
+        if (op.graphs or op.named) and info.has_dataset:
+            raise ProtocolError(
+                400,
+                "the update names its dataset with USING/WITH and the request with "
+                "using-graph-uri/using-named-graph-uri; the protocol allows only one",
+            )
+        text = add_using(op.text, op.graphs, op.named)
+        try:
+            get_store().update(f"BASE <{endpoint}>\n{text}")
+        except SyntaxError as exc:
+            raise ProtocolError(400, f"update syntax error: {exc}") from None
+        except StoreError as exc:
+            if "syntax" in type(exc).__name__.lower():
+                raise ProtocolError(400, f"update syntax error: {exc}") from None
+            raise ProtocolError(500, f"update failed: {exc}") from None
+        return Response(status_code=204)
+
+    def describe(endpoint: str, accept: str | None, format_param: str | None) -> Response:
+        media = _pick(accept, format_param, SD_TYPES)
+        g = service_description(
+            endpoint,
+            update_enabled=bool(limits.write_token) and not limits.read_only,
+            timeout=limits.query_timeout,
+            row_cap=limits.row_cap,
+        )
+        body = g.serialize(
+            format={fmt.TURTLE: "turtle", fmt.RDFXML: "xml", fmt.NTRIPLES: "nt"}.get(
+                media, "json-ld"
+            ),
+            encoding="utf-8",
+        )
+        return Response(body, media_type=fmt.content_type(media), headers={"Vary": "Accept"})
+
+    async def endpoint(request: Request) -> Response:
+        url = str(request.url.replace(query="", fragment=""))
+        accept = request.headers.get("accept")
+        try:
+            op = await parse_operation(request, limits)
+            if op is None:
+                fp = request.query_params.get("format")
+                return await run_in_threadpool(describe, url, accept, fp)
+            if op.kind == "query":
+                return await run_in_threadpool(run_query, op, url, accept)
+            return await run_in_threadpool(
+                run_update, op, url, request.headers.get("authorization")
+            )
+        except ProtocolError as exc:
+            return _text(exc.status, exc.message, exc.headers)
+        except HTTPException as exc:
+            return _text(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+
+    doc = (__doc__ or "").split("\n\n")[1] if __doc__ else None
+    router.add_api_route(
+        path,
+        endpoint,
+        methods=["GET", "POST"],
+        summary="SPARQL 1.1 Protocol endpoint (query, update, service description)",
+        description=doc,
+        response_class=Response,
+    )
+    router.add_api_route(path + "/", endpoint, methods=["GET", "POST"], include_in_schema=False)
+    return router
+
+
+__all__ = ["Operation", "ProtocolError", "SparqlLimits", "parse_operation", "sparql_router"]

@@ -1,0 +1,197 @@
+"""Inspect SPARQL text before it reaches an engine: refuse SERVICE and LOAD of arbitrary URLs.
+
+The check walks the parse tree of rdflib's SPARQL 1.1 parser, so comments, strings,
+lower-case keywords, ``SERVICE SILENT``, variable service IRIs and ``\\u`` code-point
+escapes cannot hide a federated call. Parsing with pyparsing costs ~20 ms, so it is
+skipped only when it provably cannot matter: when the text (after no escape could
+rewrite it) does not contain the letters ``service``/``load``/``from``/``using``/``with``
+at all, a keyword of that name cannot be in it. Parse trees are cached by text.
+
+The module also injects protocol-level ``using-graph-uri``/``using-named-graph-uri``
+into an update (as ``USING`` clauses before each top-level ``WHERE``), because the
+store interface and pyoxigraph take no per-request update dataset.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from pyparsing import ParseException, ParseResults
+from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
+from rdflib.plugins.sparql.parserutils import CompValue
+
+
+class GuardError(ValueError):
+    """A request the endpoint refuses before running it (HTTP 400)."""
+
+
+class QuerySyntaxError(GuardError):
+    """The text is not SPARQL 1.1 (HTTP 400)."""
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """What the endpoint needs to know about a request's SPARQL text."""
+
+    operation: str  # "query" or "update"
+    form: str | None  # SELECT/ASK/CONSTRUCT/DESCRIBE for queries when parsed, else None
+    has_dataset: bool  # FROM/FROM NAMED (query) or USING/WITH (update) present
+    parsed: bool  # whether the rdflib parse tree was consulted
+
+
+_QUERY_FORMS = {
+    "SelectQuery": "SELECT",
+    "AskQuery": "ASK",
+    "ConstructQuery": "CONSTRUCT",
+    "DescribeQuery": "DESCRIBE",
+}
+
+
+def _may_hide_keyword(text: str, words: Iterable[str]) -> bool:
+    """True unless the text provably holds none of ``words`` as a keyword."""
+    if "\\u" in text or "\\U" in text:  # code-point escapes are expanded before parsing
+        return True
+    low = text.lower()
+    return any(w in low for w in words)
+
+
+@lru_cache(maxsize=512)
+def _parse_query(text: str) -> Any:
+    try:
+        return parseQuery(text)
+    except ParseException as exc:
+        raise QuerySyntaxError(
+            f"query syntax error at line {exc.lineno}, column {exc.col}: {exc.msg}"
+        ) from None
+    except Exception as exc:  # rdflib raises assorted errors on odd input
+        raise QuerySyntaxError(f"query could not be parsed: {exc}") from None
+
+
+@lru_cache(maxsize=128)
+def _parse_update(text: str) -> Any:
+    try:
+        return parseUpdate(text)
+    except ParseException as exc:
+        raise QuerySyntaxError(
+            f"update syntax error at line {exc.lineno}, column {exc.col}: {exc.msg}"
+        ) from None
+    except Exception as exc:
+        raise QuerySyntaxError(f"update could not be parsed: {exc}") from None
+
+
+def _walk(node: Any) -> Iterable[CompValue]:
+    """Every CompValue below ``node`` (depth first, iterative: trees can be deep)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, CompValue):
+            yield n
+            stack.extend(n.values())
+        elif isinstance(n, ParseResults | list | tuple):
+            stack.extend(n)
+        elif isinstance(n, dict):
+            stack.extend(n.values())
+
+
+def _refuse_service(tree: Any) -> None:
+    for node in _walk(tree):
+        if node.name == "ServiceGraphPattern":
+            raise GuardError(
+                "SERVICE (federated query) is not allowed on this endpoint: "
+                f"found SERVICE {dict.get(node, 'term', '')}"
+            )
+
+
+def inspect_query(text: str) -> Inspection:
+    """Check a query: refuse SERVICE; report form and whether it names its own dataset."""
+    if not _may_hide_keyword(text, ("service", "from")):
+        return Inspection("query", None, False, parsed=False)
+    tree = _parse_query(text)
+    _refuse_service(tree)
+    body = tree[1]
+    form = _QUERY_FORMS.get(getattr(body, "name", ""))
+    # CompValue.get(k) returns k itself when missing: use the plain dict lookup.
+    has_dataset = isinstance(body, CompValue) and bool(dict.get(body, "datasetClause"))
+    return Inspection("query", form, has_dataset, parsed=True)
+
+
+def inspect_update(text: str, *, load_allow: Sequence[str] = ()) -> Inspection:
+    """Check an update: refuse SERVICE and LOAD of any IRI not in ``load_allow``.
+
+    Always parsed (updates are rare and a syntax error must be a 400 before the store).
+    """
+    tree = _parse_update(text)
+    _refuse_service(tree)
+    allowed = set(load_allow)
+    has_dataset = False
+    for node in _walk(tree):
+        if node.name == "Load":
+            iri = str(node["iri"])
+            if iri not in allowed:
+                raise GuardError(f"LOAD <{iri}> is not allowed on this endpoint")
+        elif node.name == "Modify" and ("using" in node or "withClause" in node):
+            has_dataset = True
+    return Inspection("update", None, has_dataset, parsed=True)
+
+
+def check_update_syntax(text: str) -> None:
+    """Raise :class:`QuerySyntaxError` if ``text`` is not a SPARQL 1.1 Update."""
+    _parse_update(text)
+
+
+# --- USING injection -------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+    (?P<comment>\#[^\n]*)
+  | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+              |'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")
+  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+  | (?P<open>\{)
+  | (?P<close>\})
+  | (?P<word>[^\s{}<>"'\#;]+)
+  | (?P<other>\S)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+def add_using(text: str, using: Sequence[str], using_named: Sequence[str]) -> str:
+    """Insert ``USING <g>``/``USING NAMED <g>`` before every top-level ``WHERE`` of ``text``.
+
+    A top-level ``WHERE`` (brace depth 0) belongs to a DELETE/INSERT … WHERE operation;
+    ``DELETE WHERE`` takes no USING and is left alone. The caller has already refused
+    updates that carry their own USING/WITH (the protocol forbids mixing the two).
+    """
+    if not using and not using_named:
+        return text
+    clause = "".join(f"USING <{g}> " for g in using) + "".join(
+        f"USING NAMED <{g}> " for g in using_named
+    )
+    out: list[str] = []
+    pos = 0
+    depth = 0
+    prev_word = ""
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        if kind == "comment":
+            continue
+        if kind == "open":
+            depth += 1
+        elif kind == "close":
+            depth = max(0, depth - 1)
+        elif kind == "word" and depth == 0:
+            word = m.group().upper()
+            if word == "WHERE" and prev_word != "DELETE":
+                out.append(text[pos : m.start()])
+                out.append(clause)
+                pos = m.start()
+            prev_word = word
+            continue
+        prev_word = ""
+    out.append(text[pos:])
+    return "".join(out)
