@@ -97,19 +97,21 @@ def _load(uploads: list[Upload], kind: str | None) -> list[Document]:
     """Documents from uploaded bytes via the loader registry (format sniffed unless ``kind``)."""
     from reprokg import loaders
 
+    known = loaders.loaders()
+    if kind is not None and kind not in known:
+        raise UnsupportedInput(f"unknown document kind {kind!r}; known: {', '.join(sorted(known))}")
     docs: list[Document] = []
     for up in uploads:
         head = up.data[:4096].decode("utf-8", errors="replace")
         k = kind or loaders.detect_kind(up.name, head)
         if not k:
+            if b"\x00" in up.data[:8192]:
+                raise UnsupportedInput(f"{up.name}: binary input; expected UTF-8 text")
             raise UnsupportedInput(
                 f"{up.name}: no loader recognises this input; pass ?kind= "
-                "(run, survey, audit, …) or upload a supported format"
+                f"({', '.join(sorted(known))}) or upload a supported format"
             )
-        try:
-            docs.extend(loaders.load_bytes(up.data, up.name, kind=k))
-        except KeyError as exc:
-            raise UnsupportedInput(f"unknown document kind {k!r}") from exc
+        docs.extend(loaders.load_bytes(up.data, up.name, kind=k))
     return docs
 
 
