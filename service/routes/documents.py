@@ -139,6 +139,11 @@ def _warnings(reports: list) -> list[dict]:
 def _store_documents(store, docs: list[Document]) -> list[dict]:
     from reprokg.ingest import ingest
 
+    if getattr(store, "blob_dir", None) is not None:
+        # The upload itself, kept before its graph is written (a crash leaves no graph
+        # without its original). LF line ends, so the blob's name is the document id.
+        for doc in docs:
+            store.store_blob(doc.source_bytes.replace(b"\r\n", b"\n"))
     result = ingest(store, docs)
     out = []
     for item in result.documents:
