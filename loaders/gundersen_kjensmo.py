@@ -225,7 +225,7 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
     conf = rec["conference"].strip()
     venue, year = _venue(conf)
     g.add((paper, RK.venueAsWritten, Literal(conf)))
-    g.add((paper, RK.venue, Literal(venue)))
+    g.add((paper, RK.conferenceName, Literal(venue)))
     if year is not None:
         g.add((paper, RK.publicationYear, Literal(year)))
     else:

@@ -546,8 +546,8 @@ CONSOLIDATED: dict[str, Row] = {
         "multi-select; other answers → `rk:codeHostingAsWritten` + Warning",
     ),
     "Main languages": (
-        _options(RK.programmingLanguage, "LanguageScheme", RK.programmingLanguageAsWritten),
-        "review `rk:programmingLanguage` (rk:LanguageCpp, rk:LanguagePython, rk:LanguageMatlab, rk:LanguageShader, rk:LanguageOther)",
+        _options(RK.mainLanguage, "LanguageScheme", RK.mainLanguageAsWritten),
+        "review `rk:mainLanguage` (rk:LanguageCpp, rk:LanguagePython, rk:LanguageMatlab, rk:LanguageShader, rk:LanguageOther)",
         "multi-select; `Cannot answer` → `rk:notAnswered`",
     ),
     "How long did take for you to evaluate the code this paper (if any)?": (
@@ -668,7 +668,7 @@ CONSOLIDATED: dict[str, Row] = {
         "review `rk:testCompleted`, `rk:testFailureReason` (rk:FailureTechnicalIssue / rk:FailureMissingHardware)",
         "`Yes` → true; `No due to …` → false + reason; `Cannot answer` → `rk:notAnswered`",
     ),
-    "Year": (_year, "paper `rk:publicationYear`, `rk:venue` (`SIGGRAPH <year>`)", "int"),
+    "Year": (_year, "paper `rk:publicationYear`, `rk:conferenceName` (`SIGGRAPH <year>`)", "int"),
     "Misc. comment": (_text(RK.miscComment), "review `rk:miscComment`", "string"),
     "Software Type": (
         _options(RK.softwareType, "SoftwareTypeScheme", RK.softwareTypeAsWritten, single=True),
@@ -763,7 +763,7 @@ PER_PAPER: dict[str, Row] = {
     ),
     "Year": (
         _int(RK.publicationYear, on_paper=True),
-        "paper `rk:publicationYear`; `rk:venue` from the folder name (`siggraph-2018` → `SIGGRAPH 2018`)",
+        "paper `rk:publicationYear`; `rk:conferenceName` from the folder name (`siggraph-2018` → `SIGGRAPH 2018`)",
         "int",
     ),
     "ACM Keywords": (_acm_keyword, "paper `rk:acmKeyword`", "list of strings"),
@@ -844,8 +844,8 @@ PER_PAPER: dict[str, Row] = {
         "single choice; others (`Online demo`) → `rk:softwareTypeAsWritten` + Warning",
     ),
     "Software language": (
-        _options(RK.programmingLanguage, "LanguageScheme", RK.programmingLanguageAsWritten),
-        "review `rk:programmingLanguage`",
+        _options(RK.mainLanguage, "LanguageScheme", RK.mainLanguageAsWritten),
+        "review `rk:mainLanguage`",
         "free text matched against labels and synonyms (`C++`, `python`, …); others kept as written + Warning",
     ),
     "Code License (if any)": (
@@ -1139,7 +1139,7 @@ def _load_consolidated(
         _apply(c, rec, CONSOLIDATED)
         year = rec.get("Year")
         if isinstance(year, int) and not isinstance(year, bool):
-            g.add((paper, RK.venue, Literal(f"SIGGRAPH {year}")))
+            g.add((paper, RK.conferenceName, Literal(f"SIGGRAPH {year}")))
         stamp = rec.get("Does the paper already have a reproducibility stamp")
         _finish_paper(c, title, "x" if isinstance(stamp, str) and stamp.strip() == "No" else None)
         canonical = json.dumps(
@@ -1239,7 +1239,7 @@ def _load_per_paper(
         g.add(
             (
                 paper,
-                RK.venue,
+                RK.conferenceName,
                 Literal(
                     ("SIGGRAPH" if m.group(1) == "siggraph" else "SIGGRAPH Asia") + f" {m.group(2)}"
                 ),
