@@ -618,13 +618,15 @@ class _Builder:
             self.g.add((n, RK.packageLanguage, Literal(lang)))
 
     def libraries(self, s: URIRef, f: F, v: Any, path: str, gpath: str, suffix: str) -> None:
-        if isinstance(v, dict):  # per language
+        if isinstance(v, dict):  # per language; positions run across languages
+            pos = 0
             for lang, items in v.items():
                 self.note_line(f"{path}.{lang}", f"{gpath}.<language>", lang)
                 if items is None:
                     continue
                 for i, item in enumerate(self.strlist(items, f"{path}.{lang}")):
-                    self.package(s, f, item, str(lang), i, f"{suffix}-{quote(str(lang))}-{i}")
+                    self.package(s, f, item, str(lang), pos, f"{suffix}-{quote(str(lang))}-{i}")
+                    pos += 1
         else:  # a flat list
             for i, item in enumerate(self.strlist(v, path)):
                 self.package(s, f, item, None, i, f"{suffix}-{i}")
