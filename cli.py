@@ -42,6 +42,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     # Each sub-command registers itself below: parser options, then its handler.
     # --- commands ---
+    # load, validate, query, export, dump, restore, backup (see reprokg.cli_store)
+    from reprokg.cli_store import register as _register_store
+
+    _register_store(command, _add_store_option)
+
     # serve (the service; see reprokg.service.serve)
     from reprokg.service.serve import register as _register_serve
 

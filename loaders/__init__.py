@@ -1,1 +1,128 @@
-"""loaders."""
+"""The loader registry: which module reads a file, and walking folders of sources.
+
+A loader module exposes ``KIND``, ``sniff(name, head) -> bool`` and
+``load(data, name) -> list[Document]``. Modules are imported lazily and a missing or
+broken one is skipped (other engineers add them independently); ``--kind`` picks a
+loader explicitly, otherwise the first loader whose ``sniff`` accepts the file wins.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+
+from reprokg.document import Document
+from reprokg.errors import LoadError
+from reprokg.loaders.source import decode_text, read_bytes
+
+log = logging.getLogger(__name__)
+
+#: loader modules in sniffing order (most specific formats first)
+LOADER_MODULES: tuple[str, ...] = (
+    "reprokg.loaders.ir_metadata",
+    "reprokg.loaders.mlrc",
+    "reprokg.loaders.audit",
+    "reprokg.loaders.stability",
+    "reprokg.loaders.replicability_graphics",
+    "reprokg.loaders.gundersen_kjensmo",
+)
+#: bytes of a file given to ``sniff``
+HEAD_BYTES = 4096
+#: files never considered when walking a folder
+SKIP_NAMES = {"LICENSE", "LICENSE.md", "LICENSE.txt", "README.md", "README", "NOTICE"}
+
+
+@cache
+def _module(name: str) -> ModuleType | None:
+    try:
+        mod = importlib.import_module(name)
+    except ImportError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - a loader mid-edit must not break the others
+        log.warning("loader %s failed to import: %s", name, exc)
+        return None
+    if not all(hasattr(mod, a) for a in ("KIND", "sniff", "load")):
+        return None
+    return mod
+
+
+def loaders() -> dict[str, ModuleType]:
+    """Available loaders by document kind."""
+    out: dict[str, ModuleType] = {}
+    for name in LOADER_MODULES:
+        mod = _module(name)
+        if mod is not None:
+            out.setdefault(mod.KIND, mod)
+    return out
+
+
+def loader_for(kind: str) -> ModuleType:
+    found = loaders()
+    if kind not in found:
+        known = ", ".join(sorted(found)) or "none installed"
+        raise LoadError(f"no loader for kind {kind!r}; known kinds: {known}")
+    return found[kind]
+
+
+def _head_text(data: bytes) -> str:
+    return data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+def detect_kind(name: str, head: str) -> str | None:
+    """The kind of the first loader whose ``sniff`` accepts the file, or ``None``."""
+    for kind, mod in loaders().items():
+        try:
+            if mod.sniff(name, head):
+                return kind
+        except Exception as exc:  # noqa: BLE001 - a faulty sniff must not hide the others
+            log.warning("sniff of %s failed on %s: %s", kind, name, exc)
+    return None
+
+
+def load_bytes(data: bytes, name: str, kind: str | None = None) -> list[Document]:
+    """Documents from one source's bytes; the kind is detected unless given."""
+    if kind is None:
+        decode_text(data[: HEAD_BYTES * 4], name)  # refuse binary / non-UTF-8 with a clear message
+        kind = detect_kind(Path(name).name, _head_text(data))
+        if kind is None:
+            known = ", ".join(sorted(loaders())) or "none installed"
+            raise LoadError(
+                f"cannot tell which kind of source this is; give --kind (known: {known})",
+                source=name,
+            )
+    return list(loader_for(kind).load(data, name))
+
+
+def iter_source_files(paths: list[str | Path]) -> Iterator[Path]:
+    """Files named, and files under folders (sorted, hidden files and licences skipped)."""
+    for p in map(Path, paths):
+        if p.is_dir():
+            for f in sorted(p.rglob("*")):
+                rel = f.relative_to(p).parts
+                hidden = any(x.startswith(".") for x in rel)
+                if f.is_file() and not hidden and f.name not in SKIP_NAMES:
+                    yield f
+        elif p.exists():
+            yield p
+        else:
+            raise LoadError("no such file or directory", source=str(p))
+
+
+def load_path(path: str | Path, kind: str | None = None) -> list[Document]:
+    """All documents in a file or folder. In a folder, files no loader claims are skipped
+    (unless ``kind`` is given); a file named explicitly must be recognised."""
+    path = Path(path)
+    docs: list[Document] = []
+    if path.is_dir():
+        for f in iter_source_files([path]):
+            data, display = read_bytes(f)
+            if kind is None and detect_kind(f.name, _head_text(data)) is None:
+                continue
+            docs.extend(load_bytes(data, display, kind))
+        return docs
+    data, display = read_bytes(path)
+    return load_bytes(data, display, kind)

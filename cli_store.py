@@ -1,0 +1,352 @@
+"""CLI verbs over the store: load, validate, query, export, dump, restore, backup.
+
+Thin on purpose: parse arguments, call :mod:`reprokg.ingest` / :mod:`reprokg.store`,
+print. Exit codes follow :mod:`reprokg.cli`: 0 ok, 1 validation failure, 2 usage / I/O.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rdflib import Graph, URIRef
+from rdflib.namespace import PROV
+
+from reprokg.errors import LoadError, ReprokgError
+from reprokg.store.base import AskResult, GraphResult, QueryResult, SelectResult, StoreError
+
+Handler = Callable[[argparse.Namespace], int]
+Command = Callable[[str, str, Handler], argparse.ArgumentParser]
+
+
+class UsageError(ReprokgError):
+    """Bad arguments or a store/IO failure the user can fix (exit 2)."""
+
+
+def _store(args: argparse.Namespace, *, read_only: bool = False):
+    from reprokg.store import open_store
+
+    try:
+        return open_store(args.store, read_only=read_only)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+# --------------------------------------------------------------------------- load
+
+
+class _Counter:
+    """``loaded 120 documents (file.yaml)`` on stderr, redrawn at most 10 times a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, done: int, _seen: int, name: str) -> None:
+        now = time.monotonic()
+        if self.enabled and now - self.last > 0.1:
+            self.last = now
+            self.shown = True
+            sys.stderr.write(f"\r\x1b[Kloaded {done} document(s) ({Path(name).name})")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    from reprokg.ingest import ingest_paths
+
+    counter = _Counter(enabled=not args.quiet and sys.stderr.isatty())
+    with _store(args) as store:
+        try:
+            result = ingest_paths(
+                store,
+                args.paths,
+                kind=args.kind,
+                progress=counter,
+                batch_size=args.batch_size,
+                force=args.force,
+            )
+        finally:
+            counter.close()
+    for err in result.errors:
+        print(f"error: {err}", file=sys.stderr)
+    for d in result.documents:
+        if d.report is None:
+            continue
+        if d.status == "rejected":
+            print(f"rejected (nothing written): {d.report.to_text()}", file=sys.stderr)
+        elif args.verbose or d.report.count("Warning"):
+            shown = [r for r in d.report.results if args.verbose or r.severity == "Warning"]
+            for r in shown:
+                print(f"{r.to_text()}", file=sys.stderr)
+    if args.verbose:
+        for d in result.documents:
+            extra = f" (revision of {d.revision_of})" if d.revision_of else ""
+            print(f"{d.status:9} {d.iri} {d.source}{extra}")
+    print(result.summary())
+    return result.exit_code
+
+
+# --------------------------------------------------------------------------- validate
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from reprokg.ingest import validate_paths
+    from reprokg.validation import reports_to_json
+
+    reports = validate_paths(args.paths, kind=args.kind)
+    if args.format == "json":
+        print(reports_to_json(reports))
+    elif args.format == "turtle":
+        g = Graph()
+        for r in reports:
+            g += r.to_graph()
+        from reprokg.namespaces import bind_prefixes
+
+        print(bind_prefixes(g).serialize(format="turtle"))
+    else:
+        for r in reports:
+            print(r.to_text())
+        ok = sum(1 for r in reports if r.conforms)
+        print(f"{ok} of {len(reports)} document(s) conform")
+    if any(r.constraint == "LoadError" for rep in reports for r in rep.results):
+        return 2
+    return 0 if all(r.conforms for r in reports) else 1
+
+
+# --------------------------------------------------------------------------- query
+
+
+def read_sparql(arg: str) -> str:
+    """The query text from an argument, ``@file.rq`` or ``-`` (stdin)."""
+    if arg == "-":
+        return sys.stdin.read()
+    if arg.startswith("@"):
+        try:
+            return Path(arg[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read query file {arg[1:]}: {exc.strerror}") from exc
+    return arg
+
+
+def _cell(t: object) -> str:
+    return "" if t is None else str(t)
+
+
+def format_table(res: SelectResult) -> str:
+    rows = [[_cell(t) for t in row] for row in res.rows]
+    widths = [max([len(v), *(len(r[i]) for r in rows)]) for i, v in enumerate(res.variables)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
+    out = [line(res.variables), line(["-" * w for w in widths])]
+    out += [line(r) for r in rows]
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(x.rstrip() for x in out)
+
+
+def print_result(res: QueryResult, fmt: str) -> None:
+    if isinstance(res, GraphResult):
+        from reprokg.namespaces import bind_prefixes
+
+        g = bind_prefixes(res.graph)
+        print(g.serialize(format="json-ld" if fmt == "json" else "turtle"))
+        return
+    if fmt == "json" or (fmt == "csv" and isinstance(res, AskResult)):
+        from reprokg.sparql_results import JSON, serialize
+
+        sys.stdout.write(serialize(res, JSON).decode("utf-8") + "\n")
+    elif fmt == "csv":
+        from reprokg.sparql_results import CSV, serialize
+
+        sys.stdout.write(serialize(res, CSV).decode("utf-8"))
+    elif isinstance(res, AskResult):
+        print("true" if res.value else "false")
+    else:
+        print(format_table(res))
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    if args.name:
+        try:
+            from reprokg import named_queries
+        except ImportError as exc:
+            raise UsageError("named queries are not available in this installation") from exc
+        params = named_queries.parse_param_args(args.param or [])
+        with _store(args, read_only=args.read_only) as store:
+            res = named_queries.run(store, args.name, params, timeout=args.timeout)
+    else:
+        if not args.sparql:
+            raise UsageError("give a SPARQL query (text, @file.rq or - for stdin) or --name")
+        sparql = read_sparql(args.sparql)
+        with _store(args, read_only=args.read_only) as store:
+            try:
+                res = store.query(sparql, timeout=args.timeout)
+            except StoreError as exc:
+                raise UsageError(str(exc)) from exc
+    print_result(res, args.format)
+    return 0
+
+
+# --------------------------------------------------------------------------- export
+
+
+def resolve_document(store, doc_id: str) -> URIRef:
+    """A document IRI from an IRI, its sha256 id, or a unique id prefix (≥ 8 characters)."""
+    from reprokg.identifiers import document_iri
+
+    if "://" in doc_id:
+        iri = URIRef(doc_id)
+        if store.has_document(iri):
+            return iri
+        raise UsageError(f"no document {doc_id}")
+    iri = document_iri(doc_id)
+    if store.has_document(iri):
+        return iri
+    if len(doc_id) >= 8:
+        hits = [d for d in store.documents() if str(d).rsplit("/", 1)[-1].startswith(doc_id)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise UsageError(f"{doc_id!r} matches {len(hits)} documents; give more characters")
+    raise UsageError(f"no document {doc_id!r}")
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _store(args, read_only=args.read_only) as store:
+        iri = resolve_document(store, args.doc_id)
+        graph = store.get_document(iri)
+    if args.format == "yaml":
+        subjects = list(graph.subjects(PROV.wasDerivedFrom, iri))
+        if not subjects:
+            raise UsageError(f"{iri} names no subject to export as YAML")
+        try:
+            from reprokg.ir_metadata_export import graph_to_yaml
+        except ImportError as exc:
+            raise UsageError("YAML export (ir_metadata) is not available") from exc
+        sys.stdout.write(graph_to_yaml(graph, subjects[0]))
+        return 0
+    if args.format == "nquads":
+        import pyoxigraph as ox
+
+        from reprokg.store.oxigraph import graph_quads
+
+        sys.stdout.write(
+            ox.serialize(graph_quads(iri, graph), format=ox.RdfFormat.N_QUADS).decode("utf-8")
+        )
+        return 0
+    from reprokg.namespaces import bind_prefixes
+
+    print(bind_prefixes(graph).serialize(format="turtle"))
+    return 0
+
+
+# ------------------------------------------------------------------ dump / restore / backup
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    with _store(args, read_only=args.read_only) as store:
+        if args.output and args.output != "-":
+            with open(args.output, "wb") as fh:
+                store.dump(fh, args.format)
+        else:
+            store.dump(sys.stdout.buffer, args.format)
+            sys.stdout.buffer.flush()
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        before = len(store.documents())
+        try:
+            if args.input == "-":
+                store.restore(sys.stdin.buffer, args.format)
+            else:
+                with open(args.input, "rb") as fh:
+                    store.restore(fh, args.format)
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.input}: {exc.strerror}") from exc
+        except StoreError as exc:
+            raise UsageError(str(exc)) from exc
+        after = len(store.documents())
+    print(f"restored; {after} document(s) in the store ({after - before:+d})")
+    return 0
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        try:
+            store.backup(args.target)
+        except (StoreError, OSError) as exc:
+            raise UsageError(f"backup failed: {exc}") from exc
+    print(f"backup written to {args.target}")
+    return 0
+
+
+# --------------------------------------------------------------------------- registration
+
+
+def _wrap(fn: Handler) -> Handler:
+    """StoreError and LoadError become exit 2 with their message (main catches ReprokgError)."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except (StoreError, LoadError) as exc:
+            if isinstance(exc, ReprokgError):
+                raise
+            raise UsageError(str(exc)) from exc
+
+    return run
+
+
+def register(command: Command, add_store_option: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = command("load", "load source files or folders into the store (validated)", _wrap(cmd_load))
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--kind", help="document kind (run, survey, audit, …); detected if omitted")
+    p.add_argument("--batch-size", type=int, default=256, help="documents validated together")
+    p.add_argument("--force", action="store_true", help="rewrite documents already stored")
+    p.add_argument("-v", "--verbose", action="store_true", help="one line per document")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress counter")
+    add_store_option(p)
+
+    p = command("validate", "validate source files without writing anything", _wrap(cmd_validate))
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--kind")
+    p.add_argument("--format", choices=["text", "json", "turtle"], default="text")
+
+    p = command("query", "run a SPARQL query over all documents", _wrap(cmd_query))
+    p.add_argument("sparql", nargs="?", help="query text, @file.rq, or - for stdin")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.add_argument("--name", help="a named query (see queries/)")
+    p.add_argument("--param", action="append", metavar="K=V", help="named-query parameter")
+    p.add_argument("--timeout", type=float, default=None, help="seconds")
+    p.add_argument("--read-only", action="store_true", help="open the store read-only")
+    add_store_option(p)
+
+    p = command("export", "write one stored document back as RDF or YAML", _wrap(cmd_export))
+    p.add_argument("doc_id", metavar="DOC_ID", help="document IRI, sha256 id or id prefix")
+    p.add_argument("--format", choices=["turtle", "nquads", "yaml"], default="turtle")
+    p.add_argument("--read-only", action="store_true")
+    add_store_option(p)
+
+    p = command("dump", "write every quad of the store (N-Quads or TriG)", _wrap(cmd_dump))
+    p.add_argument("-o", "--output", help="file (default stdout)")
+    p.add_argument("--format", choices=["nquads", "trig"], default="nquads")
+    p.add_argument("--read-only", action="store_true")
+    add_store_option(p)
+
+    p = command("restore", "add the quads of a dump to the store", _wrap(cmd_restore))
+    p.add_argument("input", metavar="FILE", help="dump file, or - for stdin")
+    p.add_argument("--format", choices=["nquads", "trig"], default="nquads")
+    add_store_option(p)
+
+    p = command("backup", "consistent copy of an embedded store to a new folder", _wrap(cmd_backup))
+    p.add_argument("target", metavar="DIR")
+    add_store_option(p)

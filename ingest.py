@@ -1,0 +1,348 @@
+"""The ingest pipeline: loaded documents → validation → one named graph each, with provenance.
+
+Per document (DESIGN.md, Identifiers/Store):
+
+* the graph IRI is ``Document.iri`` (``{base}doc/{sha256}``): the same content again is
+  *unchanged* and nothing is written;
+* a different content with the ``source_key`` of a stored document *revises* it: the
+  new graph (with ``prov:wasRevisionOf <old>``) is written and the old one dropped in one
+  store transaction (:meth:`Store.replace_document`);
+* SHACL violations *reject* the document (nothing written); warnings are stored and
+  reported;
+* attachments go to the store's blob folder *before* the graph that may point to them,
+  so a crash never leaves a graph without its blobs.
+
+The provenance sits in the document's own graph: ``<g> a rk:Document`` with kind,
+source file name, sha256, source key, loader name and version, ``prov:generatedAtTime``
+and ``prov:wasGeneratedBy`` an ingest activity ``prov:wasAssociatedWith`` the reprokg
+software agent, ``prov:wasAttributedTo`` the user when known (``$REPROKG_USER``: an
+ORCID iD or a name).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import PROV, RDF, RDFS, XSD
+
+from reprokg import __version__
+from reprokg.document import Document
+from reprokg.errors import LoadError
+from reprokg.identifiers import IdentifierError, mint, orcid_iri, stable_key
+from reprokg.namespaces import RK, SCHEMA, SPARQL_PREFIXES
+from reprokg.store.base import SelectResult, Store
+from reprokg.validation import Report, Result, validate_documents
+
+#: documents validated together (one pyshacl run per kind per batch)
+DEFAULT_BATCH_SIZE = 256
+SOFTWARE_AGENT = mint("agent", f"reprokg-{__version__}")
+
+#: progress callback: (documents done, documents seen so far, current source name)
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class DocumentOutcome:
+    """What happened to one document."""
+
+    source: str
+    kind: str
+    iri: URIRef
+    status: str  # "added" | "unchanged" | "revised" | "rejected"
+    source_key: str = ""
+    triples: int = 0
+    revision_of: URIRef | None = None
+    report: Report | None = None
+
+
+@dataclass
+class IngestResult:
+    documents: list[DocumentOutcome] = field(default_factory=list)
+    #: sources that could not be read or parsed (nothing of them was loaded)
+    errors: list[LoadError] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for d in self.documents if d.status == status)
+
+    @property
+    def reports(self) -> list[Report]:
+        return [d.report for d in self.documents if d.report is not None]
+
+    @property
+    def triples(self) -> int:
+        return sum(d.triples for d in self.documents if d.status in ("added", "revised"))
+
+    @property
+    def warnings(self) -> int:
+        return sum(r.count("Warning") for r in self.reports)
+
+    def extend(self, other: IngestResult) -> None:
+        self.documents.extend(other.documents)
+        self.errors.extend(other.errors)
+
+    def summary(self) -> str:
+        return (
+            f"{self.count('added')} added, {self.count('unchanged')} unchanged, "
+            f"{self.count('revised')} revised, {self.count('rejected')} rejected; "
+            f"{self.triples} triples written, {self.warnings} warning(s)"
+            + (f", {len(self.errors)} unreadable source(s)" if self.errors else "")
+        )
+
+    @property
+    def exit_code(self) -> int:
+        """CLI convention: 2 unreadable input, 1 validation failure, 0 ok."""
+        if self.errors:
+            return 2
+        return 1 if self.count("rejected") else 0
+
+
+# --------------------------------------------------------------------------- provenance
+
+
+def user_agent(user: str | None) -> tuple[URIRef, Graph] | None:
+    """The attributed person: an ORCID IRI when ``user`` is a valid iD, else minted + name."""
+    if not user:
+        return None
+    g = Graph()
+    try:
+        iri = orcid_iri(user)
+        g.add((iri, RK.orcidAsWritten, Literal(user)))
+    except IdentifierError:
+        iri = mint("person", stable_key("ingest-user", user))
+        g.add((iri, SCHEMA.name, Literal(user)))
+    g.add((iri, RDF.type, PROV.Agent))
+    g.add((iri, RDF.type, SCHEMA.Person))
+    return iri, g
+
+
+def with_provenance(
+    doc: Document,
+    *,
+    when: datetime,
+    user: str | None = None,
+    revision_of: URIRef | None = None,
+) -> Graph:
+    """The document's triples plus its provenance, as one graph to store."""
+    g = Graph()
+    for t in doc.graph:
+        g.add(t)
+    d = doc.iri
+    stamp = Literal(when.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
+    activity = mint("activity", stable_key("ingest", doc.sha256, stamp))
+    g.add((d, RDF.type, RK.Document))
+    g.add((d, RDF.type, PROV.Entity))
+    g.add((d, RK.documentKind, Literal(doc.kind)))
+    g.add((d, RK.sourceFileName, Literal(Path(doc.source_name).name)))
+    g.add((d, RK.sourceSha256, Literal(doc.sha256)))
+    g.add((d, RK.sourceKey, Literal(doc.source_key)))
+    g.add((d, RK.loaderName, Literal(doc.loader)))
+    g.add((d, RK.loaderVersion, Literal(str(doc.loader_version))))
+    g.add((d, PROV.generatedAtTime, stamp))
+    g.add((d, PROV.wasGeneratedBy, activity))
+    g.add((activity, RDF.type, PROV.Activity))
+    g.add((activity, PROV.endedAtTime, stamp))
+    g.add((activity, PROV.wasAssociatedWith, SOFTWARE_AGENT))
+    g.add((SOFTWARE_AGENT, RDF.type, PROV.SoftwareAgent))
+    g.add((SOFTWARE_AGENT, RDFS.label, Literal(f"reprokg {__version__}")))
+    g.add((SOFTWARE_AGENT, SCHEMA.softwareVersion, Literal(__version__)))
+    if doc.subject is not None:
+        g.add((doc.subject, PROV.wasDerivedFrom, d))
+    person = user_agent(user)
+    if person is not None:
+        iri, pg = person
+        g += pg
+        g.add((d, PROV.wasAttributedTo, iri))
+        g.add((activity, PROV.wasAssociatedWith, iri))
+    if revision_of is not None:
+        g.add((d, PROV.wasRevisionOf, revision_of))
+    return g
+
+
+# --------------------------------------------------------------------------- the index
+
+_INDEX_QUERY = (
+    SPARQL_PREFIXES + "SELECT ?g ?key WHERE { GRAPH ?g { ?g a rk:Document ; rk:sourceKey ?key } }"
+)
+
+
+class StoredIndex:
+    """Which document graphs exist and which one currently holds each source key."""
+
+    def __init__(self, store: Store) -> None:
+        res = store.query(_INDEX_QUERY)
+        assert isinstance(res, SelectResult)
+        self.by_key: dict[str, URIRef] = {}
+        self.graphs: set[str] = {str(g) for g in store.documents()}
+        for g, key in res.rows:
+            self.by_key[str(key)] = URIRef(str(g))
+
+    def record(self, iri: URIRef, key: str, old: URIRef | None) -> None:
+        if old is not None:
+            self.graphs.discard(str(old))
+        self.graphs.add(str(iri))
+        self.by_key[key] = iri
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
+    batch: list[Document] = []
+    for d in docs:
+        batch.append(d)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def ingest(
+    store: Store,
+    documents: Iterable[Document],
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    user: str | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+    index: StoredIndex | None = None,
+) -> IngestResult:
+    """Validate ``documents`` in batches and store each as one named graph (atomically).
+
+    ``force`` rewrites documents whose content is already stored (e.g. after a loader
+    upgrade); otherwise they are reported ``unchanged``.
+    """
+    user = user if user is not None else os.environ.get("REPROKG_USER")
+    index = index or StoredIndex(store)
+    result = IngestResult()
+    done = 0
+    for batch in _batches(documents, max(1, batch_size)):
+        reports = validate_documents(batch)
+        now = datetime.now(UTC).replace(microsecond=0)
+        for doc, report in zip(batch, reports, strict=True):
+            iri = doc.iri
+            outcome = DocumentOutcome(
+                source=doc.source_name,
+                kind=doc.kind,
+                iri=iri,
+                status="added",
+                source_key=doc.source_key,
+                report=report,
+            )
+            if not report.conforms:
+                outcome.status = "rejected"
+            elif str(iri) in index.graphs and not force:
+                outcome.status = "unchanged"
+            else:
+                old = index.by_key.get(doc.source_key)
+                revision_of = old if old is not None and old != iri else None
+                for data in doc.attachments.values():
+                    store.store_blob(data)
+                graph = with_provenance(doc, when=now, user=user, revision_of=revision_of)
+                store.replace_document(iri, graph, revision_of or iri)
+                index.record(iri, doc.source_key, revision_of)
+                outcome.triples = len(graph)
+                if revision_of is not None:
+                    outcome.status = "revised"
+                    outcome.revision_of = revision_of
+            result.documents.append(outcome)
+            done += 1
+            if progress is not None:
+                progress(done, done, doc.source_name)
+    return result
+
+
+def iter_documents(
+    paths: Sequence[str | Path], kind: str | None, errors: list[LoadError]
+) -> Iterator[Document]:
+    """Documents of every source file under ``paths``; unreadable files go to ``errors``."""
+    from reprokg.loaders import iter_source_files, load_path
+
+    try:
+        files = list(iter_source_files(list(paths)))
+    except LoadError as exc:
+        errors.append(exc)
+        return
+    for f in files:
+        try:
+            yield from load_path(f, kind) if _named(f, paths) else _maybe(f, kind)
+        except LoadError as exc:
+            errors.append(exc)
+
+
+def _named(f: Path, paths: Sequence[str | Path]) -> bool:
+    return any(Path(p) == f for p in paths)
+
+
+def _maybe(f: Path, kind: str | None) -> list[Document]:
+    """A file found in a folder: loaded when a loader claims it (or ``kind`` is given)."""
+    from reprokg.loaders import HEAD_BYTES, detect_kind, load_bytes
+    from reprokg.loaders.source import read_bytes
+
+    data, display = read_bytes(f)
+    if kind is None:
+        head = data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
+        if detect_kind(f.name, head) is None:
+            return []
+    return load_bytes(data, display, kind)
+
+
+def ingest_paths(
+    store: Store,
+    paths: Sequence[str | Path],
+    kind: str | None = None,
+    progress: Progress | None = None,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    user: str | None = None,
+    force: bool = False,
+) -> IngestResult:
+    """Load files and folders and ingest their documents; read errors are collected."""
+    errors: list[LoadError] = []
+    result = ingest(
+        store,
+        iter_documents(paths, kind, errors),
+        batch_size=batch_size,
+        user=user,
+        force=force,
+        progress=progress,
+    )
+    result.errors.extend(errors)
+    return result
+
+
+def load_error_report(exc: LoadError) -> Report:
+    """A read/parse failure in report form (``constraint`` = ``LoadError``)."""
+    return Report(
+        source=exc.source or "<input>",
+        results=[
+            Result(
+                "Violation",
+                exc.message,
+                path=exc.field,
+                line=exc.line,
+                source=exc.source,
+                constraint="LoadError",
+            )
+        ],
+    )
+
+
+def validate_paths(
+    paths: Sequence[str | Path], kind: str | None = None, *, batch_size: int = DEFAULT_BATCH_SIZE
+) -> list[Report]:
+    """Reports for every document under ``paths``; never touches a store.
+
+    Unreadable sources give a one-result report whose ``constraint`` is ``LoadError``.
+    """
+    errors: list[LoadError] = []
+    reports: list[Report] = []
+    for batch in _batches(iter_documents(paths, kind, errors), max(1, batch_size)):
+        reports.extend(validate_documents(batch))
+    reports.extend(load_error_report(e) for e in errors)
+    return reports
