@@ -208,7 +208,9 @@ def _decode(t: Any) -> Identifier | None:
         return Literal(value, lang=lang)
     if dt is None:
         return Literal(value)
-    return Literal(value, datatype=URIRef(dt))
+    # normalize=False: keep the lexical form the engine returned (rdflib would turn
+    # "1.0E6"^^xsd:double into "1000000.0").
+    return Literal(value, datatype=URIRef(dt), normalize=False)
 
 
 def _to_result(kind: str, payload: Any) -> QueryResult:

@@ -195,3 +195,45 @@ def add_using(text: str, using: Sequence[str], using_named: Sequence[str]) -> st
         prev_word = ""
     out.append(text[pos:])
     return "".join(out)
+
+
+# --- SELECT * column order ------------------------------------------------------------
+
+_SELECT_STAR = re.compile(r"\bSELECT\s*(?:(?:DISTINCT|REDUCED)\s*)?\*", re.IGNORECASE)
+_SELECT = re.compile(r"\bSELECT\b", re.IGNORECASE)
+_VAR = re.compile(r"[?$]([A-Za-z0-9_\u00B7\u00C0-\uFFFF]+)")
+
+
+def _code_only(text: str) -> str:
+    """``text`` with comments, strings and IRIs blanked out (positions kept)."""
+    out = []
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        if m.lastgroup in ("comment", "string", "iri"):
+            out.append(text[pos : m.start()])
+            out.append(" " * (m.end() - m.start()))
+            pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def select_star_order(text: str) -> list[str] | None:
+    """Variable names of a ``SELECT *`` query in order of first appearance, else ``None``.
+
+    SPARQL leaves the column order of ``SELECT *`` open; engines differ (Oxigraph sorts
+    by name). The W3C result-format tests and most users expect the order in which the
+    variables appear in the query, so the endpoint reorders columns with this.
+    """
+    if "*" not in text or "select" not in text.lower():
+        return None
+    code = _code_only(text)
+    first = _SELECT.search(code)
+    if first is None:
+        return None
+    star = _SELECT_STAR.match(code, first.start())
+    if star is None:
+        return None
+    seen: dict[str, None] = {}
+    for m in _VAR.finditer(code, star.end()):
+        seen.setdefault(m.group(1), None)
+    return list(seen)

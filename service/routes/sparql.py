@@ -50,8 +50,14 @@ from reprokg.query_runner import (
     runner_for,
 )
 from reprokg.service.service_description import service_description
-from reprokg.sparql_guard import GuardError, add_using, inspect_query, inspect_update
-from reprokg.store.base import QueryTimeout, Store, StoreError
+from reprokg.sparql_guard import (
+    GuardError,
+    add_using,
+    inspect_query,
+    inspect_update,
+    select_star_order,
+)
+from reprokg.store.base import QueryTimeout, SelectResult, Store, StoreError
 
 FORM = "application/x-www-form-urlencoded"
 QUERY_TYPE = "application/sparql-query"
@@ -280,6 +286,20 @@ def _pick(accept: str | None, format_param: str | None, offered: tuple[str, ...]
         raise ProtocolError(406, str(exc)) from None
 
 
+def _star_columns(res: SelectResult, text: str) -> SelectResult:
+    """``SELECT *`` columns in order of appearance in the query (engines differ)."""
+    order = select_star_order(text)
+    if not order:
+        return res
+    have = set(res.variables)
+    names = [v for v in order if v in have]
+    names += [v for v in res.variables if v not in set(names)]
+    if names == res.variables:
+        return res
+    idx = [res.variables.index(v) for v in names]
+    return SelectResult(names, [tuple(row[i] for i in idx) for row in res.rows])
+
+
 def sparql_router(
     *,
     get_store: Callable[[], Store],
@@ -333,13 +353,16 @@ def sparql_router(
             if "syntax" in type(exc).__name__.lower():
                 raise ProtocolError(400, f"query syntax error: {exc}") from None
             raise ProtocolError(500, f"query failed: {exc}") from None
-        media = _pick(accept, op.format, fmt.offered_for(outcome.result))
+        result = outcome.result
+        if isinstance(result, SelectResult):
+            result = _star_columns(result, op.text)
+        media = _pick(accept, op.format, fmt.offered_for(result))
         headers = {"Vary": "Accept"}
         if outcome.truncated:
             headers["X-Reprokg-Truncated"] = "true"
             headers["X-Reprokg-Row-Cap"] = str(outcome.row_cap)
         return Response(
-            fmt.serialize(outcome.result, media),
+            fmt.serialize(result, media),
             media_type=fmt.content_type(media),
             headers=headers,
         )
