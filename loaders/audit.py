@@ -282,7 +282,7 @@ def load(data: bytes, name: str) -> list[Document]:
         source_key = f"audit:{pub['url']}"
     g.add((pub_node, RDF.type, SDO.ScholarlyArticle))
     if "url" in pub and "doi" in pub:
-        g.add((pub_node, SDO.url, Literal(pub["url"], datatype=XSD.anyURI)))
+        g.add((pub_node, RDFS.seeAlso, URIRef(pub["url"])))
     if "title" in pub:
         g.add((pub_node, SDO.name, Literal(pub["title"])))
     if "year" in pub:
@@ -299,7 +299,7 @@ def load(data: bytes, name: str) -> list[Document]:
     if "date" in audit:
         g.add((node, RK.auditDate, _date_literal(str(audit["date"]))))
     if "report" in audit:
-        g.add((node, SDO.url, Literal(audit["report"], datatype=XSD.anyURI)))
+        g.add((node, RK.auditReport, URIRef(audit["report"])))
     if "report_citation" in audit:
         g.add((node, SDO.citation, Literal(audit["report_citation"])))
     if "notes" in audit:
