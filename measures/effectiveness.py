@@ -78,11 +78,15 @@ class Evaluator:
         """Per-topic scores for the topics trec_eval reports (in the run and in the qrels)."""
         rows: dict[str, np.ndarray] = {}
         n = len(self.measure_names)
+        column: dict[int, int] = {}  # id(measure object) -> column; str() is slow
         for m in self._evaluator.iter_calc(run.nested()):
             row = rows.get(m.query_id)
             if row is None:
                 row = rows[m.query_id] = np.full(n, np.nan)
-            row[self._by_str[str(m.measure)]] = m.value
+            j = column.get(id(m.measure))
+            if j is None:
+                j = column[id(m.measure)] = self._by_str[str(m.measure)]
+            row[j] = m.value
         topics = sorted(rows)
         values = np.vstack([rows[t] for t in topics]) if topics else np.empty((0, n))
         return TopicScores(topics, list(self.measure_names), values)

@@ -55,19 +55,60 @@ def common_topics(a: list[str], b: list[str], what: str, warnings: list[str]) ->
 # --- document orderings -------------------------------------------------------------------
 
 
-def ktu_topic(orig: list[str], rep: list[str]) -> float:
-    """Kendall's tau Union of one topic, as repro_eval computes it (rounded to 14 digits).
+def _encode(*rankings: list[str]) -> list[np.ndarray]:
+    """Integer codes in docid (code point) order, shared by all the rankings given.
 
-    Both rankings are mapped to positions in the sorted union of their documents and the
-    two position sequences are correlated rank by rank.
+    KTU depends only on the relative order of the union positions and RBO only on equality,
+    so codes over all topics at once serve every topic.
     """
-    union = {d: i for i, d in enumerate(sorted(set(orig) | set(rep)))}
-    x = np.fromiter((union[d] for d in orig), dtype=np.int64, count=len(orig))
-    y = np.fromiter((union[d] for d in rep), dtype=np.int64, count=len(rep))
+    docs = [d for r in rankings for d in r]
+    if not docs:
+        return [np.empty(0, dtype=np.int64) for _ in rankings]
+    _, inv = np.unique(np.asarray(docs, dtype=str), return_inverse=True)
+    out, start = [], 0
+    for r in rankings:
+        out.append(inv[start : start + len(r)])
+        start += len(r)
+    return out
+
+
+try:  # scipy's own discordant-pair counter (what stats.kendalltau calls), minus its overhead
+    from scipy.stats._stats import _kendall_dis
+except ImportError:  # pragma: no cover - older/newer scipy: use the public function
+    _kendall_dis = None
+
+
+def _ktu_codes(x: np.ndarray, y: np.ndarray) -> float:
+    n = len(x)
+    if _kendall_dis is not None and n >= 2 and len(np.unique(x)) == n == len(np.unique(y)):
+        # no ties: tau-b = (tot - 2 dis) / sqrt(tot) / sqrt(tot), scipy's own expression
+        ranks = np.empty(n, dtype=np.intp)
+        ranks[np.argsort(y[np.argsort(x)])] = np.arange(1, n + 1)
+        dis = _kendall_dis(np.arange(1, n + 1, dtype=np.intp), ranks)
+        tot = n * (n - 1) // 2
+        return float(round((tot - 2 * dis) / np.sqrt(tot) / np.sqrt(tot), 14))
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore")
         tau = stats.kendalltau(x, y).statistic
     return float(round(tau, 14))
+
+
+def ktu_topic(orig: list[str], rep: list[str]) -> float:
+    """Kendall's tau Union of one topic, as repro_eval computes it (rounded to 14 digits).
+
+    Both rankings are mapped to positions in the sorted union of their documents and the
+    two position sequences are correlated rank by rank (they must have equal length).
+    """
+    x, y = _encode(orig, rep)
+    return _ktu_codes(x, y)
+
+
+def _pairs(orig: Run, rep: Run, topics: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    lists = []
+    for t in topics:
+        lists += [orig.topics[t].docs, rep.topics[t].docs]
+    codes = _encode(*lists)
+    return {t: (codes[2 * i], codes[2 * i + 1]) for i, t in enumerate(topics)}
 
 
 def ktu(
@@ -76,13 +117,13 @@ def ktu(
     """Mean KTU over the topics both runs have, and the per-topic values."""
     per_topic: dict[str, float | None] = {}
     short, undefined = [], []
-    for t in common_topics(list(orig.topics), list(rep.topics), label, warnings):
-        a, b = orig.topics[t].docs, rep.topics[t].docs
+    topics = common_topics(list(orig.topics), list(rep.topics), label, warnings)
+    for t, (a, b) in _pairs(orig, rep, topics).items():
         if len(a) != len(b):
             short.append(t)
             n = min(len(a), len(b))
             a, b = a[:n], b[:n]
-        value = ktu_topic(a, b) if len(a) >= 2 else math.nan
+        value = _ktu_codes(a, b) if len(a) >= 2 else math.nan
         per_topic[t] = _clean(value)
         if per_topic[t] is None:
             undefined.append(t)
@@ -100,18 +141,10 @@ def ktu(
     return (float(np.mean(defined)) if defined else None), per_topic
 
 
-def _first_positions(docs: list[str]) -> dict[str, int]:
-    pos: dict[str, int] = {}
-    for i, d in enumerate(docs):
-        pos.setdefault(d, i)
-    return pos
-
-
-def _overlaps(a: list[str], b: list[str], depth: int) -> np.ndarray:
-    """``X[d-1]`` = |a[:d] ∩ b[:d]| for d = 1..depth."""
-    pa, pb = _first_positions(a[:depth]), _first_positions(b[:depth])
-    enter = [max(i, pb[d]) for d, i in pa.items() if d in pb]
-    return np.cumsum(np.bincount(np.asarray(enter, dtype=np.int64), minlength=depth)[:depth])
+def _overlaps(a: np.ndarray, b: np.ndarray, depth: int) -> np.ndarray:
+    """``X[d-1]`` = |a[:d] ∩ b[:d]| for d = 1..depth (a, b: duplicate-free codes)."""
+    _, ia, ib = np.intersect1d(a[:depth], b[:depth], assume_unique=True, return_indices=True)
+    return np.cumsum(np.bincount(np.maximum(ia, ib), minlength=depth)[:depth])
 
 
 def _weights(p: float, depth: int) -> np.ndarray:
@@ -119,27 +152,24 @@ def _weights(p: float, depth: int) -> np.ndarray:
     return np.cumprod(np.concatenate(([1.0], np.full(depth - 1, p))))
 
 
-def rbo_topic(orig: list[str], rep: list[str], p: float = RBO_P, depth: int = RBO_DEPTH) -> float:
-    """repro_eval's RBO (Clarke et al.'s normalised, truncated form) of one topic."""
+def _rbo_codes(orig: np.ndarray, rep: np.ndarray, p: float, depth: int) -> float:
     x = _overlaps(rep, orig, depth)
     w = _weights(p, depth)
     return float(np.sum(w * x / np.arange(1, depth + 1)) / np.sum(w))
 
 
-def rbo_ext_topic(orig: list[str], rep: list[str], p: float = RBO_P) -> dict[str, float]:
-    """Webber et al.'s extrapolated RBO (eq. 32) with its bounds (min eq. 11, residual eq. 30).
+def rbo_topic(orig: list[str], rep: list[str], p: float = RBO_P, depth: int = RBO_DEPTH) -> float:
+    """repro_eval's RBO (Clarke et al.'s normalised, truncated form) of one topic."""
+    a, b = _encode(orig, rep)
+    return _rbo_codes(a, b, p, depth)
 
-    Opt-in corrected variant: two identical rankings score 1.0 whatever their length,
-    where the truncated normalised form used by repro_eval scores them below 1.
-    """
-    s_list, l_list = (orig, rep) if len(orig) <= len(rep) else (rep, orig)
-    s, l_ = len(s_list), len(l_list)
+
+def _rbo_ext_codes(orig: np.ndarray, rep: np.ndarray, p: float) -> dict[str, float]:
+    s_arr, l_arr = (orig, rep) if len(orig) <= len(rep) else (rep, orig)
+    s, l_ = len(s_arr), len(l_arr)
     if s == 0:
         return {"ext": 0.0, "min": 0.0, "max": 1.0, "res": 1.0}
-    ps = _first_positions(s_list)
-    pl = _first_positions(l_list)
-    enter = [max(i, pl[d]) for d, i in ps.items() if d in pl]
-    x = np.cumsum(np.bincount(np.asarray(enter, dtype=np.int64), minlength=l_)[:l_])  # X_1..X_l
+    x = _overlaps(s_arr, l_arr, l_)  # X_1..X_l; beyond s only L keeps growing
     d = np.arange(1, l_ + 1, dtype=float)
     pd = p**d
     x_s, x_l = float(x[s - 1]), float(x[l_ - 1])
@@ -147,11 +177,10 @@ def rbo_ext_topic(orig: list[str], rep: list[str], p: float = RBO_P) -> dict[str
     tail = d > s
     sum2 = float(np.sum(pd[tail] * x_s * (d[tail] - s) / (s * d[tail])))
     ext = (1 - p) / p * (sum1 + sum2) + p**l_ * ((x_l - x_s) / l_ + x_s / s)
-    # lower bound: evaluated to depth s, where both lists are fully seen
-    ds = d[:s]
-    xs = x[:s]
+    # lower bound (eq. 11) at depth s, where both rankings are fully seen
+    ds, xs = d[:s], x[:s]
     rbo_min = (1 - p) / p * (float(np.sum(p**ds / ds * (xs - x_s))) - x_s * math.log(1 - p))
-    # residual: what unseen items could still add (eq. 30)
+    # residual (eq. 30): the most the unseen documents could still add
     f = l_ + s - int(x_l)
     df = np.arange(1, f + 1, dtype=float)
     inv = p**df / df
@@ -167,6 +196,16 @@ def rbo_ext_topic(orig: list[str], rep: list[str], p: float = RBO_P) -> dict[str
     }
 
 
+def rbo_ext_topic(orig: list[str], rep: list[str], p: float = RBO_P) -> dict[str, float]:
+    """Webber et al.'s extrapolated RBO (eq. 32) with its bounds (min eq. 11, residual eq. 30).
+
+    Opt-in corrected variant: two identical rankings score 1.0 whatever their length,
+    where the truncated normalised form used by repro_eval scores them below 1.
+    """
+    a, b = _encode(orig, rep)
+    return _rbo_ext_codes(a, b, p)
+
+
 def rbo(
     orig: Run,
     rep: Run,
@@ -179,9 +218,9 @@ def rbo(
 ) -> tuple[float | None, dict[str, float | None]]:
     """Mean RBO over the topics both runs have (repro_eval's form unless ``extrapolated``)."""
     per_topic: dict[str, float | None] = {}
-    for t in common_topics(list(orig.topics), list(rep.topics), label, warnings):
-        a, b = orig.topics[t].docs, rep.topics[t].docs
-        value = rbo_ext_topic(a, b, p)["ext"] if extrapolated else rbo_topic(a, b, p, depth)
+    topics = common_topics(list(orig.topics), list(rep.topics), label, warnings)
+    for t, (a, b) in _pairs(orig, rep, topics).items():
+        value = _rbo_ext_codes(a, b, p)["ext"] if extrapolated else _rbo_codes(a, b, p, depth)
         per_topic[t] = _clean(value)
     defined = [v for v in per_topic.values() if v is not None]
     return (float(np.mean(defined)) if defined else None), per_topic

@@ -10,6 +10,7 @@ compare rankings in file order; the score-ordered variant is opt-in (:func:`rank
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +64,36 @@ def _is_comment(line: str) -> bool:
     return not stripped or stripped.startswith("#")
 
 
+_COMMENT_LINE = re.compile(r"^[ \t]*#[^\n]*(?:\n|$)", re.MULTILINE)
+#: whitespace str.split() knows but the pandas tokenizer does not: use the slow path
+_ODD_SPACE = "\r\x0b\x0c\x1c\x1d\x1e\x1f"
+
+
+def _fast_columns(text: str, ncols: int) -> list[list[str]] | None:
+    """Columns of a clean whitespace table, or None to parse line by line.
+
+    Only pure-ASCII text without exotic whitespace takes this path, so the tokens are
+    exactly ``str.split()``'s; a vectorised count of tokens per line proves every
+    non-blank line has ``ncols`` columns before the flat token list is sliced into
+    columns. Anything irregular goes to the line parser, which reports the exact line.
+    """
+    if not text.isascii() or any(c in text for c in _ODD_SPACE):
+        return None
+    if "#" in text:
+        text = _COMMENT_LINE.sub("", text)
+    raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    if raw.size == 0:
+        return [[] for _ in range(ncols)]
+    newline = raw == 10
+    space = (raw == 32) | (raw == 9) | newline
+    starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
+    per_line = np.bincount(np.cumsum(newline)[starts])
+    if not np.all((per_line == 0) | (per_line == ncols)):
+        return None
+    tokens = text.split()
+    return [tokens[i::ncols] for i in range(ncols)]
+
+
 def read_run(source: str | Path | bytes, name: str | None = None) -> Run:
     """Parse a TREC run (6 whitespace-separated columns); ``#`` comment lines are skipped.
 
@@ -71,6 +102,57 @@ def read_run(source: str | Path | bytes, name: str | None = None) -> Run:
     the first position with the last score, neither of which a reader can see.
     """
     text, display = _text(source, name)
+    cols = _fast_columns(text, 6)
+    if cols is not None:
+        try:
+            scores = np.fromiter(map(float, cols[4]), dtype=float, count=len(cols[4]))
+        except ValueError:
+            pass
+        else:
+            return _group_run(display, cols[0], cols[2], scores, cols[5])
+    return _read_run_lines(text, display)
+
+
+def _group_run(
+    display: str, topics: list[str], docs: list[str], scores: np.ndarray, tags: list[str]
+) -> Run:
+    """Per-topic rankings in file order from flat columns; first occurrence of a docid wins."""
+    n = len(topics)
+    if n == 0:
+        return Run(name=display, topics={})
+    # blocks of equal consecutive topics (a run is normally grouped by topic)
+    change = [0] + [i for i in range(1, n) if topics[i] != topics[i - 1]] + [n]
+    blocks: dict[str, list[tuple[int, int]]] = {}
+    for a, b in zip(change[:-1], change[1:], strict=True):
+        blocks.setdefault(topics[a], []).append((a, b))
+    duplicates = 0
+    result: dict[str, Ranking] = {}
+    for t in sorted(blocks):
+        spans = blocks[t]
+        if len(spans) == 1:
+            a, b = spans[0]
+            d, sc = docs[a:b], scores[a:b]
+        else:
+            idx = np.concatenate([np.arange(a, b) for a, b in spans])
+            d, sc = [docs[i] for i in idx.tolist()], scores[idx]
+        if len(set(d)) != len(d):
+            first: dict[str, int] = {}
+            for i, doc in enumerate(d):
+                first.setdefault(doc, i)
+            keep = sorted(first.values())
+            duplicates += len(d) - len(keep)
+            d, sc = [d[i] for i in keep], sc[keep]
+        result[t] = Ranking(list(d), np.asarray(sc, dtype=float))
+    warnings = []
+    if duplicates:
+        warnings.append(
+            f"{display}: {duplicates} duplicate docid line(s) ignored (first occurrence kept)"
+        )
+    return Run(name=display, topics=result, tag=tags[-1], warnings=warnings)
+
+
+def _read_run_lines(text: str, display: str) -> Run:
+    """Line-by-line parser: the reference behaviour, with exact error positions."""
     per_topic: dict[str, tuple[list[str], list[float]]] = {}
     seen: dict[str, set[str]] = {}
     duplicates = 0
@@ -121,6 +203,17 @@ def read_run(source: str | Path | bytes, name: str | None = None) -> Run:
 def read_qrels(source: str | Path | bytes, name: str | None = None) -> Qrels:
     """Parse TREC qrels (topic iteration docid relevance); ``#`` comment lines are skipped."""
     text, display = _text(source, name)
+    cols = _fast_columns(text, 4)
+    if cols is not None:
+        try:
+            rels = list(map(int, cols[3]))
+        except ValueError:
+            pass
+        else:
+            fast: dict[str, dict[str, int]] = {}
+            for t, d, r in zip(cols[0], cols[2], rels, strict=True):
+                fast.setdefault(t, {})[d] = r
+            return {t: fast[t] for t in sorted(fast)}
     qrels: dict[str, dict[str, int]] = {}
     for lineno, line in enumerate(text.split("\n"), start=1):
         if _is_comment(line):
@@ -148,14 +241,27 @@ def read_qrels(source: str | Path | bytes, name: str | None = None) -> Qrels:
 def break_ties(ranking: Ranking) -> Ranking:
     """repro_eval's tie-breaking: consecutive equal scores reordered by docid, descending.
 
-    Only *adjacent* equal scores are regrouped; the file order otherwise stands.
+    Only *adjacent* equal scores are regrouped; the file order otherwise stands
+    (``itertools.groupby`` over the file order in repro_eval; vectorised here).
     """
     s = ranking.scores
-    if len(s) < 2 or not np.any(s[1:] == s[:-1]):
+    if len(s) < 2:
         return ranking
+    same = s[1:] == s[:-1]
+    if not same.any():
+        return ranking
+    group = np.concatenate(([0], np.cumsum(~same)))
+    # ascending by (group descending, docid ascending), reversed: group asc, docid desc.
+    # numpy's fixed-width unicode compares by code point, as Python's str does.
+    order = np.lexsort((np.asarray(ranking.docs, dtype=str), -group))[::-1]
+    return Ranking([ranking.docs[i] for i in order.tolist()], s[order])
+
+
+def _break_ties_reference(ranking: Ranking) -> Ranking:
+    """repro_eval's ``break_ties`` verbatim (kept to test the vectorised one against)."""
     pairs: list[tuple[str, float]] = []
     for _, group in itertools.groupby(
-        zip(ranking.docs, s.tolist(), strict=True), key=lambda item: item[1]
+        zip(ranking.docs, ranking.scores.tolist(), strict=True), key=lambda item: item[1]
     ):
         pairs.extend(sorted(group, reverse=True))
     return Ranking([d for d, _ in pairs], np.asarray([x for _, x in pairs], dtype=float))
