@@ -137,10 +137,48 @@ def frame_from_rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
         "open_access",
     ):
         df[col] = df[col].map(_bool).astype("boolean")
+    labels = _option_labels()
+    df["topic"] = df["topic"].map(lambda v: labels.get(v, v) if isinstance(v, str) else None)
+    df["software_type"] = df["software_type"].map(
+        lambda v: _SOFTWARE_TYPES.get(v, v) if isinstance(v, str) else None
+    )
+    df["test_failure"] = df["test_failure"].map(
+        lambda v: _FAILURES.get(v, v) if isinstance(v, str) else None
+    )
     df["languages"] = df["languages"].map(
-        lambda v: frozenset(x for x in str(v).split("|") if x) if v is not None else frozenset()
+        lambda v: (
+            frozenset(_LANGUAGES.get(x, x) for x in str(v).split("|") if x)
+            if isinstance(v, str)
+            else frozenset()
+        )
     )
     return df.sort_values(["dataset", "year", "paper"], kind="mergesort").reset_index(drop=True)
+
+
+# Option concepts (rk:<LocalName>) -> the short labels the analysis groups by.
+_SOFTWARE_TYPES = {
+    "SoftwareTypeCode": "Code",
+    "SoftwareTypeBinary": "Binary",
+    "SoftwareTypePartialCode": "Partial Code",
+}
+_FAILURES = {"FailureTechnicalIssue": "technical", "FailureMissingHardware": "hardware"}
+_LANGUAGES = {
+    "LanguagePython": "Python",
+    "LanguageMatlab": "Matlab",
+    "LanguageCpp": "C/C++",
+    "LanguageShader": "Shader",
+    "LanguageOther": "Other",
+}
+
+
+def _option_labels() -> dict[str, str]:
+    """Concept local name -> preferred label, from the survey option schemes (vocabulary,
+    not data: the same table ontology/survey.ttl is written from)."""
+    try:
+        from reprokg.loaders.survey_options import SCHEMES
+    except ImportError:  # pragma: no cover - the vocabulary module ships with the loader
+        return {}
+    return {name: label for _l, _d, options in SCHEMES.values() for name, label, *_ in options}
 
 
 def _bool(v: Any) -> Any:
@@ -298,20 +336,25 @@ def _counts(df: pd.DataFrame) -> dict[str, Any]:
 LANGUAGE_LABELS = {"python": "Python", "matlab": "Matlab", "cpp": "C/C++"}
 
 
-def _count_block(df: pd.DataFrame) -> dict[str, int]:
+def _count_block(df: pd.DataFrame) -> dict[str, int | None]:
+    """Counts; None where the data set does not record the fact at all (e.g. deep learning
+    on the site data), so a missing field never reads as a count of 0."""
     code = df[df["code_shared"]]
 
-    def n(mask: pd.Series) -> int:
+    def n(mask: pd.Series) -> int | None:
         return int(mask.fillna(False).astype(bool).sum())
+
+    def n_known(col: str, mask: pd.Series) -> int | None:
+        return None if df[col].isna().all() else n(mask)
 
     langs = code["languages"]
     return {
         "papers": len(df),
         "with_code": len(code),
-        "code_without_license": n(code["has_license"] == False),  # noqa: E712
+        "code_without_license": n_known("has_license", code["has_license"] == False),  # noqa: E712
         "code_documentation_score_0": n(code["documentation_score"] == 0),
-        "code_deep": n(code["deep"] == True),  # noqa: E712
-        "code_needs_data": n(code["needs_data"] == True),  # noqa: E712
+        "code_deep": n_known("deep", code["deep"] == True),  # noqa: E712
+        "code_needs_data": n_known("needs_data", code["needs_data"] == True),  # noqa: E712
         "code_python": int(langs.map(lambda s: "Python" in s).sum()),
         "code_matlab": int(langs.map(lambda s: "Matlab" in s).sum()),
         "code_cpp": int(langs.map(lambda s: "C/C++" in s).sum()),
@@ -323,8 +366,8 @@ def _count_block(df: pd.DataFrame) -> dict[str, int]:
         "code_needed_modification": n(code["bugfix_score"].notna()),
         "code_hard_to_fix": n(code["bugfix_score"] <= 2),
         "code_over_100_minutes": n(code["time_slot"] >= 10),
-        "arxiv": n(df["arxiv"] == True),  # noqa: E712
-        "acm_open_access": n(df["open_access"] == True),  # noqa: E712
+        "arxiv": n_known("arxiv", df["arxiv"] == True),  # noqa: E712
+        "acm_open_access": n_known("open_access", df["open_access"] == True),  # noqa: E712
     }
 
 
@@ -356,9 +399,9 @@ def format_table(result: dict[str, Any]) -> str:
 
     def prop_line(label: str, p: dict[str, Any]) -> str:
         if p["rate"] is None:
-            return f"  {label:<22} {p['k']:>4}/{p['n']:<4}"
+            return f"  {label:<26} {p['k']:>4}/{p['n']:<4}"
         lo, hi = p["ci95"]
-        return f"  {label:<22} {p['k']:>4}/{p['n']:<4} {p['rate']:6.1%}  [{lo:6.1%}, {hi:6.1%}]"
+        return f"  {label:<26} {p['k']:>4}/{p['n']:<4} {p['rate']:6.1%}  [{lo:6.1%}, {hi:6.1%}]"
 
     lines.append("Code or binary shared (rate, Clopper-Pearson 95% CI)")
     for y, p in sh["by_year"].items():
@@ -396,7 +439,7 @@ def format_table(result: dict[str, Any]) -> str:
     lines.append(f"{'Counts':<30}" + "".join(f"{y:>7}" for y in years) + f"{'total':>7}")
     for key in counts["total"]:
         vals = [counts["by_year"][y][key] for y in years] + [counts["total"][key]]
-        lines.append(f"  {key:<28}"[:30] + "".join(f"{v:>7}" for v in vals))
+        lines.append(f"  {key:<28}"[:30] + "".join(f"{'-' if v is None else v:>7}" for v in vals))
     return "\n".join(lines)
 
 

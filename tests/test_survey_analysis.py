@@ -378,3 +378,37 @@ def test_saved_result_is_queryable(survey_store: Any, result: dict[str, Any]) ->
     )
     survey_store.delete_document(iri)
     assert not math.isnan(want)
+
+
+def test_every_ontology_term_the_query_uses_is_declared() -> None:
+    """Catches a renamed property (the query would silently return nothing)."""
+    import re
+
+    from rdflib import Graph, URIRef
+    from rdflib.namespace import RDF
+
+    from reprokg.namespaces import RK
+
+    ontology = Graph()
+    for ttl in (Path(sa.__file__).resolve().parent.parent / "ontology").glob("*.ttl"):
+        ontology.parse(ttl, format="turtle")
+    used = set(re.findall(r"\brk:([A-Za-z0-9]+)", sa.load_sparql("survey_papers")))
+    assert used, "the query uses no rk: terms?"
+    missing = sorted(t for t in used if (URIRef(RK[t]), RDF.type, None) not in ontology)
+    assert not missing, f"rk: terms used by survey_papers.rq but not declared: {missing}"
+
+
+@pytest.mark.xfail(
+    reason="graph lacks it: on the site data an empty 'Code License (if any)' means 'no "
+    "license' (per_paper_template.json) but the loader records no rk:licenseSpecified false, "
+    "so codes without license after 2018 count as unknown (reported to the survey engineer)",
+    strict=True,
+)
+def test_per_paper_codes_without_license(result: dict[str, Any], graphics_dir: Path) -> None:
+    expected = 0
+    for f in sorted(graphics_dir.glob("per_paper/*/*.json")):
+        v = next(x for x in json.loads(f.read_text("utf-8")) if x["Is master variant (boolean)"])
+        lic = str(v["Code License (if any)"]).strip()
+        if v["Code available (boolean)"] and lic in ("", "unspecified"):
+            expected += 1
+    assert result["per-paper"]["counts"]["total"]["code_without_license"] == expected
