@@ -832,6 +832,8 @@ def load(data: bytes, name: str) -> list[Document]:
     attachments: dict[str, bytes] = {}
     if summary is not None:
         _add_summary(g, run, summary)
+        first = next(n for n, t in parts.run_lines if t.strip() and not t.lstrip().startswith("#"))
+        b.lines.setdefault("run lines", first)
         attachments[summary.sha256] = summary.data
         if tag is not None and summary.tags != [tag]:
             others = [t for t in summary.tags if t != tag]
