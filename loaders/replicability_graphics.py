@@ -393,18 +393,27 @@ def _reviewer_number(c: _Ctx, key: str, v: Any) -> None:
 
 
 def _reviewer_name(c: _Ctx, key: str, v: Any) -> None:
-    """``'Name <email>'``: minted from the e-mail address (a stronger key than a name)."""
+    """``'Name <email>'``: minted from the e-mail address (a stronger key than a name).
+
+    Without a readable address the reviewer is a person of this review only (people are
+    never merged by name alone) and a Warning says so.
+    """
     if _empty(v):
         return
     s = str(v).strip()
-    m = re.fullmatch(r"(.*?)\s*<([^<>@\s]+@[^<>\s]+)>", s)
-    name, email = (m.group(1).strip(), m.group(2).lower()) if m else (s, None)
-    person = mint(
-        "person",
-        stable_key("email", email)
-        if email
-        else stable_key("replicability-graphics-reviewer", c.review, name),
-    )
+    m = re.fullmatch(r"(.*?)\s*<\s*([^<>@\s]+@[^<>\s]+?)\s*>?", s)
+    name, email = (m.group(1).strip(), m.group(2).lower()) if m else (s.split("<")[0].strip(), None)
+    if email:
+        person = mint("person", stable_key("email", email))
+    else:
+        person = mint("person", stable_key("replicability-graphics-reviewer", c.review, s))
+        c.report(
+            "Warning",
+            key,
+            f"{key!r}: no e-mail address in {s!r} (expected 'Name <email>'); "
+            "the reviewer cannot be identified across reviews",
+            s,
+        )
     c.g.add((c.review, RK.reviewer, person))
     c.g.add((person, RDF.type, SCHEMA.Person))
     c.g.add((person, RDF.type, PROV.Agent))
