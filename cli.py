@@ -47,6 +47,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     _register_store(command, _add_store_option)
 
+    # annotate (write ir_metadata headers into run files; see reprokg.annotate)
+    from reprokg.annotate import register as _register_annotate
+
+    _register_annotate(command)
+
     # serve (the service; see reprokg.service.serve)
     from reprokg.service.serve import register as _register_serve
 

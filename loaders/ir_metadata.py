@@ -369,8 +369,12 @@ class Parts:
     form: str  # "commented", "bare" or "yaml"
 
 
-def split_source(text: str, name: str) -> Parts:
-    """Find the header markers; everything after the end marker is run lines."""
+def split_source(text: str, name: str, *, assume_yaml: bool = False) -> Parts:
+    """Find the header markers; everything after the end marker is run lines.
+
+    Without markers the text is metadata YAML when it looks like it (or ``assume_yaml``),
+    otherwise a plain run file without a header.
+    """
     lines = text.split("\n")
     start = None
     for i, line in enumerate(lines):
@@ -381,7 +385,7 @@ def split_source(text: str, name: str) -> Parts:
             start = i
         break
     if start is None:
-        if looks_like_yaml_metadata(text):
+        if assume_yaml or looks_like_yaml_metadata(text):
             return Parts(text, 0, 0, [], "yaml")
         # a plain run file without a header: no metadata, only run lines
         return Parts("", 0, 0, [(i + 1, ln) for i, ln in enumerate(lines)], "none")
@@ -761,10 +765,10 @@ def _normalise_tree(tree: Any) -> Any:
 # --------------------------------------------------------------------------- public API
 
 
-def parse_header(data: bytes, name: str) -> tuple[Any, Parts]:
+def parse_header(data: bytes, name: str, *, assume_yaml: bool = False) -> tuple[Any, Parts]:
     """The header's YAML tree (Scalar leaves, lines counted in the whole file) and the parts."""
     text = decode_text(data, name)
-    parts = split_source(text, name)
+    parts = split_source(text, name, assume_yaml=assume_yaml)
     if parts.form == "none":
         return None, parts
     try:
@@ -793,9 +797,10 @@ def run_key(tag: str | None, parts: Parts, summary: RunSummary | None) -> str:
     return stable_key("run", tag or "", basis)
 
 
-def load(data: bytes, name: str) -> list[Document]:
-    """One document for one annotated run file or standalone metadata YAML."""
-    tree, parts = parse_header(data, name)
+def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]:
+    """One document for one annotated run file or standalone metadata YAML
+    (``assume_yaml``: a file without markers is metadata, not run lines)."""
+    tree, parts = parse_header(data, name, assume_yaml=assume_yaml)
     summary = summarise(parts.run_lines, name) if parts.run_lines else None
     if summary is not None and summary.lines == 0:
         summary = None
