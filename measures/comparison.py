@@ -72,15 +72,28 @@ class Comparison:
 
 
 def _scores(evaluator: Evaluator, run: Run, role: str, warnings: list[str]) -> TopicScores:
+    """Per-topic scores; what ir-measures does with unmatched topics is said in warnings.
+
+    ir-measures (like ``trec_eval -c``) scores every judged topic, a judged topic the run
+    has no ranking for scoring 0, and ignores the run's unjudged topics.
+    """
     scores = evaluator.evaluate(run)
-    missing = sorted(set(run.topics) - set(scores.topics))
-    if missing:
-        warnings.append(
-            f"{role}: {len(missing)} topic(s) of the run have no relevance judgements and "
-            f"are not evaluated ({', '.join(missing[:10])})"
-        )
-    if not scores.topics:
-        warnings.append(f"{role}: no topic of the run is judged; its scores are empty")
+    judged = set(evaluator.qrels)
+    unjudged = sorted(set(run.topics) - judged)
+    missing = sorted(judged - set(run.topics))
+    if not set(run.topics) & judged:
+        warnings.append(f"{role}: no topic of the run is judged; every judged topic scores 0")
+    else:
+        if unjudged:
+            warnings.append(
+                f"{role}: {len(unjudged)} topic(s) have no relevance judgements and are not "
+                f"evaluated ({', '.join(unjudged[:10])})"
+            )
+        if missing:
+            warnings.append(
+                f"{role}: no ranking for {len(missing)} judged topic(s), which score 0 "
+                f"({', '.join(missing[:10])})"
+            )
     return scores
 
 
