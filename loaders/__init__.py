@@ -34,6 +34,8 @@ LOADER_MODULES: tuple[str, ...] = (
 HEAD_BYTES = 4096
 #: files never considered when walking a folder
 SKIP_NAMES = {"LICENSE", "LICENSE.md", "LICENSE.txt", "README.md", "README", "NOTICE"}
+#: documentation, images and archives found in data folders are not sources
+SKIP_SUFFIXES = {".md", ".rst", ".html", ".pdf", ".png", ".jpg", ".svg", ".xlsx", ".zip", ".gz"}
 
 
 @cache
@@ -104,7 +106,8 @@ def iter_source_files(paths: list[str | Path]) -> Iterator[Path]:
             for f in sorted(p.rglob("*")):
                 rel = f.relative_to(p).parts
                 hidden = any(x.startswith(".") for x in rel)
-                if f.is_file() and not hidden and f.name not in SKIP_NAMES:
+                skip = f.name in SKIP_NAMES or f.suffix.lower() in SKIP_SUFFIXES
+                if f.is_file() and not hidden and not skip:
                     yield f
         elif p.exists():
             yield p
