@@ -11,7 +11,10 @@ otherwise change their type, e.g. a commit ``1234567``).
 Order: sequences of mappings (stages, significance tests, training data, libraries)
 keep their order through ``rk:position``; sequences of plain values (``lang``,
 ``fields``, ``reported measures``, ``baseline``, ``interpolates``) are RDF
-multi-valued properties and come back sorted.
+multi-valued properties (a set, for querying) plus one ``rk:sequenceOrder`` JSON
+literal with the written order, used when it still matches the values (otherwise
+they come back sorted). Order matters to repro_eval: it compares components as
+Python dicts, so a reordered ``fields`` list would count as a changed Actor.
 """
 
 from __future__ import annotations
@@ -83,7 +86,15 @@ def _field(g: Graph, s: URIRef, f: F) -> Any:
         o = g.value(s, f.pred)
         return None if o is None else _value(o)
     if k == "strlist":
-        return [_value(o) for o in sorted(g.objects(s, f.pred), key=str)]
+        values = sorted(str(o) for o in g.objects(s, f.pred))
+        for o in g.objects(s, RK.sequenceOrder):
+            try:
+                order = json.loads(str(o))
+            except ValueError:
+                continue
+            if order.get("property") == str(f.pred) and sorted(set(order["items"])) == values:
+                return list(order["items"])
+        return values
     if k in ("map", "publication", "actor"):
         n = g.value(s, f.pred)
         if n is None:

@@ -565,8 +565,12 @@ class _Builder:
         if k in ("str", "int", "bool", "num", "uri"):
             g.add((s, f.pred, typed_literal(k, self.scalar(v, path))))
         elif k == "strlist":
-            for item in self.strlist(v, path):
-                g.add((s, f.pred, Literal(str(item))))
+            items = [str(item) for item in self.strlist(v, path)]
+            for item in items:
+                g.add((s, f.pred, Literal(item)))
+            if len(items) > 1:  # RDF values are a set: keep the written order alongside
+                order = {"property": str(f.pred), "items": items}
+                g.add((s, RK.sequenceOrder, Literal(json.dumps(order), datatype=RDF.JSON)))
         elif k == "map":
             n = self.node(suffix)
             g.add((s, f.pred, n))

@@ -4,9 +4,9 @@ Both sides are parsed with the text-keeping YAML reader and compared as text, af
 normalisation written here (not the loader's): keys that the schema spells two ways
 are mapped to one spelling (``reported_measures`` -> ``reported measures``,
 ``test_collection`` -> ``test collection``, ``training_data`` -> ``training data``,
-``schema version`` -> ``schema-version``), retrieval ``params`` are inlined into their
-stage, and sequences of plain values are compared as sorted lists (RDF keeps them as
-multi-valued properties; sequences of mappings keep their order).
+``schema version`` -> ``schema-version``) and retrieval ``params`` are inlined into
+their stage. Order is compared too: repro_eval compares components as dicts, so a
+reordered list would read as a changed component.
 """
 
 from __future__ import annotations
@@ -40,10 +40,7 @@ def norm(v: Any) -> Any:
                 out[key] = norm(val)
         return out
     if isinstance(v, list):
-        items = [norm(x) for x in v]
-        if all(isinstance(x, str) for x in items):
-            return sorted(items)
-        return items
+        return [norm(x) for x in v]
     text = str(v)
     return text.lower() if text.lower() in ("true", "false") else text
 
