@@ -25,27 +25,41 @@ EXAMPLE_REQUESTS = [
 ]
 
 
-def example_paths(stack: ExitStack) -> list[Path]:
-    """Real file-system paths of the bundled example folders (extracted if zipped)."""
-    root = data_dir("examples")
-    if not root.is_dir():
-        return []
-    path = stack.enter_context(resources.as_file(root))
-    return sorted(p for p in Path(path).iterdir() if p.is_dir() or p.is_file())
+def demo_documents(root: Path) -> tuple[list, list]:
+    """Documents of every example file a loader claims (named ``examples/...``), and errors."""
+    from reprokg.errors import LoadError
+    from reprokg.loaders import HEAD_BYTES, detect_kind, iter_source_files, load_bytes
+
+    docs, errors = [], []
+    for f in iter_source_files([root]):
+        name = "examples/" + f.relative_to(root).as_posix()
+        data = f.read_bytes()
+        head = data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
+        kind = detect_kind(f.name, head)
+        if kind is None:
+            continue  # licence notices, READMEs, data a loader does not claim
+        try:
+            docs.extend(load_bytes(data, name, kind))
+        except LoadError as exc:
+            errors.append(exc)
+    return docs, errors
 
 
 def load_demo(store: Store) -> dict[str, int]:
     """Ingest every bundled example into ``store``; counts of documents by outcome."""
-    from reprokg.ingest import ingest_paths
+    from reprokg.ingest import ingest
 
     with ExitStack() as stack:
-        paths = [p for p in example_paths(stack) if not p.name.startswith((".", "_"))]
-        if not paths:
+        root = data_dir("examples")
+        if not root.is_dir():
             return {}
-        result = ingest_paths(store, paths)
+        docs, errors = demo_documents(Path(stack.enter_context(resources.as_file(root))))
+    result = ingest(store, docs)
     counts: dict[str, int] = {}
     for item in result.documents:
         counts[item.status] = counts.get(item.status, 0) + 1
+    if errors:
+        counts["unreadable"] = len(errors)
     return counts
 
 

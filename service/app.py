@@ -61,6 +61,11 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if app.state.query_runner is not None:
+            # start the query workers now, not on the first request (~2 s of process start)
+            from starlette.concurrency import run_in_threadpool
+
+            await run_in_threadpool(app.state.query_runner.get)
         yield
         runner = getattr(app.state, "query_runner", None)
         if runner is not None:

@@ -1,0 +1,117 @@
+"""``reprokg serve --demo``: the bundled examples in a fresh store, served over real HTTP."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+
+from reprokg.demo import load_demo
+from reprokg.store import open_store
+from tests.conftest import REPO
+
+EXAMPLES = REPO / "examples"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _n_audit_files() -> int:
+    return len(list((EXAMPLES / "audits").glob("*.yaml")))
+
+
+def test_load_demo_loads_every_example(tmp_path) -> None:
+    store = open_store(str(tmp_path / "kg"))
+    counts = load_demo(store)
+    assert "rejected" not in counts and "unreadable" not in counts, counts
+    res = store.query(
+        "PREFIX rk: <https://w3id.org/reprokg/ontology#> SELECT ?kind (COUNT(?g) AS ?n) "
+        "WHERE { GRAPH ?g { ?g rk:documentKind ?kind } } GROUP BY ?kind"
+    )
+    kinds = {str(k): int(n) for k, n in res.rows}
+    assert kinds.get("audit") == _n_audit_files()
+    if (EXAMPLES / "runs").is_dir():
+        assert kinds.get("run", 0) >= 1
+    # idempotent: loading again adds nothing
+    assert set(load_demo(store)) == {"unchanged"}
+    store.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    """``reprokg serve --demo`` as a user runs it (own process, loopback, free port)."""
+    procs = []
+
+    def start(*extra: str) -> str:
+        port = _free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REPROKG_")}
+        env["REPROKG_WRITE_TOKEN"] = "demo-token"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "reprokg", "serve", "--demo", "--port", str(port), *extra],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        procs.append(proc)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise AssertionError(f"serve exited: {proc.stderr.read()}")
+            try:
+                if httpx.get(url + "/health", timeout=2).status_code == 200:
+                    return url
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        raise AssertionError("service did not come up")
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        try:
+            out, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        server.last_stderr = err  # type: ignore[attr-defined]
+
+
+def test_serve_demo_end_to_end(server) -> None:
+    url = server()
+    health = httpx.get(url + "/health").json()
+    assert health["demo"] is True and health["documents"] >= _n_audit_files()
+    r = httpx.get(url + "/queries/publications-with-attribute", params={"attribute": "S1"})
+    rows = r.json()["results"]["bindings"]
+    assert {b["publication"]["value"] for b in rows} >= {"https://arxiv.org/abs/1609.02907"}
+    audit = rows[0]["audit"]["value"]
+    assert audit.startswith("https://w3id.org/reprokg/id/")
+    local = "/id/" + audit.removeprefix("https://w3id.org/reprokg/id/")
+    page = httpx.get(url + local)
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert httpx.get(url + local, headers={"Accept": "text/turtle"}).status_code == 200
+    assert httpx.get(url + "/").status_code == 200
+    assert httpx.get(url + "/docs").status_code == 200
+
+
+def test_serve_with_several_workers_is_read_only(server) -> None:
+    url = server("--workers", "2")
+    seen = set()
+    for _ in range(20):
+        r = httpx.get(url + "/health")
+        assert r.status_code == 200 and r.json()["read_only"] is True
+        seen.add(r.json()["documents"])
+    assert len(seen) == 1  # every worker sees the same data
+    r = httpx.delete(url + "/documents/" + "0" * 64, headers={"Authorization": "Bearer demo-token"})
+    assert r.status_code == 403 and "read-only" in r.json()["detail"]
+    r = httpx.get(url + "/queries/publications-with-attribute", params={"attribute": "S1"})
+    assert r.status_code == 200 and r.json()["results"]["bindings"]
