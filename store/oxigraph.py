@@ -83,10 +83,6 @@ def _run_with_timeout(fn: Callable[[threading.Event], T], timeout: float | None)
     return box["value"]  # type: ignore[return-value]
 
 
-class _Cancelled(Exception):
-    pass
-
-
 def graph_quads(iri: URIRef | str, graph: Graph) -> list[ox.Quad]:
     g = ox.NamedNode(str(iri))
     return [ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), g) for s, p, o in graph]
@@ -212,19 +208,23 @@ class OxigraphStore(Store):
         if named_graph_uris:
             kwargs["named_graphs"] = [ox.NamedNode(u) for u in named_graph_uris]
 
-        def run(cancel: threading.Event) -> QueryResult:
+        def run(cancel: threading.Event) -> QueryResult | None:
             try:
                 res = self._store.query(sparql, **kwargs)
-                return _convert(res, cancel)
+                try:
+                    return _convert(res, cancel)
+                finally:
+                    # pyoxigraph results must die on the thread that made them ("unsendable")
+                    del res
             except SyntaxError as exc:
                 raise QuerySyntaxError(str(exc)) from exc
             except OSError as exc:
                 raise StoreError(str(exc)) from exc
 
-        try:
-            return _run_with_timeout(run, timeout)
-        except _Cancelled:
-            raise QueryTimeout("query stopped at its time limit") from None
+        result = _run_with_timeout(run, timeout)
+        if result is None:
+            raise QueryTimeout("query stopped at its time limit")
+        return result
 
     def triple_count(self) -> int:
         return sum(1 for q in self._store if not isinstance(q.graph_name, ox.DefaultGraph))
@@ -279,7 +279,8 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
-def _convert(res: object, cancel: threading.Event) -> QueryResult:
+def _convert(res: object, cancel: threading.Event) -> QueryResult | None:
+    """rdflib results; ``None`` when cancelled (the caller has already timed out)."""
     if isinstance(res, ox.QueryBoolean):
         return AskResult(bool(res))
     if isinstance(res, ox.QuerySolutions):
@@ -287,14 +288,14 @@ def _convert(res: object, cancel: threading.Event) -> QueryResult:
         rows = []
         for sol in res:
             if cancel.is_set():
-                raise _Cancelled
+                return None  # no exception: its traceback would carry pyoxigraph objects
             rows.append(tuple(to_rdflib(sol[i]) for i in range(len(variables))))
         return SelectResult(variables, rows)
     if isinstance(res, ox.QueryTriples):
         g = Graph()
         for t in res:
             if cancel.is_set():
-                raise _Cancelled
+                return None
             g.add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
         return GraphResult(g)
     raise StoreError(f"unexpected query result {type(res).__name__}")
