@@ -1,0 +1,151 @@
+"""Qrels (TREC relevance judgements) as a document of kind ``qrels``, linked to its collection.
+
+The judgements are not turned into triples: the normalised qrels lines (LF ends, comment
+lines dropped) are a content-addressed attachment, and the graph describes the qrels file
+(sha256, topics, judgements) as a ``dcat:Distribution`` of its test collection. The test
+collection is named by its ir_datasets id, which is how run headers name it
+(``data.test collection.ir_datasets``) and what *find baselines* joins on; it is read from
+a comment line at the top — ``# ir_datasets: https://ir-datasets.com/nyt`` (also
+``# test collection: …``) — trec_eval 10 skips such lines — or passed as ``collection``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import PurePath
+
+from rdflib import Literal, URIRef
+from rdflib.namespace import DCAT, DCTERMS, PROV, RDF, XSD
+
+from reprokg import __version__
+from reprokg.document import Document, Message
+from reprokg.errors import LoadError
+from reprokg.identifiers import mint, stable_key
+from reprokg.loaders.source import decode_text
+from reprokg.namespaces import RK, SCHEMA, new_graph
+
+KIND = "qrels"
+LOADER_NAME = "reprokg.loaders.qrels"
+LOADER_VERSION = __version__
+QRELS_MEDIA_TYPE = "text/x-trec-qrels"
+
+_QRELS_LINE = re.compile(r"^\s*\S+\s+\S+\s+\S+\s+-?\d+\s*$")
+_COLLECTION_COMMENT = re.compile(
+    r"^\s*#\s*(?:ir_datasets|ir-datasets|test[ _]collection|collection)\s*:\s*(\S.*?)\s*$",
+    re.IGNORECASE,
+)
+
+
+def sniff(name: str, head: str) -> bool:
+    """A file whose non-comment lines all look like ``topic iteration docno relevance``."""
+    lines = [ln for ln in head.split("\n")[:-1] or head.split("\n") if ln.strip()]
+    data = [ln for ln in lines if not ln.lstrip().startswith("#")]
+    if len(data) < 1:
+        return False
+    looks = all(_QRELS_LINE.match(ln) for ln in data[:50])
+    return looks and ("qrel" in name.lower() or len(data) >= 3)
+
+
+def collection_iri(collection: str) -> URIRef:
+    """The test collection node shared by every qrels document of the same collection."""
+    return mint("collection", stable_key("test-collection", collection.strip()))
+
+
+def qrels_iri(sha256: str) -> URIRef:
+    """A qrels file is identified by the sha256 of its normalised lines."""
+    return mint("qrels", sha256)
+
+
+def normalise(text: str, name: str) -> tuple[bytes, int, int, str | None, int]:
+    """(normalised bytes, topics, judgements, collection from a comment, first data line)."""
+    out: list[str] = []
+    topics: set[str] = set()
+    collection: str | None = None
+    first = 0
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#"):
+            m = _COLLECTION_COMMENT.match(line)
+            if m and collection is None and not out:
+                collection = m.group(1)
+            continue
+        cols = stripped.split()
+        if len(cols) != 4:
+            raise LoadError(
+                f"qrels line has {len(cols)} columns; expected 4: topic iteration docno relevance",
+                source=name,
+                line=lineno,
+                field="qrels line",
+            )
+        try:
+            int(cols[3])
+        except ValueError:
+            raise LoadError(
+                f"relevance {cols[3]!r} is not an integer (column 4 of: topic iteration docno "
+                "relevance)",
+                source=name,
+                line=lineno,
+                column=line.rfind(cols[3]) + 1,
+                field="qrels line.relevance",
+            ) from None
+        first = first or lineno
+        topics.add(cols[0])
+        out.append(" ".join(cols))
+    if not out:
+        raise LoadError("no qrels lines (topic iteration docno relevance) found", source=name)
+    return ("\n".join(out) + "\n").encode("utf-8"), len(topics), len(out), collection, first
+
+
+def load(data: bytes, name: str, *, collection: str | None = None) -> list[Document]:
+    """One document for one qrels file."""
+    text = decode_text(data, name)
+    lines, n_topics, n_judgements, from_comment, first = normalise(text, name)
+    sha = hashlib.sha256(lines).hexdigest()
+    collection = collection or from_comment
+    q = qrels_iri(sha)
+    g = new_graph()
+    g.add((q, RDF.type, DCAT.Distribution))
+    g.add((q, RDF.type, PROV.Entity))
+    g.add((q, SCHEMA.name, Literal(PurePath(name).name)))
+    g.add((q, RK.sha256, Literal(sha)))
+    g.add((q, DCAT.mediaType, Literal(QRELS_MEDIA_TYPE)))
+    g.add((q, DCAT.byteSize, Literal(len(lines), datatype=XSD.nonNegativeInteger)))
+    g.add((q, DCTERMS.extent, Literal(f"{n_judgements} judgements on {n_topics} topics")))
+    messages: list[Message] = []
+    lines_map = {"qrels lines": first}
+    if collection:
+        tc = collection_iri(collection)
+        g.add((tc, RDF.type, RK.TestCollection))
+        g.add((tc, RK.irDatasetsId, Literal(collection)))
+        g.add((tc, DCAT.distribution, q))
+        g.add((q, DCTERMS.isPartOf, tc))
+    else:
+        messages.append(
+            Message(
+                "Warning",
+                "ir_datasets",
+                "the qrels name no test collection; add a first line "
+                "'# ir_datasets: <id>' (trec_eval skips it) or pass the collection",
+                focus_node=str(q),
+                line=1,
+            )
+        )
+    key = f"qrels:{collection or ''}:{PurePath(name).name}"
+    return [
+        Document(
+            kind=KIND,
+            graph=g,
+            source_name=name,
+            source_bytes=data,
+            loader=LOADER_NAME,
+            loader_version=LOADER_VERSION,
+            source_key=key,
+            messages=messages,
+            lines=lines_map,
+            attachments={sha: lines},
+            subject=q,
+        )
+    ]

@@ -1,0 +1,327 @@
+"""A full comparison from inputs: PRIMAD, study kind, measures, and its RDF document.
+
+:func:`run_study` ties the pieces together for the CLI and the API: it pairs the runs
+by their metadata, derives the PRIMAD signature and the study kind from the headers,
+computes the measures (:func:`reprokg.measures.comparison.compare`) and builds the
+``comparison`` document (:func:`comparison_document`) whose triples are documented in
+``docs/comparisons.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+
+import ir_measures
+from rdflib import Literal, URIRef
+from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
+
+from reprokg import __version__
+from reprokg.document import Document
+from reprokg.errors import ReprokgError
+from reprokg.identifiers import mint, stable_key
+from reprokg.measures import primad
+from reprokg.measures.comparison import Comparison, Options, compare
+from reprokg.measures.effectiveness import Evaluator
+from reprokg.measures.inputs import QrelsInput, RunInput
+from reprokg.measures.registry import CROSS, REGISTRY, SAME
+from reprokg.namespaces import MLS, RK, SCHEMA, new_graph
+
+KIND = "comparison"
+LOADER_NAME = "reprokg.measures.study"
+SIDES = {"baseline": RK.BaselineSide, "advanced": RK.AdvancedSide}
+ROLES = ("orig_base", "orig_adv", "rep_base", "rep_adv")
+
+
+class StudyError(ReprokgError):
+    """The inputs do not make a comparison (e.g. cross-collection without its qrels)."""
+
+
+@dataclass
+class Study:
+    comparison: Comparison
+    inputs: dict[str, RunInput]
+    qrels: QrelsInput
+    qrels_rpl: QrelsInput | None
+    primad: primad.PrimadComparison | None = None
+    #: per role: reported measure name as written -> (ir-measures name, mean score)
+    reported: dict[str, dict[str, tuple[str, float]]] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return self.comparison.to_json()
+
+
+def _pkg_version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _reported_measures(inp: RunInput) -> list[str]:
+    if inp.graph is None or inp.subject is None:
+        return []
+    return sorted(
+        {
+            str(m)
+            for goal in inp.graph.objects(inp.subject, RK.researchGoal)
+            for ev in goal_evaluations(inp, goal)
+            for m in inp.graph.objects(ev, RK.reportedMeasure)
+        }
+    )
+
+
+def goal_evaluations(inp: RunInput, goal) -> list:
+    assert inp.graph is not None
+    return list(inp.graph.objects(goal, RK.evaluation))
+
+
+def _ir_measures_name(reported: str) -> str | None:
+    """ir-measures name for a measure as a header reports it (``map`` -> ``AP``)."""
+    for parse in (ir_measures.parse_trec_measure, ir_measures.parse_measure):
+        try:
+            parsed = parse(reported)
+        except Exception:  # noqa: BLE001 - unknown names are reported, not fatal
+            continue
+        parsed = parsed if isinstance(parsed, list) else [parsed]
+        if len(parsed) == 1:
+            return str(parsed[0])
+    return None
+
+
+def run_study(
+    qrels: QrelsInput,
+    orig_base: RunInput,
+    rep_base: RunInput,
+    orig_adv: RunInput | None = None,
+    rep_adv: RunInput | None = None,
+    qrels_rpl: QrelsInput | None = None,
+    options: Options | None = None,
+) -> Study:
+    """PRIMAD + measures for original vs reproduced runs."""
+    warnings: list[str] = []
+    inputs = {
+        k: v
+        for k, v in zip(ROLES, (orig_base, orig_adv, rep_base, rep_adv), strict=True)
+        if v is not None
+    }
+    # baseline/advanced pairing by metadata: an advanced run names its baseline's tag
+    for side, base, adv in (("original", orig_base, orig_adv), ("reproduced", rep_base, rep_adv)):
+        if adv is None or adv.graph is None or base.graph is None:
+            continue
+        named = primad.baseline_tags(adv.graph, adv.subject)
+        tag = primad.run_tag(base.graph, base.subject)
+        if named and tag not in named:
+            warnings.append(
+                f"{side} advanced run names baseline(s) {', '.join(named)} but the {side} "
+                f"baseline's tag is {tag!r}"
+            )
+    # PRIMAD: which components changed between the original and the reproduced baseline
+    pc = None
+    if orig_base.has_header and rep_base.has_header:
+        pc = primad.compare_runs(
+            orig_base.graph, orig_base.subject, rep_base.graph, rep_base.subject
+        )
+        warnings.extend(pc.warnings)
+        if orig_adv and rep_adv and orig_adv.has_header and rep_adv.has_header:
+            pa = primad.compare_runs(
+                orig_adv.graph, orig_adv.subject, rep_adv.graph, rep_adv.subject
+            )
+            if pa.signature != pc.signature:
+                warnings.append(
+                    f"PRIMAD: the advanced runs differ as {pa.signature}, the baselines as "
+                    f"{pc.signature}; the baselines' signature is reported"
+                )
+    else:
+        warnings.append("PRIMAD: a baseline run has no ir_metadata header; no signature")
+    # study kind: from the headers' test collections when they say, else from the qrels
+    header_kind = pc.collection_kind if pc is not None else None
+    rpl_differs = qrels_rpl is not None and qrels_rpl.sha256 != qrels.sha256
+    if header_kind == CROSS and not rpl_differs:
+        raise StudyError(
+            "the headers name different test collections (cross-collection study): give the "
+            "reproduced runs' qrels with --qrels-rpl"
+        )
+    if header_kind == SAME and rpl_differs:
+        warnings.append(
+            "the headers name the same test collection; --qrels-rpl is ignored and every "
+            "run is judged by --qrels"
+        )
+    kind = header_kind or (CROSS if rpl_differs else SAME)
+    comparison = compare(
+        qrels.qrels,
+        orig_base.run,
+        rep_base.run,
+        orig_adv.run if orig_adv else None,
+        rep_adv.run if rep_adv else None,
+        qrels_rpl=qrels_rpl.qrels if kind == CROSS and qrels_rpl else None,
+        options=options,
+        primad=pc.signature if pc else None,
+        kind=kind,
+    )
+    comparison.warnings[:0] = warnings
+    # the runs' reported measures, evaluated, so *find baselines* ranks real scores
+    reported: dict[str, dict[str, tuple[str, float]]] = {}
+    for role, inp in inputs.items():
+        names = _reported_measures(inp)
+        if not names:
+            continue
+        q = (
+            qrels_rpl.qrels
+            if (kind == CROSS and role.startswith("rep") and qrels_rpl)
+            else qrels.qrels
+        )
+        resolved = {n: _ir_measures_name(n) for n in names}
+        unknown = [n for n, m in resolved.items() if m is None]
+        if unknown:
+            comparison.warnings.append(
+                f"{role.replace('_', ' ')}: reported measure(s) {', '.join(unknown)} not known "
+                "to ir-measures; not evaluated"
+            )
+        known = sorted({m for m in resolved.values() if m})
+        if known:
+            means = Evaluator(q, tuple(known)).evaluate(inp.run).means()
+            reported[role] = {n: (m, means[m]) for n, m in resolved.items() if m}
+    return Study(comparison, inputs, qrels, qrels_rpl if kind == CROSS else None, pc, reported)
+
+
+# --------------------------------------------------------------------------- RDF
+
+
+def _num(x: float) -> Literal:
+    return Literal(repr(float(x)), datatype=XSD.double)
+
+
+def comparison_document(study: Study) -> Document:
+    """The comparison as a document of kind ``comparison`` (see docs/comparisons.md)."""
+    c = study.comparison
+    shas = {role: inp.sha256 for role, inp in study.inputs.items()}
+    basis = {
+        "runs": shas,
+        "qrels": study.qrels.sha256,
+        "qrels_rpl": study.qrels_rpl.sha256 if study.qrels_rpl else None,
+        "options": c.options.to_json(),
+    }
+    key = stable_key("comparison", json.dumps(basis, sort_keys=True))
+    node = mint("comparison", key)
+    g = new_graph()
+    g.add((node, RDF.type, RK.ReproductionComparison))
+    g.add((node, RDF.type, PROV.Entity))
+    g.add((node, DCTERMS.type, Literal(c.kind)))
+    g.add((node, RDFS.label, Literal(f"{c.kind} comparison ({c.primad or 'no PRIMAD signature'})")))
+    for role, inp in study.inputs.items():
+        pred = RK.originalRun if role.startswith("orig") else RK.reproducingRun
+        run = inp.subject or mint("run", stable_key("run-lines", inp.sha256))
+        g.add((node, pred, run))
+        g.add((run, RDF.type, RK.Run))
+        runfile = mint("runfile", inp.sha256)
+        g.add((run, RK.runFile, runfile))
+        g.add((runfile, RK.sha256, Literal(inp.sha256)))
+        if role in study.reported:
+            for reported_name, (im_name, score) in sorted(study.reported[role].items()):
+                v = mint("score", stable_key(key, role, reported_name))
+                g.add((run, RK.reportedScore, v))
+                g.add((v, RDF.type, MLS.ModelEvaluation))
+                g.add((v, RDF.type, RK.MeasureValue))
+                g.add((v, RK.measureName, Literal(reported_name)))
+                g.add((v, RK.irMeasuresName, Literal(im_name)))
+                g.add((v, MLS.hasValue, _num(score)))
+                g.add((v, PROV.wasGeneratedBy, mint("activity", key)))
+    if study.primad is not None:
+        g.add((node, RK.primadSignature, Literal(study.primad.signature)))
+        for key_, changed in study.primad.changed.items():
+            g.add((node, primad.CHANGED_PREDICATE[key_], Literal(changed)))
+        for concept in primad.study_kinds(study.primad.signature):
+            g.add((node, RK.studyKind, concept))
+    # provenance: the activity, the software and the parameters
+    activity = mint("activity", key)
+    g.add((node, PROV.wasGeneratedBy, activity))
+    g.add((activity, RDF.type, PROV.Activity))
+    g.add((activity, RDFS.label, Literal("reproducibility measures (reprokg compare)")))
+    for name, ver in (
+        ("reprokg", __version__),
+        ("ir-measures", _pkg_version("ir-measures")),
+        ("pytrec-eval-terrier", _pkg_version("pytrec-eval-terrier")),
+        ("scipy", _pkg_version("scipy")),
+    ):
+        sw = mint("software", f"{name}-{ver}")
+        g.add((sw, RDF.type, SCHEMA.SoftwareApplication))
+        g.add((sw, SCHEMA.name, Literal(name)))
+        g.add((sw, SCHEMA.softwareVersion, Literal(ver)))
+        g.add((activity, PROV.used, sw))
+    for pname, pvalue in c.options.to_json().items():
+        value = (
+            ",".join(pvalue)
+            if isinstance(pvalue, list)
+            else str(pvalue).lower()
+            if isinstance(pvalue, bool)
+            else str(pvalue)
+        )
+        p = mint("parameter", stable_key(key, pname))
+        g.add((p, RDF.type, RK.ParameterSetting))
+        g.add((p, RK.parameterName, Literal(pname)))
+        g.add((p, RK.parameterValue, Literal(value)))
+        g.add((activity, PROV.used, p))
+    for q in (study.qrels, study.qrels_rpl):
+        if q is not None:
+            g.add((activity, PROV.used, q.subject))
+            g.add((q.subject, RK.sha256, Literal(q.sha256)))
+    for inp in study.inputs.values():
+        g.add((activity, PROV.used, mint("runfile", inp.sha256)))
+    for w in c.warnings:
+        g.add((node, RDFS.comment, Literal(w)))
+    # the measure definitions used, with citations
+    for m in REGISTRY.values():
+        if m.name not in c.measures:
+            continue
+        mi = mint("measure", m.name)
+        g.add((mi, RDF.type, RK.EvaluationMeasure))
+        g.add((mi, RDFS.label, Literal(m.label, lang="en")))
+        g.add((mi, SKOS.definition, Literal(m.definition, lang="en")))
+        g.add((mi, DCTERMS.bibliographicCitation, URIRef(m.citation)))
+    # every measure value
+    for name, value in c.measures.items():
+        mi = mint("measure", name)
+        for side, eff, x in _flatten(value):
+            v = mint("value", stable_key(key, name, side or "", eff or ""))
+            g.add((node, RK.measureValue, v))
+            g.add((v, RDF.type, RK.MeasureValue))
+            g.add((v, RDF.type, MLS.ModelEvaluation))
+            g.add((v, MLS.specifiedBy, mi))
+            g.add((v, RK.measureName, Literal(name)))
+            if eff is not None:
+                g.add((v, RK.irMeasuresName, Literal(eff)))
+            if side is not None:
+                g.add((v, RK.runSide, SIDES[side]))
+            if x is not None and math.isfinite(x):
+                g.add((v, MLS.hasValue, _num(x)))
+            g.add((v, PROV.wasGeneratedBy, activity))
+    source = json.dumps({"basis": basis, "result": c.to_json()}, sort_keys=True).encode()
+    return Document(
+        kind=KIND,
+        graph=g,
+        source_name=f"comparison-{key}.json",
+        source_bytes=source,
+        loader=LOADER_NAME,
+        loader_version=__version__,
+        source_key=f"comparison:{key}",
+        subject=node,
+    )
+
+
+def _flatten(value) -> list[tuple[str | None, str | None, float | None]]:
+    """(side, effectiveness measure, value) triples of one measure's JSON value."""
+    out = []
+    if isinstance(value, dict) and set(value) <= set(SIDES):
+        for side, v in value.items():
+            if isinstance(v, dict):
+                out += [(side, eff, x) for eff, x in v.items()]
+            else:
+                out.append((side, None, v))
+    elif isinstance(value, dict):
+        out += [(None, eff, x) for eff, x in value.items()]
+    else:
+        out.append((None, None, value))
+    return out
