@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,6 +71,29 @@ def load_sparql(name: str) -> str:
     return (SPARQL_DIR / f"{name}.rq").read_text(encoding="utf-8")
 
 
+_SURVEYS = {
+    "consolidated": "rk:ReplicabilityGraphics2020",
+    "per-paper": "rk:ReplicabilityGraphicsSite",
+}
+_VALUES_RE = re.compile(r"VALUES \(\?survey \?dataset\) \{.*?\n  \}", re.S)
+
+
+def papers_query(dataset: str = "both") -> str:
+    """``survey_papers.rq`` restricted to one data set (its VALUES row) or both.
+
+    Binding the survey up front halves the work when only one data set is wanted; the
+    exact text run is what the provenance of each section shows."""
+    sparql = load_sparql("survey_papers")
+    if dataset == "both":
+        return sparql
+    if dataset not in _SURVEYS:
+        raise ValueError(f"dataset must be one of {', '.join(DATASETS)} or both")
+    row = f'VALUES (?survey ?dataset) {{\n    ({_SURVEYS[dataset]} "{dataset}")\n  }}'
+    out, n = _VALUES_RE.subn(row, sparql)
+    assert n == 1, "survey_papers.rq lost its VALUES block"
+    return out
+
+
 # --- extraction -------------------------------------------------------------------------
 
 
@@ -108,11 +132,8 @@ def _py_ox(term: Any) -> Any:
 
 def paper_frame(store: Any, dataset: str | None = None) -> pd.DataFrame:
     """One row per reviewed paper (columns :data:`COLUMNS`), optionally one dataset only."""
-    rows = select_rows(store, load_sparql("survey_papers"))
-    df = frame_from_rows(rows)
-    if dataset is not None:
-        df = df[df["dataset"] == dataset].reset_index(drop=True)
-    return df
+    rows = select_rows(store, papers_query(dataset or "both"))
+    return frame_from_rows(rows)
 
 
 def frame_from_rows(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -380,13 +401,10 @@ def _num(v: Any) -> float | None:
 
 def analyze(store: Any, dataset: str = "consolidated") -> dict[str, Any]:
     """The analysis of one dataset, or ``{"consolidated": …, "per-paper": …}`` for ``both``."""
-    sparql = load_sparql("survey_papers")
-    df = frame_from_rows(select_rows(store, sparql))
     if dataset == "both":
-        return {d: analyze_frame(df[df["dataset"] == d], sparql) for d in DATASETS}
-    if dataset not in DATASETS:
-        raise ValueError(f"dataset must be one of {', '.join(DATASETS)} or both")
-    return analyze_frame(df[df["dataset"] == dataset].reset_index(drop=True), sparql)
+        return {d: analyze(store, d) for d in DATASETS}
+    sparql = papers_query(dataset)
+    return analyze_frame(frame_from_rows(select_rows(store, sparql)), sparql)
 
 
 # --- output -----------------------------------------------------------------------------
@@ -497,14 +515,12 @@ def run_cli(args: Any) -> int:
     from reprokg.store import open_store
 
     with open_store(args.store, read_only=not args.save) as store:
-        sparql = load_sparql("survey_papers")
-        df = frame_from_rows(select_rows(store, sparql))
-        if df.empty:
+        datasets = DATASETS if args.dataset == "both" else (args.dataset,)
+        frames = {d: paper_frame(store, d) for d in datasets}
+        if all(f.empty for f in frames.values()):
             print("no survey papers in the store (load the survey data first)")
             return 1
-        datasets = DATASETS if args.dataset == "both" else (args.dataset,)
-        results = {d: analyze_frame(df[df["dataset"] == d].reset_index(drop=True), sparql)
-                   for d in datasets}  # fmt: skip
+        results = {d: analyze_frame(frames[d], papers_query(d)) for d in datasets}
         if args.format == "json":
             payload = results if args.dataset == "both" else results[args.dataset]
             print(json.dumps(payload, indent=2, default=str))
@@ -517,10 +533,10 @@ def run_cli(args: Any) -> int:
             out = Path(args.charts)
             out.mkdir(parents=True, exist_ok=True)
             for d, res in results.items():
-                sub = df[df["dataset"] == d]
                 for name in sc.CHARTS:
                     for fmt in sc.FORMATS:
-                        (out / f"{d}-{name}.{fmt}").write_bytes(sc.render(name, res, sub, fmt))
+                        chart = sc.render(name, res, frames[d], fmt)
+                        (out / f"{d}-{name}.{fmt}").write_bytes(chart)
         if args.save:
             for d, res in results.items():
                 iri = save_result(store, res, d)

@@ -65,7 +65,7 @@ def main() -> int:
                 n_docs += 1
         load_s = time.perf_counter() - t0
         triples = store.triple_count()
-        sparql = sa.load_sparql("survey_papers")
+        sparql = sa.papers_query("consolidated")
 
         def frame_only() -> Any:
             return sa.frame_from_rows(sa.select_rows(store, sparql))

@@ -45,6 +45,6 @@ def survey_chart(
     if name not in sc.CHARTS:
         raise HTTPException(404, f"unknown chart {name!r}; one of {', '.join(sc.CHARTS)}")
     frame = sa.paper_frame(store, dataset)
-    result = sa.analyze_frame(frame, sa.load_sparql("survey_papers"))
+    result = sa.analyze_frame(frame, sa.papers_query(dataset))
     body = sc.render(name, result, frame, format)
     return Response(body, media_type=sc.FORMATS[format])
