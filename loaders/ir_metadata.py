@@ -794,11 +794,15 @@ def parse_header(data: bytes, name: str, *, assume_yaml: bool = False) -> tuple[
     return _normalise_tree(tree), parts
 
 
-def run_key(tag: str | None, parts: Parts, summary: RunSummary | None) -> str:
-    """Stable: the tag plus the sha256 of the run lines (what the run produced), or of
-    the header when there are no run lines; the same file always gives the same key."""
-    basis = summary.sha256 if summary and summary.lines else content_hash(parts.yaml_text)
-    return stable_key("run", tag or "", basis)
+def run_key(tag: str | None, data: bytes) -> str:
+    """Stable: the tag plus the sha256 of the whole (normalised) source file.
+
+    The same file always gives the same run IRI; two files that share their run lines
+    but differ in their headers (another producer's copy, a corrected header) describe
+    the run differently and get different IRIs, so their statements never merge (their
+    rk:RunFile, keyed by the run lines' sha256, is shared).
+    """
+    return stable_key("run", tag or "", content_hash(data))
 
 
 def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]:
@@ -821,7 +825,7 @@ def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]
     tag = str(tag_value) if tag_value is not None and not tag_value.is_null else None
     if tag is None and summary is not None and len(summary.tags) == 1:
         tag = summary.tags[0]
-    key = run_key(tag, parts, summary)
+    key = run_key(tag, data)
     run = mint("run", key)
     b = _Builder(name, run, key, parts.column_offset)
     g = b.g
