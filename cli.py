@@ -52,6 +52,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     _register_annotate(command)
 
+    # compare (reproducibility measures and PRIMAD; see reprokg.measures.cli_compare)
+    from reprokg.measures.cli_compare import register as _register_compare
+
+    _register_compare(command, _add_store_option)
+
     # serve (the service; see reprokg.service.serve)
     from reprokg.service.serve import register as _register_serve
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from rdflib import Graph, URIRef
 from rdflib.namespace import DCAT, RDF
 
+from reprokg.document import Document
 from reprokg.errors import LoadError
 from reprokg.identifiers import content_hash, document_iri
 from reprokg.loaders import ir_metadata
@@ -38,6 +39,8 @@ class RunInput:
     subject: URIRef | None = None
     document: URIRef | None = None  # the stored document it came from
     has_header: bool = False
+    #: the loaded run document when read from a file (to store it with --save)
+    source: Document | None = None
 
 
 @dataclass
@@ -48,6 +51,7 @@ class QrelsInput:
     name: str
     document: URIRef | None = None
     collection: str | None = None
+    source: Document | None = None
 
 
 def looks_like_document_id(ref: str) -> bool:
@@ -80,6 +84,7 @@ def run_from_bytes(data: bytes, name: str) -> RunInput:
         graph=doc.graph,
         subject=doc.subject,
         has_header=header,
+        source=doc,
     )
 
 
@@ -133,7 +138,7 @@ def qrels_from_bytes(data: bytes, name: str, collection: str | None = None) -> Q
     coll = collection
     for t in doc.graph.subjects(DCAT.distribution, doc.subject):
         coll = coll or str(doc.graph.value(t, RK.irDatasetsId))
-    return QrelsInput(read_qrels(lines, name), sha, doc.subject, name, collection=coll)
+    return QrelsInput(read_qrels(lines, name), sha, doc.subject, name, collection=coll, source=doc)
 
 
 def qrels_from_store(store: Store, ref: str) -> QrelsInput:

@@ -19,8 +19,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
-from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.namespace import RDF, SKOS
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import PROV, RDF, SKOS
 
 from reprokg.identifiers import base_iri
 from reprokg.measures.registry import CROSS, SAME
@@ -47,29 +47,38 @@ CHANGED_PREDICATE = {
 _SIGNATURE_RE = re.compile(r"^[pP][rR][iI][mM][aA][dD]$")
 
 
+#: predicates that are not part of what a component says
+_SKIP = {RK.reportedScore, RK.measureValue, RK.doiAsWritten, RK.orcidAsWritten, PROV.wasDerivedFrom}
+
+
 def _canonical(g: Graph, node, seen: frozenset) -> object:
-    """A hashable value standing for ``node``'s content (recursing into our own nodes)."""
-    ours = isinstance(node, BNode) or (
-        isinstance(node, URIRef) and str(node).startswith(base_iri()) and "/doc/" not in str(node)
-    )
+    """A hashable value standing for everything the graph says from ``node`` on.
+
+    Every node with outgoing triples is compared by content (minted and blank nodes, but
+    also an ORCID or DOI node whose name the header gives), so the comparison is deep;
+    identifiers spelt differently (``doi:`` vs ``https://doi.org/``) are already one IRI,
+    and their as-written literals are skipped.
+    """
     if isinstance(node, Literal):
         return ("lit", str(node), str(node.datatype or ""), node.language or "")
-    if not ours or node in seen:
+    if node in seen:
+        return ("ref", str(node) if isinstance(node, URIRef) else "_")
+    items = [
+        (str(p), _canonical(g, o, seen | {node}))
+        for p, o in g.predicate_objects(node)
+        if p not in _SKIP
+    ]
+    if not items:
         return ("iri", str(node))
-    seen = seen | {node}
-    items = []
-    for p, o in g.predicate_objects(node):
-        if p in (RK.reportedScore, RK.measureValue):
-            continue  # computed values, not part of the header
-        items.append((str(p), _canonical(g, o, seen)))
-    return ("node", tuple(sorted(items, key=repr)))
+    label = str(node) if isinstance(node, URIRef) and not str(node).startswith(base_iri()) else ""
+    return ("node", label, tuple(sorted(items, key=repr)))
 
 
 def component_values(g: Graph, run: URIRef) -> dict[str, object | None]:
     """Canonical value of each component of ``run`` (``None`` when the header lacks it)."""
     out: dict[str, object | None] = {}
     for _letter, key, pred in COMPONENTS:
-        objs = sorted((_canonical(g, o, frozenset()) for o in g.objects(run, pred)), key=repr)
+        objs = sorted((_canonical(g, o, frozenset({run})) for o in g.objects(run, pred)), key=repr)
         out[key] = tuple(objs) if objs else None
     return out
 
@@ -78,7 +87,7 @@ def test_collection_value(g: Graph, run: URIRef) -> object | None:
     """Canonical value of the run's test collection (data.test collection), if stated."""
     objs = sorted(
         (
-            _canonical(g, tc, frozenset())
+            _canonical(g, tc, frozenset({run}))
             for d in g.objects(run, RK.data)
             for tc in g.objects(d, RK.testCollection)
         ),

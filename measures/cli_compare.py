@@ -1,0 +1,163 @@
+"""``reprokg compare``: reproducibility measures for original vs reproduced runs.
+
+Runs and qrels are given by path or by stored document id; ``--format json`` prints the
+comparison object (docs/comparisons.md), ``--save`` stores it as a ``comparison``
+document (with the run and qrels documents read from files), so *reproductions of a
+DOI* finds it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from reprokg.measures.comparison import Options
+from reprokg.measures.effectiveness import DEFAULT_MEASURES
+from reprokg.measures.inputs import looks_like_document_id, resolve_qrels, resolve_run
+from reprokg.measures.study import Study, comparison_document, run_study
+
+
+def register(command: Callable, add_store_option: Callable) -> None:
+    p = command(
+        "compare",
+        "reproducibility measures (KTU, RBO, RMSE, nRMSE, p-values, ER, DRI) and the PRIMAD "
+        "signature of original vs reproduced runs",
+        _compare,
+    )
+    p.add_argument("--qrels", required=True, metavar="Q", help="qrels file or document id")
+    p.add_argument("--orig-base", required=True, metavar="RUN", help="original baseline run")
+    p.add_argument("--orig-adv", metavar="RUN", help="original advanced run")
+    p.add_argument("--rep-base", required=True, metavar="RUN", help="reproduced baseline run")
+    p.add_argument("--rep-adv", metavar="RUN", help="reproduced advanced run")
+    p.add_argument(
+        "--qrels-rpl",
+        metavar="Q2",
+        help="qrels judging the reproduced runs (cross-collection study)",
+    )
+    p.add_argument("--collection", help="ir_datasets id of the --qrels test collection")
+    p.add_argument("--collection-rpl", help="ir_datasets id of the --qrels-rpl test collection")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    add_store_option(p)
+    p.add_argument("--save", action="store_true", help="store the comparison as a document")
+    p.add_argument(
+        "--order",
+        choices=["file", "score"],
+        default="file",
+        help="rankings for KTU/RBO: file order as repro_eval (default) or score order",
+    )
+    p.add_argument(
+        "--rbo-extrapolated",
+        action="store_true",
+        help="Webber's extrapolated RBO instead of repro_eval's truncated normalised RBO",
+    )
+    p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95)")
+    p.add_argument("--depth", type=int, default=1000, help="ranking cutoff (default 1000)")
+    p.add_argument(
+        "--measures",
+        help="comma-separated ir-measures names (default: repro_eval's 58 trec_eval measures)",
+    )
+
+
+def _needs_store(args: argparse.Namespace) -> bool:
+    refs = [args.qrels, args.orig_base, args.orig_adv, args.rep_base, args.rep_adv, args.qrels_rpl]
+    ids = any(r and not Path(r).exists() and looks_like_document_id(r) for r in refs)
+    return bool(args.save or args.store or ids)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    store = None
+    if _needs_store(args):
+        from reprokg.store import open_store
+
+        store = open_store(args.store, read_only=not args.save)
+    try:
+        measures = (
+            tuple(m.strip() for m in args.measures.split(",") if m.strip())
+            if args.measures
+            else DEFAULT_MEASURES
+        )
+        options = Options(
+            measures=measures,
+            depth=args.depth,
+            order=args.order,
+            rbo_p=args.rbo_p,
+            rbo_extrapolated=args.rbo_extrapolated,
+        )
+        qrels = resolve_qrels(args.qrels, store, args.collection)
+        qrels_rpl = (
+            resolve_qrels(args.qrels_rpl, store, args.collection_rpl) if args.qrels_rpl else None
+        )
+        runs = [
+            resolve_run(r, store) if r else None
+            for r in (args.orig_base, args.rep_base, args.orig_adv, args.rep_adv)
+        ]
+        study = run_study(qrels, runs[0], runs[1], runs[2], runs[3], qrels_rpl, options)
+        out = study.to_json()
+        if args.save:
+            out["iri"] = save(store, study)
+        if args.format == "json":
+            json.dump(out, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            sys.stdout.write(format_table(study, out.get("iri")))
+        return 0
+    finally:
+        if store is not None:
+            store.close()
+
+
+def save(store, study: Study) -> str:
+    """Store the comparison document (and the run/qrels documents read from files)."""
+    from reprokg.errors import ValidationFailed
+    from reprokg.ingest import ingest
+
+    docs = [q.source for q in (study.qrels, study.qrels_rpl) if q is not None and q.source]
+    docs += [inp.source for inp in study.inputs.values() if inp.source is not None]
+    doc = comparison_document(study)
+    result = ingest(store, [*docs, doc])
+    rejected = [d.report for d in result.documents if d.status == "rejected" and d.report]
+    if rejected:
+        raise ValidationFailed(rejected)
+    return str(doc.subject)
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4f}"
+
+
+def format_table(study: Study, iri: str | None = None) -> str:
+    """A trec_eval-like table: one row per effectiveness measure."""
+    c = study.comparison
+    m = c.measures
+    lines = [
+        f"PRIMAD   {c.primad or '-'}",
+        f"kind     {c.kind}",
+    ]
+    if iri:
+        lines.append(f"stored   {iri}")
+    for name in ("ktu", "rbo"):
+        if name in m:
+            sides = "  ".join(f"{s} {_fmt(v)}" for s, v in m[name].items())
+            lines.append(f"{name.upper():<8} {sides}")
+    cols = []
+    for name in ("rmse", "nrmse", "pvalue"):
+        for side in ("baseline", "advanced"):
+            if name in m and side in m[name]:
+                cols.append((f"{name}:{side[:4]}", m[name][side]))
+    for name in ("er", "dri"):
+        if name in m:
+            cols.append((name, m[name]))
+    if cols:
+        effs = list(cols[0][1])
+        width = max(len(e) for e in effs) + 2
+        lines.append("")
+        lines.append("measure".ljust(width) + "".join(f"{h:>12}" for h, _ in cols))
+        for e in effs:
+            lines.append(e.ljust(width) + "".join(f"{_fmt(v.get(e)):>12}" for _, v in cols))
+    if c.warnings:
+        lines.append("")
+        lines += [f"warning: {w}" for w in c.warnings]
+    return "\n".join(lines) + "\n"
