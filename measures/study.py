@@ -325,3 +325,62 @@ def _flatten(value) -> list[tuple[str | None, str | None, float | None]]:
     else:
         out.append((None, None, value))
     return out
+
+
+# --------------------------------------------------------------------------- back to JSON
+
+
+def comparison_json(g, node: URIRef) -> dict:
+    """The ``compare --format json`` object rebuilt from a stored comparison's triples."""
+    from reprokg.measures.effectiveness import DEFAULT_MEASURES
+
+    params = {
+        str(g.value(p, RK.parameterName)): str(g.value(p, RK.parameterValue))
+        for a in g.objects(node, PROV.wasGeneratedBy)
+        for p in g.objects(a, PROV.used)
+        if (p, RDF.type, RK.ParameterSetting) in g
+    }
+    order = params.get("measures", ",".join(DEFAULT_MEASURES)).split(",")
+    rank = {m: i for i, m in enumerate(order)}
+    side_of = {v: k for k, v in SIDES.items()}
+    raw: dict[str, list[tuple[str | None, str | None, float | None]]] = {}
+    for v in g.objects(node, RK.measureValue):
+        name = str(g.value(v, RK.measureName))
+        eff = g.value(v, RK.irMeasuresName)
+        side = g.value(v, RK.runSide)
+        x = g.value(v, MLS.hasValue)
+        raw.setdefault(name, []).append(
+            (
+                side_of.get(side) if side is not None else None,
+                str(eff) if eff is not None else None,
+                float(x) if x is not None else None,
+            )
+        )
+    measures: dict = {}
+    for name in [m for m in REGISTRY if m in raw] + sorted(set(raw) - set(REGISTRY)):
+        items = sorted(raw[name], key=lambda t: (t[0] != "baseline", rank.get(t[1] or "", 1e9)))
+        out: dict = {}
+        for side, eff, x in items:
+            if side is not None and eff is not None:
+                out.setdefault(side, {})[eff] = x
+            elif side is not None:
+                out[side] = x
+            elif eff is not None:
+                out[eff] = x
+        measures[name] = out
+    signature = g.value(node, RK.primadSignature)
+    options = {
+        "depth": int(params.get("depth", 1000)),
+        "order": params.get("order", "file"),
+        "rbo_p": float(params.get("rbo_p", 0.95)),
+        "rbo_depth": int(params.get("rbo_depth", 1000)),
+        "rbo_extrapolated": params.get("rbo_extrapolated", "false") == "true",
+        "measures": order,
+    }
+    return {
+        "primad": str(signature) if signature is not None else None,
+        "kind": str(g.value(node, DCTERMS.type)),
+        "measures": measures,
+        "warnings": sorted(str(c) for c in g.objects(node, RDFS.comment)),
+        "options": options,
+    }

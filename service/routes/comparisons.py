@@ -1,0 +1,167 @@
+"""Comparisons API: ``POST /comparisons`` computes and stores one, ``GET /comparisons/{id}``.
+
+POST takes either JSON naming stored documents —
+``{"qrels": ID, "orig_base": ID, "rep_base": ID, "orig_adv": ID?, "rep_adv": ID?,
+"qrels_rpl": ID?, "options": {...}?}`` (ids: document IRI, ``doc/<sha256>`` or the sha256)
+— or multipart/form-data with files in fields of the same names. The answer is the
+``reprokg compare --format json`` object plus ``iri`` and ``id``; the comparison is
+stored as a ``comparison`` document (with the uploaded runs and qrels), so writing needs
+the bearer token like the documents API. GET rebuilds the same object from the graph.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request, status
+from rdflib import URIRef
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from reprokg.errors import LoadError, ReprokgError, ValidationFailed
+from reprokg.identifiers import mint
+from reprokg.measures.comparison import Options
+from reprokg.measures.inputs import (
+    qrels_from_bytes,
+    qrels_from_store,
+    run_from_bytes,
+    run_from_store,
+)
+from reprokg.measures.study import comparison_json, run_study
+from reprokg.namespaces import SPARQL_PREFIXES
+from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess
+from reprokg.store.base import SelectResult, Store
+
+router = APIRouter(tags=["comparisons"])
+
+RUN_FIELDS = ("orig_base", "rep_base", "orig_adv", "rep_adv")
+QRELS_FIELDS = ("qrels", "qrels_rpl")
+_OPTION_KEYS = {"depth", "order", "rbo_p", "rbo_depth", "rbo_extrapolated", "measures"}
+
+
+def _options(raw: Any) -> Options:
+    if raw is None:
+        return Options()
+    if not isinstance(raw, dict) or set(raw) - _OPTION_KEYS:
+        raise LoadError(
+            f"options: expected an object with keys among {', '.join(sorted(_OPTION_KEYS))}",
+            field="options",
+        )
+    opts = dict(raw)
+    if "measures" in opts:
+        opts["measures"] = tuple(opts["measures"])
+    if opts.get("order", "file") not in ("file", "score"):
+        raise LoadError("options.order: file or score", field="options.order")
+    return Options(**opts)
+
+
+def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, bytes]]) -> dict:
+    """Resolve inputs, compute, store; runs in the thread pool (blocking store calls)."""
+    from reprokg.measures.cli_compare import save
+
+    def run(field: str):
+        if field in files:
+            name, data = files[field]
+            return run_from_bytes(data, name)
+        if refs.get(field):
+            return run_from_store(store, str(refs[field]))
+        return None
+
+    def qrels(field: str):
+        if field in files:
+            name, data = files[field]
+            return qrels_from_bytes(data, name, refs.get(f"{field}_collection"))
+        if refs.get(field):
+            return qrels_from_store(store, str(refs[field]))
+        return None
+
+    q = qrels("qrels")
+    ob, rb = run("orig_base"), run("rep_base")
+    if q is None or ob is None or rb is None:
+        raise LoadError("qrels, orig_base and rep_base are required", field="qrels")
+    study = run_study(
+        q,
+        ob,
+        rb,
+        run("orig_adv"),
+        run("rep_adv"),
+        qrels("qrels_rpl"),
+        _options(refs.get("options")),
+    )
+    iri = save(store, study)
+    out = study.to_json()
+    out["iri"] = iri
+    out["id"] = iri.rsplit("/", 1)[-1]
+    return out
+
+
+def _http_error(exc: Exception) -> HTTPException:
+    if isinstance(exc, ValidationFailed):
+        return HTTPException(
+            status.HTTP_422_UNPROCESSABLE_ENTITY,
+            {"message": str(exc), "reports": [r.to_dict() for r in exc.reports]},
+        )
+    if isinstance(exc, LoadError):
+        return HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, {"error": exc.to_dict()})
+    return HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, {"message": str(exc)})
+
+
+@router.post(
+    "/comparisons",
+    status_code=status.HTTP_201_CREATED,
+    summary="Compute reproducibility measures for stored or uploaded runs and store them",
+)
+async def post_comparison(
+    request: Request, store: StoreDep, settings: SettingsDep, _auth: WriteAccess
+) -> dict:
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    refs: dict[str, Any] = {}
+    files: dict[str, tuple[str, bytes]] = {}
+    if ctype == "multipart/form-data":
+        form = await request.form(max_files=len(RUN_FIELDS) + len(QRELS_FIELDS))
+        for key, value in form.multi_items():
+            if isinstance(value, UploadFile):
+                data = await value.read(settings.max_body_bytes + 1)
+                if len(data) > settings.max_body_bytes:
+                    raise HTTPException(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "file too large")
+                files[key] = (value.filename or key, data)
+            elif key == "options":
+                try:
+                    refs[key] = json.loads(value)
+                except json.JSONDecodeError as exc:
+                    raise HTTPException(422, f"options: not JSON ({exc.msg})") from exc
+            else:
+                refs[key] = value
+    else:
+        try:
+            refs = json.loads(await request.body() or b"{}")
+        except json.JSONDecodeError as exc:
+            raise HTTPException(422, f"request body is not JSON: {exc.msg}") from exc
+        if not isinstance(refs, dict):
+            raise HTTPException(422, "request body: expected a JSON object")
+    unknown = set(refs) | set(files)
+    unknown -= {*RUN_FIELDS, *QRELS_FIELDS, "options", "qrels_collection", "qrels_rpl_collection"}
+    if unknown:
+        raise HTTPException(422, f"unknown field(s): {', '.join(sorted(unknown))}")
+    try:
+        return await run_in_threadpool(_compute, store, refs, files)
+    except ReprokgError as exc:
+        raise _http_error(exc) from exc
+
+
+_FIND = SPARQL_PREFIXES + "SELECT ?g WHERE { GRAPH ?g { ?c a rk:ReproductionComparison } }"
+
+
+@router.get("/comparisons/{comparison_id}", summary="A stored comparison, as compare's JSON")
+def get_comparison(comparison_id: str, store: StoreDep) -> dict:
+    node = mint("comparison", comparison_id)
+    res = store.query(_FIND.replace("?c a", f"<{node}> a"))
+    assert isinstance(res, SelectResult)
+    if not res.rows:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no comparison {comparison_id}")
+    g = store.get_document(URIRef(str(res.rows[0][0])))
+    out = comparison_json(g, node)
+    out["iri"] = str(node)
+    out["id"] = comparison_id
+    return out
