@@ -534,11 +534,17 @@ class _Builder:
             if v is None or (isinstance(v, Scalar) and v.is_null):
                 continue
             f = spec.get(ck)
-            if f is None:
-                if extra is None or not extra(ck, v, p):
-                    self.unknown(subject, k, v, p)
-                continue
-            self.field(subject, f, v, p, gp, f"{suffix}-{f.node}" if suffix else f.node)
+            try:
+                if f is None:
+                    if extra is None or not extra(ck, v, p):
+                        self.unknown(subject, k, v, p)
+                    continue
+                self.field(subject, f, v, p, gp, f"{suffix}-{f.node}" if suffix else f.node)
+            except LoadError as exc:
+                if exc.line is None:  # a mapping or sequence value: point at its key
+                    exc.line = getattr(k, "line", None)
+                    exc.column = (getattr(k, "column", 0) + self.col) if exc.line else None
+                raise
 
     def scalar(self, v: Any, path: str) -> Scalar:
         if isinstance(v, dict | list):

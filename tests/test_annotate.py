@@ -218,3 +218,30 @@ def test_cli_annotate_bad_metadata_names_line(tmp_path: Path, toy_run: Path, cap
     assert rc == 2
     assert f"{bad}:" in capsys.readouterr().err
     assert sys.modules.get("reprokg.annotate") is not None
+
+
+def test_repro_eval_analyzer_sees_only_what_changed(
+    tmp_path: Path, toy_run: Path, website: Path
+) -> None:
+    """repro_eval's MetadataAnalyzer compares our headers with one it wrote itself."""
+    md = repro_eval_metadata()
+    need(md is not None, "repro-eval 0.5.0 (the [test] extra) is not importable")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    ref = str(runs / "ref.txt")
+    md.MetadataHandler(run_path=str(toy_run), metadata_path=str(website)).write_metadata(
+        run_path=ref
+    )
+    meta = website.read_bytes()
+    (runs / "same.txt").write_text(annotate(toy_run.read_bytes(), "run_a", meta, "m.yaml"))
+    swept = meta.replace(b"    b: 0.4\n", b"    b: 0.5\n")
+    assert swept != meta
+    (runs / "swept.txt").write_text(annotate(toy_run.read_bytes(), "run_a", swept, "m.yaml"))
+    other = meta.replace(b"name: Jimmy Lin", b"name: Somebody Else")
+    (runs / "actor.txt").write_text(annotate(toy_run.read_bytes(), "run_a", other, "m.yaml"))
+    found = md.MetadataAnalyzer(run_path=ref).analyze_directory(dir_path=str(runs))
+    assert {k: sorted(Path(p).name for p in v) for k, v in found.items()} == {
+        "primad": ["same.txt"],
+        "priMad": ["swept.txt"],
+        "primAd": ["actor.txt"],
+    }

@@ -448,3 +448,44 @@ def test_header_only_yaml_has_no_run_file(website: bytes) -> None:
     doc = one(website, "meta.yaml")
     assert doc.graph.value(doc.subject, RK.runFile) is None
     assert doc.source_key == "run:bm25+rm3:meta.yaml"
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "line", "field"),
+    [
+        ("tag: t\nplatform: a laptop\n", 3, "platform"),
+        ("tag: t\nactor:\n- name: A\n- name: B\n", 3, "actor"),
+        ("tag: t\nplatform:\n  hardware:\n    ram: [32, GB]\n", 5, "platform.hardware.ram"),
+    ],
+)
+def test_wrong_shape_names_field_and_line(yaml_text: str, line: int, field: str) -> None:
+    with pytest.raises(LoadError) as e:
+        im.load(_with_header(yaml_text), "shape.txt")
+    assert (e.value.source, e.value.line, e.value.field) == ("shape.txt", line, field)
+    assert "expected" in e.value.message
+
+
+def test_both_spellings_of_one_key_is_an_error() -> None:
+    data = _with_header(
+        "tag: t\nresearch goal:\n  evaluation:\n    reported measures: [map]\n"
+        "    reported_measures: [ndcg]\n"
+    )
+    with pytest.raises(LoadError) as e:
+        im.load(data, "dup.txt")
+    assert e.value.field == "research goal.evaluation.reported measures"
+    assert e.value.line == 6  # the second spelling
+
+
+def test_header_that_is_not_a_mapping() -> None:
+    with pytest.raises(LoadError) as e:
+        im.load(_with_header("- a\n- b\n"), "list.txt")
+    assert e.value.line == 2
+
+
+def test_plain_run_without_header_is_described_with_a_warning(shared_data: Path) -> None:
+    data = (shared_data / "trec" / "toy" / "run_a").read_bytes()
+    doc = one(data, "run_a")
+    g = doc.graph
+    assert g.value(doc.subject, RK.runTag) is None
+    assert g.value(g.value(doc.subject, RK.runFile), RK.runFileTag) == Literal("ipm-repro")
+    assert [m.path for m in doc.messages if m.severity == "Warning"] == ["ir_metadata"]
