@@ -1,0 +1,148 @@
+"""MLRC ReScience C metadata.yaml headers -> reproduction reports, on all 71 real files.
+
+Expected values are read from the YAML independently with yaml.safe_load.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from rdflib import RDF, Graph, Literal, URIRef
+
+from reprokg.errors import LoadError
+from reprokg.loaders import mlrc
+from reprokg.namespaces import RK, SCHEMA
+from reprokg.validation import validate_document
+
+
+@pytest.fixture(scope="module")
+def files(shared_data: Path) -> list[Path]:
+    return sorted(
+        (shared_data / "surveys/rescience/mlrc_metadata").glob("*/*/journal/metadata.yaml")
+    )
+
+
+@pytest.fixture(scope="module")
+def docs(files: list[Path], shared_data: Path):
+    out = []
+    for f in files:
+        out += mlrc.load(f.read_bytes(), str(f.relative_to(shared_data)))
+    return out
+
+
+def _merged(docs) -> Graph:
+    g = Graph()
+    for d in docs:
+        for t in d.graph:
+            g.add(t)
+    return g
+
+
+def _pairs(section) -> dict:
+    out = {}
+    for item in section or []:
+        out.update(item)
+    return out
+
+
+def test_one_document_per_report(files, docs):
+    assert len(files) == 71
+    assert len(docs) == 71
+    assert len({d.source_key for d in docs}) == 71
+    g = _merged(docs)
+    kinds = [yaml.safe_load(f.read_text(encoding="utf-8"))["type"] for f in files]
+    assert len(set(g.subjects(RDF.type, RK.ReproductionReport))) == kinds.count("Replication") == 70
+
+
+def test_report_dois_and_authors_with_orcids(files, docs):
+    g = _merged(docs)
+    orcids, without = set(), 0
+    for f in files:
+        y = yaml.safe_load(f.read_text(encoding="utf-8"))
+        doi = str(_pairs(y["article"])["doi"])
+        report = URIRef("https://doi.org/" + doi.lower())
+        assert g.value(report, RK.doiAsWritten) == Literal(doi)
+        assert str(g.value(report, SCHEMA.name)) == y["title"].strip()
+        for a in y["authors"]:
+            if a.get("orcid"):
+                bare = re.sub(r"^https?://(www\.)?orcid\.org/", "", str(a["orcid"]).strip())
+                orcids.add("https://orcid.org/" + bare)  # 4 are written as URLs
+            else:
+                without += 1
+        people = list(g.objects(report, SCHEMA.author))
+        assert len(people) == len(y["authors"])
+    authors = set(g.objects(None, SCHEMA.author))
+    assert {str(a) for a in authors if str(a).startswith("https://orcid.org/")} == orcids
+    assert len(authors) == len(orcids) + without
+
+
+def test_original_paper_doi_joins(files, docs):
+    g = _merged(docs)
+    with_doi = 0
+    for f in files:
+        rep = _pairs(yaml.safe_load(f.read_text(encoding="utf-8"))["replication"])
+        if rep.get("doi"):
+            with_doi += 1
+            doi = str(rep["doi"]).strip()
+            doi = doi.split("doi.org/", 1)[1] if "doi.org/" in doi else doi
+            assert (None, RK.reproduces, URIRef("https://doi.org/" + doi.lower())) in g
+    assert with_doi == 42
+    # every replication names its original; the one editorial has an empty replication
+    assert len(set(g.subjects(RK.reproduces, None))) == 70
+
+
+def test_dates_are_dates(docs, files):
+    y = yaml.safe_load(files[0].read_text(encoding="utf-8"))
+    d = docs[0]
+    published = _pairs(y["dates"])["published"]
+    assert d.graph.value(d.subject, RK.datePublished).toPython().strftime("%B %-d, %Y") == published
+
+
+def test_real_reports_conform(docs):
+    bad = [r.to_text() for r in map(validate_document, docs) if not r.conforms]
+    assert bad == []
+
+
+def test_malformed_orcid_is_kept_and_reported(files):
+    text = files[0].read_text(encoding="utf-8")
+    y = yaml.safe_load(text)
+    good = str(y["authors"][0]["orcid"])
+    broken = good[:-1] + ("0" if good[-1] != "0" else "1")  # wrong check digit
+    (d,) = mlrc.load(text.replace(good, broken).encode(), "metadata.yaml")
+    persons = set(d.graph.subjects(RK.orcidAsWritten, Literal(broken)))
+    assert len(persons) == 1
+    (p,) = persons
+    assert not str(p).startswith("https://orcid.org/")
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if good in ln)
+    rep = validate_document(d)
+    assert not rep.conforms
+    hits = [r for r in rep.results if r.severity == "Violation" and r.path == "authors[1].orcid"]
+    assert hits and hits[0].line == line
+
+
+def test_broken_copy_fails_shapes(files):
+    text = files[0].read_text(encoding="utf-8")
+    y = yaml.safe_load(text)
+    url = _pairs(y["code"])["url"]
+    (d,) = mlrc.load(text.replace(url, "").encode(), "metadata.yaml")
+    rep = validate_document(d)
+    assert [r.path for r in rep.results if r.severity == "Violation"] == ["code.url"]
+
+
+def test_bad_yaml_names_line(files):
+    text = files[0].read_text(encoding="utf-8").splitlines(keepends=True)
+    i = next(i for i, ln in enumerate(text) if ln.startswith("authors:"))
+    text[i] = "authors: [unclosed\n"
+    with pytest.raises(LoadError) as exc:
+        mlrc.load("".join(text).encode(), "metadata.yaml")
+    assert exc.value.source == "metadata.yaml" and exc.value.line is not None
+    with pytest.raises(LoadError):
+        mlrc.load(b"- just\n- a list\n", "metadata.yaml")
+
+
+def test_sniff(files):
+    assert mlrc.sniff("2020/x/journal/metadata.yaml", files[0].read_text(encoding="utf-8")[:4096])
+    assert not mlrc.sniff("run.yaml", "research goal:\n  venue: x\n")
