@@ -448,8 +448,10 @@ def looks_like_yaml_metadata(head: str) -> bool:
 
 
 def sniff(name: str, head: str) -> bool:
-    """ir_metadata header markers, or a YAML file with ir_metadata's top-level keys."""
-    if re.search(r"(?m)^\s*(#\s*)?ir_metadata\.start\s*$", head):
+    """A first line ``ir_metadata.start`` (the header must open the file, as repro_eval
+    requires), or a YAML file with ir_metadata's top-level keys."""
+    first = next((ln for ln in head.split("\n") if ln.strip()), "")
+    if _MARKER_RE.match(first) and first.strip().endswith("start"):
         return True
     if PurePath(name).suffix.lower() in (".yaml", ".yml"):
         return looks_like_yaml_metadata(head)

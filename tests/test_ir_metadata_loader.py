@@ -62,6 +62,10 @@ def test_sniff_real_files(annotated: bytes, website: bytes, shared_data: Path) -
     plain_run = (shared_data / "trec" / "toy" / "run_a").read_text()
     assert not im.sniff("run_a", plain_run[:4096])
     assert not im.sniff("metadata.yaml", "title: A report\nauthors:\n- name: X\n")
+    # the schema docs show the markers inside a code block: not a run file
+    overview = shared_data / "ir_metadata" / "schema_docs" / "metadata" / "overview.md"
+    assert "ir_metadata.start" in overview.read_text()
+    assert not im.sniff("overview.md", overview.read_text()[:4096])
 
 
 def test_annotated_run_fields(annotated: bytes) -> None:
