@@ -119,6 +119,19 @@ class _ScalarLoader(yaml.SafeLoader):
         )
 
 
+_FastScalarLoader: type | None = None
+if getattr(yaml, "__with_libyaml__", False):
+
+    class _FastScalarLoader(yaml.CSafeLoader):  # type: ignore[no-redef]
+        """LibYAML (C) parser, same scalars; only for texts that cannot hold an alias.
+
+        The C composer cannot count aliases, so :func:`parse_yaml` uses it only when
+        the text has no ``*`` at all (an alias needs one); ~10x faster on run headers.
+        """
+
+        construct_scalar_keep = _ScalarLoader.construct_scalar_keep
+
+
 for _tag in (
     "tag:yaml.org,2002:str",
     "tag:yaml.org,2002:int",
@@ -128,6 +141,8 @@ for _tag in (
     "tag:yaml.org,2002:timestamp",
 ):
     _ScalarLoader.add_constructor(_tag, _ScalarLoader.construct_scalar_keep)
+    if _FastScalarLoader is not None:
+        _FastScalarLoader.add_constructor(_tag, _ScalarLoader.construct_scalar_keep)
 
 
 def _count_nodes(value: Any, name: str, budget: list[int]) -> None:
@@ -150,7 +165,8 @@ def parse_yaml(text: str, name: str, *, line_offset: int = 0) -> Any:
     ``line_offset`` shifts reported lines when the YAML was cut out of a larger file
     (a run file's header).
     """
-    loader = _ScalarLoader(text)
+    use_c = _FastScalarLoader is not None and "*" not in text
+    loader = _FastScalarLoader(text) if use_c else _ScalarLoader(text)  # type: ignore[misc]
     try:
         value = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
