@@ -124,9 +124,6 @@ AXIOMS: list[tuple[URIRef, URIRef, URIRef]] = [
     (DCT.hasPart, RDFS.subPropertyOf, DCT.relation),
     (DCT.references, RDFS.subPropertyOf, DCT.relation),
     (DCT.isVersionOf, RDFS.subPropertyOf, DCT.relation),
-    (DCT.created, RDFS.subPropertyOf, DCT.date),
-    (DCT.issued, RDFS.subPropertyOf, DCT.date),
-    (DCT.modified, RDFS.subPropertyOf, DCT.date),
 ]
 
 #: schema.org class parents (schema.org's own rdfs:subClassOf), for the classes we use.
