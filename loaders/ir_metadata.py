@@ -450,7 +450,7 @@ def looks_like_yaml_metadata(head: str) -> bool:
 def sniff(name: str, head: str) -> bool:
     """A first line ``ir_metadata.start`` (the header must open the file, as repro_eval
     requires), or a YAML file with ir_metadata's top-level keys."""
-    first = next((ln for ln in head.split("\n") if ln.strip()), "")
+    first = next((ln for ln in head.lstrip("\ufeff").split("\n") if ln.strip()), "")
     if _MARKER_RE.match(first) and first.strip().endswith("start"):
         return True
     if PurePath(name).suffix.lower() in (".yaml", ".yml"):
@@ -472,6 +472,7 @@ class _Builder:
         self.col = col_offset
         self.messages: list[Message] = []
         self.lines: dict[str, int] = {}
+        self.ambiguous: set[str] = set()
 
     def node(self, suffix: str) -> URIRef:
         return mint(f"run/{self.key}", suffix)
@@ -481,7 +482,14 @@ class _Builder:
         if line is None:
             return
         self.lines.setdefault(path, line)
-        self.lines.setdefault(generic, line)
+        if generic != path:
+            # a generic path (list index dropped) names a line only while it is unambiguous
+            if self.lines.get(generic, line) != line:
+                self.ambiguous.add(generic)
+            self.lines.setdefault(generic, line)
+
+    def final_lines(self) -> dict[str, int]:
+        return {p: n for p, n in self.lines.items() if p not in self.ambiguous}
 
     def error(self, msg: str, value: Any, path: str) -> LoadError:
         return LoadError(
@@ -879,7 +887,7 @@ def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]
         loader_version=LOADER_VERSION,
         source_key=f"run:{tag or ''}:{PurePath(name).name}",
         messages=b.messages,
-        lines=b.lines,
+        lines=b.final_lines(),
         attachments=attachments,
         subject=run,
     )
