@@ -23,7 +23,8 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import PROV, RDF, XSD
 
 from reprokg import __version__
-from reprokg.identifiers import content_hash, document_iri, mint
+from reprokg.document import Document
+from reprokg.identifiers import content_hash, mint
 from reprokg.measures import survey_stats as ss
 from reprokg.namespaces import RK, RKX, SCHEMA, new_graph
 
@@ -465,30 +466,29 @@ def _fmt(v: float | None, width: int, spec: str) -> str:
     return f"{'-':>{width}}" if v is None else f"{v:>{width}{spec}}"
 
 
-def result_document(result: dict[str, Any], dataset: str) -> tuple[URIRef, Any]:
-    """The analysis as a document graph with provenance, ready for ``store.add_document``."""
+ANALYSIS_KIND = "survey-analysis"
+_SURVEY_NODES = {
+    "consolidated": RK.ReplicabilityGraphics2020,
+    "per-paper": RK.ReplicabilityGraphicsSite,
+}
+
+
+def result_document(result: dict[str, Any], dataset: str) -> Document:
+    """The analysis as a :class:`~reprokg.document.Document` (kind ``survey-analysis``).
+
+    The full JSON is kept as an ``rdf:JSON`` literal; each test is also a
+    ``schema:PropertyValue`` (id, method, statistic, p, adjusted p) so it can be queried.
+    The source key is per data set, so a re-run is a revision of the previous analysis.
+    """
     payload = json.dumps(result, sort_keys=True, default=str).encode("utf-8")
     sha = content_hash(payload)
-    doc = document_iri(sha)
     g = new_graph()
-    activity = mint("activity", f"survey-analysis-{sha[:20]}")
     node = mint("analysis", f"survey-{dataset}-{sha[:20]}")
-    now = Literal(datetime.now(UTC).isoformat(timespec="seconds"), datatype=XSD.dateTime)
-    g.add((doc, RDF.type, RK.Document))
-    g.add((doc, RDF.type, PROV.Entity))
-    g.add((doc, RK.documentKind, Literal("survey-analysis")))
-    g.add((doc, RK.sourceSha256, Literal(sha)))
-    g.add((doc, RK.sourceKey, Literal(f"survey-analysis/{dataset}")))
-    g.add((doc, RK.loaderName, Literal("reprokg.measures.survey_analysis")))
-    g.add((doc, RK.loaderVersion, Literal(__version__)))
-    g.add((doc, PROV.wasGeneratedBy, activity))
-    g.add((doc, PROV.generatedAtTime, now))
-    g.add((activity, RDF.type, PROV.Activity))
-    g.add((activity, PROV.endedAtTime, now))
     g.add((node, RDF.type, PROV.Entity))
     g.add((node, RDF.type, SCHEMA.Dataset))
     g.add((node, SCHEMA.name, Literal(f"Code-replicability survey analysis ({dataset})")))
-    g.add((node, PROV.wasGeneratedBy, activity))
+    if dataset in _SURVEY_NODES:
+        g.add((node, PROV.wasDerivedFrom, _SURVEY_NODES[dataset]))
     g.add((node, RDF.value, Literal(payload.decode("utf-8"), datatype=RDF.JSON)))
     for tid, t in result.get("tests", {}).items():
         tnode = mint("analysis", f"survey-{dataset}-{sha[:20]}-{tid}")
@@ -499,14 +499,33 @@ def result_document(result: dict[str, Any], dataset: str) -> tuple[URIRef, Any]:
         for key in ("statistic", "p", "p_adjusted"):
             if t.get(key) is not None:
                 g.add((tnode, RKX[key], Literal(float(t[key]), datatype=XSD.double)))
-    return doc, g
+    return Document(
+        kind=ANALYSIS_KIND,
+        graph=g,
+        source_name=f"survey-analysis-{dataset}.json",
+        source_bytes=payload,
+        loader="reprokg.measures.survey_analysis",
+        loader_version=__version__,
+        source_key=f"{ANALYSIS_KIND}:{dataset}",
+        subject=node,
+    )
 
 
 def save_result(store: Any, result: dict[str, Any], dataset: str) -> URIRef:
-    """Write the analysis back into the store as one document (named graph)."""
-    doc, g = result_document(result, dataset)
-    store.add_document(doc, g)
-    return doc
+    """Write the analysis back as one document with provenance (DESIGN.md: measures write
+    their results back); an earlier analysis of the same data set becomes its
+    ``prov:wasRevisionOf`` and is replaced atomically."""
+    from reprokg.ingest import StoredIndex, with_provenance
+
+    doc = result_document(result, dataset)
+    old = StoredIndex(store).by_key.get(doc.source_key)
+    revision_of = old if old is not None and str(old) != str(doc.iri) else None
+    graph = with_provenance(doc, when=datetime.now(UTC), revision_of=revision_of)
+    if old is not None:
+        store.replace_document(doc.iri, graph, old)
+    else:
+        store.add_document(doc.iri, graph)
+    return doc.iri
 
 
 def run_cli(args: Any) -> int:

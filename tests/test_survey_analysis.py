@@ -10,7 +10,6 @@ reads the JSON; the analysis reads the store.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -365,19 +364,31 @@ def test_saved_result_is_queryable(survey_store: Any, result: dict[str, Any]) ->
     assert survey_store.has_document(iri)
     res = survey_store.query(
         "PREFIX schema: <http://schema.org/> PREFIX rkx: <https://w3id.org/reprokg/ext#> "
-        f"SELECT ?p WHERE {{ GRAPH <{iri}> {{ ?t schema:propertyID "
-        '"sharing_2014_vs_2018" ; rkx:p_adjusted ?p } }'
+        "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+        f"SELECT ?p ?kind WHERE {{ GRAPH <{iri}> {{ ?t schema:propertyID "
+        '"sharing_2014_vs_2018" ; rkx:p_adjusted ?p . '
+        f"<{iri}> rk:documentKind ?kind }} }}"
     )
     assert isinstance(res, SelectResult) and len(res.rows) == 1
     want = result["consolidated"]["tests"]["sharing_2014_vs_2018"]["p_adjusted"]
     assert float(res.rows[0][0]) == pytest.approx(want)
+    assert str(res.rows[0][1]) == "survey-analysis"
     # the saved analysis is not a survey review: a re-run gives the same numbers
     again = sa.analyze(survey_store, "consolidated")
     assert again["tests"]["sharing_2014_vs_2018"]["p"] == pytest.approx(
         result["consolidated"]["tests"]["sharing_2014_vs_2018"]["p"]
     )
-    survey_store.delete_document(iri)
-    assert not math.isnan(want)
+    # a different result for the same data set is a revision that replaces the first
+    changed = {**result["consolidated"], "n_papers": -1}
+    iri2 = sa.save_result(survey_store, changed, "consolidated")
+    assert iri2 != iri
+    assert not survey_store.has_document(iri)
+    rev = survey_store.query(
+        "PREFIX prov: <http://www.w3.org/ns/prov#> "
+        f"ASK {{ GRAPH <{iri2}> {{ <{iri2}> prov:wasRevisionOf <{iri}> }} }}"
+    )
+    assert rev.value is True
+    survey_store.delete_document(iri2)
 
 
 def test_every_ontology_term_the_query_uses_is_declared() -> None:
