@@ -1,5 +1,7 @@
 """The audit loader: the seed-000 example audits, the format's errors, the JSON Schema."""
 
+# ruff: noqa: E501
+
 from __future__ import annotations
 
 import json
