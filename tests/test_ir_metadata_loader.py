@@ -493,3 +493,12 @@ def test_plain_run_without_header_is_described_with_a_warning(shared_data: Path)
     assert g.value(doc.subject, RK.runTag) is None
     assert g.value(g.value(doc.subject, RK.runFile), RK.runFileTag) == Literal("ipm-repro")
     assert [m.path for m in doc.messages if m.severity == "Warning"] == ["ir_metadata"]
+
+
+def test_registry_dispatches_real_files_to_this_loader(shared_data: Path) -> None:
+    from reprokg.loaders import load_path
+
+    folder = shared_data / "ir_metadata"
+    for name in ("annotated_run_example.txt", "website_checklist_examples_assembled.yaml"):
+        [doc] = load_path(folder / name)
+        assert doc.kind == "run" and doc.loader == "reprokg.loaders.ir_metadata"
