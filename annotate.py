@@ -223,8 +223,35 @@ def complete(metadata: dict[str, Any], repo: Path | None = None) -> dict[str, An
     """``metadata`` with Platform and Implementation filled in where not given."""
     out = dict(metadata)
     _fill(out, {"platform": platform_metadata()})
-    _fill(out, {"implementation": implementation_metadata(repo or Path.cwd())})
+    found = implementation_metadata(repo or Path.cwd())
+    given = out.get("implementation")
+    source = given.get("source") if isinstance(given, dict) else None
+    # the user's source is completed field by field only when it is this work tree
+    if (
+        isinstance(source, dict)
+        and found.get("source")
+        and _same_repository(source.get("repository"), found["source"].get("repository"))
+    ):
+        merged = dict(source)
+        _fill(merged, found["source"])
+        out["implementation"] = {**given, "source": merged}
+        return out
+    _fill(out, {"implementation": found})
     return out
+
+
+def _same_repository(given: Any, found: Any) -> bool:
+    """No repository given, or the same URL up to a trailing ``/`` or ``.git``."""
+    if given is None:
+        return True
+    if found is None:
+        return False
+
+    def norm(url: Any) -> str:
+        u = str(url).strip().rstrip("/")
+        return (u[:-4] if u.endswith(".git") else u).lower()
+
+    return norm(given) == norm(found)
 
 
 # --------------------------------------------------------------------------- annotate

@@ -190,14 +190,35 @@ def test_complete_implementation_from_git(tmp_path: Path, toy_run: Path) -> None
         "repository": "https://github.com/example/ranker.git",
         "commit": head,
     }
-    # a commit the user gave is kept
+    # the user's source for this work tree is completed field by field
+    same = meta + b"  source:\n    repository: https://github.com/example/ranker\n"
+    out = annotate(toy_run.read_bytes(), "run_a", same, "m.yaml", complete_metadata=True, repo=repo)
+    [doc] = im.load(out.encode(), "o.txt")
+    src = graph_to_dict(doc.graph, doc.subject)["implementation"]["source"]
+    assert src == {
+        "lang": ["Python", "Shell"],
+        "repository": "https://github.com/example/ranker",
+        "commit": head,
+    }
+    # another repository is kept whole (this work tree's commit would be wrong for it)
+    other = meta + b"  source:\n    repository: https://github.com/other/x\n"
+    out = annotate(
+        toy_run.read_bytes(), "run_a", other, "m.yaml", complete_metadata=True, repo=repo
+    )
+    [doc] = im.load(out.encode(), "o.txt")
+    assert graph_to_dict(doc.graph, doc.subject)["implementation"]["source"] == {
+        "repository": "https://github.com/other/x"
+    }
+    # a commit the user gave is kept; what is missing is added
     given = meta + b"  source:\n    commit: abcdef1\n"
     out = annotate(
         toy_run.read_bytes(), "run_a", given, "m.yaml", complete_metadata=True, repo=repo
     )
     [doc] = im.load(out.encode(), "o.txt")
     assert graph_to_dict(doc.graph, doc.subject)["implementation"]["source"] == {
-        "commit": "abcdef1"
+        "lang": ["Python", "Shell"],
+        "repository": "https://github.com/example/ranker.git",
+        "commit": "abcdef1",
     }
 
 
