@@ -10,7 +10,10 @@ so keys come out in their canonical spelling with schema types. An existing head
 in the run file is replaced, never stacked. ``complete`` fills what the user did not
 give: the Platform from this machine (CPU, cores, RAM, OS, kernel, installed Python
 distributions WITH versions) and the Implementation from git (remote, commit,
-languages of tracked files) - user-given values always win.
+languages of tracked files). User-given values always win, and a section the user gave
+(``cpu``, ``operating system``, ``libraries``) is not completed field by field, since
+it may describe another machine; ``implementation.source`` is completed only when it
+names no repository or this work tree's remote.
 """
 
 from __future__ import annotations
