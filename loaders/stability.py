@@ -1,0 +1,335 @@
+"""Stability-study observations (YAML, or CSV with ``# key: value`` header lines) -> one document.
+
+The design of seed 003 ("Reproducibility and Stability Analysis in Metric-Based Few-Shot
+Learning"): per experiment (algorithm x implementation x optimizer), seeded repeated runs
+of sampled hyper-parameter configurations, one observed metric per run, and tests of the
+stability hypotheses H1-H3. One row / list item = one run:
+``experiment, algorithm, implementation, optimizer, seed, repeat, metric, value`` plus
+hyper-parameters as ``hp.<name>`` columns (CSV) or an ``hp`` mapping (YAML).
+See docs/audit-format.md (section "Stability studies").
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from rdflib import RDF, RDFS, XSD, Literal, URIRef
+
+from reprokg.document import Document, Message
+from reprokg.errors import LoadError
+from reprokg.identifiers import IdentifierError, doi_iri, mint, stable_key
+from reprokg.loaders.source import Scalar, decode_text, parse_yaml
+from reprokg.namespaces import RK, SCHEMA, new_graph
+
+KIND = "stability"
+LOADER = "reprokg.loaders.stability"
+VERSION = "1"
+
+ROW_KEYS = (
+    "experiment",
+    "algorithm",
+    "implementation",
+    "optimizer",
+    "seed",
+    "repeat",
+    "metric",
+    "value",
+)
+REQUIRED_ROW = ("experiment", "algorithm", "metric", "value")
+STUDY_KEYS = ("stability", "title", "publication", "dataset", "illustrative", "note")
+HYPOTHESES = {"H1": RK.H1, "H2": RK.H2, "H3": RK.H3}
+DECISIONS = {"rejected": RK.HypothesisRejected, "not_rejected": RK.HypothesisNotRejected}
+
+
+def sniff(name: str, head: str) -> bool:
+    """``stability: 1`` as the first YAML key, or a CSV starting with ``# stability: 1``."""
+    first = next((ln for ln in head.splitlines() if ln.strip()), "")
+    return re.match(r"^#?\s*stability:\s*1\s*$", first) is not None
+
+
+def _fail(name: str, msg: str, line: int | None, field: str | None, column: int | None = None):
+    raise LoadError(msg, source=name, line=line, column=column, field=field)
+
+
+def _number(value: Any, name: str, field: str, line: int | None, *, integer: bool) -> Any:
+    text = str(value).strip()
+    try:
+        if integer:
+            if not re.fullmatch(r"[+-]?\d+", text):
+                raise ValueError
+            return int(text)
+        return (
+            Decimal(text)
+            if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text)
+            else _bad()
+        )
+    except (ValueError, InvalidOperation):
+        kind = "an integer" if integer else "a number"
+        _fail(name, f"{text!r} is not {kind}", line, field)
+
+
+def _bad() -> Any:
+    raise ValueError
+
+
+def _typed_literal(value: Any) -> Literal:
+    """A hyper-parameter value typed from its text: integer, decimal, boolean or string."""
+    text = str(value).strip()
+    if re.fullmatch(r"[+-]?\d+", text):
+        return Literal(int(text), datatype=XSD.integer)
+    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", text):
+        return Literal(Decimal(text), datatype=XSD.decimal)
+    if text in ("true", "false"):
+        return Literal(text == "true", datatype=XSD.boolean)
+    return Literal(text)
+
+
+def _read_csv(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, str]]]]:
+    meta: dict[str, Any] = {}
+    body_start = 0
+    lines = text.split("\n")
+    for i, ln in enumerate(lines):
+        if not ln.startswith("#"):
+            body_start = i
+            break
+        m = re.match(r"^#\s*([A-Za-z_]+)\s*:\s*(.*?)\s*$", ln)
+        if m:
+            meta[m.group(1)] = m.group(2)
+    else:
+        body_start = len(lines)
+    reader = csv.DictReader(io.StringIO("\n".join(lines[body_start:])))
+    if reader.fieldnames is None:
+        _fail(name, "no CSV header row after the # lines", body_start + 1, None)
+    rows = []
+    for row in reader:
+        if None in row:
+            _fail(name, "more cells than header columns", body_start + reader.line_num, None)
+        rows.append((body_start + reader.line_num, {k: (v or "").strip() for k, v in row.items()}))
+    if "publication" in meta:
+        meta["publication"] = {
+            "doi" if meta["publication"].startswith("10.") else "url": meta["publication"]
+        }
+    return meta, rows
+
+
+def _read_yaml(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, str]]]]:
+    data = parse_yaml(text, name)
+    if not isinstance(data, dict):
+        _fail(name, "expected a mapping with stability, title and observations", 1, None)
+    obs = data.get("observations")
+    if not isinstance(obs, list):
+        _fail(
+            name,
+            "observations: expected a list of runs",
+            getattr(obs, "line", None),
+            "observations",
+        )
+    rows = []
+    for i, item in enumerate(obs):
+        if not isinstance(item, dict):
+            _fail(
+                name,
+                "expected a mapping per run",
+                getattr(item, "line", None),
+                f"observations[{i}]",
+            )
+        line = min((getattr(k, "line", 0) for k in item), default=None)
+        flat: dict[str, str] = {}
+        for k, v in item.items():
+            if k == "hp":
+                if not isinstance(v, dict):
+                    _fail(
+                        name, "hp: expected a mapping name -> value", line, f"observations[{i}].hp"
+                    )
+                for hk, hv in v.items():
+                    flat[f"hp.{hk}"] = str(hv)
+            else:
+                flat[str(k)] = "" if isinstance(v, Scalar) and v.is_null else str(v)
+        rows.append((line, flat))
+    return data, rows
+
+
+def load(data: bytes, name: str) -> list[Document]:
+    text = decode_text(data, name)
+    meta, rows = _read_csv(text, name) if name.endswith(".csv") else _read_yaml(text, name)
+    if str(meta.get("stability", "")).strip() != "1":
+        _fail(name, "expected 'stability: 1' (format version)", 1, "stability")
+    if not rows:
+        _fail(name, "no observations", None, "observations")
+    messages: list[Message] = []
+    lines: dict[str, int] = {}
+    g = new_graph()
+
+    title = str(meta.get("title", "")).strip()
+    pub = meta.get("publication") or {}
+    pub_node: URIRef | None = None
+    if isinstance(pub, dict) and pub.get("doi"):
+        try:
+            pub_node = doi_iri(str(pub["doi"]))
+        except IdentifierError as exc:
+            _fail(name, str(exc), getattr(pub["doi"], "line", None), "publication.doi")
+        g.add((pub_node, RK.doiAsWritten, Literal(str(pub["doi"]))))
+    elif isinstance(pub, dict) and pub.get("url"):
+        if not re.match(r"^https?://\S+$", str(pub["url"])):
+            _fail(
+                name,
+                "publication.url: expected an http(s) URL",
+                getattr(pub["url"], "line", None),
+                "publication.url",
+            )
+        pub_node = URIRef(str(pub["url"]))
+    source_key = f"stability:{pub_node or title or name}"
+    study = mint("stability-study", stable_key(source_key, title))
+    g.add((study, RDF.type, RK.StabilityStudy))
+    if title:
+        g.add((study, RDFS.label, Literal(title)))
+    if pub_node is not None:
+        g.add((pub_node, RDF.type, SCHEMA.ScholarlyArticle))
+        g.add((study, RDFS.seeAlso, pub_node))
+    if meta.get("dataset"):
+        g.add((study, RK.dataSetName, Literal(str(meta["dataset"]))))
+    if "illustrative" in meta:
+        flag = str(meta["illustrative"]).strip().lower()
+        if flag not in ("true", "false"):
+            _fail(
+                name,
+                "illustrative: expected true or false",
+                getattr(meta["illustrative"], "line", None),
+                "illustrative",
+            )
+        g.add((study, RK.isIllustrative, Literal(flag == "true")))
+    if meta.get("note"):
+        g.add((study, RDFS.comment, Literal(str(meta["note"]))))
+    for k in meta:
+        if k not in STUDY_KEYS and k not in ("observations", "hypotheses"):
+            messages.append(
+                Message("Info", str(k), f"unknown key {k!s} ignored", line=getattr(k, "line", None))
+            )
+
+    experiments: dict[str, URIRef] = {}
+    for line, row in rows:
+        for req in REQUIRED_ROW:
+            if not row.get(req):
+                _fail(name, f"missing {req}", line, req)
+        exp_name = row["experiment"]
+        exp = experiments.get(exp_name)
+        if exp is None:
+            exp = mint("stability-experiment", stable_key(source_key, exp_name))
+            experiments[exp_name] = exp
+            g.add((exp, RDF.type, RK.StabilityExperiment))
+            g.add((exp, RDFS.label, Literal(exp_name)))
+            g.add((exp, RK.inStudy, study))
+        for key, prop in (
+            ("algorithm", RK.algorithmName),
+            ("implementation", RK.implementationName),
+            ("optimizer", RK.optimizerName),
+        ):
+            if row.get(key):
+                g.add((exp, prop, Literal(row[key])))
+        hps = sorted((k[3:], v) for k, v in row.items() if k.startswith("hp.") and v != "")
+        seed = _number(row["seed"], name, "seed", line, integer=True) if row.get("seed") else None
+        repeat = (
+            _number(row["repeat"], name, "repeat", line, integer=True) if row.get("repeat") else 1
+        )
+        value = _number(row["value"], name, "value", line, integer=False)
+        run = mint("stability-run", stable_key(source_key, exp_name, hps, seed, repeat))
+        g.add((run, RDF.type, RK.StabilityRun))
+        g.add((run, RK.inExperiment, exp))
+        if seed is not None:
+            g.add((run, RK.randomSeed, Literal(seed, datatype=XSD.integer)))
+        g.add((run, RK.repeatIndex, Literal(repeat, datatype=XSD.integer)))
+        if hps:
+            cfg_key = stable_key(source_key, exp_name, hps)
+            cfg = mint("hp-config", cfg_key)
+            g.add((cfg, RDF.type, RK.HyperParameterConfiguration))
+            g.add((run, RK.usesConfiguration, cfg))
+            for hp_name, hp_value in hps:
+                a = mint("hp-assignment", stable_key(cfg_key, hp_name))
+                g.add((a, RDF.type, RK.HyperParameterAssignment))
+                g.add((cfg, RK.hasHyperParameterAssignment, a))
+                g.add((a, RK.hyperParameterName, Literal(hp_name)))
+                g.add((a, RK.hyperParameterValue, _typed_literal(hp_value)))
+        obs = mint(
+            "observation", stable_key(source_key, exp_name, hps, seed, repeat, row["metric"])
+        )
+        g.add((obs, RDF.type, RK.MetricObservation))
+        g.add((run, RK.hasObservation, obs))
+        g.add((obs, RK.metricName, Literal(row["metric"])))
+        g.add((obs, RK.metricValue, Literal(value, datatype=XSD.decimal)))
+        for k in row:
+            if k not in ROW_KEYS and not k.startswith("hp.") and k != "config":
+                messages.append(Message("Info", k, f"unknown column {k} ignored", line=line))
+
+    for i, h in enumerate(meta.get("hypotheses") or []):
+        path = f"hypotheses[{i}]"
+        if not isinstance(h, dict):
+            _fail(name, "expected a mapping", getattr(h, "line", None), path)
+        hid = str(h.get("id", ""))
+        if hid not in HYPOTHESES:
+            _fail(
+                name,
+                f"id: {hid!r} is not one of H1, H2, H3",
+                getattr(h.get("id"), "line", None),
+                f"{path}.id",
+            )
+        t = mint("hypothesis-test", stable_key(source_key, i, hid))
+        g.add((t, RDF.type, RK.HypothesisTest))
+        g.add((study, RK.hasHypothesisTest, t))
+        g.add((t, RK.testedHypothesis, HYPOTHESES[hid]))
+        if h.get("test"):
+            g.add((t, RK.testMethod, Literal(str(h["test"]))))
+        if h.get("statistic") is not None:
+            stat = _number(
+                h["statistic"],
+                name,
+                f"{path}.statistic",
+                getattr(h["statistic"], "line", None),
+                integer=False,
+            )
+            g.add((t, RK.testStatistic, Literal(stat, datatype=XSD.decimal)))
+        if h.get("p_value") is not None:
+            p = _number(
+                h["p_value"],
+                name,
+                f"{path}.p_value",
+                getattr(h["p_value"], "line", None),
+                integer=False,
+            )
+            g.add((t, RK.pValue, Literal(str(p), datatype=XSD.double)))
+        if h.get("decision") is not None:
+            d = str(h["decision"])
+            if d not in DECISIONS:
+                _fail(
+                    name,
+                    f"decision: {d!r} is not rejected or not_rejected",
+                    getattr(h["decision"], "line", None),
+                    f"{path}.decision",
+                )
+            g.add((t, RK.decision, DECISIONS[d]))
+        if h.get("note"):
+            g.add((t, RDFS.comment, Literal(str(h["note"]))))
+        if getattr(h.get("id"), "line", None):
+            lines[f"{path}.id"] = h["id"].line
+    for k in ("title", "illustrative", "publication"):
+        ln = next((getattr(key, "line", None) for key in meta if key == k), None)
+        if ln:
+            lines[f"study.{k}"] = ln
+
+    return [
+        Document(
+            kind=KIND,
+            graph=g,
+            source_name=name,
+            source_bytes=data,
+            loader=LOADER,
+            loader_version=VERSION,
+            source_key=source_key,
+            messages=messages,
+            lines=lines,
+            subject=study,
+        )
+    ]
