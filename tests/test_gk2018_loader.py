@@ -133,3 +133,13 @@ def test_bad_input(csv_path):
 def test_sniff(csv_path):
     assert gk.sniff("evaluations.csv", csv_path.read_text(encoding="utf-8")[:4096])
     assert not gk.sniff("x.csv", "query,q0,docid,rank\n")
+
+
+def test_experimental_paper_without_setup_and_year_warn(csv_path):
+    (ok,) = gk.load(_one_row(csv_path, {}), "one.csv")
+    assert not [r for r in validate_document(ok).results if r.severity != "Info"]
+    (d,) = gk.load(_one_row(csv_path, {"experiment_setup": "", "conference": "IJCAI"}), "w.csv")
+    rep = validate_document(d)
+    assert rep.conforms
+    warned = {r.path for r in rep.results if r.severity == "Warning"}
+    assert {"experiment_setup", "conference"} <= warned

@@ -146,3 +146,22 @@ def test_bad_yaml_names_line(files):
 def test_sniff(files):
     assert mlrc.sniff("2020/x/journal/metadata.yaml", files[0].read_text(encoding="utf-8")[:4096])
     assert not mlrc.sniff("run.yaml", "research goal:\n  venue: x\n")
+
+
+def test_missing_article_doi_is_a_warning(files):
+    text = files[0].read_text(encoding="utf-8")
+    doi = str(_pairs(yaml.safe_load(text)["article"])["doi"])
+    (d,) = mlrc.load(text.replace(doi, "").encode(), "metadata.yaml")
+    rep = validate_document(d)
+    assert rep.conforms
+    assert [r.severity for r in rep.results if r.path == "article.doi"] == ["Warning"]
+
+
+def test_author_without_orcid_is_reported_as_info(docs, files):
+    d = next(d for d in docs if "verma2021explaining" in d.source_name)
+    rep = validate_document(d)
+    y = yaml.safe_load(
+        files[[f.parent.parent.name for f in files].index("verma2021explaining")].read_text()
+    )
+    assert sum(1 for a in y["authors"] if not a.get("orcid")) == 2
+    assert [r.severity for r in rep.results if r.path == "authors.orcid"] == ["Info", "Info"]

@@ -150,3 +150,37 @@ def test_failure_reason_with_completed_test(site_variants):
     ] = True
     bad, _ = _report(broken)
     assert _violations(bad, "Did I manage to perform a complete test (deps/build)?")
+
+
+def test_site_paper_year(site_variants):
+    broken = copy.deepcopy(site_variants)
+    broken[0]["Year"] = 1800
+    bad, _ = _report(broken)
+    assert _violations(bad, "Year")
+
+
+def test_score_shape_checks_the_scale(records):
+    from rdflib import Literal
+
+    from reprokg.namespaces import RK, SCHEMA
+
+    rec = copy.deepcopy(_tested(records))
+    (doc,) = rg.load(json.dumps([rec]).encode(), "x.json")
+    score = doc.graph.value(doc.subject, RK.resultsReplicationScore)
+    doc.graph.set((score, SCHEMA.bestRating, Literal(3)))  # value 4 or 5 above its own scale
+    doc.graph.set((score, SCHEMA.ratingValue, Literal(5)))
+    rep = validate_document(doc)
+    assert _violations(rep, "score")
+    doc.graph.remove((score, SCHEMA.ratingValue, None))
+    doc.graph.set((score, SCHEMA.bestRating, Literal(5)))
+    rep = validate_document(doc)
+    assert [r.severity for r in rep.results if r.path == "score"] == ["Warning"]
+
+
+def test_review_must_belong_to_a_known_survey(records):
+    from reprokg.namespaces import RK
+
+    (doc,) = rg.load(json.dumps([_tested(records)]).encode(), "x.json")
+    assert validate_document(doc).conforms
+    doc.graph.remove((doc.subject, RK.inSurvey, None))
+    assert _violations(validate_document(doc), "document")
