@@ -22,6 +22,9 @@ from matplotlib.figure import Figure  # noqa: E402
 FORMATS = {"svg": "image/svg+xml", "png": "image/png"}
 CODE_COLOR = "#1f77b4"
 NO_CODE_COLOR = "#ff7f0e"
+SMALL_COLOR = "#9ecae1"
+#: groups smaller than this are drawn lighter: their intervals are wide
+SMALL_N = 20
 
 
 def _rate_bars(ax: Any, props: dict[str, dict[str, Any]], horizontal: bool = False) -> None:
@@ -32,7 +35,8 @@ def _rate_bars(ax: Any, props: dict[str, dict[str, Any]], horizontal: bool = Fal
     err = np.vstack([rates - lo, hi - rates])
     pos = np.arange(len(labels))
     if horizontal:
-        ax.barh(pos, rates, xerr=err, color=CODE_COLOR, alpha=0.85, capsize=4, ecolor="#333")
+        colors = [SMALL_COLOR if props[k]["n"] < SMALL_N else CODE_COLOR for k in labels]
+        ax.barh(pos, rates, xerr=err, color=colors, alpha=0.85, capsize=4, ecolor="#333")
         ax.set_yticks(pos, labels)
         ax.invert_yaxis()
         ax.set_xlim(0, 100)
@@ -47,9 +51,12 @@ def _rate_bars(ax: Any, props: dict[str, dict[str, Any]], horizontal: bool = Fal
             )
         ax.grid(axis="x", alpha=0.3)
     else:
-        ax.bar(pos, rates, yerr=err, color=CODE_COLOR, alpha=0.85, capsize=5, ecolor="#333")
+        small = np.array([props[k]["n"] < SMALL_N for k in labels])
+        colors = [SMALL_COLOR if s else CODE_COLOR for s in small]
+        ax.bar(pos, rates, yerr=err, color=colors, alpha=0.85, capsize=5, ecolor="#333")
         ax.set_xticks(pos, labels)
-        ax.set_ylim(0, 100)
+        ax.set_ylim(0, 118)
+        ax.set_yticks(range(0, 101, 20))
         ax.set_ylabel("papers sharing code or binary (%)")
         for i, k in enumerate(labels):
             ax.text(
@@ -65,10 +72,18 @@ def _rate_bars(ax: Any, props: dict[str, dict[str, Any]], horizontal: bool = Fal
         ax.spines[side].set_visible(False)
 
 
+def _small_note(props: dict[str, dict[str, Any]]) -> str:
+    if any(p["n"] < SMALL_N for p in props.values()):
+        return f"\nlighter bars: fewer than {SMALL_N} papers"
+    return ""
+
+
 def sharing_by_year(result: dict[str, Any], frame: pd.DataFrame | None = None) -> Figure:
     fig, ax = plt.subplots(figsize=(6.4, 4.2), layout="constrained")
-    _rate_bars(ax, result["sharing"]["by_year"])
-    ax.set_xlabel("SIGGRAPH year (error bars: 95% Clopper–Pearson interval)")
+    props = result["sharing"]["by_year"]
+    _rate_bars(ax, props)
+    note = _small_note(props)
+    ax.set_xlabel(f"SIGGRAPH year (error bars: 95% Clopper–Pearson interval){note}")
     ax.set_title("Code or binary shared, per year")
     return fig
 
@@ -78,6 +93,8 @@ def sharing_by_topic(result: dict[str, Any], frame: pd.DataFrame | None = None) 
     fig, ax = plt.subplots(figsize=(7.5, 0.55 * len(props) + 1.4), layout="constrained")
     ordered = dict(sorted(props.items(), key=lambda kv: -(kv[1]["rate"] or 0)))
     _rate_bars(ax, ordered, horizontal=True)
+    if _small_note(props):
+        ax.set_xlabel(ax.get_xlabel() + _small_note(props))
     ax.set_title("Code or binary shared, per topic")
     return fig
 
@@ -86,7 +103,7 @@ def citations(result: dict[str, Any], frame: pd.DataFrame | None = None) -> Figu
     """Citation counts of papers with vs without code per year (log scale: heavy tail)."""
     fig, ax = plt.subplots(figsize=(7.2, 4.6), layout="constrained")
     if frame is None or frame["citations"].notna().sum() == 0:
-        ax.text(0.5, 0.5, "no citation counts in this dataset", ha="center", va="center")
+        ax.text(0.5, 0.5, "no citation counts in this data set", ha="center", va="center")
         ax.set_axis_off()
         return fig
     cited = frame[frame["citations"].notna()]
