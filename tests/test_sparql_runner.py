@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from rdflib import Graph, Literal, URIRef
 
-from reprokg.query_runner import ProcessQueryRunner, QueryJob
+from reprokg.query_runner import ProcessQueryRunner, QueryJob, Snapshots
 from reprokg.store.base import AskResult, QueryTimeout, SelectResult
 from tests.sparql_testapp import SparqlApp, make_app
 
@@ -85,7 +85,7 @@ def test_runner_direct_timeout_and_recovery(tmp_path) -> None:
 
     store = open_test_store(tmp_path / "s")
     store.add_document(f"{EX}doc/big", _data())
-    runner = ProcessQueryRunner(store.path, workers=1, timeout=1.0)
+    runner = ProcessQueryRunner(Snapshots(store), workers=1, timeout=1.0)
     try:
         with pytest.raises(QueryTimeout):
             runner.run(QueryJob(RUNAWAY))
@@ -100,7 +100,7 @@ def test_workers_see_later_writes(tmp_path) -> None:
     from tests.sparql_testapp import open_test_store
 
     store = open_test_store(tmp_path / "s")
-    runner = ProcessQueryRunner(store.path, workers=1, timeout=10)
+    runner = ProcessQueryRunner(Snapshots(store), workers=1, timeout=10)
     q = QueryJob("SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")
     try:
         for expected in (0, 10, 20):
@@ -114,9 +114,36 @@ def test_workers_see_later_writes(tmp_path) -> None:
         store.delete_document(f"{EX}doc/0")
         res = runner.run(q).result
         assert int(res.rows[0][0]) == 20
+        snaps = runner.snapshots
+        assert snaps is not None
+        made = snaps.made
+        runner.run(q)  # nothing written since: no new checkpoint
+        assert snaps.made == made
+        # checkpoints nobody has open are deleted: one worker → only the current one left
+        assert len(list(snaps.root.iterdir())) == 1
     finally:
         runner.close()
         store.close()
+    assert not snaps.root.exists()
+
+
+def test_read_only_store_is_read_in_place(tmp_path) -> None:
+    from tests.sparql_testapp import open_test_store
+
+    store = open_test_store(tmp_path / "s")
+    store.add_document(f"{EX}doc/1", _data(10))
+    store.close()
+    from reprokg.query_runner import runner_for
+    from reprokg.store import open_store
+
+    ro = open_store(str(tmp_path / "s"), read_only=True)
+    runner = runner_for(ro, timeout=10, row_cap=100, workers=1)
+    try:
+        assert isinstance(runner, ProcessQueryRunner) and runner.snapshots is None
+        res = runner.run(QueryJob("SELECT (COUNT(*) AS ?n) { ?s ?p ?o }")).result
+        assert int(res.rows[0][0]) == 10
+    finally:
+        runner.close()
 
 
 def test_row_cap_and_lexical_forms_survive_the_process_hop(tmp_path) -> None:
@@ -128,7 +155,7 @@ def test_row_cap_and_lexical_forms_survive_the_process_hop(tmp_path) -> None:
         '"2020-01-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>, '
         '"x"@en-GB, "plain", _:b } }'
     )
-    runner = ProcessQueryRunner(store.path, workers=1, timeout=10, row_cap=3)
+    runner = ProcessQueryRunner(Snapshots(store), workers=1, timeout=10, row_cap=3)
     try:
         out = runner.run(QueryJob("SELECT ?o { ?s ?p ?o } ORDER BY STR(?o)"))
         assert out.truncated and out.row_cap == 3

@@ -30,6 +30,7 @@ Blocking work (guard parsing, store calls) runs in the thread pool, never on the
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 from collections.abc import Callable
@@ -143,6 +144,11 @@ class _RunnerHolder:
                         workers=self.workers,
                     )
         return self._runner
+
+    def warm(self) -> None:
+        """Create the runner now; errors surface on the first query instead."""
+        with contextlib.suppress(Exception):
+            self.get()
 
     def set(self, runner: QueryRunner) -> None:
         self._runner = runner
@@ -308,6 +314,7 @@ def sparql_router(
     runner: QueryRunner | None = None,
     workers: int | None = None,
     path: str = "/sparql",
+    warm: bool = True,
 ) -> APIRouter:
     """An APIRouter serving the SPARQL 1.1 Protocol at ``path``.
 
@@ -317,7 +324,8 @@ def sparql_router(
     :class:`SparqlLimits`. ``check_write(authorization_header)`` raises an HTTPException
     to refuse a write (default: bearer token against ``settings.write_token``).
     ``runner`` overrides how queries run (default: worker processes for an on-disk
-    pyoxigraph store, inline otherwise, created on first query). The router's
+    pyoxigraph store, inline otherwise; started in a background thread unless
+    ``warm=False``, else on first query). The router's
     ``sparql_runner`` attribute holds the runner; call ``router.sparql_runner.close()``
     at shutdown (worker processes are daemons and die with the server anyway).
     """
@@ -328,6 +336,10 @@ def sparql_router(
         holder.set(runner)
     router = APIRouter(tags=["SPARQL"])
     router.sparql_runner = holder  # type: ignore[attr-defined]
+    if runner is None and warm:
+        # Start the worker processes now, off the caller's thread, so the first query
+        # does not wait for them (a cold start takes seconds on a busy machine).
+        threading.Thread(target=holder.warm, name="reprokg-sparql-warm", daemon=True).start()
 
     def run_query(op: Operation, endpoint: str, accept: str | None) -> Response:
         try:
