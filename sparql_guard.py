@@ -59,8 +59,22 @@ def _may_hide_keyword(text: str, words: Iterable[str]) -> bool:
     return any(w in low for w in words)
 
 
+#: Longest text handed to rdflib's parser (pyparsing needs seconds for megabytes; a
+#: longer text that needs the parse tree is refused instead of tying up a thread).
+MAX_PARSE_CHARS = 200_000
+
+
+def _check_length(text: str) -> None:
+    if len(text) > MAX_PARSE_CHARS:
+        raise GuardError(
+            f"the text is {len(text)} characters long; at most {MAX_PARSE_CHARS} can be checked "
+            "for SERVICE/LOAD/FROM before running"
+        )
+
+
 @lru_cache(maxsize=512)
 def _parse_query(text: str) -> Any:
+    _check_length(text)
     try:
         return parseQuery(text)
     except ParseException as exc:
@@ -73,6 +87,7 @@ def _parse_query(text: str) -> Any:
 
 @lru_cache(maxsize=128)
 def _parse_update(text: str) -> Any:
+    _check_length(text)
     try:
         return parseUpdate(text)
     except ParseException as exc:

@@ -115,3 +115,13 @@ def test_select_star_order() -> None:
     q = "SELECT * { ?s ?p ?o OPTIONAL { ?o ?p2 ?o2 } }"
     assert select_star_order(q) == ["s", "p", "o", "p2", "o2"]
     assert select_star_order("SELECT ?o ?s { ?s ?p ?o }") is None
+
+
+def test_overlong_text_needing_the_parse_tree_is_refused() -> None:
+    from reprokg.sparql_guard import MAX_PARSE_CHARS
+
+    filler = "# " + "x" * MAX_PARSE_CHARS + "\n"
+    with pytest.raises(GuardError, match="characters long"):
+        inspect_query(filler + "SELECT * { SERVICE <http://e/> { ?s ?p ?o } }")
+    # without a keyword to look for, length alone is not a reason to refuse
+    assert inspect_query(filler + "ASK {}").operation == "query"
