@@ -57,6 +57,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     _register_compare(command, _add_store_option)
 
+    # docs (docs/ontology.md from the ontology; see reprokg.docs_gen)
+    from reprokg.docs_gen import register as _register_docs
+
+    _register_docs(command)
+
     # serve (the service; see reprokg.service.serve)
     from reprokg.service.serve import register as _register_serve
 
