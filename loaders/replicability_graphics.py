@@ -860,7 +860,7 @@ PER_PAPER: dict[str, Row] = {
     "Code License (if any)": (
         _license,
         "review `rk:licenseAsWritten`, `rk:license`, `rk:licenseSpecified`",
-        "as `License type`",
+        "as `License type`; empty while code is available → `rk:licenseSpecified false` (the template: keep the string empty if there is no license)",
     ),
     "Are the code authors explicit? (boolean)": (
         _bool(RK.codeAuthorsExplicit),
@@ -1228,6 +1228,10 @@ def _load_per_paper(
                 else ("PseudoCodeOnly" if pseudo is True else "CodeNotAvailable")
             )
             g.add((review, RK.codeAvailability, opts.concept(concept)))
+        lic = rec.get("Code License (if any)")
+        if code is True and _empty(lic):
+            # the site form: "precise the license (or keep the string empty if not)"
+            g.add((review, RK.licenseSpecified, Literal(False)))
         hw = rec.get(
             "If not able to perform a test, was it due to missing hardware/software? (boolean)"
         )

@@ -374,3 +374,18 @@ def test_sniff(consolidated_path, per_paper_files, shared_data):
     csv = shared_data / "surveys/gundersen_kjensmo_2018/data/evaluations.csv"
     assert not rg.sniff("evaluations.csv", csv.read_text(encoding="utf-8")[:4096])
     assert not rg.sniff("x.json", '[{"a": 1}]')
+
+
+def test_site_empty_license_with_code_means_no_license(per_paper_docs, per_paper_files):
+    """per_paper_template.json: 'precise the license (or keep the string empty if not)'."""
+    expected_false = expected_true = 0
+    for f in per_paper_files:
+        for v in json.loads(f.read_text(encoding="utf-8")):
+            lic = v["Code License (if any)"].strip()
+            if lic == "unspecified" or (v["Code available (boolean)"] and lic == ""):
+                expected_false += 1
+            elif lic and lic != "Cannot answer":
+                expected_true += 1
+    g = _merged(per_paper_docs)
+    assert len(set(g.subjects(RK.licenseSpecified, Literal(False)))) == expected_false
+    assert len(set(g.subjects(RK.licenseSpecified, Literal(True)))) == expected_true
