@@ -230,3 +230,12 @@ def test_published_json_schema_is_the_loaders_schema() -> None:
     assert (
         len(published["properties"]["findings"]["items"]["properties"]["attribute"]["enum"]) == 34
     )
+
+
+def test_the_documented_example_loads_and_conforms() -> None:
+    text = (REPO / "docs" / "audit-format.md").read_text(encoding="utf-8")
+    example = re.search(r"```yaml\n(.*?)```", text, re.S).group(1)
+    doc = load(example, "doc.yaml")
+    report = validate_document(doc)
+    assert report.conforms and report.count("Warning") == 0, report.to_text()
+    assert len(list(doc.graph.subjects(RDF.type, RK.Finding))) == 1

@@ -150,3 +150,11 @@ def test_same_content_same_iris() -> None:
     a, b = example(), example()
     assert set(a.graph) == set(b.graph)
     assert re.match(r"^https://w3id\.org/reprokg/id/stability-study/[0-9a-f]{20}$", str(a.subject))
+
+
+def test_the_documented_example_loads_and_conforms() -> None:
+    text = (REPO / "docs" / "audit-format.md").read_text(encoding="utf-8")
+    example = re.findall(r"```yaml\n(.*?)```", text, re.S)[1]
+    doc = stability.load(example.encode(), "doc.yaml")[0]
+    report = validate_document(doc)
+    assert report.conforms, report.to_text()
