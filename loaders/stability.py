@@ -47,8 +47,11 @@ DECISIONS = {"rejected": RK.HypothesisRejected, "not_rejected": RK.HypothesisNot
 
 def sniff(name: str, head: str) -> bool:
     """``stability: 1`` as the first YAML key, or a CSV starting with ``# stability: 1``."""
-    first = next((ln for ln in head.splitlines() if ln.strip()), "")
-    return re.match(r"^#?\s*stability:\s*1\s*$", first) is not None
+    lines = [ln for ln in head.lstrip("\ufeff").splitlines() if ln.strip()]
+    if name.endswith(".csv"):
+        return bool(lines) and re.match(r"^#\s*stability:\s*1\s*$", lines[0]) is not None
+    lines = [ln for ln in lines if not ln.lstrip().startswith("#")]
+    return bool(lines) and re.match(r"^stability:\s*1\s*$", lines[0]) is not None
 
 
 def _fail(name: str, msg: str, line: int | None, field: str | None, column: int | None = None):

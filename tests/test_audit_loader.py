@@ -219,6 +219,8 @@ def test_sniff() -> None:
     assert audit.sniff("x.json", '{"audit": 1, "findings": []}')
     assert not audit.sniff("x.yaml", "ir_metadata: 1\n")
     assert not audit.sniff("run.txt", "301 Q0 doc1 1 2.3 tag\n")
+    for name in FILES.values():
+        assert audit.sniff(name, (EXAMPLES / name).read_text(encoding="utf-8")[:4096])
 
 
 def test_published_json_schema_is_the_loaders_schema() -> None:

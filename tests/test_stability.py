@@ -144,6 +144,8 @@ def test_sniff() -> None:
     assert stability.sniff("x.yaml", "stability: 1\ntitle: x\n")
     assert stability.sniff("x.csv", "# stability: 1\n# title: x\nexperiment,algorithm\n")
     assert not stability.sniff("x.yaml", "audit: 1\n")
+    for name in ("fewshot_seed003.yaml", "fewshot_seed003.csv"):
+        assert stability.sniff(name, (EXAMPLES / name).read_text(encoding="utf-8")[:4096])
 
 
 def test_same_content_same_iris() -> None:
