@@ -14,6 +14,7 @@ from reprokg.document import Document
 from reprokg.ingest import ingest, ingest_paths, validate_paths
 from reprokg.namespaces import RK
 from reprokg.store import open_store
+from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtures
 
 EX = "http://example.org/"
 
@@ -160,3 +161,26 @@ def test_validate_paths_never_writes(shared_data, tmp_path, monkeypatch) -> None
     assert reports[0].conforms
     assert reports[1].results[0].constraint == "LoadError"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.yaml"]
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("engine", ["oxigraph_server", "virtuoso_server"])
+def test_ingest_on_remote_engines(engine, request, tmp_path) -> None:
+    url = request.getfixturevalue(engine)
+    store = open_store(url, blob_dir=tmp_path / "blobs")
+    for g in store.documents():
+        store.delete_document(g)
+    try:
+        v1, other = make_doc("a", "first", attach=b"blob"), make_doc("b", "other")
+        assert [o.status for o in ingest(store, [v1, other]).documents] == ["added", "added"]
+        assert [o.status for o in ingest(store, [v1]).documents] == ["unchanged"]
+        v2 = make_doc("a", "second")
+        res = ingest(store, [v2])
+        assert res.documents[0].status == "revised" and res.documents[0].revision_of == v1.iri
+        assert set(store.documents()) == {v2.iri, other.iri}
+        assert store.get_document(v2.iri).value(v2.iri, PROV.wasRevisionOf) == v1.iri
+        assert store.get_blob(hashlib.sha256(b"blob").hexdigest()) == b"blob"
+    finally:
+        for g in store.documents():
+            store.delete_document(g)
+        store.close()

@@ -1,0 +1,177 @@
+"""Ingest benchmark: validated ir_metadata headers per second, next to a raw pyoxigraph bulk load.
+
+    python benchmarks/ingest/run.py                 # 10k headers, 3 repeats
+    python benchmarks/ingest/run.py --n 2000 --single-n 500 --repeats 1
+
+Every mode runs in its own fresh process (so its peak RSS is its own) on the same
+deterministic headers (:mod:`benchmarks.ingest.generate`):
+
+* ``load``             YAML → Documents with ``reprokg.loaders.ir_metadata`` (no validation)
+* ``validate-single``  ``validate_documents([doc])`` one document at a time
+* ``validate-batched`` ``validate_documents`` over batches (``--batch``)
+* ``ingest-batched``   ``reprokg.ingest.ingest``: batched validation + one atomic named-graph
+                       write per document with provenance, into a fresh on-disk store
+* ``raw-bulk``         pyoxigraph ``bulk_extend`` of the same documents' triples (no
+                       validation, no provenance, not atomic per document): the floor
+
+Printed: medians over ``--repeats`` of wall time and of the process's CPU time (the
+machine is shared: CPU time is the stabler figure), headers per second of each, CPU
+time relative to ``raw-bulk``, and peak RSS (ru_maxrss of the mode's process, which
+also holds the parsed documents).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent.parent) not in sys.path:  # run as a script from a checkout
+    sys.path.insert(0, str(HERE.parent.parent))
+
+MODES = ("load", "validate-single", "validate-batched", "ingest-batched", "raw-bulk")
+
+
+def _documents(n: int) -> list:
+    from benchmarks.ingest.generate import header
+    from reprokg.loaders import ir_metadata
+
+    docs = []
+    for i in range(n):
+        docs.extend(ir_metadata.load(header(i), f"gen-{i:05d}.yaml"))
+    return docs
+
+
+def worker(mode: str, n: int, batch: int) -> dict:
+    """Run one mode once; returns timings (only the measured part is timed)."""
+    from benchmarks.ingest.generate import header
+
+    if mode == "load":
+        from reprokg.loaders import ir_metadata
+
+        texts = [header(i) for i in range(n)]
+        t, c = time.perf_counter(), time.process_time()
+        docs = [d for i, x in enumerate(texts) for d in ir_metadata.load(x, f"gen-{i:05d}.yaml")]
+        seconds, cpu = time.perf_counter() - t, time.process_time() - c
+        triples = sum(len(d.graph) for d in docs)
+    else:
+        docs = _documents(n)
+        triples = sum(len(d.graph) for d in docs)
+        from reprokg.validation import validate_documents
+
+        validate_documents(docs[:2])  # parse shapes, warm caches: not part of the rate
+        with tempfile.TemporaryDirectory(prefix="reprokg-bench-") as tmp:
+            t, c = time.perf_counter(), time.process_time()
+            if mode == "validate-single":
+                reports = [validate_documents([d])[0] for d in docs]
+            elif mode == "validate-batched":
+                reports = []
+                for i in range(0, len(docs), batch):
+                    reports.extend(validate_documents(docs[i : i + batch]))
+            elif mode == "ingest-batched":
+                from reprokg.ingest import ingest
+                from reprokg.store import open_store
+
+                store = open_store(Path(tmp) / "kg")
+                result = ingest(store, docs, batch_size=batch)
+                store.close()
+                reports = result.reports
+                assert result.count("added") == len(docs), result.summary()
+            elif mode == "raw-bulk":
+                import pyoxigraph as ox
+
+                from reprokg.store.oxigraph import graph_quads
+
+                store = ox.Store(str(Path(tmp) / "raw"))
+                store.bulk_extend(q for d in docs for q in graph_quads(d.iri, d.graph))
+                store.flush()
+                reports = []
+            else:
+                raise SystemExit(f"unknown mode {mode}")
+            seconds, cpu = time.perf_counter() - t, time.process_time() - c
+        bad = [r for r in reports if not r.conforms]
+        assert not bad, bad[0].to_text()
+    return {
+        "mode": mode,
+        "n": n,
+        "triples": triples,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def run_mode(mode: str, n: int, batch: int) -> dict:
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", mode, "--n", str(n), "--batch", str(batch)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if out.returncode != 0:
+        raise SystemExit(f"{mode} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--n", type=int, default=10_000, help="headers per mode")
+    ap.add_argument("--single-n", type=int, default=None, help="headers for validate-single")
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--json", metavar="FILE", help="also write the raw results here")
+    args = ap.parse_args(argv)
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.n, args.batch)))
+        return
+
+    rows = []
+    for mode in args.modes.split(","):
+        n = args.single_n if (mode == "validate-single" and args.single_n) else args.n
+        runs = [run_mode(mode, n, args.batch) for _ in range(args.repeats)]
+        sec = statistics.median(r["seconds"] for r in runs)
+        cpu = statistics.median(r["cpu_seconds"] for r in runs)
+        rows.append(
+            {
+                "mode": mode,
+                "n": n,
+                "triples": runs[0]["triples"],
+                "median_s": sec,
+                "per_s": n / sec,
+                "median_cpu_s": cpu,
+                "per_cpu_s": n / cpu,
+                "peak_rss_mb": max(r["maxrss_mb"] for r in runs),
+                "runs": [r["seconds"] for r in runs],
+            }
+        )
+        print(f"  {mode}: {n / sec:,.1f} headers/s", file=sys.stderr)
+    raw = next((r for r in rows if r["mode"] == "raw-bulk"), None)
+    print(f"\n{args.n} generated ir_metadata headers, batch {args.batch}, median of {args.repeats}")
+    print(
+        f"{'mode':18} {'headers':>8} {'wall s':>8} {'headers/s':>10} {'CPU s':>8} "
+        f"{'headers/CPU-s':>13} {'x raw-bulk CPU':>14} {'peak RSS MB':>11}"
+    )
+    for r in rows:
+        ratio = (
+            (r["median_cpu_s"] / r["n"]) / (raw["median_cpu_s"] / raw["n"]) if raw else float("nan")
+        )
+        print(
+            f"{r['mode']:18} {r['n']:8d} {r['median_s']:8.2f} {r['per_s']:10.1f} "
+            f"{r['median_cpu_s']:8.2f} {r['per_cpu_s']:13.1f} {ratio:14.1f} "
+            f"{r['peak_rss_mb']:11.0f}"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
