@@ -292,6 +292,14 @@ def _pick(accept: str | None, format_param: str | None, offered: tuple[str, ...]
         raise ProtocolError(406, str(exc)) from None
 
 
+def _acceptable(accept: str | None, offered: tuple[str, ...]) -> bool:
+    try:
+        fmt.negotiate(accept, offered)
+    except fmt.NotAcceptable:
+        return False
+    return True
+
+
 def _star_columns(res: SelectResult, text: str) -> SelectResult:
     """``SELECT *`` columns in order of appearance in the query (engines differ)."""
     order = select_star_order(text)
@@ -342,6 +350,10 @@ def sparql_router(
         threading.Thread(target=holder.warm, name="reprokg-sparql-warm", daemon=True).start()
 
     def run_query(op: Operation, endpoint: str, accept: str | None) -> Response:
+        if not op.format:  # 406 before running when no result form could be sent
+            offers = (fmt.SELECT_TYPES, fmt.ASK_TYPES, fmt.GRAPH_TYPES)
+            if all(not _acceptable(accept, o) for o in offers):
+                raise ProtocolError(406, f"no SPARQL result format is acceptable ({accept})")
         try:
             info = inspect_query(op.text)
         except GuardError as exc:
