@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from rdflib import Literal, URIRef
 from rdflib.namespace import PROV, RDF, XSD
@@ -348,49 +349,64 @@ def _citations(df: pd.DataFrame) -> dict[str, Any]:
 
 
 def _counts(df: pd.DataFrame) -> dict[str, Any]:
-    per_year = {
-        str(year): _count_block(rows)
-        for year, rows in sorted(df.groupby("year"), key=lambda kv: kv[0])
-    }
-    return {"by_year": per_year, "total": _count_block(df)}
+    """Table-1 counts per year and in total; one boolean array per count, computed once.
 
-
-LANGUAGE_LABELS = {"python": "Python", "matlab": "Matlab", "cpp": "C/C++"}
-
-
-def _count_block(df: pd.DataFrame) -> dict[str, int | None]:
-    """Counts; None where the data set does not record the fact at all (e.g. deep learning
+    A count is None where the data set does not record the fact at all (e.g. deep learning
     on the site data), so a missing field never reads as a count of 0."""
-    code = df[df["code_shared"]]
+    flags = _count_flags(df)
+    years = df["year"].to_numpy()
 
-    def n(mask: pd.Series) -> int | None:
-        return int(mask.fillna(False).astype(bool).sum())
+    def block(mask: np.ndarray) -> dict[str, int | None]:
+        return {k: None if f is None else int((f & mask).sum()) for k, f in flags.items()}
 
-    def n_known(col: str, mask: pd.Series) -> int | None:
-        return None if df[col].isna().all() else n(mask)
+    per_year = {str(y): block(years == y) for y in sorted(df["year"].dropna().unique())}
+    return {"by_year": per_year, "total": block(np.ones(len(df), dtype=bool))}
 
-    langs = code["languages"]
+
+def _count_flags(df: pd.DataFrame) -> dict[str, np.ndarray | None]:
+    code = df["code_shared"].to_numpy(dtype=bool)
+
+    def true(col: str) -> np.ndarray:
+        return (df[col] == True).fillna(False).to_numpy(dtype=bool)  # noqa: E712
+
+    def false(col: str) -> np.ndarray:
+        return (df[col] == False).fillna(False).to_numpy(dtype=bool)  # noqa: E712
+
+    def known(col: str, flag: np.ndarray) -> np.ndarray | None:
+        return None if df[col].isna().all() else flag
+
+    langs = df["languages"]
+    lang = {k: langs.map(lambda s, k=k: k in s).to_numpy(dtype=bool) for k in LANGUAGE_LABELS}
+    stype = df["software_type"]
+    bugfix = df["bugfix_score"].to_numpy(dtype=float)
+    slots = df["time_slot"].to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        hard = bugfix <= 2
+        long = slots >= 10
     return {
-        "papers": len(df),
-        "with_code": len(code),
-        "code_without_license": n_known("has_license", code["has_license"] == False),  # noqa: E712
-        "code_documentation_score_0": n(code["documentation_score"] == 0),
-        "code_deep": n_known("deep", code["deep"] == True),  # noqa: E712
-        "code_needs_data": n_known("needs_data", code["needs_data"] == True),  # noqa: E712
-        "code_python": int(langs.map(lambda s: "Python" in s).sum()),
-        "code_matlab": int(langs.map(lambda s: "Matlab" in s).sum()),
-        "code_cpp": int(langs.map(lambda s: "C/C++" in s).sum()),
-        "code_source": n(code["software_type"].isin(["Code", "Partial Code"])),
-        "code_binary": n(code["software_type"] == "Binary"),
-        "test_completed": n(code["test_completed"] == True),  # noqa: E712
-        "test_failed_technical": n(code["test_failure"] == "technical"),
-        "test_failed_hardware": n(code["test_failure"] == "hardware"),
-        "code_needed_modification": n(code["bugfix_score"].notna()),
-        "code_hard_to_fix": n(code["bugfix_score"] <= 2),
-        "code_over_100_minutes": n(code["time_slot"] >= 10),
-        "arxiv": n_known("arxiv", df["arxiv"] == True),  # noqa: E712
-        "acm_open_access": n_known("open_access", df["open_access"] == True),  # noqa: E712
+        "papers": np.ones(len(df), dtype=bool),
+        "with_code": code,
+        "code_without_license": known("has_license", code & false("has_license")),
+        "code_documentation_score_0": code & (df["documentation_score"] == 0).to_numpy(bool),
+        "code_deep": known("deep", code & true("deep")),
+        "code_needs_data": known("needs_data", code & true("needs_data")),
+        "code_python": code & lang["Python"],
+        "code_matlab": code & lang["Matlab"],
+        "code_cpp": code & lang["C/C++"],
+        "code_source": code & stype.isin(["Code", "Partial Code"]).to_numpy(bool),
+        "code_binary": code & (stype == "Binary").to_numpy(bool),
+        "test_completed": code & true("test_completed"),
+        "test_failed_technical": code & (df["test_failure"] == "technical").to_numpy(bool),
+        "test_failed_hardware": code & (df["test_failure"] == "hardware").to_numpy(bool),
+        "code_needed_modification": code & ~np.isnan(bugfix),
+        "code_hard_to_fix": code & hard,
+        "code_over_100_minutes": code & long,
+        "arxiv": known("arxiv", true("arxiv")),
+        "acm_open_access": known("open_access", true("open_access")),
     }
+
+
+LANGUAGE_LABELS = ("Python", "Matlab", "C/C++")
 
 
 def _num(v: Any) -> float | None:

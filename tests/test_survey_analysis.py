@@ -409,13 +409,8 @@ def test_every_ontology_term_the_query_uses_is_declared() -> None:
     assert not missing, f"rk: terms used by survey_papers.rq but not declared: {missing}"
 
 
-@pytest.mark.xfail(
-    reason="graph lacks it: on the site data an empty 'Code License (if any)' means 'no "
-    "license' (per_paper_template.json) but the loader records no rk:licenseSpecified false, "
-    "so codes without license after 2018 count as unknown (reported to the survey engineer)",
-    strict=True,
-)
 def test_per_paper_codes_without_license(result: dict[str, Any], graphics_dir: Path) -> None:
+    """Site data: an empty 'Code License (if any)' means no license (per_paper_template)."""
     expected = 0
     for f in sorted(graphics_dir.glob("per_paper/*/*.json")):
         v = next(x for x in json.loads(f.read_text("utf-8")) if x["Is master variant (boolean)"])
