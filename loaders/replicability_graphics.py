@@ -965,7 +965,13 @@ def grsi_titles() -> frozenset[str]:
 # --------------------------------------------------------------------------- parsing
 
 
+#: the DOI placeholder of ``per_paper_template.json`` (a form, not a review)
+TEMPLATE_DOI = "xx.yyyy/uuuuuuuuuu.vvvvvvvv"
+
+
 def sniff(name: str, head: str) -> bool:
+    if TEMPLATE_DOI in head:
+        return False
     h = head.lstrip("\ufeff \t\r\n")
     return h.startswith("[") and (
         f'"{CONSOLIDATED_MARKER}"' in head
@@ -1040,6 +1046,13 @@ def load(data: bytes, name: str) -> list[Document]:
                 line=text.count("\n", 0, st) + 1,
             )
     keys = set().union(*(r.keys() for r in records))
+    if all(str(r.get("DOI", "")).strip() == TEMPLATE_DOI for r in records):
+        raise LoadError(
+            "this is the per-paper review template (DOI placeholder), not a review",
+            source=name,
+            line=text.count("\n", 0, starts[0]) + 1,
+            field="DOI",
+        )
     if PER_PAPER_MARKER in keys or "Variant name" in keys:
         return [_load_per_paper(text, records, starts, name, data)]
     if (

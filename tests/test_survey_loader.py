@@ -389,3 +389,12 @@ def test_site_empty_license_with_code_means_no_license(per_paper_docs, per_paper
     g = _merged(per_paper_docs)
     assert len(set(g.subjects(RK.licenseSpecified, Literal(False)))) == expected_false
     assert len(set(g.subjects(RK.licenseSpecified, Literal(True)))) == expected_true
+
+
+def test_the_per_paper_template_is_not_a_review(shared_data):
+    tpl = shared_data / "replicability_graphics" / "per_paper_template.json"
+    text = tpl.read_text(encoding="utf-8")
+    assert not rg.sniff(tpl.name, text[:4096])
+    with pytest.raises(LoadError) as exc:
+        rg.load(tpl.read_bytes(), tpl.name)
+    assert exc.value.field == "DOI"
