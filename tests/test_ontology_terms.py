@@ -117,3 +117,26 @@ def test_empirical_result_has_its_three_parts(core: Graph) -> None:
             parts.add(core.value(r, OWL.someValuesFrom))
     assert parts == {RK.DataSet, RK.Software, RK.ComputationalResult}
     assert (RK.isPartOf, RDFS.subPropertyOf, URIRef("http://purl.org/dc/terms/isPartOf")) in core
+
+
+def test_badge_schemes_are_linked_both_ways() -> None:
+    g = Graph().parse(REPO / "ontology" / "badges.ttl", format="turtle")
+    acm = {c for c in g.subjects(SKOS.inScheme, RK.ACMBadgeScheme)}
+    niso = {c for c in g.subjects(SKOS.inScheme, RK.NISOBadgeScheme)}
+    assert {str(g.value(c, SKOS.notation)) for c in niso} == {"ORO", "ORO-A", "ROR", "ROR-R", "RER"}
+    leaves = {c for c in acm if (None, SKOS.broader, c) not in g}
+    assert {str(g.value(c, SKOS.notation)) for c in leaves} == {
+        "acm-available",
+        "acm-functional",
+        "acm-reusable",
+        "acm-reproduced",
+        "acm-replicated",
+    }
+    for c in leaves | niso:
+        other = niso if c in acm else acm
+        matches = set(g.objects(c, SKOS.closeMatch))
+        assert matches and matches <= other, c
+        for m in matches:  # skos:closeMatch is symmetric: stated on both sides
+            assert (m, SKOS.closeMatch, c) in g, (c, m)
+    # ACM 1.1: reproduced = with the authors' artifacts, like NISO's ROR-R
+    assert (RK.ACMResultsReproduced, SKOS.closeMatch, RK.NISOResultsReproduced) in g
