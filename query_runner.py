@@ -304,6 +304,21 @@ class _Worker:
         self.conn.close()
 
 
+def _remove_orphans(base: Path) -> None:
+    """Delete checkpoint folders of server processes that died without cleaning up."""
+    if not base.is_dir():
+        return
+    for d in base.iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            os.kill(int(d.name), 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except PermissionError:  # someone else's live process
+            pass
+
+
 class Snapshots:
     """Immutable checkpoints of a store this process writes, for read-only workers.
 
@@ -320,8 +335,9 @@ class Snapshots:
             raise StoreError("snapshots need an on-disk pyoxigraph store")
         self.store = store
         self.db = os.fspath(db)
-        base = root or f"{self.db}.sparql-snapshots"
-        self.root = Path(base) / str(os.getpid())
+        base = Path(root or f"{self.db}.sparql-snapshots")
+        self.root = base / str(os.getpid())
+        _remove_orphans(base)
         shutil.rmtree(self.root, ignore_errors=True)
         self.root.mkdir(parents=True)
         self._lock = threading.Lock()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -169,4 +170,22 @@ def test_row_cap_and_lexical_forms_survive_the_process_hop(tmp_path) -> None:
         assert not out.truncated
     finally:
         runner.close()
+        store.close()
+
+
+def test_checkpoints_of_dead_processes_are_removed(tmp_path) -> None:
+    from tests.sparql_testapp import open_test_store
+
+    store = open_test_store(tmp_path / "s")
+    base = Path(f"{store.path}.sparql-snapshots")
+    orphan = base / "999999999" / "snap-000001"  # no such pid
+    orphan.mkdir(parents=True)
+    live = base / str(os.getppid()) / "snap-000001"  # a process that exists
+    live.mkdir(parents=True)
+    snaps = Snapshots(store)
+    try:
+        assert not orphan.parent.exists()
+        assert live.exists()
+    finally:
+        snaps.close()
         store.close()
