@@ -101,9 +101,12 @@ class RunOutcome:
 
 
 def _dir_signature(path: str, *, wal_only: bool = False) -> tuple[tuple[str, int, int], ...]:
-    """Names, sizes and mtimes of a RocksDB directory's files (WAL ``*.log`` files only
-    with ``wal_only``: every committed write appends to the WAL, while flushes and
-    compactions that change no data rewrite the other files)."""
+    """Names, sizes and mtimes of a RocksDB directory's files.
+
+    With ``wal_only``: the write-ahead logs (``*.log``; every committed transaction
+    appends to one) and the ``MANIFEST`` (changed by bulk loads, which bypass the WAL,
+    and by flushes/compactions, which cost a spurious checkpoint but never a stale one).
+    """
     try:
         return tuple(
             sorted(
@@ -111,7 +114,7 @@ def _dir_signature(path: str, *, wal_only: bool = False) -> tuple[tuple[str, int
                 for e in os.scandir(path)
                 if e.name != "LOG"
                 and not e.name.startswith("LOG.old")
-                and (not wal_only or e.name.endswith(".log"))
+                and (not wal_only or e.name.endswith(".log") or e.name.startswith("MANIFEST"))
                 for st in (e.stat(),)
             )
         )
