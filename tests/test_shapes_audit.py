@@ -234,7 +234,7 @@ def test_document_provenance_shape() -> None:
     ok = validate_document(Document("audit", g, "t", b"x", "t", "0", "t"))
     assert ok.conforms, ok.to_text()
     g.set((d, RK.sourceSha256, Literal("A" * 64)))
-    g.set((d, RK.documentKind, Literal("paper")))
+    g.set((d, RK.documentKind, Literal("Audit File")))
     g.remove((d, RK.loaderName, None))
     bad = validate_document(Document("audit", g, "t", b"x", "t", "0", "t"))
     assert results(bad, "Violation", "document.sha256")
