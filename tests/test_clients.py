@@ -107,6 +107,15 @@ def test_sparqlwrapper_construct(server: tuple[str, SparqlApp]) -> None:
     assert (URIRef(f"{EX}run/2"), URIRef(f"{EX}s"), Literal(0.2)) in g
 
 
+def test_sparqlwrapper_construct_as_json_gets_json_ld(server: tuple[str, SparqlApp]) -> None:
+    q = f"CONSTRUCT {{ ?r <{EX}s> ?s }} WHERE {{ ?r <{EX}score> ?s }}"
+    w = _wrapper(server[0], q, JSON)
+    res = w.query()
+    assert res.response.headers["content-type"].startswith("application/ld+json")
+    g = res.convert()  # SPARQLWrapper parses JSON-LD into an rdflib graph itself
+    assert (URIRef(f"{EX}run/4"), URIRef(f"{EX}s"), Literal(0.4)) in g
+
+
 def test_sparqlwrapper_errors(server: tuple[str, SparqlApp]) -> None:
     with pytest.raises(QueryBadFormed):
         _wrapper(server[0], "SELECT * WHERE {", JSON).query()

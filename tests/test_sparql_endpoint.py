@@ -226,6 +226,11 @@ def test_format_parameter_overrides_accept(client: TestClient) -> None:
         "/sparql", params={"query": SELECT1, "format": "tsv"}, headers={"accept": "text/csv"}
     )
     assert r.headers["content-type"].startswith("text/tab-separated-values")
+    # a format that does not fit the query form defers to Accept
+    r = client.get("/sparql", params={"query": "ASK {}", "format": "csv"})
+    assert r.headers["content-type"].startswith("application/sparql-results+json")
+    r = client.get("/sparql", params={"query": "CONSTRUCT WHERE { ?s ?p ?o }", "format": "json"})
+    assert r.headers["content-type"].startswith("application/ld+json")
 
 
 @pytest.mark.parametrize(

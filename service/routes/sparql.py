@@ -12,8 +12,9 @@ rdflib-endpoint), so any FastAPI app can ``include_router`` it:
   (401 without, 403 wrong or when no token is configured: writing over HTTP is then off).
 * content negotiation with q-values: SELECT → SPARQL JSON (default), XML, CSV, TSV;
   ASK → JSON (default), XML; CONSTRUCT/DESCRIBE → Turtle (default), N-Triples, RDF/XML,
-  JSON-LD. ``format=json|xml|csv|tsv|turtle|nt|rdfxml|jsonld`` overrides Accept. 406 when
-  nothing acceptable is offered.
+  JSON-LD. ``format=json|xml|csv|tsv|turtle|nt|rdfxml|jsonld`` overrides Accept when it
+  fits the query form (``json`` on CONSTRUCT means JSON-LD; a misfit defers to Accept).
+  406 when nothing acceptable is offered.
 * ``GET /sparql`` without a query returns the SPARQL Service Description (Turtle or
   RDF/XML by Accept).
 * limits: a time limit per query that really stops it (worker processes, see
@@ -283,9 +284,17 @@ async def parse_operation(request: Request, limits: SparqlLimits) -> Operation |
 def _pick(accept: str | None, format_param: str | None, offered: tuple[str, ...]) -> str:
     if format_param:
         media = fmt.FORMAT_NAMES.get(format_param.lower(), format_param.lower())
+        if offered == fmt.GRAPH_TYPES and media in (fmt.JSON, "application/json"):
+            media = fmt.JSONLD
         if media in offered:
             return media
-        raise ProtocolError(406, f"format={format_param} is not offered; use one of {offered}")
+        # Clients send format= for every query form (SPARQLWrapper adds format=json to
+        # a CONSTRUCT); one that does not fit this form defers to Accept.
+    if accept and offered == fmt.GRAPH_TYPES:
+        # A client asking a CONSTRUCT for "JSON" (SPARQLWrapper's JSON, generic clients)
+        # gets JSON-LD, the JSON form of a graph.
+        for alias in ("application/sparql-results+json", "application/json"):
+            accept = accept.replace(alias, fmt.JSONLD)
     try:
         return fmt.negotiate(accept, offered)
     except fmt.NotAcceptable as exc:
