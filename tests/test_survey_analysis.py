@@ -418,3 +418,14 @@ def test_per_paper_codes_without_license(result: dict[str, Any], graphics_dir: P
         if v["Code available (boolean)"] and lic in ("", "unspecified"):
             expected += 1
     assert result["per-paper"]["counts"]["total"]["code_without_license"] == expected
+
+
+def test_generic_store_path_gives_the_same_frame(survey_store: Any, frame: pd.DataFrame) -> None:
+    """The direct pyoxigraph read and the backend-neutral Store.query path agree."""
+
+    class QueryOnly:  # what a remote backend offers: query() returning SelectResult
+        def query(self, sparql: str) -> Any:
+            return survey_store.query(sparql)
+
+    generic = sa.frame_from_rows(sa.select_rows(QueryOnly(), sa.papers_query("both")))
+    pd.testing.assert_frame_equal(generic, frame)
