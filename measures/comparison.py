@@ -21,7 +21,7 @@ from typing import Any
 from reprokg.measures import reproducibility as rp
 from reprokg.measures.effectiveness import DEFAULT_MEASURES, Evaluator, TopicScores
 from reprokg.measures.registry import CROSS, SAME
-from reprokg.measures.trec import RUN_LENGTH, Qrels, Run, prepare
+from reprokg.measures.trec import RUN_LENGTH, Qrels, Ranking, Run, prepare
 
 
 @dataclass
@@ -127,6 +127,12 @@ def compare(
         orig_adv = rep_adv = None
     score_ordered = opts.order == "score"
     runs = {"orig_base": orig_base, "rep_base": rep_base, "orig_adv": orig_adv, "rep_adv": rep_adv}
+    if kind == SAME:
+        # shared docid codes per pair (on copies: the callers' runs stay untouched)
+        runs = {k: _copy(r) if r is not None else None for k, r in runs.items()}
+        rp.attach_codes(runs["orig_base"], runs["rep_base"])
+        if runs["orig_adv"] is not None:
+            rp.attach_codes(runs["orig_adv"], runs["rep_adv"])
     prepared = {
         k: prepare(r, depth=opts.depth, score_ordered=score_ordered)
         for k, r in runs.items()
@@ -184,6 +190,11 @@ def compare(
         scores=scores,
         means={k: v.means() if v.topics else {} for k, v in scores.items()},
     )
+
+
+def _copy(run: Run) -> Run:
+    topics = {t: Ranking(r.docs, r.scores, r.codes) for t, r in run.topics.items()}
+    return Run(name=run.name, topics=topics, tag=run.tag, warnings=list(run.warnings))
 
 
 def _dedupe(items: list[str]) -> list[str]:

@@ -71,11 +71,49 @@ class Evaluator:
         self.qrels = qrels
         self.measure_names = list(measures)
         parsed = parse_measures(tuple(measures))
+        self._parsed = parsed
         self._by_str = {str(m): i for i, m in enumerate(parsed)}
         self._evaluator = ir_measures.evaluator(parsed, qrels)
 
     def evaluate(self, run: Run) -> TopicScores:
-        """Per-topic scores for the topics trec_eval reports (in the run and in the qrels)."""
+        """Per-topic scores of every judged topic (a topic the run lacks scores 0).
+
+        With the pytrec_eval provider (all default measures) the provider's own
+        invocations are called directly and their results put into the matrix, which skips
+        building one ``Metric`` tuple per value; it fills missing topics with each measure's
+        default as ``Evaluator.iter_calc`` does. Other providers go through ``iter_calc``.
+        """
+        invokers = getattr(self._evaluator, "invokers", None)
+        if invokers is not None:
+            return self._evaluate_pytrec(run, invokers)
+        return self._evaluate_generic(run)
+
+    def _evaluate_pytrec(self, run: Run, invokers: list) -> TopicScores:
+        topics = sorted(self.qrels)
+        index = {t: i for i, t in enumerate(topics)}
+        n = len(self.measure_names)
+        values = np.full((len(topics), n), np.nan)
+        nested = run.nested()
+        for inv in invokers:
+            columns = {
+                ms: self._by_str[str(m)] for ms, (m, _measure_str) in inv.measure_map.items()
+            }
+            for qid, meas in inv.evaluator.evaluate(nested).items():
+                i = index.get(qid)
+                if i is None:
+                    continue
+                row = values[i]
+                for ms, v in meas.items():
+                    j = columns.get(ms)
+                    if j is not None:
+                        row[j] = v
+        missing = np.isnan(values)
+        if missing.any():
+            defaults = np.asarray([float(m.DEFAULT) for m in self._parsed], dtype=float)
+            values[missing] = np.broadcast_to(defaults, values.shape)[missing]
+        return TopicScores(topics, list(self.measure_names), values)
+
+    def _evaluate_generic(self, run: Run) -> TopicScores:
         rows: dict[str, np.ndarray] = {}
         n = len(self.measure_names)
         column: dict[int, int] = {}  # id(measure object) -> column; str() is slow

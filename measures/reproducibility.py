@@ -80,13 +80,18 @@ except ImportError:  # pragma: no cover - older/newer scipy: use the public func
 
 def _ktu_codes(x: np.ndarray, y: np.ndarray) -> float:
     n = len(x)
-    if _kendall_dis is not None and n >= 2 and len(np.unique(x)) == n == len(np.unique(y)):
-        # no ties: tau-b = (tot - 2 dis) / sqrt(tot) / sqrt(tot), scipy's own expression
-        ranks = np.empty(n, dtype=np.intp)
-        ranks[np.argsort(y[np.argsort(x)])] = np.arange(1, n + 1)
-        dis = _kendall_dis(np.arange(1, n + 1, dtype=np.intp), ranks)
-        tot = n * (n - 1) // 2
-        return float(round((tot - 2 * dis) / np.sqrt(tot) / np.sqrt(tot), 14))
+    if _kendall_dis is not None and n >= 2 and len(y) == n:
+        by_x = np.argsort(x, kind="stable")
+        ys = y[by_x]
+        by_y = np.argsort(ys, kind="stable")
+        xs_sorted, ys_sorted = x[by_x], ys[by_y]
+        if not (np.any(xs_sorted[1:] == xs_sorted[:-1]) or np.any(ys_sorted[1:] == ys_sorted[:-1])):
+            # no ties: tau-b = (tot - 2 dis) / sqrt(tot) / sqrt(tot), scipy's own expression
+            ranks = np.empty(n, dtype=np.intp)
+            ranks[by_y] = np.arange(1, n + 1)
+            dis = _kendall_dis(np.arange(1, n + 1, dtype=np.intp), ranks)
+            tot = n * (n - 1) // 2
+            return float(round((tot - 2 * dis) / np.sqrt(tot) / np.sqrt(tot), 14))
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore")
         tau = stats.kendalltau(x, y).statistic
@@ -103,22 +108,57 @@ def ktu_topic(orig: list[str], rep: list[str]) -> float:
     return _ktu_codes(x, y)
 
 
-def _pairs(orig: Run, rep: Run, topics: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    lists = []
+Pairs = dict[str, tuple[np.ndarray, np.ndarray]]
+
+
+def encode_pairs(orig: Run, rep: Run, topics: list[str]) -> Pairs:
+    """Per topic, both rankings as integer codes in docid order of their union.
+
+    Computed once per pair of runs and shared by KTU and RBO.
+    """
+    out: Pairs = {}
     for t in topics:
-        lists += [orig.topics[t].docs, rep.topics[t].docs]
-    codes = _encode(*lists)
-    return {t: (codes[2 * i], codes[2 * i + 1]) for i, t in enumerate(topics)}
+        a, b = orig.topics[t].docs, rep.topics[t].docs
+        code = {d: i for i, d in enumerate(sorted(set(a).union(b)))}
+        out[t] = (
+            np.fromiter(map(code.__getitem__, a), dtype=np.int64, count=len(a)),
+            np.fromiter(map(code.__getitem__, b), dtype=np.int64, count=len(b)),
+        )
+    return out
+
+
+def attach_codes(orig: Run, rep: Run) -> None:
+    """Give the rankings of the topics both runs have shared docid-order codes.
+
+    Done once on the raw runs, the codes then serve tie-breaking (``prepare``) and, carried
+    through reordering and trimming, KTU and RBO.
+    """
+    both = sorted(set(orig.topics) & set(rep.topics))
+    for t, (a, b) in encode_pairs(orig, rep, both).items():
+        orig.topics[t].codes = a
+        rep.topics[t].codes = b
+
+
+def _pairs(orig: Run, rep: Run, topics: list[str], pairs: Pairs | None) -> Pairs:
+    if pairs is not None and all(t in pairs for t in topics):
+        return {t: pairs[t] for t in topics}
+    out: Pairs = {}
+    for t in topics:
+        a, b = orig.topics[t].codes, rep.topics[t].codes
+        if a is None or b is None:
+            return encode_pairs(orig, rep, topics)
+        out[t] = (a, b)
+    return out
 
 
 def ktu(
-    orig: Run, rep: Run, warnings: list[str], *, label: str = "KTU"
+    orig: Run, rep: Run, warnings: list[str], *, label: str = "KTU", pairs: Pairs | None = None
 ) -> tuple[float | None, dict[str, float | None]]:
     """Mean KTU over the topics both runs have, and the per-topic values."""
     per_topic: dict[str, float | None] = {}
     short, undefined = [], []
     topics = common_topics(list(orig.topics), list(rep.topics), label, warnings)
-    for t, (a, b) in _pairs(orig, rep, topics).items():
+    for t, (a, b) in _pairs(orig, rep, topics, pairs).items():
         if len(a) != len(b):
             short.append(t)
             n = min(len(a), len(b))
@@ -215,11 +255,12 @@ def rbo(
     depth: int = RBO_DEPTH,
     extrapolated: bool = False,
     label: str = "RBO",
+    pairs: Pairs | None = None,
 ) -> tuple[float | None, dict[str, float | None]]:
     """Mean RBO over the topics both runs have (repro_eval's form unless ``extrapolated``)."""
     per_topic: dict[str, float | None] = {}
     topics = common_topics(list(orig.topics), list(rep.topics), label, warnings)
-    for t, (a, b) in _pairs(orig, rep, topics).items():
+    for t, (a, b) in _pairs(orig, rep, topics, pairs).items():
         value = _rbo_ext_codes(a, b, p)["ext"] if extrapolated else _rbo_codes(a, b, p, depth)
         per_topic[t] = _clean(value)
     defined = [v for v in per_topic.values() if v is not None]

@@ -29,6 +29,17 @@ class Ranking:
 
     docs: list[str]
     scores: np.ndarray
+    #: optional integer codes of ``docs`` in docid order (shared with another ranking)
+    codes: np.ndarray | None = None
+
+    def take(self, order: np.ndarray | slice) -> Ranking:
+        """The ranking reordered or cut by ``order`` (codes follow)."""
+        if isinstance(order, slice):
+            docs = self.docs[order]
+        else:
+            docs = [self.docs[i] for i in order.tolist()]
+        codes = None if self.codes is None else self.codes[order]
+        return Ranking(docs, self.scores[order], codes)
 
 
 @dataclass
@@ -87,7 +98,9 @@ def _fast_columns(text: str, ncols: int) -> list[list[str]] | None:
     newline = raw == 10
     space = (raw == 32) | (raw == 9) | newline
     starts = np.flatnonzero(~space & np.concatenate(([True], space[:-1])))
-    per_line = np.bincount(np.cumsum(newline)[starts])
+    # tokens per line = token starts between consecutive newlines
+    ends = np.append(np.flatnonzero(newline), raw.size)
+    per_line = np.diff(np.searchsorted(starts, ends), prepend=0)
     if not np.all((per_line == 0) | (per_line == ncols)):
         return None
     tokens = text.split()
@@ -113,6 +126,30 @@ def read_run(source: str | Path | bytes, name: str | None = None) -> Run:
     return _read_run_lines(text, display)
 
 
+def _topic_blocks(topics: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """Spans ``[a, b)`` of each topic's lines; one span per topic when the file is grouped.
+
+    The grouped case is proven with C-speed list operations: the spans between the first
+    occurrences of successive topics tile the list, and each holds only its own topic.
+    Otherwise every change of topic starts a span.
+    """
+    n = len(topics)
+    uniq = list(dict.fromkeys(topics))
+    bounds = [0]
+    for t in uniq[1:]:
+        bounds.append(topics.index(t, bounds[-1]))
+    bounds.append(n)
+    if all(
+        topics[a:b].count(t) == b - a for t, a, b in zip(uniq, bounds[:-1], bounds[1:], strict=True)
+    ):
+        return {t: [(a, b)] for t, a, b in zip(uniq, bounds[:-1], bounds[1:], strict=True)}
+    change = [0] + [i for i in range(1, n) if topics[i] != topics[i - 1]] + [n]
+    blocks: dict[str, list[tuple[int, int]]] = {}
+    for a, b in zip(change[:-1], change[1:], strict=True):
+        blocks.setdefault(topics[a], []).append((a, b))
+    return blocks
+
+
 def _group_run(
     display: str, topics: list[str], docs: list[str], scores: np.ndarray, tags: list[str]
 ) -> Run:
@@ -120,11 +157,7 @@ def _group_run(
     n = len(topics)
     if n == 0:
         return Run(name=display, topics={})
-    # blocks of equal consecutive topics (a run is normally grouped by topic)
-    change = [0] + [i for i in range(1, n) if topics[i] != topics[i - 1]] + [n]
-    blocks: dict[str, list[tuple[int, int]]] = {}
-    for a, b in zip(change[:-1], change[1:], strict=True):
-        blocks.setdefault(topics[a], []).append((a, b))
+    blocks = _topic_blocks(topics)
     duplicates = 0
     result: dict[str, Ranking] = {}
     for t in sorted(blocks):
@@ -211,8 +244,10 @@ def read_qrels(source: str | Path | bytes, name: str | None = None) -> Qrels:
             pass
         else:
             fast: dict[str, dict[str, int]] = {}
-            for t, d, r in zip(cols[0], cols[2], rels, strict=True):
-                fast.setdefault(t, {})[d] = r
+            for t, spans in _topic_blocks(cols[0]).items():
+                judged = fast.setdefault(t, {})
+                for a, b in spans:
+                    judged.update(zip(cols[2][a:b], rels[a:b], strict=True))
             return {t: fast[t] for t in sorted(fast)}
     qrels: dict[str, dict[str, int]] = {}
     for lineno, line in enumerate(text.split("\n"), start=1):
@@ -238,11 +273,12 @@ def read_qrels(source: str | Path | bytes, name: str | None = None) -> Qrels:
     return {t: qrels[t] for t in sorted(qrels)}
 
 
-def break_ties(ranking: Ranking) -> Ranking:
+def break_ties(ranking: Ranking, ranks: np.ndarray | None = None) -> Ranking:
     """repro_eval's tie-breaking: consecutive equal scores reordered by docid, descending.
 
     Only *adjacent* equal scores are regrouped; the file order otherwise stands
     (``itertools.groupby`` over the file order in repro_eval; vectorised here).
+    ``ranks`` are the documents' positions in docid order (computed when not given).
     """
     s = ranking.scores
     if len(s) < 2:
@@ -251,10 +287,26 @@ def break_ties(ranking: Ranking) -> Ranking:
     if not same.any():
         return ranking
     group = np.concatenate(([0], np.cumsum(~same)))
-    # ascending by (group descending, docid ascending), reversed: group asc, docid desc.
-    # numpy's fixed-width unicode compares by code point, as Python's str does.
-    order = np.lexsort((np.asarray(ranking.docs, dtype=str), -group))[::-1]
-    return Ranking([ranking.docs[i] for i in order.tolist()], s[order])
+    if ranks is None:
+        ranks = ranking.codes
+    if ranks is None:
+        # numpy's fixed-width unicode compares by code point, as Python's str does
+        ranks = np.unique(np.asarray(ranking.docs, dtype=str), return_inverse=True)[1]
+    order = np.lexsort((-np.asarray(ranks), group))
+    return ranking.take(order)
+
+
+def _docid_ranks(run: Run) -> dict[str, np.ndarray]:
+    """Each topic's documents' positions in docid order, from one sort over the whole run."""
+    docs = [d for r in run.topics.values() for d in r.docs]
+    if not docs:
+        return {}
+    inverse = np.unique(np.asarray(docs, dtype=str), return_inverse=True)[1]
+    out, start = {}, 0
+    for t, r in run.topics.items():
+        out[t] = inverse[start : start + len(r.docs)]
+        start += len(r.docs)
+    return out
 
 
 def _break_ties_reference(ranking: Ranking) -> Ranking:
@@ -270,16 +322,23 @@ def _break_ties_reference(ranking: Ranking) -> Ranking:
 def score_order(ranking: Ranking) -> Ranking:
     """trec_eval's order: score descending, ties by docid descending (opt-in corrected variant)."""
     order = sorted(range(len(ranking.docs)), key=lambda i: ranking.docs[i], reverse=True)
-    order.sort(key=lambda i: -ranking.scores[i])
-    return Ranking([ranking.docs[i] for i in order], ranking.scores[order])
+    scores = ranking.scores.tolist()
+    order.sort(key=lambda i: -scores[i])
+    return ranking.take(np.asarray(order, dtype=np.int64))
 
 
 def prepare(run: Run, *, depth: int | None = RUN_LENGTH, score_ordered: bool = False) -> Run:
     """The ranking repro_eval compares: ties broken, then trimmed to ``depth`` documents."""
     topics = {}
+    ranks: dict[str, np.ndarray] | None = None
     for t, r in run.topics.items():
-        r = score_order(r) if score_ordered else break_ties(r)
+        if score_ordered:
+            r = score_order(r)
+        elif len(r.scores) > 1 and np.any(r.scores[1:] == r.scores[:-1]):
+            if r.codes is None and ranks is None:
+                ranks = _docid_ranks(run)
+            r = break_ties(r, r.codes if r.codes is not None else ranks[t])
         if depth is not None and len(r.docs) > depth:
-            r = Ranking(r.docs[:depth], r.scores[:depth])
+            r = r.take(slice(0, depth))
         topics[t] = r
     return Run(name=run.name, topics=topics, tag=run.tag, warnings=list(run.warnings))
