@@ -17,6 +17,7 @@ and checks the two sides agree on every p-value. Not a test: nothing here assert
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -82,7 +83,8 @@ def main() -> int:
     print(
         f"store: {n_docs} documents, {triples} triples, loaded in {load_s:.1f} s (not timed below)"
     )
-    print(f"median of {args.runs} runs\n")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"median of {args.runs} runs; {os.cpu_count()} CPUs, load average {load}\n")
     rows = [
         ("graph: SPARQL + pandas + all statistics (consolidated)", t_graph),
         ("  of which SPARQL SELECT + typed frame", t_frame),
