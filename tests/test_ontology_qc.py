@@ -61,7 +61,7 @@ def dataset() -> ox.Store:
 def test_there_are_qc_queries() -> None:
     names = {q.stem for q in QC}
     assert {"missing_label", "duplicate_label", "missing_definition", "ontology_header"} <= names
-    assert {"undeclared_shape_terms", "audit_attributes"} <= names
+    assert {"undeclared_shape_terms", "audit_attributes", "shape_source_paths"} <= names
 
 
 @pytest.mark.parametrize("query", QC, ids=[q.stem for q in QC])
@@ -85,7 +85,11 @@ prov:Entity rdfs:comment "an axiom on a foreign term" .
 BAD_SHAPE = """
 @prefix sh: <http://www.w3.org/ns/shacl#> .
 @prefix ex: <https://example.org/> .
+@prefix rk: <https://w3id.org/reprokg/ontology#> .
 ex:S a sh:NodeShape ; sh:targetClass ex:Undeclared ; sh:property [ sh:path ex:nope ] .
+ex:T a sh:NodeShape ;
+    sh:property [ sh:path ex:nopath ; sh:minCount 1 ; sh:message "a value is needed" ] ,
+    [ sh:path ex:wrong ; rk:sourcePath "actor.name" ; sh:minCount 1 ; sh:message "give a name" ] .
 """
 
 
@@ -104,6 +108,13 @@ ex:S a sh:NodeShape ; sh:targetClass ex:Undeclared ; sh:property [ sh:path ex:no
         ("foreign_axioms", "urn:qc:ontology", BAD_TERMS, "http://www.w3.org/ns/prov#Entity"),
         ("undeclared_shape_terms", "urn:qc:shapes", BAD_SHAPE, "https://example.org/Undeclared"),
         ("undeclared_shape_terms", "urn:qc:shapes", BAD_SHAPE, "https://example.org/nope"),
+        (
+            "shape_source_paths",
+            "urn:qc:shapes",
+            BAD_SHAPE,
+            "https://example.org/nopath no rk:sourcePath",
+        ),
+        ("shape_source_paths", "urn:qc:shapes", BAD_SHAPE, "does not mention actor.name"),
     ],
 )
 def test_qc_query_catches_a_planted_problem(
