@@ -36,6 +36,7 @@ from reprokg.errors import LoadError
 from reprokg.identifiers import IdentifierError, mint, orcid_iri, stable_key
 from reprokg.namespaces import RK, SCHEMA, SPARQL_PREFIXES
 from reprokg.store.base import SelectResult, Store
+from reprokg.store.terms import to_ntriples
 from reprokg.validation import Report, Result, validate_documents
 
 #: documents validated together (one pyshacl run per kind per batch)
@@ -165,21 +166,40 @@ def with_provenance(
 
 # --------------------------------------------------------------------------- the index
 
-_INDEX_QUERY = (
-    SPARQL_PREFIXES + "SELECT ?g ?key WHERE { GRAPH ?g { ?g a rk:Document ; rk:sourceKey ?key } }"
-)
-
 
 class StoredIndex:
-    """Which document graphs exist and which one currently holds each source key."""
+    """Which of a batch's documents are stored, and which graph holds each source key.
+
+    Looked up per batch with ``VALUES`` (cost grows with the batch, not the store) and
+    kept up to date as the batch is written, so a later version in the same load
+    revises an earlier one.
+    """
 
     def __init__(self, store: Store) -> None:
-        res = store.query(_INDEX_QUERY)
-        assert isinstance(res, SelectResult)
+        self.store = store
         self.by_key: dict[str, URIRef] = {}
-        self.graphs: set[str] = {str(g) for g in store.documents()}
-        for g, key in res.rows:
-            self.by_key[str(key)] = URIRef(str(g))
+        self.graphs: set[str] = set()
+
+    def lookup(self, docs: Sequence[Document]) -> None:
+        keys = sorted({d.source_key for d in docs} - set(self.by_key))
+        iris = sorted({str(d.iri) for d in docs} - self.graphs)
+        if keys:
+            values = " ".join(to_ntriples(Literal(k)) for k in keys)
+            res = self.store.query(
+                SPARQL_PREFIXES + f"SELECT ?g ?key WHERE {{ VALUES ?key {{ {values} }} "
+                "GRAPH ?g { ?g a rk:Document ; rk:sourceKey ?key } }"
+            )
+            assert isinstance(res, SelectResult)
+            for g, key in res.rows:
+                self.by_key[str(key)] = URIRef(str(g))
+        if iris:
+            values = " ".join(f"<{i}>" for i in iris)
+            res = self.store.query(
+                SPARQL_PREFIXES
+                + f"SELECT ?g WHERE {{ VALUES ?g {{ {values} }} GRAPH ?g {{ ?g a rk:Document }} }}"
+            )
+            assert isinstance(res, SelectResult)
+            self.graphs.update(str(row[0]) for row in res.rows)
 
     def record(self, iri: URIRef, key: str, old: URIRef | None) -> None:
         if old is not None:
@@ -222,6 +242,7 @@ def ingest(
     result = IngestResult()
     done = 0
     for batch in _batches(documents, max(1, batch_size)):
+        index.lookup(batch)
         reports = validate_documents(batch)
         now = datetime.now(UTC).replace(microsecond=0)
         for doc, report in zip(batch, reports, strict=True):

@@ -5,7 +5,9 @@
   oxigraph database (has a ``CURRENT`` file) is opened as is, blobs in ``DIR.blobs/``.
 * ``http(s)://…`` → a remote SPARQL 1.1 engine (:mod:`reprokg.store.remote`); the
   URL is the query endpoint. ``oxigraph+http://…`` / ``virtuoso+http://…`` force a dialect.
-  Blobs go to ``$REPROKG_BLOB_DIR`` (default ``./reprokg-blobs``).
+  Blobs go to ``$REPROKG_BLOB_DIR`` (default ``./reprokg-blobs``). Updates go to the
+  same URL (Oxigraph: ``/update``) unless ``$REPROKG_UPDATE_URL`` says otherwise, e.g.
+  Virtuoso's ``/sparql-auth`` with ``$REPROKG_SPARQL_USER``/``_PASSWORD`` (Digest).
 * ``None`` → ``$REPROKG_STORE`` or ``./reprokg-data``; ``":memory:"`` → an in-memory store.
 """
 
@@ -62,7 +64,20 @@ def open_store(
         from reprokg.store.remote import RemoteStore
 
         blobs = blob_dir or os.environ.get("REPROKG_BLOB_DIR") or "./reprokg-blobs"
-        return RemoteStore(spec, read_only=read_only, blob_dir=blobs)
+        auth = None
+        if os.environ.get("REPROKG_SPARQL_USER"):
+            import httpx
+
+            auth = httpx.DigestAuth(
+                os.environ["REPROKG_SPARQL_USER"], os.environ.get("REPROKG_SPARQL_PASSWORD", "")
+            )
+        return RemoteStore(
+            spec,
+            read_only=read_only,
+            blob_dir=blobs,
+            update_url=os.environ.get("REPROKG_UPDATE_URL") or None,
+            auth=auth,
+        )
 
     from reprokg.store.oxigraph import OxigraphStore
 
