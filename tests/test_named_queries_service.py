@@ -21,12 +21,51 @@ from fastapi.testclient import TestClient
 from reprokg.service.app import create_app
 from reprokg.service.settings import Settings
 from reprokg.store import open_store
-from tests.conftest import REPO
+from tests.conftest import REPO, SHARED_DATA
 
 N_SURVEY = 60
+SHARED_RUN = SHARED_DATA / "ir_metadata" / "annotated_run_example.txt"
 RUN_DOI = "10.1007/978-3-030-15712-8_26"  # annotated_run_example.txt, research goal
 RUN_ORCID = "0000-0002-0661-7189"  # its actor
 TOPIC = {"Animation": "AnimationSimulation", "Image": "Images", "Virtual Reality": "VirtualReality"}
+
+
+SCORES_DOC = "https://w3id.org/reprokg/id/doc/test-scores"
+OTHER_RUN = "https://w3id.org/reprokg/id/run/test-other"
+
+
+def _scores():
+    """Scores as a comparison document writes them: the real run 0.31 map, another run 0.25."""
+    from rdflib import Graph, Literal, URIRef
+    from rdflib.namespace import RDF, XSD
+
+    from reprokg.namespaces import MLS, RK
+
+    g = Graph()
+    real = next(iter(_real_run()))
+    other = URIRef(OTHER_RUN)
+    g.add((other, RDF.type, RK.Run))
+    g.add((other, RK.runTag, Literal("other")))
+    g.add((other, RK.data, URIRef(OTHER_RUN + "/data")))
+    g.add((URIRef(OTHER_RUN + "/data"), RK.testCollection, URIRef(OTHER_RUN + "/tc")))
+    g.add((URIRef(OTHER_RUN + "/tc"), RK.irDatasetsId, Literal("https://ir-datasets.com/nyt")))
+    for run, measure, value in (
+        (real, "map", "0.31"),
+        (other, "map", "0.25"),
+        (other, "P_10", "0.4"),
+    ):
+        v = URIRef(f"{run}/score-{measure}")
+        g.add((run, RK.reportedScore, v))
+        g.add((v, RK.measureName, Literal(measure)))
+        g.add((v, MLS.hasValue, Literal(value, datatype=XSD.decimal)))
+    return g
+
+
+def _real_run():
+    from reprokg.loaders import load_path
+
+    doc = load_path(SHARED_RUN)[0]
+    return [doc.subject]
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +91,7 @@ def client(sources):
     store = open_store(str(sources["store"]))
     result = ingest_paths(store, [sources["survey"], sources["run"], sources["audits"]])
     assert result.documents and all(d.status == "added" for d in result.documents)
+    store.add_document(SCORES_DOC, _scores())
     yield TestClient(create_app(Settings(access_log=False), store=store))
     store.close()
 
@@ -140,15 +180,23 @@ def test_by_orcid(client) -> None:
 def test_find_baselines_filters_and_formats(client) -> None:
     params = {"collection": "https://ir-datasets.com/nyt", "measure": "map"}
     rows = _rows(client.get("/queries/find-baselines", params=params))
+    assert [(r["tag"], r["score"]) for r in rows] == [("bm25+rm3", "0.31"), ("other", "0.25")]
+    # only the real run's header names a toolkit (anserini) and an OS distribution
+    rows = _rows(client.get("/queries/find-baselines", params={**params, "toolkit": "anserini"}))
     assert [r["tag"] for r in rows] == ["bm25+rm3"]
-    assert _rows(client.get("/queries/find-baselines", params={**params, "toolkit": "anserini"}))
     assert (
         _rows(client.get("/queries/find-baselines", params={**params, "toolkit": "terrier"})) == []
     )
+    rows = _rows(
+        client.get("/queries/find-baselines", params={**params, "platform": "Ubuntu 18.04.5 LTS"})
+    )
+    assert [r["tag"] for r in rows] == ["bm25+rm3"]
+    rows = _rows(client.get("/queries/find-baselines", params={**params, "measure": "P_10"}))
+    assert [r["tag"] for r in rows] == ["other"]
     assert _rows(client.get("/queries/find-baselines", params={**params, "measure": "ndcg"})) == []
     r = client.get("/queries/find-baselines", params=params, headers={"Accept": "text/csv"})
     assert r.headers["content-type"].startswith("text/csv")
-    assert list(csv.reader(io.StringIO(r.text)))[1][1] == "bm25+rm3"
+    assert [row[1] for row in csv.reader(io.StringIO(r.text))] == ["tag", "bm25+rm3", "other"]
     r = client.get("/queries/find-baselines", params={**params, "format": "csv"})
     assert r.text.startswith("run,tag,score,measure,collection\r\n")
     r = client.get("/queries/find-baselines", params=params, headers={"Accept": "image/png"})
