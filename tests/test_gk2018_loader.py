@@ -90,6 +90,7 @@ def test_papers_authors_and_years(docs, rows):
     assert first["authors"] == "Zheng Zhou, Kan Li, Xiangjian He and Mengmeng Li"
 
 
+@pytest.mark.slow
 def test_real_rows_conform(docs):
     reports = validate_documents(docs)
     assert [r.to_text() for r in reports if not r.conforms] == []

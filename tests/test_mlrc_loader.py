@@ -101,6 +101,7 @@ def test_dates_are_dates(docs, files):
     assert d.graph.value(d.subject, RK.datePublished).toPython().strftime("%B %-d, %Y") == published
 
 
+@pytest.mark.slow
 def test_real_reports_conform(docs):
     bad = [r.to_text() for r in map(validate_document, docs) if not r.conforms]
     assert bad == []

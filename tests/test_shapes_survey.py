@@ -53,6 +53,7 @@ def _violations(report, path):
     return [r for r in report.results if r.severity == "Violation" and r.path == path]
 
 
+@pytest.mark.slow
 def test_real_consolidated_records_conform(shared_data):
     path = shared_data / "replicability_graphics" / "consolidatedData.json"
     reports = validate_documents(rg.load(path.read_bytes(), "consolidatedData.json"))
@@ -61,6 +62,7 @@ def test_real_consolidated_records_conform(shared_data):
     assert bad == []
 
 
+@pytest.mark.slow
 def test_real_site_records_conform(shared_data):
     docs = []
     for f in sorted((shared_data / "replicability_graphics" / "per_paper").glob("*/*.json")):

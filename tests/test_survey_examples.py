@@ -11,6 +11,8 @@ import json
 from importlib import resources
 from pathlib import Path
 
+import pytest
+
 from reprokg.loaders import detect_kind, iter_source_files, load_bytes
 from reprokg.resources import data_dir
 from reprokg.validation import validate_documents
@@ -32,6 +34,7 @@ def _docs():
     return out, len(subset), n_site, n_gk
 
 
+@pytest.mark.slow
 def test_examples_load_and_validate():
     docs, n_subset, n_site, n_gk = _docs()
     assert (n_subset, n_site, n_gk) == (125, 18, 400)

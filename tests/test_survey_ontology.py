@@ -82,6 +82,7 @@ def test_option_schemes_match_the_loader_tables(survey):
             assert alts == set(forms), name
 
 
+@pytest.mark.slow
 def test_loaders_emit_only_declared_terms(everything, shared_data: Path):
     base = shared_data
     docs = rg.load((base / "replicability_graphics/consolidatedData.json").read_bytes(), "c.json")
