@@ -237,3 +237,32 @@ def test_dump_restore_roundtrip(store: Store, tmp_path) -> None:
     store.restore(io.BytesIO(buf.getvalue()))
     for iri, g in originals.items():
         assert same(store.get_document(iri), g)
+
+
+def test_virtuoso_updates_through_sparql_auth_with_digest(virtuoso_server, tmp_path) -> None:  # noqa: F811
+    """The documented production set-up: updates on /sparql-auth as dba (Digest auth)."""
+    import httpx
+
+    from reprokg.store.remote import RemoteStore
+
+    s = RemoteStore(
+        virtuoso_server,
+        update_url=virtuoso_server.replace("/sparql", "/sparql-auth"),
+        auth=httpx.DigestAuth("dba", "dba"),
+        blob_dir=tmp_path,
+    )
+    try:
+        s.add_document(G1, doc(1))
+        assert s.documents() == [G1]
+        bad = RemoteStore(
+            virtuoso_server,
+            update_url=virtuoso_server.replace("/sparql", "/sparql-auth"),
+            auth=httpx.DigestAuth("dba", "wrong"),
+            blob_dir=tmp_path,
+        )
+        with pytest.raises(StoreError):
+            bad.add_document(G2, doc(2))
+        bad.close()
+    finally:
+        _clear(s)
+        s.close()
