@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +37,10 @@ class Ranking:
         """The ranking reordered or cut by ``order`` (codes follow)."""
         if isinstance(order, slice):
             docs = self.docs[order]
+        elif len(order) == 1:
+            docs = [self.docs[int(order[0])]]
         else:
-            docs = [self.docs[i] for i in order.tolist()]
+            docs = list(itemgetter(*order.tolist())(self.docs)) if len(order) else []
         codes = None if self.codes is None else self.codes[order]
         return Ranking(docs, self.scores[order], codes)
 

@@ -178,3 +178,16 @@ def test_save_and_find_by_doi(example: bytes, toy: Path, tmp_path: Path, capsys)
         sigs = {str(r["signature"]) for r in rows if "signature" in r}
         assert sigs == {"priMad"}
         assert any(str(r.get("comparison")) == doc["iri"] for r in rows)
+        # the runs' reported measures (map, P_10) are stored as scores: find-baselines
+        # ranks them; expected values from ir-measures itself on the same files
+        import ir_measures
+
+        qrels = list(ir_measures.read_trec_qrels(str(toy / "qrels.toy")))
+        lines = [ln for ln in example.decode().splitlines() if not ln.startswith("#")]
+        run = list(ir_measures.read_trec_run("\n".join(lines) + "\n"))
+        expected = ir_measures.calc_aggregate([ir_measures.AP], qrels, run)[ir_measures.AP]
+        res = named_queries.run(
+            store, "find-baselines", {"collection": "https://ir-datasets.com/nyt", "measure": "map"}
+        )
+        scores = [float(r["score"]) for r in res.dicts() if "score" in r]
+        assert scores and all(abs(x - expected) < 1e-12 for x in scores)
