@@ -585,10 +585,17 @@ def save_result(store: Any, result: dict[str, Any], dataset: str) -> URIRef:
 
 def run_cli(args: Any) -> int:
     """``reprokg survey-stats``: print the analysis; optionally save it and write charts."""
-    from reprokg.measures import survey_charts as sc
-    from reprokg.store import open_store
+    import sys
 
-    with open_store(args.store, read_only=not args.save) as store:
+    from reprokg.measures import survey_charts as sc
+    from reprokg.store import StoreError, open_store
+
+    try:
+        store = open_store(args.store, read_only=not args.save)
+    except StoreError as exc:
+        print(f"reprokg survey-stats: {exc}", file=sys.stderr)
+        return 2
+    with store:
         datasets = DATASETS if args.dataset == "both" else (args.dataset,)
         frames = {d: paper_frame(store, d) for d in datasets}
         if all(f.empty for f in frames.values()):
