@@ -429,3 +429,18 @@ def test_generic_store_path_gives_the_same_frame(survey_store: Any, frame: pd.Da
 
     generic = sa.frame_from_rows(sa.select_rows(QueryOnly(), sa.papers_query("both")))
     pd.testing.assert_frame_equal(generic, frame)
+
+
+def test_per_paper_year_pairs_match_scipy(result: dict[str, Any], site: pd.DataFrame) -> None:
+    tests = result["per-paper"]["tests"]
+    for y1, y2 in ((2014, 2016), (2014, 2018), (2016, 2018)):
+        chi2, p = _chi2_p(
+            site.loc[site["year"] == y1, "code"], site.loc[site["year"] == y2, "code"]
+        )
+        got = tests[f"sharing_{y1}_vs_{y2}"]
+        assert got["statistic"] == pytest.approx(chi2, rel=1e-9)
+        assert got["p"] == pytest.approx(p, rel=1e-9)
+    # no deep-learning flag and no citation counts in the site data: those tests are absent
+    assert "sharing_deep_vs_not" not in tests
+    assert "citations_2014_code_vs_no_code" not in tests
+    assert result["per-paper"]["counts"]["total"]["code_deep"] is None
