@@ -1,0 +1,347 @@
+"""find-baselines at 1M triples: over HTTP (uvicorn, 16 clients, 20 s) vs rdflib in memory.
+
+    python -m benchmarks.sparql.run [--triples 1000000] [--clients 16] [--seconds 20]
+
+1. generate PRIMAD-like run data (:mod:`benchmarks.sparql.generate`) as N-Quads;
+2. bulk-load it into an embedded pyoxigraph store (one named graph per run);
+3. in process, time formulations of find-baselines on pyoxigraph (the one shipped in
+   ``queries/find-baselines.rq`` and alternatives), to keep the plan that scales;
+4. start ``reprokg serve`` on loopback and hit ``GET /queries/find-baselines`` with N
+   concurrent clients for S seconds: p50/p99 latency and requests/s;
+5. run the same bound SPARQL on rdflib's in-memory ``Dataset`` (union default graph);
+6. print a table. Loopback only; bounded in time. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import pyoxigraph as ox
+
+from benchmarks.sparql.generate import COLLECTIONS, MEASURES, TOOLKITS, write
+from reprokg.named_queries import get_query
+
+
+def pct(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+def combos(n: int, seed: int = 7) -> list[dict[str, str]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        c = {"collection": rng.choice(COLLECTIONS), "measure": rng.choice(MEASURES)}
+        if rng.random() < 0.25:
+            c["toolkit"] = rng.choice(TOOLKITS)
+        out.append(c)
+    return out
+
+
+# ------------------------------------------------------------------ formulations
+
+PREFIXES = """PREFIX rk: <https://w3id.org/reprokg/ontology#>
+PREFIX mls: <http://www.w3.org/ns/mls#>
+PREFIX schema: <http://schema.org/>
+"""
+
+#: the first formulation written (kept to show why it was replaced): reported measure on the
+#: evaluation, score in a multi-pattern OPTIONAL, toolkit through a property path
+OPTIONAL_FORM = (
+    PREFIXES
+    + """SELECT ?run ?tag ?score ?measure ?collection WHERE {
+  %VALUES%
+  ?tc rk:irDatasetsId ?collection .
+  ?data rk:testCollection ?tc .
+  ?run rk:data ?data ;
+       rk:researchGoal ?goal .
+  ?goal rk:evaluation ?evaluation .
+  ?evaluation rk:reportedMeasure ?measure .
+  %TOOLKIT%
+  OPTIONAL { ?run rk:runTag ?tag }
+  OPTIONAL {
+    ?run rk:reportedScore ?value .
+    ?value rk:measureName ?measure ;
+           mls:hasValue ?score .
+  }
+}
+ORDER BY DESC(?score) ?run
+LIMIT 1000
+"""
+)
+
+#: the shipped plan, but each parameter compared in a FILTER instead of joined on
+FILTER_FORM = (
+    PREFIXES
+    + """SELECT ?run ?tag ?score ?measure ?collection WHERE {
+  ?tc rk:irDatasetsId ?collection .
+  ?data rk:testCollection ?tc .
+  ?run rk:data ?data .
+  ?run rk:reportedScore ?value .
+  ?value rk:measureName ?measure .
+  ?value mls:hasValue ?score .
+  ?run rk:runTag ?tag .
+  %TOOLKIT%
+  FILTER(?collection = %C% && ?measure = %M%)
+}
+ORDER BY DESC(?score) ?run
+LIMIT 1000
+"""
+)
+
+
+def _lit(v: str) -> str:
+    return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def optional_form(c: dict[str, str]) -> str:
+    values = (
+        f"VALUES ?collection {{ {_lit(c['collection'])} }} "
+        f"VALUES ?measure {{ {_lit(c['measure'])} }}"
+    )
+    tk = ""
+    if "toolkit" in c:
+        tk = (
+            f"VALUES ?toolkit {{ {_lit(c['toolkit'])} }} "
+            "?run rk:platform/rk:software/rk:retrievalToolkit/schema:name ?toolkit ."
+        )
+    return OPTIONAL_FORM.replace("%VALUES%", values).replace("%TOOLKIT%", tk)
+
+
+def filter_form(c: dict[str, str]) -> str:
+    tk = ""
+    if "toolkit" in c:
+        tk = (
+            "?run rk:platform ?p . ?p rk:software ?sw . ?sw rk:retrievalToolkit ?tk . "
+            f"?tk schema:name ?toolkit . FILTER(?toolkit = {_lit(c['toolkit'])})"
+        )
+    return (
+        FILTER_FORM.replace("%C%", _lit(c["collection"]))
+        .replace("%M%", _lit(c["measure"]))
+        .replace("%TOOLKIT%", tk)
+    )
+
+
+def time_inprocess(store: ox.Store, make, cs: list[dict[str, str]]) -> tuple[float, int]:
+    """Median ms and total rows of ``make(c)`` for each parameter set, rows iterated."""
+    times, rows = [], 0
+    for c in cs:
+        t0 = time.perf_counter()
+        rows += sum(1 for _ in store.query(make(c), use_default_graph_as_union=True))
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000, rows
+
+
+# ------------------------------------------------------------------ HTTP load
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def load_test(url: str, cs: list[dict[str, str]], clients: int, seconds: float):
+    latencies: list[float] = []
+    errors = 0
+    stop = time.monotonic() + seconds
+
+    async def worker(k: int, client: httpx.AsyncClient) -> None:
+        nonlocal errors
+        i = k
+        while time.monotonic() < stop:
+            params = cs[i % len(cs)]
+            i += clients
+            t0 = time.perf_counter()
+            r = await client.get(url, params=params)
+            dt = time.perf_counter() - t0
+            if r.status_code == 200:
+                latencies.append(dt)
+            else:
+                errors += 1
+
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        t0 = time.monotonic()
+        await asyncio.gather(*(worker(k, client) for k in range(clients)))
+        elapsed = time.monotonic() - t0
+    return latencies, errors, elapsed
+
+
+def serve(store_dir: str, port: int, workers: int = 1) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPROKG_")}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "reprokg",
+            "serve",
+            "--store",
+            store_dir,
+            "--port",
+            str(port),
+            "--no-access-log",
+            "--workers",
+            str(workers),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(proc.stderr.read())
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+# ------------------------------------------------------------------ main
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--triples", type=int, default=1_000_000)
+    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--rdflib-queries", type=int, default=5, help="queries timed on rdflib")
+    ap.add_argument("--skip-rdflib", action="store_true")
+    ap.add_argument("--single-seconds", type=float, default=10.0, help="one-client run first")
+    ap.add_argument("--workers", type=int, default=1, help="uvicorn workers for the HTTP run")
+    ap.add_argument("--data", help="reuse the folder of an earlier run (runs.nq + store/)")
+    ap.add_argument(
+        "--optional-queries", type=int, default=3, help="queries timed on the first draft"
+    )
+    args = ap.parse_args(argv)
+
+    work = Path(args.data or tempfile.mkdtemp(prefix="reprokg-bench-sparql-"))
+    nq = work / "runs.nq"
+    store_dir = work / "store"
+    if args.data and (store_dir / "oxigraph").is_dir():
+        with open(nq, encoding="utf-8") as fh:
+            n = sum(1 for _ in fh)
+        store = ox.Store(str(store_dir / "oxigraph"))
+        print(f"reusing {n} quads in {work}", flush=True)
+    else:
+        t0 = time.perf_counter()
+        n = write(str(nq), args.triples)
+        print(f"generated {n} quads in {time.perf_counter() - t0:.1f} s ({work})", flush=True)
+        store_dir.mkdir(exist_ok=True)
+        t0 = time.perf_counter()
+        store = ox.Store(str(store_dir / "oxigraph"))
+        store.bulk_load(path=str(nq), format=ox.RdfFormat.N_QUADS)
+        store.flush()
+        print(f"pyoxigraph bulk load: {time.perf_counter() - t0:.1f} s", flush=True)
+
+    cs = combos(200)
+    shipped = get_query("find-baselines")
+    # (name, formulation, queries timed): the slow first draft is timed on few queries
+    forms = [
+        ("shipped: joins + VALUES", shipped.bind, 50),
+        ("same plan, FILTER on params", filter_form, 20),
+        ("first draft: OPTIONAL score", optional_form, args.optional_queries),
+    ]
+    inproc: dict[str, tuple[float, int]] = {}
+    for name, make, k in forms:
+        if k <= 0:
+            continue
+        time_inprocess(store, make, cs[:1])  # warm
+        inproc[name] = time_inprocess(store, make, cs[:k])
+        print(
+            f"in-process pyoxigraph, {name}: p50 {inproc[name][0]:.2f} ms "
+            f"({inproc[name][1]} rows over {k} queries)",
+            flush=True,
+        )
+    del store
+    # the same query on an in-memory pyoxigraph store: what the on-disk lookups cost
+    t0 = time.perf_counter()
+    mem = ox.Store()
+    mem.bulk_load(path=str(nq), format=ox.RdfFormat.N_QUADS)
+    print(f"pyoxigraph in-memory load: {time.perf_counter() - t0:.1f} s", flush=True)
+    time_inprocess(mem, shipped.bind, cs[:1])
+    inproc["shipped, in-memory store"] = time_inprocess(mem, shipped.bind, cs[:50])
+    print(f"in-process in-memory pyoxigraph: p50 {inproc['shipped, in-memory store'][0]:.2f} ms")
+    del mem
+    t0 = time.perf_counter()
+    sum(range(10**7))
+    calib = time.perf_counter() - t0
+    print(f"CPU calibration: sum(range(10**7)) took {calib:.2f} s", flush=True)
+
+    port = free_port()
+    proc = serve(str(store_dir), port, args.workers)
+    try:
+        url = f"http://127.0.0.1:{port}/queries/find-baselines"
+        asyncio.run(load_test(url, cs, args.clients, 2.0))  # warm-up
+        lat1, _e1, el1 = asyncio.run(load_test(url, cs, 1, args.single_seconds))
+        lat, errors, elapsed = asyncio.run(load_test(url, cs, args.clients, args.seconds))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    http_p50, http_p99 = pct(lat, 50) * 1000, pct(lat, 99) * 1000
+    rps = len(lat) / elapsed
+    print(
+        f"HTTP: {len(lat)} requests, {errors} errors, p50 {http_p50:.1f} ms, "
+        f"p99 {http_p99:.1f} ms, {rps:.1f} req/s",
+        flush=True,
+    )
+
+    rd_p50 = float("nan")
+    if not args.skip_rdflib:
+        from rdflib import Dataset
+
+        t0 = time.perf_counter()
+        ds = Dataset(default_union=True)
+        ds.parse(str(nq), format="nquads")
+        print(f"rdflib parse: {time.perf_counter() - t0:.1f} s", flush=True)
+        times = []
+        for c in cs[: args.rdflib_queries]:
+            t1 = time.perf_counter()
+            rows = len(list(ds.query(shipped.bind(c))))
+            times.append(time.perf_counter() - t1)
+            print(f"  rdflib query {len(times)}: {times[-1]:.2f} s, {rows} rows", flush=True)
+        rd_p50 = statistics.median(times) * 1000
+
+    print()
+    print(f"find-baselines at {n} triples ({args.clients} clients, {args.seconds:.0f} s)")
+    print(f"(CPU calibration loop: {calib:.2f} s; about 0.2 s on an idle modern core)")
+    print(f"{'engine':44} {'p50 ms':>10} {'p99 ms':>10} {'req/s':>8}")
+    print(
+        f"{'reprokg HTTP, 1 client':44} {pct(lat1, 50) * 1000:10.1f} "
+        f"{pct(lat1, 99) * 1000:10.1f} {len(lat1) / el1:8.1f}"
+    )
+    label = f"reprokg HTTP, {args.clients} clients ({args.workers} uvicorn worker(s))"
+    print(f"{label:44} {http_p50:10.1f} {http_p99:10.1f} {rps:8.1f}")
+    for name, (p50, _rows) in inproc.items():
+        print(f"{'pyoxigraph in-process, ' + name:44} {p50:10.2f} {'':>10} {'':>8}")
+    print(
+        f"{'rdflib Dataset in memory (same SPARQL)':44} {rd_p50:10.1f} {'':>10} "
+        f"{1000 / rd_p50 if rd_p50 == rd_p50 else float('nan'):8.2f}"
+    )
+    if rd_p50 == rd_p50:
+        print(
+            f"rdflib / reprokg: {rd_p50 / pct(lat1, 50) / 1000:.0f}x (p50, one client), "
+            f"{rd_p50 / http_p50:.1f}x (p50, {args.clients} clients), "
+            f"{rps / (1000 / rd_p50):.0f}x (throughput)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
