@@ -42,6 +42,15 @@ class RunInput:
     #: the loaded run document when read from a file (to store it with --save)
     source: Document | None = None
 
+    @property
+    def content_key(self) -> str:
+        """What identifies this input's content: its document's sha256 (header included)."""
+        if self.source is not None:
+            return self.source.sha256
+        if self.document is not None:
+            return str(self.document).rsplit("/", 1)[-1]
+        return self.sha256
+
 
 @dataclass
 class QrelsInput:

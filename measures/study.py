@@ -197,7 +197,7 @@ def _num(x: float) -> Literal:
 def comparison_document(study: Study) -> Document:
     """The comparison as a document of kind ``comparison`` (see docs/comparisons.md)."""
     c = study.comparison
-    shas = {role: inp.sha256 for role, inp in study.inputs.items()}
+    shas = {role: inp.content_key for role, inp in study.inputs.items()}
     basis = {
         "runs": shas,
         "qrels": study.qrels.sha256,
