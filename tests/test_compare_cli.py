@@ -191,3 +191,21 @@ def test_save_and_find_by_doi(example: bytes, toy: Path, tmp_path: Path, capsys)
         )
         scores = [float(r["score"]) for r in res.dicts() if "score" in r]
         assert scores and all(abs(x - expected) < 1e-12 for x in scores)
+        kinds = store.query(
+            "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+            "SELECT ?g ?k WHERE { GRAPH ?g { ?g rk:documentKind ?k } }"
+        )
+        by_kind: dict[str, list[str]] = {}
+        for r in kinds.dicts():
+            by_kind.setdefault(str(r["k"]), []).append(str(r["g"]))
+    assert len(by_kind["run"]) == 2 and len(by_kind["qrels"]) == 1
+    # the same comparison from the stored documents, by id (sha256 / doc/<sha> / IRI)
+    runs = sorted(by_kind["run"])
+    code, out2, err = run_cli(
+        capsys, "compare", "--store", str(store_dir), "--format", "json",
+        "--qrels", by_kind["qrels"][0].rsplit("/", 1)[-1],
+        "--orig-base", runs[0], "--rep-base", "doc/" + runs[1].rsplit("/", 1)[-1],
+    )  # fmt: skip
+    assert code == 0, err
+    again = json.loads(out2)
+    assert again["measures"] == doc["measures"] and again["primad"] == "priMad"

@@ -79,6 +79,12 @@ def test_rbo_ext_bounds_on_disjoint_and_partial(toy: Path):
     part = rp.rbo_ext_topic(a, ["b", "a", "c", "e"], p=p)
     assert part["ext"] == pytest.approx(by_hand, abs=1e-12)
     assert part["min"] <= part["ext"] <= part["max"]
+    # uneven lengths, S = (a b), L = (b c a): X1 = 0, X2 = 1, X3 = 2 (X_s = 1, X_l = 2);
+    # eq. 32: (1-p)/p * [0 + 1/2 p^2 + 2/3 p^3 + X_s (3-2)/(2*3) p^3] + [(2-1)/3 + 1/2] p^3
+    by_hand = (1 - p) / p * (0.5 * p**2 + 2 / 3 * p**3 + 1 / 6 * p**3) + (1 / 3 + 1 / 2) * p**3
+    uneven = rp.rbo_ext_topic(["a", "b"], ["b", "c", "a"], p=p)
+    assert uneven["ext"] == pytest.approx(by_hand, abs=1e-12)
+    assert uneven["min"] <= uneven["ext"] <= uneven["max"]
 
 
 def test_toy_comparison_equals_repro_eval(toy: Path):
