@@ -54,8 +54,18 @@ def load_demo(store: Store) -> dict[str, int]:
         if not root.is_dir():
             return {}
         docs, errors = demo_documents(Path(stack.enter_context(resources.as_file(root))))
-    result = ingest(store, docs)
+    # Two example files describing the same thing (same source key, e.g. one study as CSV
+    # and as YAML) would replace each other on every start; the first one wins.
+    seen: set[str] = set()
+    unique = []
+    for doc in docs:
+        if doc.source_key not in seen:
+            seen.add(doc.source_key)
+            unique.append(doc)
+    result = ingest(store, unique)
     counts: dict[str, int] = {}
+    if len(unique) < len(docs):
+        counts["skipped (same source key)"] = len(docs) - len(unique)
     for item in result.documents:
         counts[item.status] = counts.get(item.status, 0) + 1
     if errors:

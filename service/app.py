@@ -54,6 +54,22 @@ def _mount_sparql(app: FastAPI, settings: Settings) -> bool:
     return True
 
 
+#: routers of other areas, included when their modules import (measures need scipy etc.)
+OPTIONAL_ROUTERS = ("comparisons", "survey")
+
+
+def _include_optional(app: FastAPI) -> None:
+    import importlib
+
+    for name in OPTIONAL_ROUTERS:
+        try:
+            module = importlib.import_module(f"reprokg.service.routes.{name}")
+        except ImportError as exc:
+            log.warning("router %s not available: %s", name, exc)
+            continue
+        app.include_router(module.router)
+
+
 def create_app(settings: Settings | None = None, *, store: Store | None = None) -> FastAPI:
     """Build the service; ``store`` overrides opening ``settings.store`` (tests, demo)."""
     settings = settings or Settings.from_env()
@@ -88,6 +104,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     app.include_router(documents.router)
     app.include_router(queries.router)
     app.include_router(linked_data.router)
+    _include_optional(app)
     app.state.sparql = _mount_sparql(app, settings)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)

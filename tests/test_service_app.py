@@ -221,3 +221,6 @@ def test_openapi_lists_the_routes(store) -> None:
     for p in ("/health", "/documents", "/documents/{doc_id}", "/validate", "/queries"):
         assert p in paths, p
     assert "/id/{path}" in paths
+    # the other areas' routers, mounted by create_app
+    for p in ("/sparql", "/comparisons", "/measures/survey"):
+        assert p in paths, p

@@ -213,6 +213,18 @@ def serve(store_dir: str, port: int, workers: int = 1) -> subprocess.Popen:
     raise RuntimeError("server did not start")
 
 
+def in_memory(nq: Path, shipped, cs: list[dict[str, str]], inproc: dict) -> None:
+    """The same query on an in-memory pyoxigraph store: what the on-disk lookups cost."""
+    t0 = time.perf_counter()
+    mem = ox.Store()
+    mem.bulk_load(path=str(nq), format=ox.RdfFormat.N_QUADS)
+    print(f"pyoxigraph in-memory load: {time.perf_counter() - t0:.1f} s", flush=True)
+    time_inprocess(mem, shipped.bind, cs[:1])
+    inproc["shipped, in-memory store"] = time_inprocess(mem, shipped.bind, cs[:50])
+    print(f"in-process in-memory pyoxigraph: p50 {inproc['shipped, in-memory store'][0]:.2f} ms")
+    del mem
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -223,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--rdflib-queries", type=int, default=5, help="queries timed on rdflib")
     ap.add_argument("--skip-rdflib", action="store_true")
+    ap.add_argument("--http-only", action="store_true", help="skip the in-process timings")
     ap.add_argument("--single-seconds", type=float, default=10.0, help="one-client run first")
     ap.add_argument("--workers", type=int, default=1, help="uvicorn workers for the HTTP run")
     ap.add_argument("--data", help="reuse the folder of an earlier run (runs.nq + store/)")
@@ -260,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     inproc: dict[str, tuple[float, int]] = {}
     for name, make, k in forms:
-        if k <= 0:
+        if k <= 0 or args.http_only:
             continue
         time_inprocess(store, make, cs[:1])  # warm
         inproc[name] = time_inprocess(store, make, cs[:k])
@@ -270,15 +283,8 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     del store
-    # the same query on an in-memory pyoxigraph store: what the on-disk lookups cost
-    t0 = time.perf_counter()
-    mem = ox.Store()
-    mem.bulk_load(path=str(nq), format=ox.RdfFormat.N_QUADS)
-    print(f"pyoxigraph in-memory load: {time.perf_counter() - t0:.1f} s", flush=True)
-    time_inprocess(mem, shipped.bind, cs[:1])
-    inproc["shipped, in-memory store"] = time_inprocess(mem, shipped.bind, cs[:50])
-    print(f"in-process in-memory pyoxigraph: p50 {inproc['shipped, in-memory store'][0]:.2f} ms")
-    del mem
+    if not args.http_only:
+        in_memory(nq, shipped, cs, inproc)
     t0 = time.perf_counter()
     sum(range(10**7))
     calib = time.perf_counter() - t0
