@@ -273,7 +273,9 @@ def analyze_frame(df: pd.DataFrame, sparql: str = "") -> dict[str, Any]:
     prov = _provenance(sparql)
     for t in tests.values():
         t["provenance"] = prov("tests")
+    names = sorted(str(d) for d in df["dataset"].dropna().unique())
     return {
+        "dataset": names[0] if len(names) == 1 else names,
         "n_papers": len(df),
         "years": sorted(int(y) for y in df["year"].dropna().unique()),
         "sharing": {**sharing, "provenance": prov("sharing")},
@@ -570,10 +572,15 @@ def save_result(store: Any, result: dict[str, Any], dataset: str) -> URIRef:
     """Write the analysis back as one document with provenance (DESIGN.md: measures write
     their results back); an earlier analysis of the same data set becomes its
     ``prov:wasRevisionOf`` and is replaced atomically."""
-    from reprokg.ingest import StoredIndex, with_provenance
+    from reprokg.ingest import with_provenance
 
     doc = result_document(result, dataset)
-    old = StoredIndex(store).by_key.get(doc.source_key)
+    found = select_rows(
+        store,
+        "PREFIX rk: <https://w3id.org/reprokg/ontology#> SELECT ?g WHERE { GRAPH ?g { "
+        f"?g a rk:Document ; rk:sourceKey {Literal(doc.source_key).n3()} }} }}",
+    )
+    old = URIRef(found[0]["g"]) if found else None
     revision_of = old if old is not None and str(old) != str(doc.iri) else None
     graph = with_provenance(doc, when=datetime.now(UTC), revision_of=revision_of)
     if old is not None:
