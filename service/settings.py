@@ -58,6 +58,9 @@ class Settings:
     demo: bool = False
     #: JSON-lines access log on the ``reprokg.access`` logger
     access_log: bool = True
+    #: run named queries in the request thread (bounded, vetted queries) instead of the
+    #: SPARQL endpoint's kill-able worker processes (which cost a process hop per query)
+    named_queries_inline: bool = True
     #: IRIs that SPARQL ``LOAD`` may fetch (empty: LOAD refused)
     load_allowlist: tuple[str, ...] = ()
 
@@ -76,6 +79,7 @@ class Settings:
             "read_only": _flag(env.get("REPROKG_READ_ONLY")),
             "demo": _flag(env.get("REPROKG_DEMO")),
             "access_log": _flag(env.get("REPROKG_ACCESS_LOG"), default=True),
+            "named_queries_inline": _flag(env.get("REPROKG_NAMED_QUERIES_INLINE"), default=True),
             "load_allowlist": tuple(
                 s for s in (env.get("REPROKG_LOAD_ALLOWLIST") or "").split() if s
             ),
@@ -95,6 +99,7 @@ class Settings:
             "REPROKG_READ_ONLY": "1" if self.read_only else "0",
             "REPROKG_DEMO": "1" if self.demo else "0",
             "REPROKG_ACCESS_LOG": "1" if self.access_log else "0",
+            "REPROKG_NAMED_QUERIES_INLINE": "1" if self.named_queries_inline else "0",
             "REPROKG_LOAD_ALLOWLIST": " ".join(self.load_allowlist),
         }
         if self.write_token:

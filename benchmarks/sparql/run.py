@@ -181,6 +181,8 @@ async def load_test(url: str, cs: list[dict[str, str]], clients: int, seconds: f
 
 def serve(store_dir: str, port: int, workers: int = 1) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPROKG_")}
+    if "REPROKG_NAMED_QUERIES_INLINE" in os.environ:  # compare the worker-process path
+        env["REPROKG_NAMED_QUERIES_INLINE"] = os.environ["REPROKG_NAMED_QUERIES_INLINE"]
     proc = subprocess.Popen(
         [
             sys.executable,

@@ -75,7 +75,7 @@ def run_query(
     truncated = False
     try:
         holder = request.app.state.query_runner
-        if holder is not None:
+        if holder is not None and not settings.named_queries_inline:
             from reprokg.query_runner import QueryJob
 
             outcome = holder.get().run(QueryJob(sparql))
