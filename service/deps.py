@@ -23,8 +23,15 @@ def get_store(request: Request) -> Store:
     return request.app.state.store
 
 
+def get_read_store(request: Request) -> Store:
+    """The store to read from: an in-memory mirror when one was made, else the store."""
+    return getattr(request.app.state, "read_store", None) or request.app.state.store
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 StoreDep = Annotated[Store, Depends(get_store)]
+#: read-only routes (named queries, linked data) use this: it may be the memory mirror
+ReadStoreDep = Annotated[Store, Depends(get_read_store)]
 
 
 def check_write_token(settings: Settings, authorization: str | None) -> None:

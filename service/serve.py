@@ -40,6 +40,17 @@ def register(command: Callable[[str, str, Handler], argparse.ArgumentParser]) ->
         "in each (HTTP writes off; see docs/service.md)",
     )
     p.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the store read-only (HTTP writes off); implied by --workers > 1",
+    )
+    p.add_argument(
+        "--in-memory",
+        action="store_true",
+        help="with --read-only or --workers > 1: copy the store into memory in each worker "
+        "and answer named queries and /id lookups from the copy",
+    )
+    p.add_argument(
         "--no-access-log", action="store_true", help="no JSON-lines access log on stderr"
     )
 
@@ -65,7 +76,10 @@ def serve(args: argparse.Namespace) -> int:
     from reprokg.service.app import create_app
     from reprokg.service.settings import Settings
 
-    overrides: dict[str, object] = {"access_log": not args.no_access_log}
+    overrides: dict[str, object] = {
+        "access_log": not args.no_access_log,
+        "memory_mirror": args.in_memory,
+    }
     store_spec = args.store
     if args.demo:
         from reprokg.demo import demo_store_dir
@@ -86,6 +100,8 @@ def serve(args: argparse.Namespace) -> int:
             demo_counts = load_demo(store)
     url = f"http://{args.host}:{args.port}"
     uv_log = {"access_log": False, "log_level": "info"}
+    if args.read_only:
+        settings = settings.with_(read_only=True)
     if args.workers <= 1:
         app = create_app(settings)
         _print_banner(url, demo_counts, settings.store, 1)

@@ -54,6 +54,9 @@ class Settings:
     max_files: int = 100
     #: open the embedded store read-only (several uvicorn workers); writes answer 403
     read_only: bool = False
+    #: with ``read_only``: copy the embedded store into memory at start and answer named
+    #: queries and linked-data lookups from the copy (the data cannot change meanwhile)
+    memory_mirror: bool = False
     #: the store was filled with the bundled examples (shown on / and /health)
     demo: bool = False
     #: JSON-lines access log on the ``reprokg.access`` logger
@@ -77,6 +80,7 @@ class Settings:
             "max_body_bytes": int(env.get("REPROKG_MAX_BODY_BYTES") or 8 * 1024 * 1024),
             "max_files": int(env.get("REPROKG_MAX_FILES") or 100),
             "read_only": _flag(env.get("REPROKG_READ_ONLY")),
+            "memory_mirror": _flag(env.get("REPROKG_MEMORY_MIRROR")),
             "demo": _flag(env.get("REPROKG_DEMO")),
             "access_log": _flag(env.get("REPROKG_ACCESS_LOG"), default=True),
             "named_queries_inline": _flag(env.get("REPROKG_NAMED_QUERIES_INLINE"), default=True),
@@ -97,6 +101,7 @@ class Settings:
             "REPROKG_MAX_BODY_BYTES": str(self.max_body_bytes),
             "REPROKG_MAX_FILES": str(self.max_files),
             "REPROKG_READ_ONLY": "1" if self.read_only else "0",
+            "REPROKG_MEMORY_MIRROR": "1" if self.memory_mirror else "0",
             "REPROKG_DEMO": "1" if self.demo else "0",
             "REPROKG_ACCESS_LOG": "1" if self.access_log else "0",
             "REPROKG_NAMED_QUERIES_INLINE": "1" if self.named_queries_inline else "0",

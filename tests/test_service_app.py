@@ -224,3 +224,18 @@ def test_openapi_lists_the_routes(store) -> None:
     # the other areas' routers, mounted by create_app
     for p in ("/sparql", "/comparisons", "/measures/survey"):
         assert p in paths, p
+
+
+def test_read_only_service_can_answer_from_a_memory_mirror(tmp_path) -> None:
+    path = str(tmp_path / "kg")
+    with open_store(path) as writer:
+        writer.add_document(document_iri(SHA), _doc_graph())
+    store = open_store(path, read_only=True)
+    client = _client(store, read_only=True, memory_mirror=True, access_log=False)
+    mirror = client.app.state.read_store
+    assert mirror is not None and mirror is not store
+    assert set(mirror.get_document(document_iri(SHA))) == set(_doc_graph())
+    r = client.get("/id/run/r1", headers={"Accept": "application/n-triples"})
+    assert r.status_code == 200 and "ontology#Run" in r.text
+    assert client.get("/health").json()["documents"] == 1
+    store.close()

@@ -179,7 +179,9 @@ async def load_test(url: str, cs: list[dict[str, str]], clients: int, seconds: f
     return latencies, errors, elapsed
 
 
-def serve(store_dir: str, port: int, workers: int = 1) -> subprocess.Popen:
+def serve(
+    store_dir: str, port: int, workers: int = 1, extra: tuple[str, ...] = ()
+) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPROKG_")}
     if "REPROKG_NAMED_QUERIES_INLINE" in os.environ:  # compare the worker-process path
         env["REPROKG_NAMED_QUERIES_INLINE"] = os.environ["REPROKG_NAMED_QUERIES_INLINE"]
@@ -196,6 +198,7 @@ def serve(store_dir: str, port: int, workers: int = 1) -> subprocess.Popen:
             "--no-access-log",
             "--workers",
             str(workers),
+            *extra,
         ],
         env=env,
         stdout=subprocess.DEVNULL,
@@ -240,6 +243,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--http-only", action="store_true", help="skip the in-process timings")
     ap.add_argument("--single-seconds", type=float, default=10.0, help="one-client run first")
     ap.add_argument("--workers", type=int, default=1, help="uvicorn workers for the HTTP run")
+    ap.add_argument(
+        "--in-memory",
+        action="store_true",
+        help="serve read-only with the store copied into memory (serve --read-only --in-memory)",
+    )
     ap.add_argument("--data", help="reuse the folder of an earlier run (runs.nq + store/)")
     ap.add_argument(
         "--optional-queries", type=int, default=3, help="queries timed on the first draft"
@@ -293,7 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CPU calibration: sum(range(10**7)) took {calib:.2f} s", flush=True)
 
     port = free_port()
-    proc = serve(str(store_dir), port, args.workers)
+    extra = ("--read-only", "--in-memory") if args.in_memory else ()
+    proc = serve(str(store_dir), port, args.workers, extra)
     try:
         url = f"http://127.0.0.1:{port}/queries/find-baselines"
         asyncio.run(load_test(url, cs, args.clients, 2.0))  # warm-up
@@ -330,11 +339,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"find-baselines at {n} triples ({args.clients} clients, {args.seconds:.0f} s)")
     print(f"(CPU calibration loop: {calib:.2f} s; about 0.2 s on an idle modern core)")
     print(f"{'engine':44} {'p50 ms':>10} {'p99 ms':>10} {'req/s':>8}")
+    mode = ", in-memory mirror" if args.in_memory else ""
     print(
-        f"{'reprokg HTTP, 1 client':44} {pct(lat1, 50) * 1000:10.1f} "
+        f"{'reprokg HTTP, 1 client' + mode:44} {pct(lat1, 50) * 1000:10.1f} "
         f"{pct(lat1, 99) * 1000:10.1f} {len(lat1) / el1:8.1f}"
     )
-    label = f"reprokg HTTP, {args.clients} clients ({args.workers} uvicorn worker(s))"
+    label = f"reprokg HTTP, {args.clients} clients ({args.workers} worker(s){mode})"
     print(f"{label:44} {http_p50:10.1f} {http_p99:10.1f} {rps:8.1f}")
     for name, (p50, _rows) in inproc.items():
         print(f"{'pyoxigraph in-process, ' + name:44} {p50:10.2f} {'':>10} {'':>8}")

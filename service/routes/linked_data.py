@@ -15,7 +15,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS
 
 from reprokg.namespaces import SCHEMA, new_graph
-from reprokg.service.deps import SettingsDep, StoreDep
+from reprokg.service.deps import ReadStoreDep, SettingsDep
 from reprokg.service.negotiate import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import GraphResult, SelectResult, Store
 
@@ -67,7 +67,7 @@ def labels(store: Store, terms: set[URIRef]) -> dict[URIRef, str]:
 def dereference(
     path: str,
     request: Request,
-    store: StoreDep,
+    store: ReadStoreDep,
     settings: SettingsDep,
     format: str | None = Query(None, description="a media type, overriding Accept"),
 ) -> Response:

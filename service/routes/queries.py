@@ -16,7 +16,7 @@ from reprokg.named_queries import (
     results_csv,
     results_json,
 )
-from reprokg.service.deps import SettingsDep, StoreDep
+from reprokg.service.deps import ReadStoreDep, SettingsDep
 from reprokg.service.negotiate import negotiate
 from reprokg.store.base import AskResult, QueryTimeout, SelectResult, StoreError
 
@@ -46,7 +46,7 @@ def list_queries(request: Request) -> dict:
 def run_query(
     name: str,
     request: Request,
-    store: StoreDep,
+    store: ReadStoreDep,
     settings: SettingsDep,
     format: str | None = Query(None, description="json or csv (overrides Accept)"),
 ) -> Response:
@@ -75,7 +75,8 @@ def run_query(
     truncated = False
     try:
         holder = request.app.state.query_runner
-        if holder is not None and not settings.named_queries_inline:
+        mirrored = request.app.state.read_store is not None
+        if holder is not None and not settings.named_queries_inline and not mirrored:
             from reprokg.query_runner import QueryJob
 
             outcome = holder.get().run(QueryJob(sparql))
