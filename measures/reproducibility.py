@@ -131,12 +131,34 @@ def attach_codes(orig: Run, rep: Run) -> None:
     """Give the rankings of the topics both runs have shared docid-order codes.
 
     Done once on the raw runs, the codes then serve tie-breaking (``prepare``) and, carried
-    through reordering and trimming, KTU and RBO.
+    through reordering and trimming, KTU and RBO. When the reader left byte sort keys on
+    every ranking, one vectorised sort over both runs codes them all (codes over all
+    topics at once serve every topic: only their order and equality matter).
     """
     both = sorted(set(orig.topics) & set(rep.topics))
+    rankings = [orig.topics[t] for t in both] + [rep.topics[t] for t in both]
+    if rankings and all(r.codes is not None and r.codes.dtype.kind == "S" for r in rankings):
+        codes = key_codes(np.concatenate([r.codes for r in rankings]))
+        start = 0
+        for r in rankings:
+            r.codes = codes[start : start + len(r.docs)]
+            start += len(r.docs)
+        return
     for t, (a, b) in encode_pairs(orig, rep, both).items():
         orig.topics[t].codes = a
         rep.topics[t].codes = b
+
+
+def key_codes(keys: np.ndarray) -> np.ndarray:
+    """Integer codes of NUL-free byte keys (numpy ``S``) in byte order.
+
+    Byte order of UTF-8 is code point order, as Python compares ``str``. Keys of at most
+    8 bytes are sorted as big-endian integers (NUL padding sorts a prefix first, as ``str``
+    does), longer ones as bytes.
+    """
+    if keys.dtype.itemsize <= 8:
+        return np.unique(keys.astype("S8").view(">u8"), return_inverse=True)[1]
+    return np.unique(keys, return_inverse=True)[1]
 
 
 def _pairs(orig: Run, rep: Run, topics: list[str], pairs: Pairs | None) -> Pairs:
@@ -147,6 +169,11 @@ def _pairs(orig: Run, rep: Run, topics: list[str], pairs: Pairs | None) -> Pairs
         a, b = orig.topics[t].codes, rep.topics[t].codes
         if a is None or b is None:
             return encode_pairs(orig, rep, topics)
+        if a.dtype.kind == "S" or b.dtype.kind == "S":
+            if a.dtype.kind != b.dtype.kind:
+                return encode_pairs(orig, rep, topics)
+            ab = key_codes(np.concatenate((a, b)))
+            a, b = ab[: len(a)], ab[len(a) :]
         out[t] = (a, b)
     return out
 

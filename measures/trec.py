@@ -30,7 +30,9 @@ class Ranking:
 
     docs: list[str]
     scores: np.ndarray
-    #: optional integer codes of ``docs`` in docid order (shared with another ranking)
+    #: optional sort keys of ``docs``: equal docids have equal keys and keys order as the
+    #: docids do (code point order). Integer codes shared with another ranking, or the
+    #: docids' UTF-8 bytes (numpy ``S``, NUL-free) as the fast reader leaves them.
     codes: np.ndarray | None = None
 
     def take(self, order: np.ndarray | slice) -> Ranking:
@@ -117,7 +119,16 @@ def read_run(source: str | Path | bytes, name: str | None = None) -> Run:
     is reported in ``warnings``: trec_eval refuses such runs and repro_eval silently keeps
     the first position with the last score, neither of which a reader can see.
     """
-    text, display = _text(source, name)
+    data, display = read_bytes(source, name)
+    tokens = _fast_tokens(data, 6)
+    if tokens is not None:
+        try:
+            scores = np.fromiter(map(float, tokens[4::6]), dtype=float, count=len(tokens) // 6)
+        except ValueError:
+            pass
+        else:
+            return _group_run_bytes(display, tokens[0::6], tokens[2::6], scores, tokens[5::6])
+    text = decode_text(data, display)
     cols = _fast_columns(text, 6)
     if cols is not None:
         try:
@@ -127,6 +138,42 @@ def read_run(source: str | Path | bytes, name: str | None = None) -> Run:
         else:
             return _group_run(display, cols[0], cols[2], scores, cols[5])
     return _read_run_lines(text, display)
+
+
+_COMMENT_LINE_BYTES = re.compile(rb"^[ \t]*#[^\n]*(?:\n|$)", re.MULTILINE)
+#: bytes that make the byte tokenizer differ from ``str.split()`` of the decoded text
+#: (other whitespace, CR of CRLF, NUL which decode_text may refuse and ``S`` arrays drop)
+_ODD_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00")
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[9, 10, 32]] = True
+
+
+def _fast_tokens(data: bytes, ncols: int) -> list[bytes] | None:
+    """All tokens of a clean ASCII table (``bytes.split()``), or None for the text path.
+
+    Pure ASCII without exotic whitespace, NUL or CR splits into exactly the tokens
+    ``str.split()`` gives on the decoded text, without building a ``str`` per token. That
+    every non-blank line has ``ncols`` tokens is proven vectorised: each group of
+    ``ncols`` consecutive token starts lies on one line, and the next group on a later one.
+    """
+    if not data.isascii() or any(b in data for b in _ODD_BYTES):
+        return None
+    if b"#" in data:
+        data = _COMMENT_LINE_BYTES.sub(b"", data)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    space = _SPACE[raw]
+    start = ~space
+    start[1:] &= space[:-1]
+    starts = np.flatnonzero(start)
+    if len(starts) % ncols:
+        return None
+    if len(starts):
+        newlines = np.flatnonzero(raw == 10)
+        first = np.searchsorted(newlines, starts[0::ncols])
+        last = np.searchsorted(newlines, starts[ncols - 1 :: ncols])
+        if not np.array_equal(first, last) or np.any(first[1:] <= last[:-1]):
+            return None
+    return data.split()
 
 
 def _topic_blocks(topics: list[str]) -> dict[str, list[tuple[int, int]]]:
@@ -154,7 +201,12 @@ def _topic_blocks(topics: list[str]) -> dict[str, list[tuple[int, int]]]:
 
 
 def _group_run(
-    display: str, topics: list[str], docs: list[str], scores: np.ndarray, tags: list[str]
+    display: str,
+    topics: list,
+    docs: list[str],
+    scores: np.ndarray,
+    tags: list,
+    keys: np.ndarray | None = None,
 ) -> Run:
     """Per-topic rankings in file order from flat columns; first occurrence of a docid wins."""
     n = len(topics)
@@ -168,9 +220,11 @@ def _group_run(
         if len(spans) == 1:
             a, b = spans[0]
             d, sc = docs[a:b], scores[a:b]
+            k = None if keys is None else keys[a:b]
         else:
             idx = np.concatenate([np.arange(a, b) for a, b in spans])
             d, sc = [docs[i] for i in idx.tolist()], scores[idx]
+            k = None if keys is None else keys[idx]
         if len(set(d)) != len(d):
             first: dict[str, int] = {}
             for i, doc in enumerate(d):
@@ -178,13 +232,28 @@ def _group_run(
             keep = sorted(first.values())
             duplicates += len(d) - len(keep)
             d, sc = [d[i] for i in keep], sc[keep]
-        result[t] = Ranking(list(d), np.asarray(sc, dtype=float))
+            k = None if k is None else k[keep]
+        result[t] = Ranking(list(d), np.asarray(sc, dtype=float), k)
     warnings = []
     if duplicates:
         warnings.append(
             f"{display}: {duplicates} duplicate docid line(s) ignored (first occurrence kept)"
         )
     return Run(name=display, topics=result, tag=tags[-1], warnings=warnings)
+
+
+def _group_run_bytes(
+    display: str, topics: list[bytes], docs: list[bytes], scores: np.ndarray, tags: list[bytes]
+) -> Run:
+    """:func:`_group_run` for ASCII byte tokens; docids also kept as ``S`` sort keys."""
+    if not topics:
+        return Run(name=display, topics={})
+    keys = np.array(docs)
+    names = b"\n".join(docs).decode("ascii").split("\n")
+    run = _group_run(display, topics, names, scores, tags, keys)
+    run.topics = {t.decode("ascii"): r for t, r in run.topics.items()}
+    run.tag = tags[-1].decode("ascii")
+    return run
 
 
 def _read_run_lines(text: str, display: str) -> Run:
@@ -295,6 +364,8 @@ def break_ties(ranking: Ranking, ranks: np.ndarray | None = None) -> Ranking:
     if ranks is None:
         # numpy's fixed-width unicode compares by code point, as Python's str does
         ranks = np.unique(np.asarray(ranking.docs, dtype=str), return_inverse=True)[1]
+    elif ranks.dtype.kind == "S":
+        ranks = np.unique(ranks, return_inverse=True)[1]
     order = np.lexsort((-np.asarray(ranks), group))
     return ranking.take(order)
 
