@@ -120,14 +120,9 @@ def read_run(source: str | Path | bytes, name: str | None = None) -> Run:
     the first position with the last score, neither of which a reader can see.
     """
     data, display = read_bytes(source, name)
-    tokens = _fast_tokens(data, 6)
-    if tokens is not None:
-        try:
-            scores = np.fromiter(map(float, tokens[4::6]), dtype=float, count=len(tokens) // 6)
-        except ValueError:
-            pass
-        else:
-            return _group_run_bytes(display, tokens[0::6], tokens[2::6], scores, tokens[5::6])
+    fast = _read_run_bytes(data, display)
+    if fast is not None:
+        return fast
     text = decode_text(data, display)
     cols = _fast_columns(text, 6)
     if cols is not None:
@@ -141,39 +136,90 @@ def read_run(source: str | Path | bytes, name: str | None = None) -> Run:
 
 
 _COMMENT_LINE_BYTES = re.compile(rb"^[ \t]*#[^\n]*(?:\n|$)", re.MULTILINE)
-#: bytes that make the byte tokenizer differ from ``str.split()`` of the decoded text
-#: (other whitespace, CR of CRLF, NUL which decode_text may refuse and ``S`` arrays drop)
-_ODD_BYTES = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00")
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[[9, 10, 32]] = True
 
 
-def _fast_tokens(data: bytes, ncols: int) -> list[bytes] | None:
-    """All tokens of a clean ASCII table (``bytes.split()``), or None for the text path.
+def _token_bounds(data: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(bytes, token starts, token ends) of a clean ASCII table, ``ncols`` per line; or None.
 
-    Pure ASCII without exotic whitespace, NUL or CR splits into exactly the tokens
-    ``str.split()`` gives on the decoded text, without building a ``str`` per token. That
+    Pure ASCII whose only control bytes are tab and newline (no CR, NUL, other
+    whitespace) has exactly the tokens ``str.split()`` gives on the decoded text. That
     every non-blank line has ``ncols`` tokens is proven vectorised: each group of
-    ``ncols`` consecutive token starts lies on one line, and the next group on a later one.
+    ``ncols`` consecutive token starts lies on one line, and the next group on a later
+    one. Starts and ends come back as ``(lines, ncols)`` arrays.
     """
-    if not data.isascii() or any(b in data for b in _ODD_BYTES):
+    if not data.isascii():
         return None
     if b"#" in data:
         data = _COMMENT_LINE_BYTES.sub(b"", data)
     raw = np.frombuffer(data, dtype=np.uint8)
-    space = _SPACE[raw]
-    start = ~space
-    start[1:] &= space[:-1]
-    starts = np.flatnonzero(start)
+    space = np.empty(raw.size + 2, dtype=bool)
+    space[0] = space[-1] = True
+    np.less_equal(raw, 32, out=space[1:-1])
+    newlines = np.flatnonzero(raw == 10)
+    # every control byte below 32 other than tab and newline sends the file to the text path
+    if np.count_nonzero(raw < 32) != len(newlines) + np.count_nonzero(raw == 9):
+        return None
+    edges = np.flatnonzero(space[1:] != space[:-1])  # token start, end, start, end, ...
+    starts, ends = edges[0::2], edges[1::2]
     if len(starts) % ncols:
         return None
     if len(starts):
-        newlines = np.flatnonzero(raw == 10)
         first = np.searchsorted(newlines, starts[0::ncols])
         last = np.searchsorted(newlines, starts[ncols - 1 :: ncols])
         if not np.array_equal(first, last) or np.any(first[1:] <= last[:-1]):
             return None
-    return data.split()
+    return raw, starts.reshape(-1, ncols), ends.reshape(-1, ncols)
+
+
+def _fixed(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The tokens ``raw[starts[i]:ends[i]]`` as a numpy ``S`` array (NUL-padded)."""
+    lengths = ends - starts
+    width = max(int(lengths.max()), 1)
+    pos = np.arange(width)
+    idx = np.minimum(starts[:, None] + pos, raw.size - 1)
+    matrix = np.where(pos < lengths[:, None], raw[idx], 0).astype(np.uint8)
+    return matrix.view(f"S{width}").ravel()
+
+
+def _joined(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bytes:
+    """The tokens ``raw[starts[i]:ends[i]]`` joined by newlines, gathered in one pass."""
+    lengths = ends - starts + 1  # each token and its newline
+    offsets = np.cumsum(lengths) - lengths
+    idx = np.arange(int(lengths.sum())) + np.repeat(starts - offsets, lengths)
+    out = raw[np.minimum(idx, raw.size - 1)]
+    out[offsets + lengths - 1] = 10
+    return out[:-1].tobytes()
+
+
+def _read_run_bytes(data: bytes, display: str) -> Run | None:
+    """:func:`read_run` of a clean ASCII run without a Python object per token; or None.
+
+    Only the docids become ``str`` (and ``S`` sort keys for the comparison's docid codes);
+    scores are parsed by ``float`` as on the text path; topics are read once per block of
+    consecutive lines. None (the text path decides) when anything is irregular.
+    """
+    bounds = _token_bounds(data, 6)
+    if bounds is None:
+        return None
+    raw, starts, ends = bounds
+    if len(starts) == 0:
+        return Run(name=display, topics={})
+    try:
+        score_tokens = _joined(raw, starts[:, 4], ends[:, 4]).split(b"\n")
+        scores = np.fromiter(map(float, score_tokens), dtype=float, count=len(score_tokens))
+    except ValueError:
+        return None
+    docs = _joined(raw, starts[:, 2], ends[:, 2]).decode("ascii").split("\n")
+    keys = _fixed(raw, starts[:, 2], ends[:, 2])
+    topic_keys = _fixed(raw, starts[:, 0], ends[:, 0])
+    change = np.flatnonzero(topic_keys[1:] != topic_keys[:-1]) + 1
+    block_starts = np.concatenate(([0], change)).tolist()
+    block_ends = np.concatenate((change, [len(topic_keys)])).tolist()
+    blocks: dict[str, list[tuple[int, int]]] = {}
+    for t, a, b in zip(topic_keys[block_starts].tolist(), block_starts, block_ends, strict=True):
+        blocks.setdefault(t.decode("ascii"), []).append((a, b))
+    tag = data[int(starts[-1, 5]) : int(ends[-1, 5])].decode("ascii")
+    return _assemble(display, blocks, docs, scores, tag, keys)
 
 
 def _topic_blocks(topics: list[str]) -> dict[str, list[tuple[int, int]]]:
@@ -202,17 +248,28 @@ def _topic_blocks(topics: list[str]) -> dict[str, list[tuple[int, int]]]:
 
 def _group_run(
     display: str,
-    topics: list,
+    topics: list[str],
     docs: list[str],
     scores: np.ndarray,
-    tags: list,
+    tags: list[str],
     keys: np.ndarray | None = None,
 ) -> Run:
     """Per-topic rankings in file order from flat columns; first occurrence of a docid wins."""
     n = len(topics)
     if n == 0:
         return Run(name=display, topics={})
-    blocks = _topic_blocks(topics)
+    return _assemble(display, _topic_blocks(topics), docs, scores, tags[-1], keys)
+
+
+def _assemble(
+    display: str,
+    blocks: dict[str, list[tuple[int, int]]],
+    docs: list[str],
+    scores: np.ndarray,
+    tag: str,
+    keys: np.ndarray | None,
+) -> Run:
+    """Per-topic rankings from each topic's line spans; first occurrence of a docid wins."""
     duplicates = 0
     result: dict[str, Ranking] = {}
     for t in sorted(blocks):
@@ -239,21 +296,7 @@ def _group_run(
         warnings.append(
             f"{display}: {duplicates} duplicate docid line(s) ignored (first occurrence kept)"
         )
-    return Run(name=display, topics=result, tag=tags[-1], warnings=warnings)
-
-
-def _group_run_bytes(
-    display: str, topics: list[bytes], docs: list[bytes], scores: np.ndarray, tags: list[bytes]
-) -> Run:
-    """:func:`_group_run` for ASCII byte tokens; docids also kept as ``S`` sort keys."""
-    if not topics:
-        return Run(name=display, topics={})
-    keys = np.array(docs)
-    names = b"\n".join(docs).decode("ascii").split("\n")
-    run = _group_run(display, topics, names, scores, tags, keys)
-    run.topics = {t.decode("ascii"): r for t, r in run.topics.items()}
-    run.tag = tags[-1].decode("ascii")
-    return run
+    return Run(name=display, topics=result, tag=tag, warnings=warnings)
 
 
 def _read_run_lines(text: str, display: str) -> Run:
