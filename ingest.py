@@ -35,7 +35,7 @@ from reprokg.document import Document
 from reprokg.errors import LoadError
 from reprokg.identifiers import IdentifierError, mint, orcid_iri, stable_key
 from reprokg.namespaces import RK, SCHEMA, SPARQL_PREFIXES
-from reprokg.store.base import SelectResult, Store
+from reprokg.store.base import DocumentWrite, SelectResult, Store
 from reprokg.store.terms import to_ntriples
 from reprokg.validation import Report, Result, validate_documents
 
@@ -121,6 +121,48 @@ def user_agent(user: str | None) -> tuple[URIRef, Graph] | None:
     return iri, g
 
 
+def provenance_triples(
+    doc: Document,
+    *,
+    when: datetime,
+    user: str | None = None,
+    revision_of: URIRef | None = None,
+) -> list[tuple]:
+    """The provenance triples stored in the document's own graph."""
+    d = doc.iri
+    stamp = Literal(when.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
+    activity = mint("activity", stable_key("ingest", doc.sha256, stamp))
+    out = [
+        (d, RDF.type, RK.Document),
+        (d, RDF.type, PROV.Entity),
+        (d, RK.documentKind, Literal(doc.kind)),
+        (d, RK.sourceFileName, Literal(Path(doc.source_name).name)),
+        (d, RK.sourceSha256, Literal(doc.sha256)),
+        (d, RK.sourceKey, Literal(doc.source_key)),
+        (d, RK.loaderName, Literal(doc.loader)),
+        (d, RK.loaderVersion, Literal(str(doc.loader_version))),
+        (d, PROV.generatedAtTime, stamp),
+        (d, PROV.wasGeneratedBy, activity),
+        (activity, RDF.type, PROV.Activity),
+        (activity, PROV.endedAtTime, stamp),
+        (activity, PROV.wasAssociatedWith, SOFTWARE_AGENT),
+        (SOFTWARE_AGENT, RDF.type, PROV.SoftwareAgent),
+        (SOFTWARE_AGENT, RDFS.label, Literal(f"reprokg {__version__}")),
+        (SOFTWARE_AGENT, SCHEMA.softwareVersion, Literal(__version__)),
+    ]
+    if doc.subject is not None:
+        out.append((doc.subject, PROV.wasDerivedFrom, d))
+    person = user_agent(user)
+    if person is not None:
+        iri, pg = person
+        out.extend(pg)
+        out.append((d, PROV.wasAttributedTo, iri))
+        out.append((activity, PROV.wasAssociatedWith, iri))
+    if revision_of is not None:
+        out.append((d, PROV.wasRevisionOf, revision_of))
+    return out
+
+
 def with_provenance(
     doc: Document,
     *,
@@ -132,35 +174,8 @@ def with_provenance(
     g = Graph()
     for t in doc.graph:
         g.add(t)
-    d = doc.iri
-    stamp = Literal(when.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
-    activity = mint("activity", stable_key("ingest", doc.sha256, stamp))
-    g.add((d, RDF.type, RK.Document))
-    g.add((d, RDF.type, PROV.Entity))
-    g.add((d, RK.documentKind, Literal(doc.kind)))
-    g.add((d, RK.sourceFileName, Literal(Path(doc.source_name).name)))
-    g.add((d, RK.sourceSha256, Literal(doc.sha256)))
-    g.add((d, RK.sourceKey, Literal(doc.source_key)))
-    g.add((d, RK.loaderName, Literal(doc.loader)))
-    g.add((d, RK.loaderVersion, Literal(str(doc.loader_version))))
-    g.add((d, PROV.generatedAtTime, stamp))
-    g.add((d, PROV.wasGeneratedBy, activity))
-    g.add((activity, RDF.type, PROV.Activity))
-    g.add((activity, PROV.endedAtTime, stamp))
-    g.add((activity, PROV.wasAssociatedWith, SOFTWARE_AGENT))
-    g.add((SOFTWARE_AGENT, RDF.type, PROV.SoftwareAgent))
-    g.add((SOFTWARE_AGENT, RDFS.label, Literal(f"reprokg {__version__}")))
-    g.add((SOFTWARE_AGENT, SCHEMA.softwareVersion, Literal(__version__)))
-    if doc.subject is not None:
-        g.add((doc.subject, PROV.wasDerivedFrom, d))
-    person = user_agent(user)
-    if person is not None:
-        iri, pg = person
-        g += pg
-        g.add((d, PROV.wasAttributedTo, iri))
-        g.add((activity, PROV.wasAssociatedWith, iri))
-    if revision_of is not None:
-        g.add((d, PROV.wasRevisionOf, revision_of))
+    for t in provenance_triples(doc, when=when, user=user, revision_of=revision_of):
+        g.add(t)
     return g
 
 
@@ -245,6 +260,8 @@ def ingest(
         index.lookup(batch)
         reports = validate_documents(batch)
         now = datetime.now(UTC).replace(microsecond=0)
+        writes: list[DocumentWrite] = []
+        outcomes: list[DocumentOutcome] = []
         for doc, report in zip(batch, reports, strict=True):
             iri = doc.iri
             outcome = DocumentOutcome(
@@ -262,19 +279,25 @@ def ingest(
             else:
                 old = index.by_key.get(doc.source_key)
                 revision_of = old if old is not None and old != iri else None
+                # blobs first: a graph is never stored without the files it names
                 for data in doc.attachments.values():
                     store.store_blob(data)
-                graph = with_provenance(doc, when=now, user=user, revision_of=revision_of)
-                store.replace_document(iri, graph, revision_of or iri)
+                prov = provenance_triples(doc, when=now, user=user, revision_of=revision_of)
+                triples = [*doc.graph, *prov]
+                writes.append(DocumentWrite(iri, triples, revision_of))
                 index.record(iri, doc.source_key, revision_of)
-                outcome.triples = len(graph)
+                outcome.triples = len(set(triples))
                 if revision_of is not None:
                     outcome.status = "revised"
                     outcome.revision_of = revision_of
+            outcomes.append(outcome)
+        # the batch's writes: each document complete or absent, even if killed meanwhile
+        store.write_documents(writes)
+        for outcome in outcomes:
             result.documents.append(outcome)
             done += 1
             if progress is not None:
-                progress(done, done, doc.source_name)
+                progress(done, done, outcome.source)
     return result
 
 

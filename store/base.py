@@ -8,7 +8,7 @@ union of all documents (named graphs); named graphs stay addressable with GRAPH.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -52,6 +52,15 @@ class QuerySyntaxError(StoreError):
     """The query or update text is not valid SPARQL 1.1 (a client error, HTTP 400)."""
 
 
+@dataclass
+class DocumentWrite:
+    """One document to write: its graph IRI, triples, and the older version it replaces."""
+
+    iri: URIRef
+    triples: Iterable[tuple[Identifier, Identifier, Identifier]]
+    replaces: URIRef | None = None
+
+
 class Store(ABC):
     """One writer's view of a quad store holding one named graph per document.
 
@@ -91,6 +100,12 @@ class Store(ABC):
         self.add_document(iri, graph)
         if str(old) != str(iri):
             self.delete_document(old)
+
+    def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
+        """Several document writes in order; each is atomic (a backend may commit several
+        in one transaction: then a crash keeps all or none of them, never part of one)."""
+        for w in writes:
+            self.replace_document(w.iri, w.triples, w.replaces or w.iri)  # type: ignore[arg-type]
 
     @abstractmethod
     def delete_document(self, iri: URIRef | str) -> bool:

@@ -35,6 +35,7 @@ from rdflib import Graph, URIRef
 
 from reprokg.store.base import (
     AskResult,
+    DocumentWrite,
     GraphResult,
     QueryResult,
     QuerySyntaxError,
@@ -150,6 +151,31 @@ class OxigraphStore(Store):
             raise StoreError(f"cannot write document {iri}: {exc}") from exc
         except OSError as exc:
             raise StoreError(f"cannot write document {iri}: {exc}") from exc
+
+    def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
+        """All of ``writes`` in ONE transaction: ``extend`` when every graph is new, else
+        one SPARQL Update of ``DROP``/``INSERT DATA`` operations in order."""
+        self._check_writable()
+        if not writes:
+            return
+        try:
+            fresh = all(
+                w.replaces is None
+                and not self._store.contains_named_graph(ox.NamedNode(str(w.iri)))
+                for w in writes
+            )
+            if fresh and len({str(w.iri) for w in writes}) == len(writes):
+                self._store.extend([q for w in writes for q in graph_quads(w.iri, w.triples)])
+                return
+            ops = []
+            for w in writes:
+                ops.append(f"DROP SILENT GRAPH <{w.iri}>")
+                if w.replaces is not None and str(w.replaces) != str(w.iri):
+                    ops.append(f"DROP SILENT GRAPH <{w.replaces}>")
+                ops.append(insert_data(w.iri, w.triples))
+            self._store.update(" ;\n".join(ops))
+        except (SyntaxError, ValueError, TypeError, OSError) as exc:
+            raise StoreError(f"cannot write {len(writes)} document(s): {exc}") from exc
 
     def delete_document(self, iri: URIRef | str) -> bool:
         self._check_writable()

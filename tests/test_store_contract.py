@@ -23,6 +23,7 @@ from reprokg.store import (
     StoreError,
     open_store,
 )
+from reprokg.store.remote import RemoteStore as _Remote
 from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtures
 
 EX = "http://example.org/"
@@ -155,6 +156,26 @@ def test_replace_document_writes_new_and_drops_old(store: Store) -> None:
     assert store.documents() == [G2, G3]
     assert same(store.get_document(G3), doc(3))
     assert len(store.get_document(G1)) == 0
+
+
+def test_write_documents_in_order(store: Store) -> None:
+    from reprokg.store.base import DocumentWrite
+
+    store.write_documents([DocumentWrite(G1, list(doc(1))), DocumentWrite(G2, list(doc(2)))])
+    assert store.documents() == [G1, G2]
+    # a revision of G1 and of that revision, in one call: only the last survives
+    store.write_documents(
+        [DocumentWrite(G3, list(doc(3)), replaces=G1), DocumentWrite(G1, list(doc(4)), G3)]
+    )
+    assert store.documents() == [G1, G2]
+    assert same(store.get_document(G1), doc(4))
+    bad = list(doc(5)) + [(URIRef("bad iri"), P, Literal("x"))]
+    with pytest.raises(StoreError):
+        store.write_documents([DocumentWrite(G3, list(doc(3))), DocumentWrite(EX + "g5", bad)])
+    if isinstance(store, _Remote):  # one request per document: G3 landed, g5 never sent
+        assert store.documents() == [G1, G2, G3]
+    else:  # embedded: the whole call is one transaction
+        assert store.documents() == [G1, G2]
 
 
 def test_failed_replace_leaves_old_version(store: Store) -> None:
