@@ -821,6 +821,21 @@ def run_key(tag: str | None, data: bytes) -> str:
     return stable_key("run", tag or "", content_hash(data))
 
 
+def _link_collections(g: Graph) -> None:
+    """Link each test collection with an ir_datasets id to the node shared by its runs.
+
+    The per-run node keeps what this header wrote; ``rk:collection`` points at the IRI
+    minted from the id (the node qrels documents describe), so a query can start from
+    one selective IRI instead of joining on a literal shared by every run of a collection.
+    """
+    from reprokg.loaders.qrels import collection_iri
+
+    for tc in list(g.objects(None, RK.testCollection)):
+        for ident in list(g.objects(tc, RK.irDatasetsId)):
+            if str(ident).strip():
+                g.add((tc, RK.collection, collection_iri(str(ident))))
+
+
 def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]:
     """One document for one annotated run file or standalone metadata YAML
     (``assume_yaml``: a file without markers is metadata, not run lines)."""
@@ -848,6 +863,7 @@ def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]
     g.add((run, RDF.type, RK.Run))
     if tree is not None:
         b.mapping(run, tree, SCHEMA_SPEC, "", "", "")
+        _link_collections(g)
     else:
         b.messages.append(
             Message(
