@@ -98,6 +98,48 @@ def _ktu_codes(x: np.ndarray, y: np.ndarray) -> float:
     return float(round(tau, 14))
 
 
+def _ktu_all(pairs: list[tuple[np.ndarray, np.ndarray]]) -> list[float]:
+    """:func:`_ktu_codes` of many equal-length pairs, the two sorts done for all at once.
+
+    Keys ``topic * span + code`` sort every topic's documents in one ``argsort`` (the codes
+    are unique within a ranking, so any sort gives the permutation a stable sort gives);
+    scipy's discordant-pair counter then runs per topic. Topics with a repeated code, or
+    fewer than two documents, go through :func:`_ktu_codes` as before.
+    """
+    values: list[float] = [math.nan] * len(pairs)
+    todo = [i for i, (a, _) in enumerate(pairs) if len(a) >= 2]
+    if _kendall_dis is None or not todo:
+        return [_ktu_codes(a, b) if len(a) >= 2 else math.nan for a, b in pairs]
+    xs = [pairs[i][0] for i in todo]
+    ys = [pairs[i][1] for i in todo]
+    lengths = np.asarray([len(x) for x in xs])
+    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    span = max(int(max(int(x.max()) for x in xs)), int(max(int(y.max()) for y in ys))) + 1
+    topic = np.repeat(np.arange(len(todo), dtype=np.int64) * span, lengths)
+    kx = topic + np.concatenate(xs)
+    by_x = np.argsort(kx)
+    ky = topic + np.concatenate(ys)[by_x]
+    by_y = np.argsort(ky)
+    within = np.arange(len(kx)) - np.repeat(offsets, lengths)
+    ranks = np.empty(len(kx), dtype=np.intp)
+    ranks[by_y] = within + 1
+    kx_sorted, ky_sorted = kx[by_x], ky[by_y]
+    repeated = np.zeros(len(todo), dtype=bool)
+    for keys in (kx_sorted, ky_sorted):
+        same = np.flatnonzero(keys[1:] == keys[:-1])
+        repeated[(keys[same] // span)] = True
+    base = np.arange(1, int(lengths.max()) + 1, dtype=np.intp)
+    for j, i in enumerate(todo):
+        if repeated[j]:
+            values[i] = _ktu_codes(*pairs[i])
+            continue
+        n, start = int(lengths[j]), int(offsets[j])
+        dis = _kendall_dis(base[:n], ranks[start : start + n])
+        tot = n * (n - 1) // 2
+        values[i] = float(round((tot - 2 * dis) / np.sqrt(tot) / np.sqrt(tot), 14))
+    return values
+
+
 def ktu_topic(orig: list[str], rep: list[str]) -> float:
     """Kendall's tau Union of one topic, as repro_eval computes it (rounded to 14 digits).
 
@@ -185,12 +227,14 @@ def ktu(
     per_topic: dict[str, float | None] = {}
     short, undefined = [], []
     topics = common_topics(list(orig.topics), list(rep.topics), label, warnings)
+    equal: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for t, (a, b) in _pairs(orig, rep, topics, pairs).items():
         if len(a) != len(b):
             short.append(t)
             n = min(len(a), len(b))
             a, b = a[:n], b[:n]
-        value = _ktu_codes(a, b) if len(a) >= 2 else math.nan
+        equal[t] = (a, b)
+    for t, value in zip(equal, _ktu_all(list(equal.values())), strict=True):
         per_topic[t] = _clean(value)
         if per_topic[t] is None:
             undefined.append(t)
@@ -223,6 +267,41 @@ def _rbo_codes(orig: np.ndarray, rep: np.ndarray, p: float, depth: int) -> float
     x = _overlaps(rep, orig, depth)
     w = _weights(p, depth)
     return float(np.sum(w * x / np.arange(1, depth + 1)) / np.sum(w))
+
+
+def _rbo_all(pairs: list[tuple[np.ndarray, np.ndarray]], p: float, depth: int) -> list[float]:
+    """:func:`_rbo_codes` of many topics at once, without a sort.
+
+    A document's position in one ranking is looked up through a table indexed by code
+    (filled and cleared per topic); the overlap curves of all topics are the rows of one
+    cumulative count. Rankings with a repeated code go through :func:`_rbo_codes`.
+    """
+    n = len(pairs)
+    w = _weights(p, depth)
+    span = max((int(c.max()) + 1 for pair in pairs for c in pair if len(c)), default=1)
+    lookup = np.full(span, -1, dtype=np.int64)
+    firsts, slow = [], {}
+    for t, (orig, rep) in enumerate(pairs):
+        a, b = rep[:depth], orig[:depth]  # as _rbo_codes: overlaps of (rep, orig)
+        lookup[a] = np.arange(len(a))
+        unique = np.array_equal(lookup[a], np.arange(len(a)))
+        lookup[a] = -1
+        lookup[b] = np.arange(len(b))
+        unique = unique and np.array_equal(lookup[b], np.arange(len(b)))
+        pb = lookup[a]
+        lookup[b] = -1
+        if not unique:
+            slow[t] = _rbo_codes(orig, rep, p, depth)
+            continue
+        hit = np.flatnonzero(pb >= 0)
+        firsts.append(t * depth + np.maximum(hit, pb[hit]))
+    flat = np.concatenate(firsts) if firsts else np.empty(0, dtype=np.int64)
+    x = np.cumsum(np.bincount(flat, minlength=n * depth).reshape(n, depth), axis=1)
+    ranks = np.arange(1, depth + 1)
+    total = np.sum(w)
+    return [
+        slow[t] if t in slow else float(np.sum(w * row / ranks) / total) for t, row in enumerate(x)
+    ]
 
 
 def rbo_topic(orig: list[str], rep: list[str], p: float = RBO_P, depth: int = RBO_DEPTH) -> float:
@@ -287,9 +366,13 @@ def rbo(
     """Mean RBO over the topics both runs have (repro_eval's form unless ``extrapolated``)."""
     per_topic: dict[str, float | None] = {}
     topics = common_topics(list(orig.topics), list(rep.topics), label, warnings)
-    for t, (a, b) in _pairs(orig, rep, topics, pairs).items():
-        value = _rbo_ext_codes(a, b, p)["ext"] if extrapolated else _rbo_codes(a, b, p, depth)
-        per_topic[t] = _clean(value)
+    coded = _pairs(orig, rep, topics, pairs)
+    if extrapolated:
+        for t, (a, b) in coded.items():
+            per_topic[t] = _clean(_rbo_ext_codes(a, b, p)["ext"])
+    elif coded:
+        values = _rbo_all(list(coded.values()), p, depth)
+        per_topic = {t: _clean(v) for t, v in zip(coded, values, strict=True)}
     defined = [v for v in per_topic.values() if v is not None]
     return (float(np.mean(defined)) if defined else None), per_topic
 
