@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 import ir_measures
 import numpy as np
@@ -74,6 +75,7 @@ class Evaluator:
         self._parsed = parsed
         self._by_str = {str(m): i for i, m in enumerate(parsed)}
         self._evaluator = ir_measures.evaluator(parsed, qrels)
+        self._invoker_columns: list | None = None
 
     def evaluate(self, run: Run) -> TopicScores:
         """Per-topic scores of every judged topic (a topic the run lacks scores 0).
@@ -88,21 +90,39 @@ class Evaluator:
             return self._evaluate_pytrec(run, invokers)
         return self._evaluate_generic(run)
 
+    def _columns(self, invokers: list) -> list[tuple[dict[str, int], list[str], np.ndarray]]:
+        """Per invocation: pytrec_eval key -> column, its keys, their columns (built once)."""
+        if self._invoker_columns is None:
+            self._invoker_columns = []
+            for inv in invokers:
+                columns = {
+                    ms: self._by_str[str(m)] for ms, (m, _measure_str) in inv.measure_map.items()
+                }
+                keys = list(columns)
+                self._invoker_columns.append(
+                    (columns, keys, np.asarray([columns[k] for k in keys], dtype=np.intp))
+                )
+        return self._invoker_columns
+
     def _evaluate_pytrec(self, run: Run, invokers: list) -> TopicScores:
         topics = sorted(self.qrels)
         index = {t: i for i, t in enumerate(topics)}
         n = len(self.measure_names)
         values = np.full((len(topics), n), np.nan)
         nested = run.nested()
-        for inv in invokers:
-            columns = {
-                ms: self._by_str[str(m)] for ms, (m, _measure_str) in inv.measure_map.items()
-            }
+        for inv, (columns, keys, cols) in zip(invokers, self._columns(invokers), strict=True):
+            pick = itemgetter(*keys) if len(keys) > 1 else None
             for qid, meas in inv.evaluator.evaluate(nested).items():
                 i = index.get(qid)
                 if i is None:
                     continue
                 row = values[i]
+                if pick is not None and len(meas) == len(keys):
+                    try:
+                        row[cols] = pick(meas)
+                        continue
+                    except KeyError:
+                        pass
                 for ms, v in meas.items():
                     j = columns.get(ms)
                     if j is not None:
