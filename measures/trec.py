@@ -446,6 +446,10 @@ def score_order(ranking: Ranking) -> Ranking:
 
 def prepare(run: Run, *, depth: int | None = RUN_LENGTH, score_ordered: bool = False) -> Run:
     """The ranking repro_eval compares: ties broken, then trimmed to ``depth`` documents."""
+    if not score_ordered and run.topics:
+        fast = _prepare_coded(run, depth)
+        if fast is not None:
+            return fast
     topics = {}
     ranks: dict[str, np.ndarray] | None = None
     for t, r in run.topics.items():
@@ -458,4 +462,38 @@ def prepare(run: Run, *, depth: int | None = RUN_LENGTH, score_ordered: bool = F
         if depth is not None and len(r.docs) > depth:
             r = r.take(slice(0, depth))
         topics[t] = r
+    return Run(name=run.name, topics=topics, tag=run.tag, warnings=list(run.warnings))
+
+
+def _prepare_coded(run: Run, depth: int | None) -> Run | None:
+    """:func:`prepare` (file order) of a run whose rankings all carry integer codes.
+
+    :func:`break_ties` for every topic in one ``lexsort``: groups of adjacent equal scores
+    never span two topics, so sorting by (group, code descending) over the whole run
+    reorders each topic exactly as the per-topic call does, and leaves tie-free topics as
+    they are. None when a ranking has no integer codes.
+    """
+    rankings = list(run.topics.values())
+    if not all(r.codes is not None and r.codes.dtype.kind in "iu" for r in rankings):
+        return None
+    lengths = [len(r.docs) for r in rankings]
+    scores = np.concatenate([r.scores for r in rankings])
+    codes = np.concatenate([r.codes for r in rankings]).astype(np.int64)
+    ends = np.cumsum(lengths)
+    if len(scores) == 0:
+        return None
+    same = scores[1:] == scores[:-1]
+    starts = ends[:-1]
+    same[starts[(starts > 0) & (starts < len(scores))] - 1] = False  # topics start groups
+    order = np.lexsort((-codes, np.concatenate(([0], np.cumsum(~same)))))
+    docs = [d for r in rankings for d in r.docs]
+    if len(order) > 1:
+        docs = list(itemgetter(*order.tolist())(docs))
+    scores, codes_sorted = scores[order], np.concatenate([r.codes for r in rankings])[order]
+    topics = {}
+    start = 0
+    for t, n in zip(run.topics, lengths, strict=True):
+        stop = start + (n if depth is None else min(n, depth))
+        topics[t] = Ranking(docs[start:stop], scores[start:stop], codes_sorted[start:stop])
+        start += n
     return Run(name=run.name, topics=topics, tag=run.tag, warnings=list(run.warnings))
