@@ -468,7 +468,7 @@ def prepare(run: Run, *, depth: int | None = RUN_LENGTH, score_ordered: bool = F
 def _prepare_coded(run: Run, depth: int | None) -> Run | None:
     """:func:`prepare` (file order) of a run whose rankings all carry integer codes.
 
-    :func:`break_ties` for every topic in one ``lexsort``: groups of adjacent equal scores
+    :func:`break_ties` for every topic in one stable sort: groups of adjacent equal scores
     never span two topics, so sorting by (group, code descending) over the whole run
     reorders each topic exactly as the per-topic call does, and leaves tie-free topics as
     they are. None when a ranking has no integer codes.
@@ -485,8 +485,14 @@ def _prepare_coded(run: Run, depth: int | None) -> Run | None:
     same = scores[1:] == scores[:-1]
     starts = ends[:-1]
     same[starts[(starts > 0) & (starts < len(scores))] - 1] = False  # topics start groups
-    order = np.lexsort((-codes, np.concatenate(([0], np.cumsum(~same)))))
-    docs = [d for r in rankings for d in r.docs]
+    group = np.concatenate(([0], np.cumsum(~same)))
+    low, high = int(codes.min()), int(codes.max())
+    if (int(group[-1]) + 1) * (high - low + 1) < 2**62:
+        # one key, group-major and code descending; nearly sorted, so timsort is quick
+        order = np.argsort(group * (high - low + 1) + (high - codes), kind="stable")
+    else:
+        order = np.lexsort((-codes, group))
+    docs = list(itertools.chain.from_iterable(r.docs for r in rankings))
     if len(order) > 1:
         docs = list(itemgetter(*order.tolist())(docs))
     scores, codes_sorted = scores[order], np.concatenate([r.codes for r in rankings])[order]
