@@ -218,7 +218,7 @@ def _read_run_bytes(data: bytes, display: str) -> Run | None:
     blocks: dict[str, list[tuple[int, int]]] = {}
     for t, a, b in zip(topic_keys[block_starts].tolist(), block_starts, block_ends, strict=True):
         blocks.setdefault(t.decode("ascii"), []).append((a, b))
-    tag = data[int(starts[-1, 5]) : int(ends[-1, 5])].decode("ascii")
+    tag = raw[int(starts[-1, 5]) : int(ends[-1, 5])].tobytes().decode("ascii")
     return _assemble(display, blocks, docs, scores, tag, keys)
 
 
