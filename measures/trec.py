@@ -172,13 +172,21 @@ def _token_bounds(data: bytes, ncols: int) -> tuple[np.ndarray, np.ndarray, np.n
 
 
 def _fixed(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The tokens ``raw[starts[i]:ends[i]]`` as a numpy ``S`` array (NUL-padded)."""
+    """The tokens ``raw[starts[i]:ends[i]]`` as a numpy ``S`` array (NUL-padded).
+
+    Filled one byte column at a time (a docid is a few to a few dozen bytes), which
+    touches less memory than gathering a full ``tokens x width`` index matrix.
+    """
     lengths = ends - starts
     width = max(int(lengths.max()), 1)
-    pos = np.arange(width)
-    idx = np.minimum(starts[:, None] + pos, raw.size - 1)
-    matrix = np.where(pos < lengths[:, None], raw[idx], 0).astype(np.uint8)
-    return matrix.view(f"S{width}").ravel()
+    out = np.zeros((len(starts), width), dtype=np.uint8)
+    for k in range(width):
+        longer = lengths > k
+        if longer.all():
+            out[:, k] = raw[starts + k]
+        else:
+            out[longer, k] = raw[starts[longer] + k]
+    return out.view(f"S{width}").ravel()
 
 
 def _joined(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bytes:
