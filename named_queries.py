@@ -9,11 +9,14 @@ Header lines (comments before the query)::
     # example: collection=https://w3id.org/reprokg/id/collection/robust04
 
 Parameter values never enter the query text as text: each is parsed into an rdflib term
-of its declared type (DOIs and ORCIDs normalised by :mod:`reprokg.identifiers`), then
+of its declared type (DOIs and ORCIDs normalised by :mod:`reprokg.identifiers`, an
+ir_datasets id of type ``collection`` becomes the shared collection IRI minted from it), then
 written with ``Term.n3()`` into a ``VALUES ?name { term }`` block placed at the start of
 the query's outermost ``WHERE`` group, so the engine joins on it like a constant.
 Lines of the template that end with ``#? name`` belong to optional parameter ``name``
 and are dropped when it is not given (the template, not the value, is edited).
+An integer parameter named ``limit`` replaces the template's last ``LIMIT n`` (1 to
+:data:`MAX_LIMIT`); the ``n`` written in the template is the default.
 """
 
 from __future__ import annotations
@@ -34,7 +37,11 @@ from reprokg.identifiers import IdentifierError, doi_iri, orcid_iri
 from reprokg.resources import iter_files
 from reprokg.store.base import AskResult, GraphResult, SelectResult, Store
 
-PARAM_TYPES = ("iri", "doi", "orcid", "string", "integer", "decimal")
+PARAM_TYPES = ("iri", "doi", "orcid", "collection", "string", "integer", "decimal")
+#: a parameter named ``limit`` (type integer) replaces the query's last ``LIMIT n`` (the
+#: default written in the template) instead of being bound with VALUES; at most this many
+MAX_LIMIT = 1000
+_LIMIT_RE = re.compile(r"\bLIMIT\s+\d+", re.IGNORECASE)
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _IRI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*$")
 _HEADER_RE = re.compile(r"^#\s*([A-Za-z_-]+)\s*:\s*(.*)$")
@@ -102,6 +109,7 @@ class NamedQuery:
                     )
                 continue
             terms[p.name] = to_term(p, raw)
+        limit = terms.pop("limit", None) if self.param("limit") else None
         lines = []
         for line in self.sparql.splitlines():
             m = _OPTIONAL_LINE_RE.search(line)
@@ -109,6 +117,8 @@ class NamedQuery:
                 continue
             lines.append(line)
         text = "\n".join(lines)
+        if limit is not None:
+            text = _set_limit(self.name, text, int(limit))
         if not terms:
             return text
         m = _WHERE_RE.search(_blank_comments(text))
@@ -116,6 +126,17 @@ class NamedQuery:
             raise NamedQueryError(f"query {self.name!r} has no WHERE group to bind values in")
         block = "".join(f"\n  VALUES ?{n} {{ {t.n3()} }}" for n, t in terms.items())
         return text[: m.end()] + block + text[m.end() :]
+
+
+def _set_limit(query: str, text: str, limit: int) -> str:
+    """``text`` with its last ``LIMIT n`` replaced by ``limit`` (checked: 1..MAX_LIMIT)."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise NamedQueryError(f"parameter 'limit': {limit} is not between 1 and {MAX_LIMIT}")
+    found = list(_LIMIT_RE.finditer(_blank_comments(text)))
+    if not found:
+        raise NamedQueryError(f"query {query!r} has a limit parameter but no LIMIT")
+    m = found[-1]
+    return text[: m.start()] + f"LIMIT {limit}" + text[m.end() :]
 
 
 def _blank_comments(text: str) -> str:
@@ -138,6 +159,12 @@ def to_term(param: Param, raw: str) -> Identifier:
             return doi_iri(value)
         if param.type == "orcid":
             return orcid_iri(value)
+        if param.type == "collection":
+            from reprokg.loaders.qrels import collection_iri
+
+            if not value:
+                raise NamedQueryError(f"parameter {param.name!r} is empty")
+            return collection_iri(value)
         if param.type == "string":
             return Literal(str(raw))
         if param.type == "integer":

@@ -39,6 +39,7 @@ def _scores():
     from rdflib import Graph, Literal, URIRef
     from rdflib.namespace import RDF, XSD
 
+    from reprokg.loaders.qrels import collection_iri
     from reprokg.namespaces import MLS, RK
 
     g = Graph()
@@ -49,6 +50,8 @@ def _scores():
     g.add((other, RK.data, URIRef(OTHER_RUN + "/data")))
     g.add((URIRef(OTHER_RUN + "/data"), RK.testCollection, URIRef(OTHER_RUN + "/tc")))
     g.add((URIRef(OTHER_RUN + "/tc"), RK.irDatasetsId, Literal("https://ir-datasets.com/nyt")))
+    # as the ir_metadata loader links it: the shared node minted from the ir_datasets id
+    g.add((URIRef(OTHER_RUN + "/tc"), RK.collection, collection_iri("https://ir-datasets.com/nyt")))
     for run, measure, value in (
         (real, "map", "0.31"),
         (other, "map", "0.25"),
@@ -119,6 +122,7 @@ def test_list(client) -> None:
         "toolkit": True,
         "method": True,
         "platform": True,
+        "limit": True,
     }
 
 
@@ -201,6 +205,11 @@ def test_find_baselines_filters_and_formats(client) -> None:
     assert r.text.startswith("run,tag,score,measure,collection\r\n")
     r = client.get("/queries/find-baselines", params=params, headers={"Accept": "image/png"})
     assert r.status_code == 406
+    rows = _rows(client.get("/queries/find-baselines", params={**params, "limit": "1"}))
+    assert [r["tag"] for r in rows] == ["bm25+rm3"]
+    for bad in ("0", "1001", "ten", "1 } LIMIT 5"):
+        r = client.get("/queries/find-baselines", params={**params, "limit": bad})
+        assert r.status_code == 400, bad
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,8 @@
 """Generate PRIMAD-like run data (N-Quads, one named graph per run) with the run ontology terms.
 
 The shape follows what ``loaders/ir_metadata.py`` writes for a run header (per-run component
-nodes; test collections identified by their ir_datasets id as a literal; reported measure
+nodes; test collections with their ir_datasets id as a literal and ``rk:collection`` to the
+shared node minted from it; reported measure
 names as literals on the evaluation), plus reported scores (``rk:reportedScore`` ->
 ``rk:measureName`` + ``mls:hasValue``) so baselines can be ordered. Deterministic (seeded).
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+
+from reprokg.loaders.qrels import collection_iri
 
 RK = "https://w3id.org/reprokg/ontology#"
 MLS = "http://www.w3.org/ns/mls#"
@@ -67,12 +70,15 @@ def run_quads(i: int, rng: random.Random) -> list[str]:
     t(software, RK + "retrievalToolkit", _iri(toolkit))
     t(toolkit, SCHEMA + "name", _lit(rng.choice(TOOLKITS)))
     t(toolkit, RK + "packageVersion", _lit(f"0.{rng.randrange(30)}"))
-    # data: a per-run test collection node, identified by its ir_datasets id
+    # data: a per-run test collection node with its ir_datasets id, linked to the shared
+    # collection node minted from that id (as loaders/ir_metadata.py writes it)
     data = node("data", "Data")
     t(run, RK + "data", _iri(data))
     tc = node("data-test-collection", "TestCollection")
     t(data, RK + "testCollection", _iri(tc))
-    t(tc, RK + "irDatasetsId", _lit(rng.choice(COLLECTIONS)))
+    coll = rng.choice(COLLECTIONS)
+    t(tc, RK + "irDatasetsId", _lit(coll))
+    t(tc, RK + "collection", _iri(str(collection_iri(coll))))
     # method: one or two retrieval stages
     method = node("method", "Method")
     t(run, RK + "method", _iri(method))
