@@ -427,9 +427,9 @@ def main(argv: list[str] | None = None) -> int:
         times = []
         for c in cs[: args.rdflib_queries]:
             t1 = time.perf_counter()
-            rows = len(list(ds.query(shipped.bind(c))))
+            nrows = len(list(ds.query(shipped.bind(c))))
             times.append(time.perf_counter() - t1)
-            print(f"  rdflib query {len(times)}: {times[-1]:.2f} s, {rows} rows", flush=True)
+            print(f"  rdflib query {len(times)}: {times[-1]:.2f} s, {nrows} rows", flush=True)
         rd_p50 = statistics.median(times) * 1000
 
     print()
