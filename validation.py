@@ -183,8 +183,9 @@ def known_kinds() -> list[str]:
 
 # --------------------------------------------------------------------------- python checks
 
-Check = Callable[[Graph], list[Result]]
-#: Checks SHACL cannot express; each gets the document graph and returns results.
+Check = Callable[[Graph, "Document | None"], list[Result]]
+#: Checks SHACL cannot express; each gets the document graph (and the document, for
+#: its source paths) and returns results.
 PYTHON_CHECKS: list[Check] = []
 
 
@@ -193,16 +194,41 @@ def python_check(fn: Check) -> Check:
     return fn
 
 
+def _orcid_source_path(doc: Document | None) -> str:
+    """The source path of the document's ORCID field, from its ``lines`` if unambiguous.
+
+    Loaders record every ORCID key they read (``actor.orcid``, ``authors[2].orcid``);
+    paths at the same line are one field under two names (the audit loader keeps an
+    ``actor.orcid`` alias), and the most specific of them is the one a person edits.
+    Several ORCID fields on different lines cannot be told apart by value here, so
+    the generic ``orcid`` is used then.
+    """
+    if doc is None:
+        return "orcid"
+    found = [p for p in doc.lines if p.rsplit(".", 1)[-1].lower().endswith("orcid")]
+    if found and len({doc.lines[p] for p in found}) == 1:
+        return max(found, key=lambda p: (len(p), p))
+    return "orcid"
+
+
 @python_check
-def check_orcids(graph: Graph) -> list[Result]:
-    """ORCID iDs (as IRIs, or as written in ``rk:orcidAsWritten``) must pass MOD 11-2."""
+def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
+    """ORCID iDs (as IRIs, or as written in ``rk:orcidAsWritten``) must pass MOD 11-2.
+
+    A finding a loader already reported (same focus node and value, with its own path
+    and line) is not repeated.
+    """
+    reported = {(m.focus_node, m.value) for m in doc.messages} if doc is not None else set()
+    path = _orcid_source_path(doc)
     results = []
     for s, o in graph.subject_objects(RK.orcidAsWritten):
         try:
             orcid_iri(str(o))
         except IdentifierError as exc:
+            if (str(s), str(o)) in reported:
+                continue
             results.append(
-                Result("Violation", str(exc), path="actor.orcid", focus_node=str(s), value=str(o))
+                Result("Violation", str(exc), path=path, focus_node=str(s), value=str(o))
             )
     seen: set[str] = set()
     for term in set(graph.subjects()) | set(graph.objects()):
@@ -214,7 +240,9 @@ def check_orcids(graph: Graph) -> list[Result]:
             try:
                 orcid_iri(iri)
             except IdentifierError as exc:
-                results.append(Result("Violation", str(exc), path="orcid", focus_node=iri))
+                if (iri, None) in reported or (iri, iri) in reported:
+                    continue
+                results.append(Result("Violation", str(exc), path=path, focus_node=iri))
     return results
 
 
@@ -360,39 +388,69 @@ def validate_document(doc: Document) -> Report:
     data = materialise_types(doc.graph)
     results = _shacl_results(data, doc.kind)
     for check in PYTHON_CHECKS:
-        results.extend(check(doc.graph))
+        results.extend(check(doc.graph, doc))
     return _finish(doc, results)
 
 
-def validate_documents(docs: list[Document]) -> list[Report]:
-    """Validate many documents with one pyshacl run per kind, results mapped back by focus node.
+def _disjoint_batches(group: list[Document]) -> list[list[int]]:
+    """Split a batch so no two documents in a part share a node either describes.
 
-    Documents' subjects are disjoint except for shared identifiers (DOIs, ORCIDs), whose
-    shapes only check what each document says of them; a result on a shared node is
-    given to every document that mentions that node.
+    Validated together, two documents saying different things of one shared node (a
+    DOI written two ways) break its cardinality constraints although each conforms
+    alone. Within a part every described node belongs to one document, so a merged
+    run gives each document exactly the results it gets alone.
+    """
+    parts: list[tuple[list[int], set, set]] = []
+    for i, d in enumerate(group):
+        subjects = set(d.graph.subjects())
+        nodes = subjects | {o for p, o in d.graph.predicate_objects() if p != RDF.type}
+        nodes = {n for n in nodes if not isinstance(n, Literal)}
+        for members, used_subjects, used_nodes in parts:
+            # a node described (a subject) in one document and used in another
+            if not (subjects & used_nodes) and not (nodes & used_subjects):
+                members.append(i)
+                used_subjects |= subjects
+                used_nodes |= nodes
+                break
+        else:
+            parts.append(([i], set(subjects), set(nodes)))
+    return [members for members, _, _ in parts]
+
+
+def validate_documents(docs: list[Document]) -> list[Report]:
+    """Validate many documents; the reports equal those of validating each alone.
+
+    One pyshacl run per kind over the merged graph of documents that share no node
+    (see ``_disjoint_batches``); results are mapped back by focus node.
     """
     by_kind: dict[str, list[Document]] = {}
     for d in docs:
         by_kind.setdefault(d.kind, []).append(d)
     reports: dict[int, Report] = {}
     for kind, group in by_kind.items():
-        if len(group) == 1:
-            reports[id(group[0])] = validate_document(group[0])
-            continue
-        merged = Graph()
-        owners: dict[str, list[int]] = {}
-        for i, d in enumerate(group):
-            for t in d.graph:
-                merged.add(t)
-            for s in set(d.graph.subjects()):
-                owners.setdefault(str(s), []).append(i)
-        results = _shacl_results(add_entailed_types(merged), kind)
-        per_doc: list[list[Result]] = [[] for _ in group]
-        for r in results:
-            for i in owners.get(r.focus_node or "", range(len(group))):
-                per_doc[i].append(Result(**asdict(r)))
-        for i, d in enumerate(group):
-            for check in PYTHON_CHECKS:
-                per_doc[i].extend(check(d.graph))
-            reports[id(d)] = _finish(d, per_doc[i])
+        for part in _disjoint_batches(group):
+            members = [group[i] for i in part]
+            if len(members) == 1:
+                reports[id(members[0])] = validate_document(members[0])
+                continue
+            merged = Graph()
+            owners: dict[str, list[int]] = {}  # described node -> its one document
+            users: dict[str, list[int]] = {}  # node only used as a value -> documents
+            for i, d in enumerate(members):
+                for t in d.graph:
+                    merged.add(t)
+                for n in set(d.graph.subjects()):
+                    owners.setdefault(str(n), []).append(i)
+                for n in set(d.graph.objects()):
+                    users.setdefault(str(n), []).append(i)
+            results = _shacl_results(add_entailed_types(merged), kind)
+            per_doc: list[list[Result]] = [[] for _ in members]
+            for r in results:
+                focus = r.focus_node or ""
+                for i in owners.get(focus) or users.get(focus) or range(len(members)):
+                    per_doc[i].append(Result(**asdict(r)))
+            for i, d in enumerate(members):
+                for check in PYTHON_CHECKS:
+                    per_doc[i].extend(check(d.graph, d))
+                reports[id(d)] = _finish(d, per_doc[i])
     return [reports[id(d)] for d in docs]

@@ -168,13 +168,6 @@ def test_author_without_orcid_is_reported_as_info(docs, files):
     assert [r.severity for r in rep.results if r.path == "authors.orcid"] == ["Info", "Info"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="shapes/common.ttl gives rk:doiAsWritten sh:maxCount 1 and validate_documents merges "
-    "a batch, so the count runs across documents: 8 real reports cite the same original DOI "
-    "written differently (10.48550/arXiv.… vs https://doi.org/10.48550/arXiv.…) and batch "
-    "ingest rejects them (reported to the common-shapes / validation owners)",
-)
 def test_batch_validation_of_all_reports_conforms(docs):
     from reprokg.validation import validate_documents
 
