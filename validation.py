@@ -5,12 +5,18 @@ the small RDFS closure of our ontology (subclass types) is materialised into the
 copy first instead of running ``inference="owlrl"`` per document (DESIGN.md).
 Checks SHACL cannot express (the ORCID check digit, loader findings with line
 numbers) become results of the same form, so users read one report.
+
+By default the shapes run compiled to SPARQL on pyoxigraph (``reprokg.shacl_fast``,
+one named graph per document); kinds it does not compile, documents with ill-typed
+literals, and ``REPROKG_SHACL_ENGINE=pyshacl`` use pyshacl. ``=compare`` runs both
+and raises ``EngineMismatch`` when they disagree (the equivalence gate).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from functools import cache, lru_cache
@@ -363,6 +369,60 @@ def _shacl_results(data: Graph, kind: str) -> list[Result]:
     return out
 
 
+def engine() -> str:
+    """``fast`` (compiled SPARQL on pyoxigraph, reprokg.shacl_fast) unless
+    ``REPROKG_SHACL_ENGINE=pyshacl``; the fast engine itself hands to pyshacl any kind
+    whose shapes it does not compile and any document with an ill-typed literal."""
+    value = os.environ.get("REPROKG_SHACL_ENGINE", "fast")
+    return value if value in ("pyshacl", "compare") else "fast"
+
+
+class EngineMismatch(AssertionError):
+    """``REPROKG_SHACL_ENGINE=compare``: the fast engine and pyshacl disagreed."""
+
+
+def shacl_key(results: Iterable[Result]) -> set[tuple]:
+    """What both engines must agree on: (focus node, path, severity, component, value)."""
+    return {(r.focus_node, r.path, r.severity, r.constraint, r.value) for r in results}
+
+
+def _fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
+    """SHACL results per document from reprokg.shacl_fast, or None for pyshacl."""
+    from reprokg import shacl_fast
+
+    if engine() == "pyshacl" or shacl_fast.compile_kind(kind) is None:
+        return None
+    graphs = [materialise_types(d.graph) for d in docs]
+    if any(shacl_fast.has_ill_typed(g) for g in graphs):
+        return None
+    out = []
+    for found in shacl_fast.evaluate(kind, graphs):
+        out.append(
+            [
+                Result(
+                    severity=b.severity,
+                    message=b.message,
+                    path=b.path,
+                    focus_node=focus,
+                    value=value,
+                    shape=b.shape,
+                    constraint=b.component,
+                )
+                for b, focus, value in found
+            ]
+        )
+    if engine() == "compare":  # the equivalence gate: every document checked by both
+        for d, results in zip(docs, out, strict=True):
+            ref = shacl_key(_shacl_results(materialise_types(d.graph), kind))
+            got = shacl_key(results)
+            if ref != got:
+                raise EngineMismatch(
+                    f"{d.source_name}: pyshacl only {sorted(ref - got, key=str)}; "
+                    f"fast only {sorted(got - ref, key=str)}"
+                )
+    return out
+
+
 def _finish(doc: Document, results: list[Result]) -> Report:
     for m in doc.messages:
         results.append(
@@ -385,8 +445,10 @@ def _finish(doc: Document, results: list[Result]) -> Report:
 
 
 def validate_document(doc: Document) -> Report:
-    data = materialise_types(doc.graph)
-    results = _shacl_results(data, doc.kind)
+    fast = _fast_results([doc], doc.kind)
+    results = (
+        fast[0] if fast is not None else _shacl_results(materialise_types(doc.graph), doc.kind)
+    )
     for check in PYTHON_CHECKS:
         results.extend(check(doc.graph, doc))
     return _finish(doc, results)
@@ -428,6 +490,13 @@ def validate_documents(docs: list[Document]) -> list[Report]:
         by_kind.setdefault(d.kind, []).append(d)
     reports: dict[int, Report] = {}
     for kind, group in by_kind.items():
+        fast = _fast_results(group, kind) if len(group) > 1 else None
+        if fast is not None:  # one named graph per document: per-document by construction
+            for d, results in zip(group, fast, strict=True):
+                for check in PYTHON_CHECKS:
+                    results.extend(check(d.graph, d))
+                reports[id(d)] = _finish(d, results)
+            continue
         for part in _disjoint_batches(group):
             members = [group[i] for i in part]
             if len(members) == 1:

@@ -15,6 +15,9 @@ deterministic headers (:mod:`benchmarks.ingest.generate`):
                        pyoxigraph quads built beforehand (no rdflib, validation,
                        provenance or per-document atomicity): the floor
 
+The validating modes run once per SHACL engine (``--engines``, default
+``fast,pyshacl``: ``REPROKG_SHACL_ENGINE`` of the worker process), side by side.
+
 Printed: medians over ``--repeats`` of wall time and of the process's CPU time (the
 machine is shared: CPU time is the stabler figure), headers per second of each, CPU
 time relative to ``raw-bulk``, and peak RSS (ru_maxrss of the mode's process, which
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -112,12 +116,16 @@ def worker(mode: str, n: int, batch: int) -> dict:
     }
 
 
-def run_mode(mode: str, n: int, batch: int) -> dict:
+def run_mode(mode: str, n: int, batch: int, engine: str | None = None) -> dict:
+    env = dict(os.environ)
+    if engine:
+        env["REPROKG_SHACL_ENGINE"] = engine
     out = subprocess.run(
         [sys.executable, __file__, "--worker", mode, "--n", str(n), "--batch", str(batch)],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     if out.returncode != 0:
         raise SystemExit(f"{mode} failed:\n{out.stderr[-3000:]}")
@@ -131,6 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--engines", default="fast,pyshacl", help="SHACL engines to compare")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--json", metavar="FILE", help="also write the raw results here")
     args = ap.parse_args(argv)
@@ -139,14 +148,22 @@ def main(argv: list[str] | None = None) -> None:
         return
 
     rows = []
-    for mode in args.modes.split(","):
+    load_before = os.getloadavg()
+    plan = [
+        (mode, engine)
+        for mode in args.modes.split(",")
+        for engine in (
+            args.engines.split(",") if mode.startswith(("validate", "ingest")) else [None]
+        )
+    ]
+    for mode, engine in plan:
         n = args.single_n if (mode == "validate-single" and args.single_n) else args.n
-        runs = [run_mode(mode, n, args.batch) for _ in range(args.repeats)]
+        runs = [run_mode(mode, n, args.batch, engine) for _ in range(args.repeats)]
         sec = statistics.median(r["seconds"] for r in runs)
         cpu = statistics.median(r["cpu_seconds"] for r in runs)
         rows.append(
             {
-                "mode": mode,
+                "mode": f"{mode}[{engine}]" if engine else mode,
                 "n": n,
                 "triples": runs[0]["triples"],
                 "median_s": sec,
@@ -157,11 +174,14 @@ def main(argv: list[str] | None = None) -> None:
                 "runs": [r["seconds"] for r in runs],
             }
         )
-        print(f"  {mode}: {n / sec:,.1f} headers/s", file=sys.stderr)
+        print(f"  {rows[-1]['mode']}: {n / sec:,.1f} headers/s", file=sys.stderr)
     raw = next((r for r in rows if r["mode"] == "raw-bulk"), None)
     print(f"\n{args.n} generated ir_metadata headers, batch {args.batch}, median of {args.repeats}")
+    before = " ".join(f"{x:.2f}" for x in load_before)
+    after = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"load average (1, 5, 15 min) before: {before}, after: {after}")
     print(
-        f"{'mode':18} {'headers':>8} {'wall s':>8} {'headers/s':>10} {'CPU s':>8} "
+        f"{'mode':26} {'headers':>8} {'wall s':>8} {'headers/s':>10} {'CPU s':>8} "
         f"{'headers/CPU-s':>13} {'x raw-bulk CPU':>14} {'peak RSS MB':>11}"
     )
     for r in rows:
@@ -169,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
             (r["median_cpu_s"] / r["n"]) / (raw["median_cpu_s"] / raw["n"]) if raw else float("nan")
         )
         print(
-            f"{r['mode']:18} {r['n']:8d} {r['median_s']:8.2f} {r['per_s']:10.1f} "
+            f"{r['mode']:26} {r['n']:8d} {r['median_s']:8.2f} {r['per_s']:10.1f} "
             f"{r['median_cpu_s']:8.2f} {r['per_cpu_s']:13.1f} {ratio:14.1f} "
             f"{r['peak_rss_mb']:11.0f}"
         )
