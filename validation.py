@@ -237,8 +237,9 @@ def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
                 Result("Violation", str(exc), path=path, focus_node=str(s), value=str(o))
             )
     seen: set[str] = set()
-    for term in set(graph.subjects()) | set(graph.objects()):
-        if isinstance(term, URIRef) and str(term).startswith("https://orcid.org/"):
+    nodes = {t for s, _p, o in graph for t in (s, o) if isinstance(t, URIRef)}  # one pass
+    for term in nodes:
+        if str(term).startswith("https://orcid.org/"):
             iri = str(term)
             if iri in seen:
                 continue
@@ -392,11 +393,11 @@ def _fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
 
     if engine() == "pyshacl" or shacl_fast.compile_kind(kind) is None:
         return None
-    graphs = [materialise_types(d.graph) for d in docs]
-    if any(shacl_fast.has_ill_typed(g) for g in graphs):
+    evaluated = shacl_fast.evaluate(kind, [d.graph for d in docs])
+    if evaluated is None:  # an ill-typed literal: pyshacl's sh:datatype sees it
         return None
     out = []
-    for found in shacl_fast.evaluate(kind, graphs):
+    for found in evaluated:
         out.append(
             [
                 Result(
