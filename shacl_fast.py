@@ -428,6 +428,18 @@ def has_ill_typed(graph: Graph) -> bool:
     return any(isinstance(o, Literal) and o.ill_typed for o in graph.objects())
 
 
+def graph_triples(graph: Graph) -> list[tuple]:
+    """The graph's triples; read from rdflib's in-memory index when the graph owns its
+    store (a third of validating a batch went to rdflib's per-triple context checks),
+    else through ``Graph.__iter__``. The count is checked against ``len(graph)``."""
+    spo = getattr(graph.store, "_Memory__spo", None)
+    if type(graph) is Graph and isinstance(spo, dict):
+        out = [(s, p, o) for s, po in spo.items() for p, os in po.items() for o in os]
+        if len(out) == len(graph):
+            return out
+    return list(graph)
+
+
 def _quads(graphs: list[Graph], names: list[ox.NamedNode]) -> list[ox.Quad] | None:
     """The graphs as quads with the entailed superclass types (as ``materialise_types``),
     or None when a literal is ill-typed. One pass, no rdflib copy: copying each graph
@@ -437,9 +449,10 @@ def _quads(graphs: list[Graph], names: list[ox.NamedNode]) -> list[ox.Quad] | No
     sup = _superclasses()
     memo: dict[object, object] = {}
     rdf_type = ox.NamedNode(str(RDF.type))
+    type_term = URIRef(str(RDF.type))  # hoisted: RDF.type is a namespace __getattr__ call
     quads = []
     for name, g in zip(names, graphs, strict=True):
-        for s, p, o in g:
+        for s, p, o in graph_triples(g):
             if isinstance(o, Literal) and o.ill_typed:
                 return None
             terms = []
@@ -449,7 +462,7 @@ def _quads(graphs: list[Graph], names: list[ox.NamedNode]) -> list[ox.Quad] | No
                     x = memo[t] = _ox(t)
                 terms.append(x)
             quads.append(ox.Quad(terms[0], terms[1], terms[2], name))  # type: ignore[arg-type]
-            if p == RDF.type and o in sup:
+            if p == type_term and o in sup:
                 for c in sup[o]:  # type: ignore[index]
                     x = memo.get(c)
                     if x is None:

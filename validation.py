@@ -237,7 +237,9 @@ def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
                 Result("Violation", str(exc), path=path, focus_node=str(s), value=str(o))
             )
     seen: set[str] = set()
-    nodes = {t for s, _p, o in graph for t in (s, o) if isinstance(t, URIRef)}  # one pass
+    from reprokg.shacl_fast import graph_triples
+
+    nodes = {t for s, _p, o in graph_triples(graph) for t in (s, o) if isinstance(t, URIRef)}
     for term in nodes:
         if str(term).startswith("https://orcid.org/"):
             iri = str(term)
