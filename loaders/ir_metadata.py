@@ -32,7 +32,7 @@ from reprokg.document import Document, Message
 from reprokg.errors import LoadError
 from reprokg.identifiers import IdentifierError, content_hash, doi_iri, mint, orcid_iri, stable_key
 from reprokg.loaders.source import Scalar, decode_text, parse_yaml
-from reprokg.loaders.trec_run import RunSummary, summarise
+from reprokg.loaders.trec_run import RunSummary, is_comment, summarise
 from reprokg.namespaces import DOAP, RK, RKX, SCHEMA, new_graph
 
 KIND = "run"
@@ -877,7 +877,7 @@ def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]
     attachments: dict[str, bytes] = {}
     if summary is not None:
         _add_summary(g, run, summary)
-        first = next(n for n, t in parts.run_lines if t.strip() and not t.lstrip().startswith("#"))
+        first = next(n for n, t in parts.run_lines if t.strip() and not is_comment(t))
         b.lines.setdefault("run lines", first)
         attachments[summary.sha256] = summary.data
         if tag is not None and summary.tags != [tag]:

@@ -19,6 +19,7 @@ import numpy as np
 
 from reprokg.errors import LoadError
 from reprokg.loaders.source import decode_text, read_bytes
+from reprokg.loaders.trec_run import is_comment
 
 #: repro_eval's RUN_LENGTH: rankings are trimmed to this many documents per topic.
 RUN_LENGTH = 1000
@@ -76,8 +77,8 @@ def _text(source: str | Path | bytes, name: str | None) -> tuple[str, str]:
 
 
 def _is_comment(line: str) -> bool:
-    stripped = line.lstrip()
-    return not stripped or stripped.startswith("#")
+    """Blank lines and trec_eval's whole-line comments (the run loader's rule) are skipped."""
+    return not line.strip() or is_comment(line)
 
 
 _COMMENT_LINE = re.compile(r"^[ \t]*#[^\n]*(?:\n|$)", re.MULTILINE)
