@@ -149,7 +149,11 @@ def _execute(store: Any, job: QueryJob, cap: int) -> tuple[str, Any, bool]:
         kwargs["default_graph"] = [ox.NamedNode(u) for u in job.default_graph_uris]
         kwargs["named_graphs"] = [ox.NamedNode(u) for u in job.named_graph_uris]
     elif not job.query_has_dataset:
-        kwargs["use_default_graph_as_union"] = True
+        # the merged default graph when the store keeps one (a set, each triple once);
+        # pyoxigraph's union flag (repeats shared triples) only for a pre-merge store
+        from reprokg.store.oxigraph import has_merge, union_kwargs
+
+        kwargs.update(union_kwargs(has_merge(store)))
     res = store.query(job.sparql, **kwargs)
     if isinstance(res, ox.QueryBoolean):
         return ("ask", bool(res), False)

@@ -47,9 +47,12 @@ def memory_mirror(store: Store) -> Store | None:
     import pyoxigraph as ox
 
     buf = io.BytesIO()
-    store.raw.dump(buf, ox.RdfFormat.N_QUADS)
+    store.raw.dump(buf, ox.RdfFormat.N_QUADS)  # every quad: documents and, if kept, merge
     mirror = OxigraphStore(None, blob_dir=store.blob_dir)
-    mirror.raw.bulk_load(input=buf.getvalue(), format=ox.RdfFormat.N_QUADS)
+    # the pyoxigraph store itself: the dump already holds the merge when the store keeps one
+    mirror._store.bulk_load(input=buf.getvalue(), format=ox.RdfFormat.N_QUADS)
+    if not store.merged:  # a pre-merge store opened read-only: build the merge in memory
+        mirror.rebuild_merge()
     return mirror
 
 

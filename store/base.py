@@ -2,7 +2,8 @@
 
 Results are backend-neutral and carry rdflib terms, so the service serialises one
 shape whatever engine answered. The default graph of :meth:`Store.query` is the
-union of all documents (named graphs); named graphs stay addressable with GRAPH.
+RDF merge of all documents (named graphs): a set, each triple once however many
+documents hold it; named graphs stay addressable with GRAPH.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ class QueryTimeout(StoreError):
 
 class QuerySyntaxError(StoreError):
     """The query or update text is not valid SPARQL 1.1 (a client error, HTTP 400)."""
+
+
+class UpdateRefusedSyntaxError(QuerySyntaxError):
+    """A valid update the store refuses: it writes the default graph, which is derived
+    from the documents (a client error like a syntax error, HTTP 400)."""
 
 
 @dataclass
@@ -131,7 +137,8 @@ class Store(ABC):
         named_graph_uris: Sequence[str] = (),
         timeout: float | None = None,
     ) -> QueryResult:
-        """Run a SPARQL 1.1 query; the default graph is the union of all named graphs."""
+        """Run a SPARQL 1.1 query; the default graph is the merge (set union) of all
+        named graphs."""
 
     @abstractmethod
     def update(

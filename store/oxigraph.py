@@ -8,6 +8,20 @@ is therefore *one* call: ``extend`` for a brand-new graph, or one update
 something is replaced. (``bulk_extend``/``bulk_load`` are NOT transactional and are
 not used for documents.)
 
+Default graph = the RDF merge of the documents (a set). pyoxigraph 0.5's
+``use_default_graph_as_union`` returns a triple once per graph holding it (oxigraph
+#1919, fixed after 0.5.13), so the merge is *materialised* in the store's real default
+graph and kept in the same transaction as every document write: a write also inserts
+its triples into the default graph, and a delete/replace first removes from the default
+graph the triples of the dropped graph that no other named graph holds
+(:func:`unmerge_ops`). Queries without an explicit dataset read the default graph as
+is. An empty named graph :data:`MERGED_MARKER` says the merge is complete; a writable
+store opened without it rebuilds the merge once (:meth:`OxigraphStore.rebuild_merge`),
+a read-only one falls back to the union flag (correct except for the double counts).
+SPARQL Update through :meth:`OxigraphStore.update` may not write the default graph
+(it is derived; refused with :class:`UpdateRefusedSyntaxError`, HTTP 400); after an
+update that changed named graphs the merge is re-synchronised (see ``update``).
+
 Concurrency: one writer process. Readers in other processes may open the directory
 with ``read_only=True`` (``pyoxigraph.Store.read_only``), which sees a static snapshot;
 pyoxigraph calls reading while another process writes "undefined behavior", so the
@@ -24,9 +38,11 @@ Hard limits need a worker process that is killed (what the service does).
 from __future__ import annotations
 
 import contextlib
+import itertools
+import logging
 import shutil
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
@@ -43,8 +59,33 @@ from reprokg.store.base import (
     SelectResult,
     Store,
     StoreError,
+    UpdateRefusedSyntaxError,
 )
 from reprokg.store.terms import to_ntriples, to_oxigraph, to_rdflib
+
+log = logging.getLogger(__name__)
+
+#: empty named graph: present when the default graph holds the complete merge (v1)
+MERGED_MARKER = "https://w3id.org/reprokg/store#merged-default-graph-v1"
+#: empty named graph: an update committed but the merge was not yet re-synchronised
+STALE_MARKER = "https://w3id.org/reprokg/store#merge-stale"
+#: named graph that keeps default-graph triples of a pre-merge store or a dump
+LEGACY_DEFAULT_GRAPH = "https://w3id.org/reprokg/store#legacy-default-graph"
+#: bookkeeping graphs that are never documents
+RESERVED_GRAPHS = frozenset({MERGED_MARKER, STALE_MARKER})
+
+#: the default graph := the merge of all named graphs (idempotent; O(store))
+RESYNC_OPS = (
+    "DELETE { ?s ?p ?o } WHERE { ?s ?p ?o FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } }",
+    "INSERT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } FILTER NOT EXISTS { ?s ?p ?o } }",
+)
+#: move default-graph triples no named graph holds into LEGACY_DEFAULT_GRAPH
+KEEP_LEGACY_OP = (
+    f"INSERT {{ GRAPH <{LEGACY_DEFAULT_GRAPH}> {{ ?s ?p ?o }} }} "
+    "WHERE { ?s ?p ?o FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } }"
+)
+_MARK_MERGED = (f"DROP SILENT GRAPH <{STALE_MARKER}>", f"CREATE SILENT GRAPH <{MERGED_MARKER}>")
+_MARK_STALE = (f"DROP SILENT GRAPH <{MERGED_MARKER}>", f"CREATE SILENT GRAPH <{STALE_MARKER}>")
 
 _FORMATS = {
     "nquads": ox.RdfFormat.N_QUADS,
@@ -89,6 +130,35 @@ def graph_quads(iri: URIRef | str, graph: Graph) -> list[ox.Quad]:
     return [ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), g) for s, p, o in graph]
 
 
+def merged_quads(quads: list[ox.Quad]) -> list[ox.Quad]:
+    """``quads`` plus their triples in the default graph (the merge; duplicates are no-ops)."""
+    return quads + [ox.Quad(q.subject, q.predicate, q.object) for q in quads]
+
+
+def unmerge_ops(iri: URIRef | str) -> list[str]:
+    """Drop graph ``iri`` and remove from the merge its triples no other graph holds."""
+    return [
+        f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} "
+        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{iri}>) }} }}",
+        f"DROP SILENT GRAPH <{iri}>",
+    ]
+
+
+def merge_op(iri: URIRef | str) -> str:
+    """Copy the triples of graph ``iri`` into the merge (blank nodes copied as bound)."""
+    return f"INSERT {{ ?s ?p ?o }} WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}"
+
+
+def has_merge(raw: ox.Store) -> bool:
+    """Whether a pyoxigraph store's default graph holds the complete merge."""
+    return raw.contains_named_graph(ox.NamedNode(MERGED_MARKER))
+
+
+def union_kwargs(merged: bool) -> dict[str, object]:
+    """Query keyword arguments for the store's default dataset."""
+    return {} if merged else {"use_default_graph_as_union": True}
+
+
 def insert_data(iri: URIRef | str, triples: Iterable, *, ascii_only: bool = False) -> str:
     """``INSERT DATA { GRAPH <iri> { … } }`` text for rdflib triples."""
     body = "\n".join(
@@ -122,6 +192,38 @@ class OxigraphStore(Store):
                 self._store = ox.Store(str(self.path))
         except OSError as exc:
             raise StoreError(f"cannot open store at {self.path}: {exc}") from exc
+        #: the default graph holds the complete merge (else queries use the union flag)
+        self.merged = has_merge(self._store)
+        if not self.merged:
+            if read_only:
+                log.warning(
+                    "store %s has no merged default graph (made before reprokg kept one); "
+                    "open it writable once to build it. Until then the default graph is "
+                    "pyoxigraph's union, which repeats triples shared by documents",
+                    self.path,
+                )
+            else:
+                self.rebuild_merge()
+
+    # ------------------------------------------------------------------ the merge
+
+    def rebuild_merge(self) -> None:
+        """Make the default graph the merge of all named graphs, in one transaction.
+
+        A store from before the merge (no marker at all) may hold triples of its own in
+        the default graph; those no document holds are kept in
+        :data:`LEGACY_DEFAULT_GRAPH` instead of being lost. A store left *stale* by a
+        crash between an update and its re-synchronisation is just re-synchronised.
+        """
+        self._check_writable()
+        stale = self._store.contains_named_graph(ox.NamedNode(STALE_MARKER))
+        ops = [*([] if stale else [KEEP_LEGACY_OP]), *RESYNC_OPS, *_MARK_MERGED]
+        self._store.update(" ;\n".join(ops))
+        self.merged = True
+
+    def _resync(self) -> None:
+        self._store.update(" ;\n".join([*RESYNC_OPS, *_MARK_MERGED]))
+        self.merged = True
 
     # ------------------------------------------------------------------ writes
 
@@ -133,7 +235,8 @@ class OxigraphStore(Store):
         self.replace_document(iri, graph, iri)
 
     def replace_document(self, iri: URIRef | str, graph: Graph, old: URIRef | str) -> None:
-        """One transaction: drop ``old`` and any previous ``iri``, write the new triples."""
+        """One transaction: drop ``old`` and any previous ``iri``, write the new triples,
+        keep the merged default graph exact."""
         self._check_writable()
         name = ox.NamedNode(str(iri))
         old_name = ox.NamedNode(str(old))
@@ -141,12 +244,13 @@ class OxigraphStore(Store):
             if not self._store.contains_named_graph(name) and (
                 old_name == name or not self._store.contains_named_graph(old_name)
             ):
-                self._store.extend(graph_quads(iri, graph))
+                self._store.extend(merged_quads(graph_quads(iri, graph)))
                 return
-            drops = f"DROP SILENT GRAPH <{iri}> ;\n"
+            ops = unmerge_ops(iri)
             if str(old) != str(iri):
-                drops += f"DROP SILENT GRAPH <{old}> ;\n"
-            self._store.update(drops + insert_data(iri, graph))
+                ops += unmerge_ops(old)
+            ops += [insert_data(iri, graph), merge_op(iri)]
+            self._store.update(" ;\n".join(ops))
         except (SyntaxError, ValueError, TypeError) as exc:  # a term pyoxigraph refuses
             raise StoreError(f"cannot write document {iri}: {exc}") from exc
         except OSError as exc:
@@ -154,7 +258,7 @@ class OxigraphStore(Store):
 
     def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
         """All of ``writes`` in ONE transaction: ``extend`` when every graph is new, else
-        one SPARQL Update of ``DROP``/``INSERT DATA`` operations in order."""
+        one SPARQL Update of ``DELETE``/``DROP``/``INSERT`` operations in order."""
         self._check_writable()
         if not writes:
             return
@@ -165,24 +269,27 @@ class OxigraphStore(Store):
                 for w in writes
             )
             if fresh and len({str(w.iri) for w in writes}) == len(writes):
-                self._store.extend([q for w in writes for q in graph_quads(w.iri, w.triples)])
+                quads = [q for w in writes for q in graph_quads(w.iri, w.triples)]
+                self._store.extend(merged_quads(quads))
                 return
-            ops = []
+            ops: list[str] = []
             for w in writes:
-                ops.append(f"DROP SILENT GRAPH <{w.iri}>")
+                ops += unmerge_ops(w.iri)
                 if w.replaces is not None and str(w.replaces) != str(w.iri):
-                    ops.append(f"DROP SILENT GRAPH <{w.replaces}>")
-                ops.append(insert_data(w.iri, w.triples))
+                    ops += unmerge_ops(w.replaces)
+                ops += [insert_data(w.iri, w.triples), merge_op(w.iri)]
             self._store.update(" ;\n".join(ops))
         except (SyntaxError, ValueError, TypeError, OSError) as exc:
             raise StoreError(f"cannot write {len(writes)} document(s): {exc}") from exc
 
     def delete_document(self, iri: URIRef | str) -> bool:
         self._check_writable()
+        if str(iri) in RESERVED_GRAPHS:
+            return False
         name = ox.NamedNode(str(iri))
         if not self._store.contains_named_graph(name):
             return False
-        self._store.remove_graph(name)
+        self._store.update(" ;\n".join(unmerge_ops(iri)))
         return True
 
     def update(
@@ -192,24 +299,46 @@ class OxigraphStore(Store):
         using_graph_uris: Sequence[str] = (),
         using_named_graph_uris: Sequence[str] = (),
     ) -> None:
+        """A SPARQL 1.1 Update on the documents (named graphs); the merge follows.
+
+        Policy: the default graph is derived, so an operation that writes it directly
+        (``INSERT DATA`` outside ``GRAPH``, a template outside ``GRAPH`` without
+        ``WITH``, ``LOAD`` without ``INTO``, ``CLEAR``/``DROP DEFAULT``, ``… TO DEFAULT``,
+        ``MOVE DEFAULT``) is refused before anything is written. ``WHERE`` clauses read
+        the merge as it was when the request started. The update runs in one
+        transaction, after one that marks the merge stale and before one that
+        re-synchronises it (a full pass, O(store): updates are rare, document writes
+        never take this path). A crash in between leaves the stale marker and the next
+        writable open re-synchronises; readers meanwhile fall back to the union flag.
+        """
         self._check_writable()
         if using_graph_uris or using_named_graph_uris:
             raise StoreError("using-graph-uri / using-named-graph-uri are not supported here")
+        refuse_default_graph_writes(sparql)
+        # three transactions (pyoxigraph refuses a PREFIX/BASE after ";", so the marker
+        # cannot share the user's request): stale mark, the update, resync + merged mark
+        self._store.update(" ;\n".join(_MARK_STALE))
         try:
             self._store.update(sparql)
         except SyntaxError as exc:
+            self._store.update(" ;\n".join(_MARK_MERGED))  # nothing was written
             raise QuerySyntaxError(str(exc)) from exc
         except OSError as exc:
             raise StoreError(str(exc)) from exc
+        self._resync()
 
     # ------------------------------------------------------------------ reads
 
     def documents(self) -> list[URIRef]:
         return sorted(
-            URIRef(g.value) for g in self._store.named_graphs() if isinstance(g, ox.NamedNode)
+            URIRef(g.value)
+            for g in self._store.named_graphs()
+            if isinstance(g, ox.NamedNode) and g.value not in RESERVED_GRAPHS
         )
 
     def has_document(self, iri: URIRef | str) -> bool:
+        if str(iri) in RESERVED_GRAPHS:
+            return False
         return self._store.contains_named_graph(ox.NamedNode(str(iri)))
 
     def get_document(self, iri: URIRef | str) -> Graph:
@@ -230,7 +359,7 @@ class OxigraphStore(Store):
         if default_graph_uris:
             kwargs["default_graph"] = [ox.NamedNode(u) for u in default_graph_uris]
         else:
-            kwargs["use_default_graph_as_union"] = True
+            kwargs.update(union_kwargs(self.merged))
         if named_graph_uris:
             kwargs["named_graphs"] = [ox.NamedNode(u) for u in named_graph_uris]
 
@@ -253,18 +382,39 @@ class OxigraphStore(Store):
         return result
 
     def triple_count(self) -> int:
-        return sum(1 for q in self._store if not isinstance(q.graph_name, ox.DefaultGraph))
+        return sum(1 for _ in self._document_quads())
+
+    def _document_quads(self) -> Iterator[ox.Quad]:
+        """Every quad of every document graph (not the merge), graph by graph."""
+        return itertools.chain.from_iterable(
+            self._store.quads_for_pattern(None, None, None, g)
+            for g in self._store.named_graphs()
+            if isinstance(g, ox.NamedNode) and g.value not in RESERVED_GRAPHS
+        )
 
     # ------------------------------------------------------------------ dump / restore
 
     def dump(self, out: BinaryIO, fmt: str = "nquads") -> None:
-        self._store.dump(out, rdf_format(fmt))
+        """The documents' quads only: the merge is derived, :meth:`restore` rebuilds it."""
+        ox.serialize(self._document_quads(), out, rdf_format(fmt))
 
     def restore(self, src: BinaryIO, fmt: str = "nquads") -> None:
-        """Load a dump in one transaction (the whole file is held in memory)."""
+        """Load a dump in one transaction (the whole file is held in memory).
+
+        The merge grows with the restored triples in the same transaction. Default-graph
+        quads in the file (a dump of a pre-merge store holding triples of its own there)
+        go to :data:`LEGACY_DEFAULT_GRAPH`, as when such a store is first opened.
+        """
         self._check_writable()
+        legacy = ox.NamedNode(LEGACY_DEFAULT_GRAPH)
         try:
-            self._store.load(src, rdf_format(fmt))
+            quads = [
+                q
+                if isinstance(q.graph_name, ox.NamedNode | ox.BlankNode)
+                else ox.Quad(q.subject, q.predicate, q.object, legacy)
+                for q in ox.parse(src, rdf_format(fmt))
+            ]
+            self._store.extend(merged_quads(quads))
         except SyntaxError as exc:
             raise StoreError(f"cannot restore: {exc}") from exc
 
@@ -293,9 +443,123 @@ class OxigraphStore(Store):
         self._store = None  # type: ignore[assignment]
 
     @property
-    def raw(self) -> ox.Store:
-        """The underlying pyoxigraph store (benchmarks, bulk tools)."""
-        return self._store
+    def raw(self) -> RawStore:
+        """The underlying pyoxigraph store (benchmarks, bulk tools, native serialisation).
+
+        Wrapped so that ``query(…, use_default_graph_as_union=True)`` (what callers wrote
+        before the merge existed) reads the merged default graph instead of repeating
+        shared triples, and writes through it keep the merge (see :class:`RawStore`).
+        """
+        return RawStore(self)
+
+
+class RawStore:
+    """The pyoxigraph ``Store`` of an :class:`OxigraphStore`, merge-aware.
+
+    ``query``: the union flag means the merged default graph. ``extend``/``bulk_extend``/
+    ``add`` also write the triples of named-graph quads into the merge (same call).
+    Writes that may remove or bring unknown content (``load``, ``bulk_load``, ``update``,
+    ``remove``, ``remove_graph``, ``clear_graph``, ``clear``) mark the merge stale, run,
+    and re-synchronise it (a full pass). Everything else is pyoxigraph's own.
+    """
+
+    __slots__ = ("_owner",)
+    _RESYNC_AFTER = frozenset(
+        ("load", "bulk_load", "update", "remove", "remove_graph", "clear_graph", "clear")
+    )
+
+    def __init__(self, owner: OxigraphStore) -> None:
+        self._owner = owner
+
+    def query(self, query: str, **kwargs: object) -> object:
+        if self._owner.merged and kwargs.get("use_default_graph_as_union"):
+            del kwargs["use_default_graph_as_union"]
+        return self._owner._store.query(query, **kwargs)
+
+    def extend(self, quads: Iterable[ox.Quad]) -> None:
+        self._owner._store.extend(self._with_merge(quads))
+
+    def bulk_extend(self, quads: Iterable[ox.Quad]) -> None:
+        self._owner._store.bulk_extend(self._with_merge(quads))
+
+    def add(self, quad: ox.Quad) -> None:
+        self.extend([quad])
+
+    def _with_merge(self, quads: Iterable[ox.Quad]) -> list[ox.Quad]:
+        quads = list(quads)
+        if not self._owner.merged:
+            return quads
+        return merged_quads([q for q in quads if not isinstance(q.graph_name, ox.DefaultGraph)])
+
+    def __getattr__(self, name: str) -> object:
+        attr = getattr(self._owner._store, name)
+        if name not in self._RESYNC_AFTER or not self._owner.merged:
+            return attr
+        owner = self._owner
+
+        def write(*args: object, **kwargs: object) -> object:
+            owner._store.update(" ;\n".join(_MARK_STALE))
+            out = attr(*args, **kwargs)
+            owner._resync()
+            return out
+
+        return write
+
+    def __iter__(self) -> Iterator[ox.Quad]:
+        return iter(self._owner._store)
+
+    def __len__(self) -> int:
+        return len(self._owner._store)
+
+    def __contains__(self, quad: object) -> bool:
+        return quad in self._owner._store
+
+
+def refuse_default_graph_writes(sparql: str) -> None:
+    """Raise :class:`UpdateRefusedSyntaxError` when an update writes the default graph.
+
+    Parsed with rdflib's SPARQL grammar; text rdflib cannot parse is left to pyoxigraph
+    (which reports its own syntax errors).
+    """
+    try:
+        from rdflib.plugins.sparql.algebra import translateUpdate
+        from rdflib.plugins.sparql.parser import parseUpdate
+
+        ops = translateUpdate(parseUpdate(sparql)).algebra
+    except Exception:  # noqa: BLE001 - any parser failure: pyoxigraph decides
+        return
+    for op in ops:
+        why = _default_write(op)
+        if why:
+            raise UpdateRefusedSyntaxError(
+                f"{op.name}: {why}. The default graph is the merge of the documents "
+                "(named graphs) and follows them; write a named graph (GRAPH <…> / WITH "
+                "<…> / INTO GRAPH <…>) instead"
+            )
+
+
+def _default_write(op: object) -> str:
+    """Why ``op`` (an rdflib update algebra node) writes the default graph, or ''."""
+    name = op.name  # type: ignore[attr-defined]
+    get = op.get  # type: ignore[attr-defined]
+    if name in ("InsertData", "DeleteData", "DeleteWhere") and get("triples"):
+        return "triples outside GRAPH write the default graph"
+    if name == "Modify" and get("withClause") is None:
+        for part in ("delete", "insert"):
+            tpl = get(part)
+            if tpl is not None and tpl.get("triples"):
+                return f"the {part.upper()} template has triples outside GRAPH"
+    if name == "Load" and get("graphiri") is None:
+        return "LOAD without INTO GRAPH writes the default graph"
+    if name in ("Clear", "Drop") and get("graphiri") == "DEFAULT":
+        return f"{name.upper()} DEFAULT"
+    if name in ("Add", "Copy", "Move"):
+        src, dst = get("graph")
+        if dst == "DEFAULT":
+            return "the target is the default graph"
+        if name == "Move" and src == "DEFAULT":
+            return "MOVE DEFAULT empties the default graph"
+    return ""
 
 
 def _link_or_copy(src: str, dst: str) -> None:
