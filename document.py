@@ -47,7 +47,13 @@ class Document:
 
     @property
     def sha256(self) -> str:
-        return content_hash(self.source_bytes)
+        """sha256 of the source; kept while ``source_bytes`` is the same object (ingest
+        asks for it, and for ``iri``, several times per document)."""
+        cached = self.__dict__.get("_sha256")
+        if cached is None or cached[0] is not self.source_bytes:
+            cached = (self.source_bytes, content_hash(self.source_bytes))
+            self.__dict__["_sha256"] = cached
+        return cached[1]
 
     @property
     def iri(self) -> URIRef:

@@ -22,6 +22,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 
+from reprokg.lazy_graph import pending_triples
 from reprokg.namespaces import RK
 
 #: shape-graph predicates this compiler understands (anything else in sh: -> pyshacl)
@@ -429,9 +430,16 @@ def has_ill_typed(graph: Graph) -> bool:
 
 
 def graph_triples(graph: Graph) -> list[tuple]:
-    """The graph's triples; read from rdflib's in-memory index when the graph owns its
-    store (a third of validating a batch went to rdflib's per-triple context checks),
-    else through ``Graph.__iter__``. The count is checked against ``len(graph)``."""
+    """The graph's triples (read only), from the cheapest place that has them.
+
+    A :class:`~reprokg.lazy_graph.LazyGraph` not yet filled hands over its list. A
+    plain graph owning its store is read from rdflib's in-memory index (a third of
+    validating a batch went to rdflib's per-triple context checks), the count checked
+    against ``len(graph)``; anything else through ``Graph.__iter__``.
+    """
+    pending = pending_triples(graph)
+    if pending is not None:
+        return pending
     spo = getattr(graph.store, "_Memory__spo", None)
     if type(graph) is Graph and isinstance(spo, dict):
         out = [(s, p, o) for s, po in spo.items() for p, os in po.items() for o in os]
@@ -440,34 +448,144 @@ def graph_triples(graph: Graph) -> list[tuple]:
     return list(graph)
 
 
-def _quads(graphs: list[Graph], names: list[ox.NamedNode]) -> list[ox.Quad] | None:
+def _query_iris(query: str) -> set[str] | None:
+    """Every IRI a query mentions, or None when a triple pattern's predicate is not a
+    fixed IRI (a variable or a negated property set: any predicate may match)."""
+    from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
+    from rdflib.plugins.sparql import prepareQuery
+    from rdflib.term import Variable
+
+    found: set[str] = set()
+
+    def path_ok(p: object) -> bool:
+        if isinstance(p, URIRef):
+            found.add(str(p))
+            return True
+        if isinstance(p, SequencePath | AlternativePath):
+            return all(path_ok(x) for x in p.args)
+        if isinstance(p, InvPath | MulPath):
+            return path_ok(p.path)
+        return False  # a variable, a negated property set, anything new
+
+    def walk(node: object) -> bool:
+        if isinstance(node, URIRef):
+            found.add(str(node))
+        elif isinstance(node, NegatedPath):
+            return False
+        elif isinstance(node, dict):  # algebra nodes (CompValue) are dicts
+            for key, value in node.items():
+                if key == "triples" and isinstance(value, list):
+                    for t in value:
+                        if len(t) != 3 or isinstance(t[1], Variable) or not path_ok(t[1]):
+                            return False
+                        walk(t[0])
+                        walk(t[2])
+                elif not walk(value):
+                    return False
+        elif isinstance(node, list | tuple | set):
+            return all(walk(x) for x in node)
+        return True
+
+    try:
+        algebra = prepareQuery(query).algebra
+    except Exception:  # noqa: BLE001 - an unparsable text: read everything
+        return None
+    return found if walk(algebra) else None
+
+
+@cache
+def relevant_predicates(kind: str) -> frozenset[str] | None:
+    """Predicates the kind's constraint queries can match (``rdf:type`` always), or
+    None when any predicate can. Triples with other predicates cannot change any
+    query's solutions, so they are not loaded: fewer quads to build, load and scan."""
+    compiled = compile_kind(kind)
+    if compiled is None:
+        return None
+    keep = {str(RDF.type)}
+    for query in compiled.queries:
+        iris = _query_iris(query)
+        if iris is None:
+            return None
+        keep |= iris
+    return frozenset(keep)
+
+
+class _Converter:
+    """rdflib -> pyoxigraph terms, memoised; predicates and classes across batches.
+
+    Predicates (and the classes of ``rdf:type`` triples) are few and repeat in every
+    document; subjects and values repeat within one. The per-predicate entry is the
+    pyoxigraph node, or None for a predicate no query reads.
+    """
+
+    _LIMIT = 10_000
+
+    def __init__(self, keep: frozenset[str] | None) -> None:
+        self.keep = keep
+        self.predicates: dict[object, ox.NamedNode | None] = {}
+        self.types: dict[object, list] = {}
+
+    def predicate(self, p: object) -> ox.NamedNode | None:
+        if len(self.predicates) > self._LIMIT:  # unknown keys mint predicates: stay bounded
+            self.predicates.clear()
+        x = None if self.keep is not None and str(p) not in self.keep else _ox(p)
+        self.predicates[p] = x
+        return x  # type: ignore[return-value]
+
+    def classes(self, c: object) -> list:
+        """The class and its superclasses (``materialise_types``) as pyoxigraph nodes."""
+        from reprokg.validation import _superclasses
+
+        if len(self.types) > self._LIMIT:
+            self.types.clear()
+        x = self.types[c] = [_ox(c), *(_ox(s) for s in _superclasses().get(c, ()))]  # type: ignore[call-overload]
+        return x
+
+
+@cache
+def _converter(kind: str) -> _Converter:
+    return _Converter(relevant_predicates(kind))
+
+
+def _quads(
+    graphs: list[Graph], names: list[ox.NamedNode], kind: str | None = None
+) -> list[ox.Quad] | None:
     """The graphs as quads with the entailed superclass types (as ``materialise_types``),
     or None when a literal is ill-typed. One pass, no rdflib copy: copying each graph
-    to add the types took twice as long as evaluating every constraint."""
-    from reprokg.validation import _superclasses
-
-    sup = _superclasses()
+    to add the types took twice as long as evaluating every constraint. With ``kind``,
+    only the triples its queries can match are converted (:func:`relevant_predicates`).
+    """
+    conv = _converter(kind) if kind is not None else _Converter(None)
+    preds, types = conv.predicates, conv.types
     memo: dict[object, object] = {}
     rdf_type = ox.NamedNode(str(RDF.type))
     type_term = URIRef(str(RDF.type))  # hoisted: RDF.type is a namespace __getattr__ call
     quads = []
+    append = quads.append
+    quad = ox.Quad
     for name, g in zip(names, graphs, strict=True):
         for s, p, o in graph_triples(g):
-            if isinstance(o, Literal) and o.ill_typed:
+            if type(o) is Literal and o.ill_typed:
                 return None
-            terms = []
-            for t in (s, p, o):
-                x = memo.get(t)
-                if x is None:
-                    x = memo[t] = _ox(t)
-                terms.append(x)
-            quads.append(ox.Quad(terms[0], terms[1], terms[2], name))  # type: ignore[arg-type]
-            if p == type_term and o in sup:
-                for c in sup[o]:  # type: ignore[index]
-                    x = memo.get(c)
-                    if x is None:
-                        x = memo[c] = _ox(c)
-                    quads.append(ox.Quad(terms[0], rdf_type, x, name))  # type: ignore[arg-type]
+            op = preds.get(p, False)
+            if op is False:
+                op = conv.predicate(p)
+            if op is None:
+                continue
+            os_ = memo.get(s)
+            if os_ is None:
+                os_ = memo[s] = _ox(s)
+            if p == type_term:
+                oc = types.get(o)
+                if oc is None:
+                    oc = conv.classes(o)
+                for c in oc:
+                    append(quad(os_, rdf_type, c, name))  # type: ignore[arg-type]
+                continue
+            oo = memo.get(o)
+            if oo is None:
+                oo = memo[o] = _ox(o)
+            append(quad(os_, op, oo, name))  # type: ignore[arg-type]
     return quads
 
 
@@ -479,7 +597,7 @@ def evaluate(kind: str, graphs: list[Graph]) -> list[list[tuple[Branch, str, str
     compiled = compile_kind(kind)
     assert compiled is not None
     names = [ox.NamedNode(f"urn:reprokg:shacl-fast:{i}") for i in range(len(graphs))]
-    quads = _quads(graphs, names)
+    quads = _quads(graphs, names, kind)
     if quads is None:
         return None
     store = ox.Store()

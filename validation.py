@@ -222,37 +222,48 @@ def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
     """ORCID iDs (as IRIs, or as written in ``rk:orcidAsWritten``) must pass MOD 11-2.
 
     A finding a loader already reported (same focus node and value, with its own path
-    and line) is not repeated.
+    and line) is not repeated. One pass over the document's triples (no graph index
+    lookups): validating a batch spent a sixth of its time here.
     """
+    from reprokg.lazy_graph import pending_triples
+    from reprokg.shacl_fast import graph_triples
+
+    as_written = RK.orcidAsWritten
+    triples = graph_triples(graph)
+    written: dict[object, list[object]] = {}  # value -> subjects, in graph.subject_objects order
+    nodes: set[str] = set()
+    for s, p, o in triples:
+        if p == as_written:
+            written.setdefault(o, []).append(s)
+        if isinstance(s, URIRef) and s.startswith("https://orcid.org/"):
+            nodes.add(str(s))
+        if isinstance(o, URIRef) and o.startswith("https://orcid.org/"):
+            nodes.add(str(o))
+    pairs: list[tuple[object, object]]
+    if pending_triples(graph) is not None:  # the order the filled graph would give
+        pairs = [(s, o) for o, subjects in written.items() for s in subjects]
+    else:
+        pairs = list(graph.subject_objects(RK.orcidAsWritten)) if written else []
+    if not pairs and not nodes:
+        return []
     reported = {(m.focus_node, m.value) for m in doc.messages} if doc is not None else set()
-    path = _orcid_source_path(doc)
-    results = []
-    for s, o in graph.subject_objects(RK.orcidAsWritten):
+    found: list[tuple[str, str, str | None]] = []  # (message, focus node, value)
+    for s, o in pairs:
         try:
             orcid_iri(str(o))
         except IdentifierError as exc:
-            if (str(s), str(o)) in reported:
-                continue
-            results.append(
-                Result("Violation", str(exc), path=path, focus_node=str(s), value=str(o))
-            )
-    seen: set[str] = set()
-    from reprokg.shacl_fast import graph_triples
-
-    nodes = {t for s, _p, o in graph_triples(graph) for t in (s, o) if isinstance(t, URIRef)}
-    for term in nodes:
-        if str(term).startswith("https://orcid.org/"):
-            iri = str(term)
-            if iri in seen:
-                continue
-            seen.add(iri)
-            try:
-                orcid_iri(iri)
-            except IdentifierError as exc:
-                if (iri, None) in reported or (iri, iri) in reported:
-                    continue
-                results.append(Result("Violation", str(exc), path=path, focus_node=iri))
-    return results
+            if (str(s), str(o)) not in reported:
+                found.append((str(exc), str(s), str(o)))
+    for iri in nodes:
+        try:
+            orcid_iri(iri)
+        except IdentifierError as exc:
+            if (iri, None) not in reported and (iri, iri) not in reported:
+                found.append((str(exc), iri, None))
+    if not found:
+        return []
+    path = _orcid_source_path(doc)
+    return [Result("Violation", m, path=path, focus_node=f, value=v) for m, f, v in found]
 
 
 # --------------------------------------------------------------------------- running

@@ -125,9 +125,33 @@ def _run_with_timeout(fn: Callable[[threading.Event], T], timeout: float | None)
     return box["value"]  # type: ignore[return-value]
 
 
-def graph_quads(iri: URIRef | str, graph: Graph) -> list[ox.Quad]:
+def graph_quads(iri: URIRef | str, graph: Graph | Iterable) -> list[ox.Quad]:
     g = ox.NamedNode(str(iri))
     return [ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), g) for s, p, o in graph]
+
+
+def _batch_merged_quads(writes: Sequence[DocumentWrite]) -> list[ox.Quad]:
+    """``merged_quads`` of every write's ``graph_quads``, each term converted once per
+    batch (predicates, classes and shared nodes repeat in every document): converting
+    terms one by one, then re-reading them from the quads for the merge, was most of
+    an ingest batch's Python time."""
+    memo: dict[object, object] = {}
+    named: list[ox.Quad] = []
+    merge: list[ox.Quad] = []
+    quad = ox.Quad
+    for w in writes:
+        g = ox.NamedNode(str(w.iri))
+        for t in w.triples:
+            terms = []
+            for x in t:
+                y = memo.get(x)
+                if y is None:
+                    y = memo[x] = to_oxigraph(x)
+                terms.append(y)
+            s, p, o = terms
+            named.append(quad(s, p, o, g))  # type: ignore[arg-type]
+            merge.append(quad(s, p, o))  # type: ignore[arg-type]
+    return named + merge
 
 
 def merged_quads(quads: list[ox.Quad]) -> list[ox.Quad]:
@@ -269,8 +293,7 @@ class OxigraphStore(Store):
                 for w in writes
             )
             if fresh and len({str(w.iri) for w in writes}) == len(writes):
-                quads = [q for w in writes for q in graph_quads(w.iri, w.triples)]
-                self._store.extend(merged_quads(quads))
+                self._store.extend(_batch_merged_quads(writes))
                 return
             ops: list[str] = []
             for w in writes:
@@ -541,13 +564,16 @@ def refuse_default_graph_writes(sparql: str) -> None:
 def _default_write(op: object) -> str:
     """Why ``op`` (an rdflib update algebra node) writes the default graph, or ''."""
     name = op.name  # type: ignore[attr-defined]
-    get = op.get  # type: ignore[attr-defined]
+
+    def get(key: str) -> object:  # CompValue.get returns the key itself when missing
+        return dict.get(op, key)  # type: ignore[arg-type]
+
     if name in ("InsertData", "DeleteData", "DeleteWhere") and get("triples"):
         return "triples outside GRAPH write the default graph"
     if name == "Modify" and get("withClause") is None:
         for part in ("delete", "insert"):
             tpl = get(part)
-            if tpl is not None and tpl.get("triples"):
+            if tpl is not None and dict.get(tpl, "triples"):
                 return f"the {part.upper()} template has triples outside GRAPH"
     if name == "Load" and get("graphiri") is None:
         return "LOAD without INTO GRAPH writes the default graph"

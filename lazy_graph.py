@@ -1,0 +1,63 @@
+"""An rdflib ``Graph`` that stays a plain list of triples until something needs its store.
+
+Loaders build many small graphs that are often only validated (by the compiled SPARQL
+engine, which reads triples) and written to the store (which reads triples): rdflib's
+``Graph.add`` into its in-memory store (three indexes, contexts, events) and binding
+our 15 prefixes per graph were most of the YAML loader's time. A :class:`LazyGraph`
+holds the loader's triples (deduplicated, in the order added) and fills a normal
+in-memory store, with our prefixes bound, the first time any ``Graph`` method reaches
+its store; iteration and ``len`` answer from the list. Once filled it *is* an ordinary
+graph: later edits go to the store and :func:`pending_triples` returns ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from rdflib import Graph
+from rdflib.store import Store
+
+
+class LazyGraph(Graph):
+    """A ``Graph`` built from ``triples`` (rdflib terms) on first use of its store."""
+
+    def __init__(self, triples: Iterable[tuple[Any, Any, Any]]) -> None:
+        self.__dict__["_pending"] = list(dict.fromkeys(triples))  # a Graph is a set
+        # no store is touched here: the namespace manager is created on demand
+        super().__init__(bind_namespaces="core")
+
+    # Graph's methods reach their store through the name-mangled ``self.__store``
+    # (``store`` is a read-only view of it); filling it on first access keeps every
+    # method correct without overriding them one by one.
+    @property
+    def _Graph__store(self) -> Store:  # noqa: N802 - the attribute Graph's methods read
+        pending = self.__dict__["_pending"]
+        if pending is not None:
+            self.__dict__["_pending"] = None  # before filling: filling reads the store
+            from reprokg.namespaces import bind_prefixes
+
+            add = Graph.add
+            for t in pending:
+                add(self, t)
+            bind_prefixes(self)
+        return self.__dict__["_raw_store"]
+
+    @_Graph__store.setter
+    def _Graph__store(self, value: Store) -> None:  # noqa: N802
+        self.__dict__["_raw_store"] = value
+
+    def __len__(self) -> int:
+        pending = self.__dict__["_pending"]
+        return len(pending) if pending is not None else super().__len__()
+
+    def __iter__(self) -> Iterator[tuple[Any, Any, Any]]:  # type: ignore[override]
+        pending = self.__dict__["_pending"]
+        return iter(pending) if pending is not None else super().__iter__()
+
+
+def pending_triples(graph: Graph) -> list[tuple[Any, Any, Any]] | None:
+    """The unfilled triple list of a :class:`LazyGraph` (read only), else ``None``."""
+    if isinstance(graph, LazyGraph):
+        return graph.__dict__["_pending"]
+    return None
