@@ -8,10 +8,17 @@ Virtuoso 7.2 refuses blank nodes in ``INSERT DATA``). Oxigraph server runs one
 update request as one transaction; Virtuoso runs it in one transaction only in its
 default (transactional) log mode — atomicity there is the engine's, not ours.
 
-Union default graph (the store contract) per dialect:
+Default graph = the merge of the documents (the store contract) per dialect:
 
-* ``oxigraph`` — the server's ``union-default-graph`` request parameter.
-* ``virtuoso`` / ``generic`` — the query's dataset is set through the Protocol:
+* ``oxigraph`` — like the embedded store: the merge is materialised in the server's
+  real default graph, in the same update request as every document write
+  (:func:`reprokg.store.oxigraph.unmerge_ops`), with the same marker graphs, update
+  policy and rebuild on a writable open. A server without the marker (filled before,
+  or opened read-only) is queried with its ``union-default-graph`` request parameter,
+  which repeats triples shared by documents (oxigraph #1919).
+* ``virtuoso`` / ``generic`` — NOT a set yet (the contract test is a strict xfail):
+  Virtuoso 7 repeats a triple once per graph of the dataset. The query's dataset is
+  set through the Protocol:
   ``default-graph-uri`` = every document graph and ``named-graph-uri`` = the same
   list (with only ``default-graph-uri`` an engine must hide all named graphs). Virtuoso's
   own default graph is the union of *all* its graphs, system graphs included
@@ -48,7 +55,20 @@ from reprokg.store.base import (
     Store,
     StoreError,
 )
-from reprokg.store.oxigraph import rdf_format
+from reprokg.store.oxigraph import (
+    _MARK_MERGED,
+    _MARK_STALE,
+    KEEP_LEGACY_OP,
+    LEGACY_DEFAULT_GRAPH,
+    MERGED_MARKER,
+    RESERVED_GRAPHS,
+    RESYNC_OPS,
+    STALE_MARKER,
+    merge_op,
+    rdf_format,
+    refuse_default_graph_writes,
+    unmerge_ops,
+)
 from reprokg.store.terms import to_ntriples, to_oxigraph
 
 #: graphs an engine keeps for itself; never reported as documents
@@ -140,6 +160,28 @@ class RemoteStore(Store):
             update_url = self.url[: -len("/query")] + "/update"
         self.update_url = update_url or self.url
         self._system = SYSTEM_GRAPH_PREFIXES.get(self.dialect, ())
+        #: the server's default graph holds the merge (Oxigraph dialect, marker present)
+        self.merged = False
+        if self.dialect == "oxigraph":
+            self.merged = self._ask(f"ASK {{ GRAPH <{MERGED_MARKER}> {{ }} }}")
+            if not self.merged and not read_only:
+                self.rebuild_merge()
+
+    # ------------------------------------------------------------------ the merge
+
+    def rebuild_merge(self) -> None:
+        """The server's default graph := the merge of its named graphs (one request);
+        see :meth:`reprokg.store.oxigraph.OxigraphStore.rebuild_merge`."""
+        self._check_writable()
+        stale = self._ask(f"ASK {{ GRAPH <{STALE_MARKER}> {{ }} }}")
+        ops = [*([] if stale else [KEEP_LEGACY_OP]), *RESYNC_OPS, *_MARK_MERGED]
+        self._update(" ;\n".join(ops))
+        self.merged = True
+
+    def _ask(self, sparql: str) -> bool:
+        r = self._post(self.url, [("query", sparql)], "application/sparql-results+json", None)
+        res = parse_results_json(r.content)
+        return isinstance(res, AskResult) and res.value
 
     def _detect_dialect(self) -> str:
         try:
@@ -206,14 +248,7 @@ class RemoteStore(Store):
         )
 
     def has_document(self, iri: URIRef | str) -> bool:
-        r = self._post(
-            self.url,
-            [("query", f"ASK {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}")],
-            "application/sparql-results+json",
-            None,
-        )
-        res = parse_results_json(r.content)
-        return isinstance(res, AskResult) and res.value
+        return self._ask(f"ASK {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}")
 
     def get_document(self, iri: URIRef | str) -> Graph:
         res = self._raw_select(f"SELECT ?s ?p ?o WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}")
@@ -230,7 +265,7 @@ class RemoteStore(Store):
         if default_graph_uris:
             return params
         if self.dialect == "oxigraph":
-            return [("union-default-graph", ""), *params]
+            return params if self.merged else [("union-default-graph", ""), *params]
         docs = [str(d) for d in self.documents()] or [EMPTY_GRAPH]
         params += [("default-graph-uri", u) for u in docs]
         if not named_graph_uris:
@@ -273,7 +308,28 @@ class RemoteStore(Store):
         using_graph_uris: Sequence[str] = (),
         using_named_graph_uris: Sequence[str] = (),
     ) -> None:
+        """A SPARQL 1.1 Update; with a merged default graph (Oxigraph dialect) the policy
+        of :meth:`reprokg.store.oxigraph.OxigraphStore.update` (default graph not
+        writable; stale mark, update, resync as three requests)."""
         self._check_writable()
+        if self.merged:
+            refuse_default_graph_writes(sparql)
+            self._update(" ;\n".join(_MARK_STALE))
+            try:
+                self._update(sparql, using_graph_uris, using_named_graph_uris)
+            except QuerySyntaxError:
+                self._update(" ;\n".join(_MARK_MERGED))
+                raise
+            self._update(" ;\n".join([*RESYNC_OPS, *_MARK_MERGED]))
+            return
+        self._update(sparql, using_graph_uris, using_named_graph_uris)
+
+    def _update(
+        self,
+        sparql: str,
+        using_graph_uris: Sequence[str] = (),
+        using_named_graph_uris: Sequence[str] = (),
+    ) -> None:
         data = [("update", sparql)]
         data += [("using-graph-uri", u) for u in using_graph_uris]
         data += [("using-named-graph-uri", u) for u in using_named_graph_uris]
@@ -295,19 +351,24 @@ class RemoteStore(Store):
         self._check_writable()
         try:
             to_oxigraph(URIRef(str(iri)))
-            parts = [f"DROP SILENT GRAPH <{iri}>"]
+            parts = self._drop_ops(iri)
             if str(old) != str(iri):
-                parts.append(f"DROP SILENT GRAPH <{old}>")
+                parts += self._drop_ops(old)
             parts.append(self._insert(iri, graph))
+            if self.merged:
+                parts.append(merge_op(iri))
         except (ValueError, SyntaxError, TypeError) as exc:
             raise StoreError(f"cannot write document {iri}: {exc}") from exc
-        self.update(" ;\n".join(parts))
+        self._update(" ;\n".join(parts))
+
+    def _drop_ops(self, iri: URIRef | str) -> list[str]:
+        return unmerge_ops(iri) if self.merged else [f"DROP SILENT GRAPH <{iri}>"]
 
     def delete_document(self, iri: URIRef | str) -> bool:
         self._check_writable()
-        if not self.has_document(iri):
+        if str(iri) in RESERVED_GRAPHS or not self.has_document(iri):
             return False
-        self.update(f"DROP SILENT GRAPH <{iri}>")
+        self._update(" ;\n".join(self._drop_ops(iri)))
         return True
 
     # ------------------------------------------------------------------ dump / restore
@@ -336,7 +397,12 @@ class RemoteStore(Store):
         except SyntaxError as exc:
             raise StoreError(f"cannot restore: {exc}") from exc
         for g, triples in graphs.items():
-            self.update(self._insert(g, triples))
+            if g is None and self.merged:  # the merge is derived: keep such triples apart
+                g = LEGACY_DEFAULT_GRAPH
+            ops = [self._insert(g, triples)]
+            if self.merged:
+                ops.append(merge_op(g))
+            self._update(" ;\n".join(ops))
 
     def close(self) -> None:
         self._client.close()
