@@ -289,6 +289,21 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rebuild_merge(args: argparse.Namespace) -> int:
+    """Rebuild the merged default graph (automatic for a pre-merge store opened writable;
+    this forces it, e.g. after raw pyoxigraph writes)."""
+    with _store(args) as store:
+        rebuild = getattr(store, "rebuild_merge", None)
+        if rebuild is None or not callable(rebuild):
+            raise UsageError(f"{type(store).__name__} keeps no merged default graph")
+        rebuild()
+        res = store.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
+        n = int(res.rows[0][0]) if isinstance(res, SelectResult) and res.rows else 0
+        docs = len(store.documents())
+    print(f"default graph rebuilt: {n} distinct triple(s) from {docs} document(s)")
+    return 0
+
+
 # --------------------------------------------------------------------------- registration
 
 
@@ -336,7 +351,12 @@ def register(command: Command, add_store_option: Callable[[argparse.ArgumentPars
     p.add_argument("--read-only", action="store_true")
     add_store_option(p)
 
-    p = command("dump", "write every quad of the store (N-Quads or TriG)", _wrap(cmd_dump))
+    p = command(
+        "dump",
+        "write every document quad (N-Quads or TriG; the merged default graph is derived "
+        "and left out, restore rebuilds it)",
+        _wrap(cmd_dump),
+    )
     p.add_argument("-o", "--output", help="file (default stdout)")
     p.add_argument("--format", choices=["nquads", "trig"], default="nquads")
     p.add_argument("--read-only", action="store_true")
@@ -349,4 +369,11 @@ def register(command: Command, add_store_option: Callable[[argparse.ArgumentPars
 
     p = command("backup", "consistent copy of an embedded store to a new folder", _wrap(cmd_backup))
     p.add_argument("target", metavar="DIR")
+    add_store_option(p)
+
+    p = command(
+        "rebuild-merge",
+        "rebuild the default graph (the merge of all documents) from the named graphs",
+        _wrap(cmd_rebuild_merge),
+    )
     add_store_option(p)

@@ -470,3 +470,27 @@ def test_kill_during_writes_leaves_the_merge_exact(tmp_path: Path) -> None:
         assert raw.contains_named_graph(ox.NamedNode(MERGED_MARKER))
         merge_is_exact(raw)
         del raw
+
+
+def test_cli_rebuild_merge_repairs_raw_writes(tmp_path: Path, capsys) -> None:
+    from reprokg.cli import main
+
+    store_dir = tmp_path / "store"
+    s = open_store(store_dir)
+    s.add_document(G1, graph(SHARED, own(1)))
+    s.close()
+    raw = ox.Store(str(store_dir / "oxigraph"))  # bypasses the merge (marker stays)
+    raw.add(
+        ox.Quad(
+            ox.NamedNode(EX + "s5"), ox.NamedNode(str(Q)), ox.Literal("5"), ox.NamedNode(str(G2))
+        )
+    )
+    del raw
+    assert main(["rebuild-merge", "--store", str(store_dir)]) == 0
+    assert "3 distinct triple(s) from 2 document(s)" in capsys.readouterr().out
+    s = open_store(store_dir, read_only=True)
+    try:
+        assert count(s) == 3
+        merge_is_exact(s.raw)
+    finally:
+        s.close()
