@@ -43,6 +43,7 @@ import logging
 import shutil
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
@@ -71,11 +72,14 @@ MERGED_MARKER = "https://w3id.org/reprokg/store#merged-default-graph-v1"
 STALE_MARKER = "https://w3id.org/reprokg/store#merge-stale"
 #: named graph that keeps default-graph triples of a pre-merge store or a dump
 LEGACY_DEFAULT_GRAPH = "https://w3id.org/reprokg/store#legacy-default-graph"
+#: named graph holding, during an update, the previous triples of the graphs it writes
+SCRATCH_GRAPH = "https://w3id.org/reprokg/store#update-scratch"
 #: bookkeeping graphs that are never documents
-RESERVED_GRAPHS = frozenset({MERGED_MARKER, STALE_MARKER})
+RESERVED_GRAPHS = frozenset({MERGED_MARKER, STALE_MARKER, SCRATCH_GRAPH})
 
 #: the default graph := the merge of all named graphs (idempotent; O(store))
 RESYNC_OPS = (
+    f"DROP SILENT GRAPH <{SCRATCH_GRAPH}>",
     "DELETE { ?s ?p ?o } WHERE { ?s ?p ?o FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } }",
     "INSERT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } FILTER NOT EXISTS { ?s ?p ?o } }",
 )
@@ -330,25 +334,27 @@ class OxigraphStore(Store):
         ``MOVE DEFAULT``) is refused before anything is written. ``WHERE`` clauses read
         the merge as it was when the request started. The update runs in one
         transaction, after one that marks the merge stale and before one that
-        re-synchronises it (a full pass, O(store): updates are rare, document writes
-        never take this path). A crash in between leaves the stale marker and the next
-        writable open re-synchronises; readers meanwhile fall back to the union flag.
+        re-synchronises it (:class:`UpdatePlan`: only the graphs the update writes when
+        they are named by constant IRIs, else a full pass, O(store)). A crash in between
+        leaves the stale marker and the next writable open re-synchronises; readers
+        meanwhile fall back to the union flag.
         """
         self._check_writable()
         if using_graph_uris or using_named_graph_uris:
             raise StoreError("using-graph-uri / using-named-graph-uri are not supported here")
-        refuse_default_graph_writes(sparql)
-        # three transactions (pyoxigraph refuses a PREFIX/BASE after ";", so the marker
-        # cannot share the user's request): stale mark, the update, resync + merged mark
-        self._store.update(" ;\n".join(_MARK_STALE))
+        plan = UpdatePlan.of(sparql)
+        # three transactions (pyoxigraph refuses a PREFIX/BASE after ";", so our
+        # operations cannot share the user's request): before, the update, after
+        self._store.update(plan.before)
         try:
             self._store.update(sparql)
         except SyntaxError as exc:
-            self._store.update(" ;\n".join(_MARK_MERGED))  # nothing was written
+            self._store.update(plan.undo)  # nothing was written
             raise QuerySyntaxError(str(exc)) from exc
         except OSError as exc:
             raise StoreError(str(exc)) from exc
-        self._resync()
+        self._store.update(plan.after)
+        self.merged = True
 
     # ------------------------------------------------------------------ reads
 
@@ -539,10 +545,17 @@ class RawStore:
 
 
 def refuse_default_graph_writes(sparql: str) -> None:
-    """Raise :class:`UpdateRefusedSyntaxError` when an update writes the default graph.
+    """Raise :class:`UpdateRefusedSyntaxError` when an update writes the default graph."""
+    written_graphs(sparql)
 
+
+def written_graphs(sparql: str) -> frozenset[str] | None:
+    """The named graphs an update may write, ``None`` when not known statically (a
+    ``GRAPH ?g`` template, ``… ALL``/``NAMED``, text rdflib cannot parse).
+
+    Raises :class:`UpdateRefusedSyntaxError` when an operation writes the default graph.
     Parsed with rdflib's SPARQL grammar; text rdflib cannot parse is left to pyoxigraph
-    (which reports its own syntax errors).
+    (which reports its own syntax errors) with a full re-synchronisation.
     """
     try:
         from rdflib.plugins.sparql.algebra import translateUpdate
@@ -550,7 +563,8 @@ def refuse_default_graph_writes(sparql: str) -> None:
 
         ops = translateUpdate(parseUpdate(sparql)).algebra
     except Exception:  # noqa: BLE001 - any parser failure: pyoxigraph decides
-        return
+        return None
+    graphs: set[str] | None = set()
     for op in ops:
         why = _default_write(op)
         if why:
@@ -559,6 +573,78 @@ def refuse_default_graph_writes(sparql: str) -> None:
                 "(named graphs) and follows them; write a named graph (GRAPH <…> / WITH "
                 "<…> / INTO GRAPH <…>) instead"
             )
+        targets = _targets(op)
+        graphs = None if targets is None or graphs is None else graphs | targets
+    return frozenset(graphs) if graphs is not None else None
+
+
+def _targets(op: object) -> set[str] | None:
+    """Graphs one (non-refused) rdflib update operation writes; ``None``: not constant."""
+    name = op.name  # type: ignore[attr-defined]
+
+    def get(key: str) -> object:  # CompValue.get returns the key itself when missing
+        return dict.get(op, key)  # type: ignore[arg-type]
+
+    terms: list[object] = []
+    if name in ("InsertData", "DeleteData", "DeleteWhere"):
+        terms += list(get("quads") or {})
+    elif name == "Modify":
+        for part in ("delete", "insert"):
+            tpl = get(part)
+            if tpl is not None:
+                terms += list(dict.get(tpl, "quads") or {})
+                if dict.get(tpl, "triples"):
+                    terms.append(get("withClause"))
+    elif name == "Load":
+        terms.append(get("graphiri"))
+    elif name in ("Clear", "Drop"):
+        terms.append(get("graphiri"))  # ALL / NAMED: not a term, so unknown
+    elif name in ("Add", "Copy", "Move"):
+        src, dst = get("graph")  # type: ignore[misc]
+        terms += [src, dst] if name == "Move" else [dst]
+    elif name != "Create":
+        return None
+    out = set()
+    for t in terms:
+        if not isinstance(t, URIRef) or ":" not in str(t):
+            return None
+        out.add(str(t))
+    return out
+
+
+@dataclass(frozen=True)
+class UpdatePlan:
+    """The bookkeeping updates around a user's SPARQL Update (see ``OxigraphStore.update``).
+
+    ``before`` marks the merge stale and, when the written graphs are known, copies
+    their current triples to :data:`SCRATCH_GRAPH`; ``after`` removes from the merge the
+    scratch triples no named graph holds any more, adds the written graphs' triples and
+    marks the merge complete (else a full resync); ``undo`` restores the markers when
+    the update failed.
+    """
+
+    before: str
+    after: str
+    undo: str
+
+    @classmethod
+    def of(cls, sparql: str) -> UpdatePlan:
+        graphs = written_graphs(sparql)
+        drop = f"DROP SILENT GRAPH <{SCRATCH_GRAPH}>"
+        undo = " ;\n".join([drop, *_MARK_MERGED])
+        if graphs is None:
+            return cls(" ;\n".join(_MARK_STALE), " ;\n".join([*RESYNC_OPS, *_MARK_MERGED]), undo)
+        copy = [
+            f"INSERT {{ GRAPH <{SCRATCH_GRAPH}> {{ ?s ?p ?o }} }} "
+            f"WHERE {{ GRAPH <{g}> {{ ?s ?p ?o }} }}"
+            for g in sorted(graphs)
+        ]
+        after = [
+            *unmerge_ops(SCRATCH_GRAPH),
+            *(merge_op(g) for g in sorted(graphs)),
+            *_MARK_MERGED,
+        ]
+        return cls(" ;\n".join([*_MARK_STALE, drop, *copy]), " ;\n".join(after), undo)
 
 
 def _default_write(op: object) -> str:

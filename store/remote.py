@@ -57,16 +57,15 @@ from reprokg.store.base import (
 )
 from reprokg.store.oxigraph import (
     _MARK_MERGED,
-    _MARK_STALE,
     KEEP_LEGACY_OP,
     LEGACY_DEFAULT_GRAPH,
     MERGED_MARKER,
     RESERVED_GRAPHS,
     RESYNC_OPS,
     STALE_MARKER,
+    UpdatePlan,
     merge_op,
     rdf_format,
-    refuse_default_graph_writes,
     unmerge_ops,
 )
 from reprokg.store.terms import to_ntriples, to_oxigraph
@@ -313,14 +312,14 @@ class RemoteStore(Store):
         writable; stale mark, update, resync as three requests)."""
         self._check_writable()
         if self.merged:
-            refuse_default_graph_writes(sparql)
-            self._update(" ;\n".join(_MARK_STALE))
+            plan = UpdatePlan.of(sparql)
+            self._update(plan.before)
             try:
                 self._update(sparql, using_graph_uris, using_named_graph_uris)
             except QuerySyntaxError:
-                self._update(" ;\n".join(_MARK_MERGED))
+                self._update(plan.undo)
                 raise
-            self._update(" ;\n".join([*RESYNC_OPS, *_MARK_MERGED]))
+            self._update(plan.after)
             return
         self._update(sparql, using_graph_uris, using_named_graph_uris)
 

@@ -365,6 +365,67 @@ def test_updates_on_named_graphs_are_followed_by_the_merge(store: OxigraphStore)
     merge_is_exact(store.raw)
 
 
+@pytest.mark.parametrize(
+    ("update", "expected"),
+    [
+        (f"INSERT DATA {{ GRAPH <{G1}> {{ <{EX}a> <{P}> 1 }} }}", {G1}),
+        (f"DELETE WHERE {{ GRAPH <{G2}> {{ ?s ?p ?o }} }} ; DROP SILENT GRAPH <{G3}>", {G2, G3}),
+        (f'WITH <{G1}> DELETE {{ ?s ?p ?o }} INSERT {{ ?s ?p "n" }} WHERE {{ ?s ?p ?o }}', {G1}),
+        (f"MOVE <{G1}> TO <{G2}>", {G1, G2}),
+        (f"COPY DEFAULT TO <{G2}>", {G2}),
+        (f"LOAD <{EX}x.ttl> INTO GRAPH <{G3}>", {G3}),
+        (f"CREATE GRAPH <{G3}>", set()),
+        ("DELETE { GRAPH ?g { ?s ?p ?o } } WHERE { GRAPH ?g { ?s ?p ?o } }", None),
+        ("DROP ALL", None),
+        ("CLEAR NAMED", None),
+    ],
+)
+def test_written_graphs_of_an_update(update: str, expected: set | None) -> None:
+    from reprokg.store.oxigraph import written_graphs
+
+    got = written_graphs(update)
+    assert got == (None if expected is None else {str(g) for g in expected})
+
+
+def test_updates_with_variable_graphs_and_moves_keep_the_merge(store: OxigraphStore) -> None:
+    store.add_document(G1, graph(SHARED, own(1)))
+    store.add_document(G2, graph(SHARED, own(2)))
+    store.update(f"MOVE <{G1}> TO <{G3}>")  # G3 := G1's triples, G1 gone
+    assert store.documents() == [G2, G3]
+    assert (count(store), count_shared(store)) == (3, 1)
+    pattern = f"GRAPH ?g {{ <{EX}paper> ?p ?o }}"
+    store.update(f"DELETE {{ {pattern} }} WHERE {{ {pattern} }}")
+    assert (count(store), count_shared(store)) == (2, 0)
+    merge_is_exact(store.raw)
+
+
+def test_crash_inside_an_update_is_recovered_on_open(tmp_path: Path) -> None:
+    """Killed after the update committed, before the merge followed: the scratch copy
+    is dropped, the merge re-synchronised, nothing resurrected."""
+    from reprokg.store.oxigraph import SCRATCH_GRAPH, UpdatePlan
+
+    s = open_store(tmp_path / "store")
+    s.add_document(G1, graph(SHARED, own(1)))
+    s.add_document(G2, graph(SHARED))
+    update = f"DROP GRAPH <{G1}> ; DROP GRAPH <{G2}>"
+    plan = UpdatePlan.of(update)
+    raw = s.raw._owner._store  # the pyoxigraph store itself: no bookkeeping
+    raw.update(plan.before)
+    raw.update(update)
+    assert raw.contains_named_graph(ox.NamedNode(SCRATCH_GRAPH))
+    del raw
+    s.close()
+    s = open_store(tmp_path / "store")
+    try:
+        assert s.documents() == []
+        assert count(s) == 0
+        assert not s.raw.contains_named_graph(ox.NamedNode(SCRATCH_GRAPH))
+        assert s.raw.contains_named_graph(ox.NamedNode(MERGED_MARKER))
+        merge_is_exact(s.raw)
+    finally:
+        s.close()
+
+
 def test_failed_update_leaves_the_merge_marked_complete(store: OxigraphStore) -> None:
     store.add_document(G1, graph(SHARED))
     with pytest.raises(QuerySyntaxError):
