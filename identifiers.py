@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
+from functools import lru_cache
 from urllib.parse import quote
 
 from rdflib import URIRef
@@ -106,9 +108,21 @@ def base_iri() -> str:
     return base if base.endswith("/") else base + "/"
 
 
+@lru_cache(maxsize=16384)
+def _quote_key(key: str) -> str:
+    """Minted keys repeat (a loader's node suffixes are the same in every document)."""
+    return quote(key, safe="-._~")
+
+
 def mint(kind: str, key: str, base: str | None = None) -> URIRef:
     """``{base}{kind}/{key}`` with the key percent-encoded where needed."""
-    return URIRef(f"{base or base_iri()}{kind}/{quote(str(key), safe='-._~')}")
+    return URIRef(f"{base or base_iri()}{kind}/{_quote_key(str(key))}")
+
+
+def minter(kind: str, base: str | None = None) -> Callable[[str], URIRef]:
+    """``mint(kind, ·)`` with the base read once: for a loader minting many nodes."""
+    prefix = f"{base or base_iri()}{kind}/"
+    return lambda key: URIRef(prefix + _quote_key(str(key)))
 
 
 def document_iri(sha256: str, base: str | None = None) -> URIRef:

@@ -232,12 +232,15 @@ def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
     triples = graph_triples(graph)
     written: dict[object, list[object]] = {}  # value -> subjects, in graph.subject_objects order
     nodes: set[str] = set()
+    # str's own methods: rdflib's startswith and __eq__ are Python functions, and this
+    # loop sees every triple (terms are all str; the type checks follow the text test)
+    same, starts, prefix = str.__eq__, str.startswith, "https://orcid.org/"
     for s, p, o in triples:
-        if p == as_written:
+        if same(p, as_written) and type(p) is type(as_written):
             written.setdefault(o, []).append(s)
-        if isinstance(s, URIRef) and s.startswith("https://orcid.org/"):
+        if starts(s, prefix) and isinstance(s, URIRef):
             nodes.add(str(s))
-        if isinstance(o, URIRef) and o.startswith("https://orcid.org/"):
+        if starts(o, prefix) and isinstance(o, URIRef):
             nodes.add(str(o))
     pairs: list[tuple[object, object]]
     if pending_triples(graph) is not None:  # the order the filled graph would give

@@ -21,6 +21,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
@@ -30,7 +31,15 @@ from rdflib.namespace import PROV, RDF, XSD
 
 from reprokg.document import Document, Message
 from reprokg.errors import LoadError
-from reprokg.identifiers import IdentifierError, content_hash, doi_iri, mint, orcid_iri, stable_key
+from reprokg.identifiers import (
+    IdentifierError,
+    content_hash,
+    doi_iri,
+    mint,
+    minter,
+    orcid_iri,
+    stable_key,
+)
 from reprokg.lazy_graph import LazyGraph
 from reprokg.loaders.source import Scalar, decode_text, parse_yaml
 from reprokg.loaders.trec_run import RunSummary, is_comment, summarise
@@ -312,8 +321,24 @@ _GIT_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
 
 
 def canonical(key: str) -> str:
+    try:
+        return _canonical(key)
+    except TypeError:  # unhashable (never a YAML key): as before, uncached
+        return _canonical.__wrapped__(key)
+
+
+@lru_cache(maxsize=4096)
+def _canonical(key: str) -> str:
     k = str(key).strip()
     return ALIASES.get(k.lower(), k)
+
+
+@lru_cache(maxsize=16384, typed=True)
+def _literal(value: str | int | bool) -> Literal:
+    """``Literal(value)``, made once: values repeat across headers (versions, models,
+    positions). Literals are immutable, so sharing them is safe, and equal ones are
+    then one object, found by identity in every dictionary keyed by terms."""
+    return Literal(value)
 
 
 def ext_predicate(key: str) -> URIRef:
@@ -326,7 +351,11 @@ def typed_literal(kind: str, value: Scalar) -> Literal:
 
     A wrongly typed value is not an error here: the shapes report it, with its path.
     """
-    text = str(value)
+    return _typed_literal(kind, str(value))
+
+
+@lru_cache(maxsize=16384)
+def _typed_literal(kind: str, text: str) -> Literal:
     low = text.strip().lower()
     if kind == "int" and _INT_RE.match(text.strip()):
         return Literal(int(text.strip()))
@@ -489,13 +518,14 @@ class _Builder:
         self.g = _Triples()
         self.run = run
         self.key = run_key
+        self._mint = minter(f"run/{run_key}")
         self.col = col_offset
         self.messages: list[Message] = []
         self.lines: dict[str, int] = {}
         self.ambiguous: set[str] = set()
 
     def node(self, suffix: str) -> URIRef:
-        return mint(f"run/{self.key}", suffix)
+        return self._mint(suffix)
 
     def note_line(self, path: str, generic: str, value: Any) -> None:
         line = getattr(value, "line", None)
@@ -603,7 +633,7 @@ class _Builder:
         elif k == "strlist":
             items = [str(item) for item in self.strlist(v, path)]
             for item in items:
-                g.add((s, f.pred, Literal(item)))
+                g.add((s, f.pred, _literal(item)))
             if len(items) > 1:  # RDF values are a set: keep the written order alongside
                 order = {"property": str(f.pred), "items": items}
                 g.add((s, RK.sequenceOrder, Literal(json.dumps(order), datatype=_RDF_JSON)))
@@ -618,7 +648,7 @@ class _Builder:
                 n = self.node(f"{suffix}-{i}")
                 g.add((s, f.pred, n))
                 g.add((n, _RDF_TYPE, f.cls))
-                g.add((n, RK.position, Literal(i)))
+                g.add((n, RK.position, _literal(i)))
                 self.mapping(n, item, f.spec or {}, f"{path}[{i}]", gpath, f"{suffix}-{i}")
         elif k == "libraries":
             self.libraries(s, f, v, path, gpath, suffix)
@@ -652,14 +682,14 @@ class _Builder:
         self.g.add((s, f.pred, n))
         self.g.add((n, _RDF_TYPE, f.cls))
         text = str(item)
-        self.g.add((n, RK.packageAsWritten, Literal(text)))
-        self.g.add((n, RK.position, Literal(pos)))
+        self.g.add((n, RK.packageAsWritten, _literal(text)))
+        self.g.add((n, RK.position, _literal(pos)))
         name, sep, version = text.partition("==")
-        self.g.add((n, SCHEMA.name, Literal(name.strip())))
+        self.g.add((n, SCHEMA.name, _literal(name.strip())))
         if sep:
-            self.g.add((n, RK.packageVersion, Literal(version.strip())))
+            self.g.add((n, RK.packageVersion, _literal(version.strip())))
         if lang is not None:
-            self.g.add((n, RK.packageLanguage, Literal(lang)))
+            self.g.add((n, RK.packageLanguage, _literal(lang)))
 
     def libraries(self, s: URIRef, f: F, v: Any, path: str, gpath: str, suffix: str) -> None:
         if isinstance(v, dict):  # per language; positions run across languages
@@ -702,7 +732,7 @@ class _Builder:
             p = f"{path}[{i}]"
             self.g.add((s, f.pred, n))
             self.g.add((n, _RDF_TYPE, f.cls))
-            self.g.add((n, RK.position, Literal(i)))
+            self.g.add((n, RK.position, _literal(i)))
             params: list[tuple[Any, Any, str]] = []
 
             def extra(key: str, val: Any, kp: str, params: list = params) -> bool:
@@ -760,7 +790,7 @@ class _Builder:
         g.add((person, _RDF_TYPE, PROV.Agent))
         g.add((self.run, PROV.wasAssociatedWith, person))
         if name is not None and not isinstance(name, dict | list) and not name.is_null:
-            g.add((person, SCHEMA.name, Literal(str(name))))
+            g.add((person, SCHEMA.name, _literal(str(name))))
         if orcid is not None and not isinstance(orcid, dict | list) and not orcid.is_null:
             g.add((person, RK.orcidAsWritten, Literal(str(orcid))))
         role = vals.get("role")

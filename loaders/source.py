@@ -131,18 +131,94 @@ if getattr(yaml, "__with_libyaml__", False):
 
         construct_scalar_keep = _ScalarLoader.construct_scalar_keep
 
+        def resolve(self, kind, value, implicit):  # type: ignore[no-untyped-def]
+            """PyYAML's implicit tag of a scalar (regular expressions tried in turn),
+            remembered per text: keys and many values repeat in every header."""
+            if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
+                return super().resolve(kind, value, implicit)
+            key = (value, implicit)
+            tag = _RESOLVED.get(key)
+            if tag is None:
+                if len(_RESOLVED) > 50_000:
+                    _RESOLVED.clear()
+                tag = _RESOLVED[key] = super().resolve(kind, value, implicit)
+            return tag
 
-for _tag in (
-    "tag:yaml.org,2002:str",
-    "tag:yaml.org,2002:int",
-    "tag:yaml.org,2002:float",
-    "tag:yaml.org,2002:bool",
-    "tag:yaml.org,2002:null",
-    "tag:yaml.org,2002:timestamp",
-):
+
+_RESOLVED: dict[tuple, str] = {}
+
+
+_SCALAR_TAGS = frozenset(
+    {
+        "tag:yaml.org,2002:str",
+        "tag:yaml.org,2002:int",
+        "tag:yaml.org,2002:float",
+        "tag:yaml.org,2002:bool",
+        "tag:yaml.org,2002:null",
+        "tag:yaml.org,2002:timestamp",
+    }
+)
+for _tag in sorted(_SCALAR_TAGS):
     _ScalarLoader.add_constructor(_tag, _ScalarLoader.construct_scalar_keep)
     if _FastScalarLoader is not None:
         _FastScalarLoader.add_constructor(_tag, _ScalarLoader.construct_scalar_keep)
+_MAP_TAG, _SEQ_TAG = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_QUOTED_STYLES = frozenset({"'", '"', "|", ">"})
+
+
+class _NotPlain(Exception):
+    """A node :func:`_plain_tree` does not build (an explicit tag, a merge key, a
+    non-scalar key): PyYAML's constructor builds the document instead."""
+
+
+def _plain_tree(root: yaml.Node, line_offset: int, name: str) -> Any:
+    """What ``construct_document`` makes of a composed document of plain mappings,
+    sequences and scalars (every ir_metadata header), built in one recursive pass:
+    PyYAML's generic constructor (generators, recursion bookkeeping) was a third of
+    loading a run header. Lines are shifted and nodes counted as :func:`parse_yaml`
+    does afterwards for the general path (``_shift_lines``, ``_count_nodes``); only
+    used for alias-free texts, where no node is shared.
+    """
+    budget = MAX_YAML_NODES
+    scalar_tags, quoted_styles = _SCALAR_TAGS, _QUOTED_STYLES
+    scalar_node, mapping_node, sequence_node = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
+
+    def scalar(node: yaml.Node) -> Scalar:
+        if node.tag not in scalar_tags:
+            raise _NotPlain
+        mark = node.start_mark
+        return Scalar(
+            node.value,
+            line=mark.line + 1 + line_offset,
+            column=mark.column + 1,
+            tag=node.tag,
+            quoted=node.style in quoted_styles,
+        )
+
+    def build(node: yaml.Node) -> Any:
+        nonlocal budget
+        budget -= 1
+        cls = type(node)
+        if cls is scalar_node:
+            return scalar(node)
+        if cls is mapping_node and node.tag == _MAP_TAG:
+            out: dict = {}
+            for key_node, value_node in node.value:
+                if type(key_node) is not scalar_node:
+                    raise _NotPlain
+                key = scalar(key_node)
+                out[key] = build(value_node)
+            return out
+        if cls is sequence_node and node.tag == _SEQ_TAG:
+            return [build(item) for item in node.value]
+        raise _NotPlain
+
+    value = build(root)
+    if budget < 0:
+        raise LoadError(
+            f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", source=name
+        )
+    return value
 
 
 def _count_nodes(value: Any, name: str, budget: list[int]) -> None:
@@ -168,7 +244,16 @@ def parse_yaml(text: str, name: str, *, line_offset: int = 0) -> Any:
     use_c = _FastScalarLoader is not None and "*" not in text
     loader = _FastScalarLoader(text) if use_c else _ScalarLoader(text)  # type: ignore[misc]
     try:
-        value = loader.get_single_data()
+        if use_c:  # no alias: build plain documents directly (lines shifted, nodes counted)
+            node = loader.get_single_node()
+            if node is None:
+                return None
+            try:
+                return _plain_tree(node, line_offset, name)
+            except _NotPlain:
+                value = loader.construct_document(node)
+        else:
+            value = loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise LoadError(
