@@ -145,16 +145,18 @@ def _batch_merged_quads(writes: Sequence[DocumentWrite]) -> list[ox.Quad]:
     quad = ox.Quad
     for w in writes:
         g = ox.NamedNode(str(w.iri))
-        for t in w.triples:
-            terms = []
-            for x in t:
-                y = memo.get(x)
-                if y is None:
-                    y = memo[x] = to_oxigraph(x)
-                terms.append(y)
-            s, p, o = terms
-            named.append(quad(s, p, o, g))  # type: ignore[arg-type]
-            merge.append(quad(s, p, o))  # type: ignore[arg-type]
+        for s, p, o in w.triples:
+            xs = memo.get(s)
+            if xs is None:
+                xs = memo[s] = to_oxigraph(s)
+            xp = memo.get(p)
+            if xp is None:
+                xp = memo[p] = to_oxigraph(p)
+            xo = memo.get(o)
+            if xo is None:
+                xo = memo[o] = to_oxigraph(o)
+            named.append(quad(xs, xp, xo, g))  # type: ignore[arg-type]
+            merge.append(quad(xs, xp, xo))  # type: ignore[arg-type]
     return named + merge
 
 
@@ -499,6 +501,12 @@ class RawStore:
 
     def __init__(self, owner: OxigraphStore) -> None:
         self._owner = owner
+
+    @property
+    def __class__(self) -> type:  # type: ignore[override]
+        """Pose as ``pyoxigraph.Store`` for ``isinstance`` checks of callers written
+        before the merge (their fast paths pass the union flag, which is handled here)."""
+        return ox.Store
 
     def query(self, query: str, **kwargs: object) -> object:
         if self._owner.merged and kwargs.get("use_default_graph_as_union"):
