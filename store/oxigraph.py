@@ -165,18 +165,25 @@ def merged_quads(quads: list[ox.Quad]) -> list[ox.Quad]:
     return quads + [ox.Quad(q.subject, q.predicate, q.object) for q in quads]
 
 
-def unmerge_ops(iri: URIRef | str) -> list[str]:
-    """Drop graph ``iri`` and remove from the merge its triples no other graph holds."""
+def unmerge_ops(iri: URIRef | str, into: str | None = None) -> list[str]:
+    """Drop graph ``iri`` and remove from the merge its triples no other graph holds.
+
+    ``into``: the named graph that holds the merge (remote engines without a separate
+    default graph); ``None``: the default graph.
+    """
+    tpl = f"GRAPH <{into}> {{ ?s ?p ?o }}" if into else "?s ?p ?o"
+    others = f"?h != <{iri}>" + (f" && ?h != <{into}>" if into else "")
     return [
-        f"DELETE {{ ?s ?p ?o }} WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} "
-        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h != <{iri}>) }} }}",
+        f"DELETE {{ {tpl} }} WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} "
+        f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER({others}) }} }}",
         f"DROP SILENT GRAPH <{iri}>",
     ]
 
 
-def merge_op(iri: URIRef | str) -> str:
+def merge_op(iri: URIRef | str, into: str | None = None) -> str:
     """Copy the triples of graph ``iri`` into the merge (blank nodes copied as bound)."""
-    return f"INSERT {{ ?s ?p ?o }} WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}"
+    tpl = f"GRAPH <{into}> {{ ?s ?p ?o }}" if into else "?s ?p ?o"
+    return f"INSERT {{ {tpl} }} WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}"
 
 
 def has_merge(raw: ox.Store) -> bool:
@@ -355,7 +362,7 @@ class OxigraphStore(Store):
             raise QuerySyntaxError(str(exc)) from exc
         except OSError as exc:
             raise StoreError(str(exc)) from exc
-        self._store.update(plan.after)
+        self._store.update(plan.after())
         self.merged = True
 
     # ------------------------------------------------------------------ reads
@@ -627,32 +634,43 @@ class UpdatePlan:
     ``before`` marks the merge stale and, when the written graphs are known, copies
     their current triples to :data:`SCRATCH_GRAPH`; ``after`` removes from the merge the
     scratch triples no named graph holds any more, adds the written graphs' triples and
-    marks the merge complete (else a full resync); ``undo`` restores the markers when
-    the update failed.
+    marks the merge complete (else the full ``resync``); ``undo`` restores the markers
+    when the update failed. ``into``/``mark_*``: where a remote engine keeps the merge
+    and its state.
     """
 
-    before: str
-    after: str
-    undo: str
+    graphs: frozenset[str] | None
+    into: str | None = None
+    mark_stale: tuple[str, ...] = _MARK_STALE
+    mark_merged: tuple[str, ...] = _MARK_MERGED
 
     @classmethod
-    def of(cls, sparql: str) -> UpdatePlan:
-        graphs = written_graphs(sparql)
-        drop = f"DROP SILENT GRAPH <{SCRATCH_GRAPH}>"
-        undo = " ;\n".join([drop, *_MARK_MERGED])
-        if graphs is None:
-            return cls(" ;\n".join(_MARK_STALE), " ;\n".join([*RESYNC_OPS, *_MARK_MERGED]), undo)
-        copy = [
+    def of(cls, sparql: str, **kwargs: object) -> UpdatePlan:
+        return cls(written_graphs(sparql), **kwargs)  # type: ignore[arg-type]
+
+    @property
+    def before(self) -> str:
+        ops = [*self.mark_stale, f"DROP SILENT GRAPH <{SCRATCH_GRAPH}>"]
+        ops += [
             f"INSERT {{ GRAPH <{SCRATCH_GRAPH}> {{ ?s ?p ?o }} }} "
             f"WHERE {{ GRAPH <{g}> {{ ?s ?p ?o }} }}"
-            for g in sorted(graphs)
+            for g in sorted(self.graphs or ())
         ]
-        after = [
-            *unmerge_ops(SCRATCH_GRAPH),
-            *(merge_op(g) for g in sorted(graphs)),
-            *_MARK_MERGED,
+        return " ;\n".join(ops)
+
+    @property
+    def undo(self) -> str:
+        return " ;\n".join([f"DROP SILENT GRAPH <{SCRATCH_GRAPH}>", *self.mark_merged])
+
+    def after(self, resync: Sequence[str] = RESYNC_OPS) -> str:
+        if self.graphs is None:
+            return " ;\n".join([*resync, *self.mark_merged])
+        ops = [
+            *unmerge_ops(SCRATCH_GRAPH, self.into),
+            *(merge_op(g, self.into) for g in sorted(self.graphs)),
+            *self.mark_merged,
         ]
-        return cls(" ;\n".join([*_MARK_STALE, drop, *copy]), " ;\n".join(after), undo)
+        return " ;\n".join(ops)
 
 
 def _default_write(op: object) -> str:
