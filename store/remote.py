@@ -8,24 +8,25 @@ Virtuoso 7.2 refuses blank nodes in ``INSERT DATA``). Oxigraph server runs one
 update request as one transaction; Virtuoso runs it in one transaction only in its
 default (transactional) log mode — atomicity there is the engine's, not ours.
 
-Default graph = the merge of the documents (the store contract) per dialect:
+Default graph = the merge of the documents (the store contract), a set: engines repeat
+a triple once per graph of a union/dataset (Oxigraph #1919, Virtuoso 7 alike), so the
+merge is materialised, in the same update request as every document write
+(:func:`reprokg.store.oxigraph.unmerge_ops` / ``merge_op``), with the update policy of
+the embedded store (default graph not writable, :class:`UpdatePlan`):
 
-* ``oxigraph`` — like the embedded store: the merge is materialised in the server's
-  real default graph, in the same update request as every document write
-  (:func:`reprokg.store.oxigraph.unmerge_ops`), with the same marker graphs, update
-  policy and rebuild on a writable open. A server without the marker (filled before,
-  or opened read-only) is queried with its ``union-default-graph`` request parameter,
-  which repeats triples shared by documents (oxigraph #1919).
-* ``virtuoso`` / ``generic`` — NOT a set yet (the contract test is a strict xfail):
-  Virtuoso 7 repeats a triple once per graph of the dataset. The query's dataset is
-  set through the Protocol:
-  ``default-graph-uri`` = every document graph and ``named-graph-uri`` = the same
-  list (with only ``default-graph-uri`` an engine must hide all named graphs). Virtuoso's
-  own default graph is the union of *all* its graphs, system graphs included
-  (``virtrdf#``, ``ldp#`` …), which would leak into counts; the explicit dataset keeps
-  exactly the documents. Document graphs are those found by ``GRAPH ?g`` minus the
-  engine's system-graph prefixes. Cost: one extra listing query and a request that
-  grows with the number of documents (fine to ~10k graphs; beyond, use Oxigraph).
+* ``oxigraph`` — in the server's real default graph, with the embedded store's empty
+  marker graphs; queries carry no dataset. A server without the marker is merged on the
+  first use of a writable store; read-only, it is queried with its
+  ``union-default-graph`` parameter (which repeats shared triples).
+* ``virtuoso`` / ``generic`` — in the named graph :data:`MERGE_GRAPH`, its state as a
+  triple in :data:`STATE_GRAPH` (Virtuoso keeps no empty graphs). The query's dataset is
+  set through the Protocol: ``default-graph-uri`` = the merge graph and
+  ``named-graph-uri`` = every document graph (Virtuoso's own default graph is the union
+  of *all* its graphs, system graphs included, which would leak into counts). Document
+  graphs are those found by ``GRAPH ?g`` minus the engine's system-graph prefixes and
+  our bookkeeping graphs. Cost: one extra listing query and a request that grows with
+  the number of documents (fine to ~10k graphs; beyond, use Oxigraph); a full resync
+  (updates with ``GRAPH ?g`` templates) is one ``INSERT`` per document.
 
 Time limits are client-side (``httpx`` read timeout → :class:`QueryTimeout`); the
 engine may keep computing (Oxigraph server: start it with ``--timeout-s``).
@@ -57,11 +58,13 @@ from reprokg.store.base import (
 )
 from reprokg.store.oxigraph import (
     _MARK_MERGED,
+    _MARK_STALE,
     KEEP_LEGACY_OP,
     LEGACY_DEFAULT_GRAPH,
     MERGED_MARKER,
     RESERVED_GRAPHS,
     RESYNC_OPS,
+    SCRATCH_GRAPH,
     STALE_MARKER,
     UpdatePlan,
     merge_op,
@@ -83,6 +86,13 @@ SYSTEM_GRAPH_PREFIXES: dict[str, tuple[str, ...]] = {
 }
 #: a graph that never exists: the dataset of a query when there are no documents
 EMPTY_GRAPH = "urn:reprokg:empty-dataset"
+#: named graph holding the merge on engines without a separate default graph (Virtuoso)
+MERGE_GRAPH = "https://w3id.org/reprokg/store#merge"
+#: named graph holding the merge state there (Virtuoso keeps no empty graphs as markers)
+STATE_GRAPH = "https://w3id.org/reprokg/store#state"
+_STATE = "https://w3id.org/reprokg/store#mergeState"
+#: bookkeeping graphs of every dialect: never documents
+REMOTE_RESERVED = RESERVED_GRAPHS | {MERGE_GRAPH, STATE_GRAPH}
 _FORM_RE = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
 _PROLOGUE_RE = re.compile(
     r"^(?:\s+|#[^\n]*\n|(?:PREFIX\s+[^\s:]*:\s*<[^>]*>)|(?:BASE\s+<[^>]*>))*", re.IGNORECASE
@@ -159,23 +169,59 @@ class RemoteStore(Store):
             update_url = self.url[: -len("/query")] + "/update"
         self.update_url = update_url or self.url
         self._system = SYSTEM_GRAPH_PREFIXES.get(self.dialect, ())
-        #: the server's default graph holds the merge (Oxigraph dialect, marker present)
-        self.merged = False
-        if self.dialect == "oxigraph":
-            self.merged = self._ask(f"ASK {{ GRAPH <{MERGED_MARKER}> {{ }} }}")
-            if not self.merged and not read_only:
+        #: where the merge lives: the server's default graph (Oxigraph) or MERGE_GRAPH
+        self._into = None if self.dialect == "oxigraph" else MERGE_GRAPH
+        self._merged: bool | None = None  # found out on first use (no request here)
+
+    @property
+    def merged(self) -> bool:
+        """The merge is complete (else queries fall back to a union that repeats triples);
+        a writable store without it builds it on first use."""
+        if self._merged is None:
+            self._merged = self._state() == "merged"
+            if not self._merged and not self.read_only:
                 self.rebuild_merge()
+        return self._merged
 
     # ------------------------------------------------------------------ the merge
 
+    def _state(self) -> str:
+        if self._into is None:
+            if self._ask(f"ASK {{ GRAPH <{MERGED_MARKER}> {{ }} }}"):
+                return "merged"
+            return "stale" if self._ask(f"ASK {{ GRAPH <{STALE_MARKER}> {{ }} }}") else ""
+        res = self._raw_select(
+            f"SELECT ?v WHERE {{ GRAPH <{STATE_GRAPH}> {{ ?x <{_STATE}> ?v }} }}"
+        )
+        return str(res.rows[0][0]) if res.rows else ""
+
+    def _mark(self, state: str) -> tuple[str, ...]:
+        if self._into is None:
+            return _MARK_MERGED if state == "merged" else _MARK_STALE
+        return (
+            f"DROP SILENT GRAPH <{STATE_GRAPH}>",
+            f'INSERT DATA {{ GRAPH <{STATE_GRAPH}> {{ <{STATE_GRAPH}> <{_STATE}> "{state}" }} }}',
+        )
+
+    def _resync_ops(self) -> list[str]:
+        """Operations that rebuild the whole merge from the named graphs."""
+        if self._into is None:
+            return list(RESYNC_OPS)
+        return [
+            f"DROP SILENT GRAPH <{SCRATCH_GRAPH}>",
+            f"DROP SILENT GRAPH <{self._into}>",
+            *(merge_op(d, self._into) for d in self.documents()),
+        ]
+
     def rebuild_merge(self) -> None:
-        """The server's default graph := the merge of its named graphs (one request);
-        see :meth:`reprokg.store.oxigraph.OxigraphStore.rebuild_merge`."""
+        """Rebuild the merge from the named graphs (one request); see
+        :meth:`reprokg.store.oxigraph.OxigraphStore.rebuild_merge`. On Oxigraph, triples
+        of the server's own default graph that no document holds go to the legacy graph
+        when the store predates the merge."""
         self._check_writable()
-        stale = self._ask(f"ASK {{ GRAPH <{STALE_MARKER}> {{ }} }}")
-        ops = [*([] if stale else [KEEP_LEGACY_OP]), *RESYNC_OPS, *_MARK_MERGED]
-        self._update(" ;\n".join(ops))
-        self.merged = True
+        legacy = [KEEP_LEGACY_OP] if self._into is None and self._state() != "stale" else []
+        self._update(" ;\n".join([*legacy, *self._resync_ops(), *self._mark("merged")]))
+        self._merged = True
 
     def _ask(self, sparql: str) -> bool:
         r = self._post(self.url, [("query", sparql)], "application/sparql-results+json", None)
@@ -243,7 +289,9 @@ class RemoteStore(Store):
         return sorted(
             URIRef(str(row[0]))
             for row in res.rows
-            if isinstance(row[0], URIRef) and not str(row[0]).startswith(self._system)
+            if isinstance(row[0], URIRef)
+            and not str(row[0]).startswith(self._system)
+            and str(row[0]) not in REMOTE_RESERVED
         )
 
     def has_document(self, iri: URIRef | str) -> bool:
@@ -265,7 +313,11 @@ class RemoteStore(Store):
             return params
         if self.dialect == "oxigraph":
             return params if self.merged else [("union-default-graph", ""), *params]
+        if self.merged and named_graph_uris:
+            return [("default-graph-uri", MERGE_GRAPH), *params]
         docs = [str(d) for d in self.documents()] or [EMPTY_GRAPH]
+        if self.merged:
+            return [("default-graph-uri", MERGE_GRAPH), *(("named-graph-uri", u) for u in docs)]
         params += [("default-graph-uri", u) for u in docs]
         if not named_graph_uris:
             params += [("named-graph-uri", u) for u in docs]
@@ -312,14 +364,19 @@ class RemoteStore(Store):
         writable; stale mark, update, resync as three requests)."""
         self._check_writable()
         if self.merged:
-            plan = UpdatePlan.of(sparql)
+            plan = UpdatePlan.of(
+                sparql,
+                into=self._into,
+                mark_stale=self._mark("stale"),
+                mark_merged=self._mark("merged"),
+            )
             self._update(plan.before)
             try:
                 self._update(sparql, using_graph_uris, using_named_graph_uris)
             except QuerySyntaxError:
                 self._update(plan.undo)
                 raise
-            self._update(plan.after)
+            self._update(plan.after(self._resync_ops() if plan.graphs is None else ()))
             return
         self._update(sparql, using_graph_uris, using_named_graph_uris)
 
@@ -355,17 +412,19 @@ class RemoteStore(Store):
                 parts += self._drop_ops(old)
             parts.append(self._insert(iri, graph))
             if self.merged:
-                parts.append(merge_op(iri))
+                parts.append(merge_op(iri, self._into))
         except (ValueError, SyntaxError, TypeError) as exc:
             raise StoreError(f"cannot write document {iri}: {exc}") from exc
         self._update(" ;\n".join(parts))
 
     def _drop_ops(self, iri: URIRef | str) -> list[str]:
-        return unmerge_ops(iri) if self.merged else [f"DROP SILENT GRAPH <{iri}>"]
+        if self.merged:
+            return unmerge_ops(iri, self._into)
+        return [f"DROP SILENT GRAPH <{iri}>"]
 
     def delete_document(self, iri: URIRef | str) -> bool:
         self._check_writable()
-        if str(iri) in RESERVED_GRAPHS or not self.has_document(iri):
+        if str(iri) in REMOTE_RESERVED or not self.has_document(iri):
             return False
         self._update(" ;\n".join(self._drop_ops(iri)))
         return True
@@ -400,7 +459,7 @@ class RemoteStore(Store):
                 g = LEGACY_DEFAULT_GRAPH
             ops = [self._insert(g, triples)]
             if self.merged:
-                ops.append(merge_op(g))
+                ops.append(merge_op(g, self._into))
             self._update(" ;\n".join(ops))
 
     def close(self) -> None:

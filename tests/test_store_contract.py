@@ -207,16 +207,8 @@ def test_default_graph_is_union_of_documents(store: Store) -> None:
     assert [r[0] for r in res.rows] == [URIRef(EX + "s1"), URIRef(EX + "s2")]
 
 
-def test_default_graph_is_a_set(store: Store, request: pytest.FixtureRequest) -> None:
+def test_default_graph_is_a_set(store: Store) -> None:
     """A triple held by two documents is in the default graph once (RDF merge)."""
-    if isinstance(store, _Remote) and store.dialect != "oxigraph":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="Virtuoso/generic: the dataset is every document graph and Virtuoso 7 "
-                "repeats a triple once per graph holding it; no merge is kept there yet",
-            )
-        )
     shared = (URIRef(EX + "paper"), P, Literal("shared"))
     g1, g2 = doc(1), doc(2)
     g1.add(shared)
@@ -247,6 +239,30 @@ def test_default_graph_is_a_set(store: Store, request: pytest.FixtureRequest) ->
     assert (count(n_all), count(n_shared)) == (3, 1)
     store.delete_document(G3)
     assert (count(n_all), count(n_shared)) == (1, 0)
+
+
+def test_updates_keep_the_default_graph_a_set(store: Store) -> None:
+    """Updates write documents; the merge follows them; the default graph is not writable."""
+    shared = f'<{EX}paper> <{P}> "shared"'
+    n_all = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+
+    def count() -> int:
+        res = store.query(n_all)
+        assert isinstance(res, SelectResult)
+        return int(res.rows[0][0])
+
+    store.add_document(G1, doc(1))
+    store.update(f"INSERT DATA {{ GRAPH <{G1}> {{ {shared} }} GRAPH <{G2}> {{ {shared} }} }}")
+    assert count() == 2
+    store.update(f"DROP SILENT GRAPH <{G1}>")  # constant graph: incremental
+    assert count() == 1
+    store.update(
+        f"DELETE {{ GRAPH ?g {{ ?s ?p ?o }} }} WHERE {{ GRAPH ?g {{ {shared} . ?s ?p ?o }} }}"
+    )
+    assert count() == 0  # variable graph: full resync
+    with pytest.raises(QuerySyntaxError, match="default graph"):
+        store.update(f"INSERT DATA {{ {shared} }}")
+    assert count() == 0
 
 
 def test_graph_access_and_explicit_dataset(store: Store) -> None:
