@@ -240,6 +240,13 @@ class OxigraphStore(Store):
                     self.path,
                 )
             else:
+                if self.path is not None and any(True for _ in self._store.named_graphs()):
+                    log.warning(
+                        "building the merged default graph of %s once (a store made before "
+                        "reprokg kept one, or left mid-update): one transaction, about a "
+                        "minute per million triples",
+                        self.path,
+                    )
                 self.rebuild_merge()
 
     # ------------------------------------------------------------------ the merge
