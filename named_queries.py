@@ -12,19 +12,30 @@ Parameter values never enter the query text as text: each is parsed into an rdfl
 of its declared type (DOIs and ORCIDs normalised by :mod:`reprokg.identifiers`, an
 ir_datasets id of type ``collection`` becomes the shared collection IRI minted from it), then
 written with ``Term.n3()`` into a ``VALUES ?name { term }`` block placed at the start of
-the query's outermost ``WHERE`` group, so the engine joins on it like a constant.
+the query's outermost ``WHERE`` group, so the engine joins on it like a constant (or where
+the template has a line ``#@values``, e.g. inside a sub-select that must rank the bound
+rows before the outer query fetches more about them).
 Lines of the template that end with ``#? name`` belong to optional parameter ``name``
 and are dropped when it is not given (the template, not the value, is edited).
 An integer parameter named ``limit`` replaces the template's last ``LIMIT n`` (1 to
 :data:`MAX_LIMIT`); the ``n`` written in the template is the default.
+
+A header line ``# bind: name function(param, param…)`` binds ``?name`` to a term computed
+from the bound parameters by one of :data:`DERIVED` (e.g. the leaderboard node minted
+from a collection and a measure), so the engine starts from a constant it could not
+compute itself at the same cost (``BIND(IRI(…))`` is not pushed into the join by
+pyoxigraph: 100× slower in benchmarks/sparql). It is left out when a parameter it needs
+is not given.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -47,6 +58,7 @@ _IRI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*$")
 _HEADER_RE = re.compile(r"^#\s*([A-Za-z_-]+)\s*:\s*(.*)$")
 _OPTIONAL_LINE_RE = re.compile(r"#\?\s*([A-Za-z_][A-Za-z0-9_]*)\s*$")
 _WHERE_RE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
+_VALUES_MARK_RE = re.compile(r"^[ \t]*#@values[ \t]*$", re.MULTILINE)
 
 
 class NamedQueryError(ReprokgError):
@@ -64,6 +76,29 @@ class Param:
         return {"name": self.name, "type": self.type, "optional": self.optional, "doc": self.doc}
 
 
+def _leaderboard(collection: Identifier, measure: Identifier) -> Identifier:
+    from reprokg.leaderboard import leaderboard_iri
+
+    return leaderboard_iri(collection, str(measure))
+
+
+#: functions a ``# bind:`` header may name: bound parameter terms -> one RDF term
+DERIVED: dict[str, Callable[..., Identifier]] = {"leaderboard": _leaderboard}
+_BIND_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s+([A-Za-z_]+)\(\s*([^)]*)\)\s*$")
+
+
+@dataclass(frozen=True)
+class Derived:
+    """``?name`` bound to ``DERIVED[function](*args)`` (``# bind:`` header)."""
+
+    name: str
+    function: str
+    args: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, "function": self.function, "args": list(self.args)}
+
+
 @dataclass
 class NamedQuery:
     name: str
@@ -72,6 +107,7 @@ class NamedQuery:
     sparql: str
     params: list[Param] = field(default_factory=list)
     examples: list[dict[str, str]] = field(default_factory=list)
+    derived: list[Derived] = field(default_factory=list)
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -88,6 +124,7 @@ class NamedQuery:
             "description": self.description,
             "params": [p.to_dict() for p in self.params],
             "examples": self.examples,
+            "derived": [d.to_dict() for d in self.derived],
             "sparql": self.sparql,
         }
 
@@ -110,6 +147,9 @@ class NamedQuery:
                 continue
             terms[p.name] = to_term(p, raw)
         limit = terms.pop("limit", None) if self.param("limit") else None
+        for d in self.derived:
+            if all(a in terms for a in d.args):
+                terms[d.name] = DERIVED[d.function](*(terms[a] for a in d.args))
         lines = []
         for line in self.sparql.splitlines():
             m = _OPTIONAL_LINE_RE.search(line)
@@ -121,10 +161,13 @@ class NamedQuery:
             text = _set_limit(self.name, text, int(limit))
         if not terms:
             return text
+        block = "".join(f"\n  VALUES ?{n} {{ {t.n3()} }}" for n, t in terms.items())
+        marker = _VALUES_MARK_RE.search(text)
+        if marker:
+            return text[: marker.start()] + block.lstrip("\n") + text[marker.end() :]
         m = _WHERE_RE.search(_blank_comments(text))
         if not m:
             raise NamedQueryError(f"query {self.name!r} has no WHERE group to bind values in")
-        block = "".join(f"\n  VALUES ?{n} {{ {t.n3()} }}" for n, t in terms.items())
         return text[: m.end()] + block + text[m.end() :]
 
 
@@ -193,6 +236,7 @@ def parse_query(name: str, text: str) -> NamedQuery:
         if m:
             meta.setdefault(m.group(1).lower(), []).append(m.group(2).strip())
     params = [_parse_param(name, p) for p in meta.get("param", [])]
+    derived = [_parse_bind(name, b, params) for b in meta.get("bind", [])]
     examples = []
     for ex in meta.get("example", []):
         pairs = {}
@@ -208,7 +252,21 @@ def parse_query(name: str, text: str) -> NamedQuery:
         sparql=text,
         params=params,
         examples=examples,
+        derived=derived,
     )
+
+
+def _parse_bind(query: str, spec: str, params: list[Param]) -> Derived:
+    m = _BIND_RE.match(spec.strip())
+    args = tuple(a.strip() for a in m.group(3).split(",") if a.strip()) if m else ()
+    known = {p.name for p in params}
+    if not m or m.group(2) not in DERIVED or not set(args) <= known or m.group(1) in known:
+        raise NamedQueryError(
+            f"query {query!r}: bad header '# bind: {spec}'; expected "
+            f"'# bind: name function(param, …)' with a new name, function one of "
+            f"{', '.join(DERIVED)} and declared parameters"
+        )
+    return Derived(m.group(1), m.group(2), args)
 
 
 def _parse_param(query: str, spec: str) -> Param:
@@ -224,8 +282,12 @@ def _parse_param(query: str, spec: str) -> Param:
     return Param(words[0], words[1], optional="optional" in words[2:], doc=doc)
 
 
+@functools.cache
 def load_queries() -> dict[str, NamedQuery]:
-    """All ``queries/*.rq`` shipped with the package, by name (file name without ``.rq``)."""
+    """All ``queries/*.rq`` shipped with the package, by name (file name without ``.rq``).
+
+    Read once per process: they are package data (a request should not re-read them).
+    """
     out = {}
     for f in iter_files("queries", ".rq"):
         name = f.name[:-3]

@@ -22,6 +22,8 @@ from reprokg import __version__
 from reprokg.document import Document
 from reprokg.errors import ReprokgError
 from reprokg.identifiers import mint, stable_key
+from reprokg.leaderboard import add_leaderboard, run_collections
+from reprokg.loaders.qrels import collection_iri
 from reprokg.measures import primad
 from reprokg.measures.comparison import Comparison, Options, compare
 from reprokg.measures.effectiveness import Evaluator
@@ -194,6 +196,25 @@ def _num(x: float) -> Literal:
     return Literal(repr(float(x)), datatype=XSD.double)
 
 
+def _score_collection(study: Study, role: str, inp: RunInput) -> URIRef | None:
+    """The test collection a role's reported scores rank on (its leaderboard's).
+
+    The run header's shared collection node when it names exactly one (what the run says
+    it was evaluated on), else the collection of the qrels that judged the role, when
+    known; otherwise the scores are stored without a leaderboard (find-baselines cannot
+    rank a score whose collection nobody named).
+    """
+    named = run_collections(inp.graph, inp.subject) if inp.graph is not None else []
+    if len(named) == 1:
+        return named[0]
+    qrels = study.qrels_rpl if (study.qrels_rpl and role.startswith("rep")) else study.qrels
+    if qrels is not None and qrels.collection:
+        board = collection_iri(qrels.collection)
+        if not named or board in named:
+            return board
+    return None
+
+
 def comparison_document(study: Study) -> Document:
     """The comparison as a document of kind ``comparison`` (see docs/comparisons.md)."""
     c = study.comparison
@@ -220,6 +241,7 @@ def comparison_document(study: Study) -> Document:
         g.add((run, RK.runFile, runfile))
         g.add((runfile, RK.sha256, Literal(inp.sha256)))
         if role in study.reported:
+            collection = _score_collection(study, role, inp)
             for reported_name, (im_name, score) in sorted(study.reported[role].items()):
                 v = mint("score", stable_key(key, role, reported_name))
                 g.add((run, RK.reportedScore, v))
@@ -229,6 +251,8 @@ def comparison_document(study: Study) -> Document:
                 g.add((v, RK.irMeasuresName, Literal(im_name)))
                 g.add((v, MLS.hasValue, _num(score)))
                 g.add((v, PROV.wasGeneratedBy, mint("activity", key)))
+                if collection is not None:
+                    add_leaderboard(g, v, collection, reported_name)
     if study.primad is not None:
         g.add((node, RK.primadSignature, Literal(study.primad.signature)))
         for key_, changed in study.primad.changed.items():

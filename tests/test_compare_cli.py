@@ -191,6 +191,30 @@ def test_save_and_find_by_doi(example: bytes, toy: Path, tmp_path: Path, capsys)
         )
         scores = [float(r["score"]) for r in res.dicts() if "score" in r]
         assert scores and all(abs(x - expected) < 1e-12 for x in scores)
+        # each score is on the leaderboard of its measure on the collection the run header
+        # names (rk:collection of its test collection), not on another collection's
+        boards = store.query(
+            "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+            "SELECT ?m ?header WHERE { ?run rk:reportedScore ?v . ?v rk:onLeaderboard ?b . "
+            "?b rk:leaderboardCollection ?c ; rk:leaderboardMeasure ?m . "
+            "?run rk:data/rk:testCollection/rk:collection ?header }"
+        )
+        rows = list(boards.dicts())
+        assert {str(r["m"]) for r in rows} == {"map", "P_10"}  # the header's reported measures
+        found = store.query(
+            "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+            "ASK { ?v rk:onLeaderboard ?b . ?b rk:leaderboardCollection ?c . "
+            "?run rk:reportedScore ?v ; rk:data/rk:testCollection/rk:collection ?h . "
+            "FILTER(?c != ?h) }"
+        )
+        assert found.value is False
+        assert not list(
+            named_queries.run(
+                store,
+                "find-baselines",
+                {"collection": "https://ir-datasets.com/robust04", "measure": "map"},
+            ).dicts()
+        )
         kinds = store.query(
             "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
             "SELECT ?g ?k WHERE { GRAPH ?g { ?g rk:documentKind ?k } }"

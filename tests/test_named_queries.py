@@ -138,3 +138,44 @@ def test_shipped_queries_parse_and_their_examples_bind() -> None:
             prepareQuery(q.bind(ex))
     with pytest.raises(NamedQueryError, match="no named query"):
         get_query("does-not-exist")
+
+
+def test_bind_header_derives_a_term_from_bound_parameters() -> None:
+    text = (
+        "# title: t\n# description: d\n"
+        "# param: collection collection — c\n# param: measure string optional — m\n"
+        "# bind: board leaderboard(collection, measure)\n"
+        "SELECT ?x WHERE { ?x <http://e/p> ?board }\n"
+    )
+    q = parse_query("t", text)
+    assert [d.to_dict() for d in q.derived] == [
+        {"name": "board", "function": "leaderboard", "args": ["collection", "measure"]}
+    ]
+    bound = q.bind({"collection": "https://ir-datasets.com/nyt", "measure": "map"})
+    assert "VALUES ?board { <https://w3id.org/reprokg/id/leaderboard/" in bound
+    # a different measure is a different board; without the measure there is none
+    other = q.bind({"collection": "https://ir-datasets.com/nyt", "measure": "P_10"})
+    board = [ln for ln in bound.splitlines() if "?board {" in ln]
+    assert board and board[0] not in other
+    assert "?board {" not in q.bind({"collection": "https://ir-datasets.com/nyt"})
+    for bad in (
+        "board nosuch(collection)",  # unknown function
+        "board leaderboard(collection, missing)",  # undeclared parameter
+        "measure leaderboard(collection, measure)",  # shadows a parameter
+        "board leaderboard",  # no argument list
+    ):
+        with pytest.raises(NamedQueryError, match="bad header '# bind"):
+            parse_query("t", text.replace("board leaderboard(collection, measure)", bad))
+
+
+def test_values_marker_binds_inside_a_sub_select() -> None:
+    text = (
+        "# title: t\n# description: d\n# param: x string — x\n"
+        "SELECT ?s WHERE {\n  { SELECT ?s WHERE {\n    #@values\n    ?s <http://e/p> ?x .\n"
+        "  } LIMIT 10 }\n}\n"
+    )
+    bound = parse_query("t", text).bind({"x": "a"})
+    inner = bound.index("{ SELECT ?s WHERE {")
+    assert bound.index('VALUES ?x { "a" }') > inner  # inside the sub-select, not the outer group
+    assert "#@values" not in bound
+    prepareQuery(bound)

@@ -39,6 +39,7 @@ def _scores():
     from rdflib import Graph, Literal, URIRef
     from rdflib.namespace import RDF, XSD
 
+    from reprokg.leaderboard import add_leaderboard
     from reprokg.loaders.qrels import collection_iri
     from reprokg.namespaces import MLS, RK
 
@@ -61,6 +62,13 @@ def _scores():
         g.add((run, RK.reportedScore, v))
         g.add((v, RK.measureName, Literal(measure)))
         g.add((v, MLS.hasValue, Literal(value, datatype=XSD.decimal)))
+        add_leaderboard(g, v, collection_iri("https://ir-datasets.com/nyt"), measure)
+    # a score on another collection's leaderboard is not a baseline on this one
+    v = URIRef(f"{OTHER_RUN}/score-elsewhere")
+    g.add((other, RK.reportedScore, v))
+    g.add((v, RK.measureName, Literal("map")))
+    g.add((v, MLS.hasValue, Literal("0.99", datatype=XSD.decimal)))
+    add_leaderboard(g, v, collection_iri("https://ir-datasets.com/robust04"), "map")
     return g
 
 

@@ -4,7 +4,8 @@ The shape follows what ``loaders/ir_metadata.py`` writes for a run header (per-r
 nodes; test collections with their ir_datasets id as a literal and ``rk:collection`` to the
 shared node minted from it; reported measure
 names as literals on the evaluation), plus reported scores (``rk:reportedScore`` ->
-``rk:measureName`` + ``mls:hasValue``) so baselines can be ordered. Deterministic (seeded).
+``rk:measureName`` + ``mls:hasValue`` + ``rk:onLeaderboard``, as ``reprokg compare`` writes
+them) so baselines can be ordered. Deterministic (seeded).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from reprokg.leaderboard import leaderboard_iri
 from reprokg.loaders.qrels import collection_iri
 
 RK = "https://w3id.org/reprokg/ontology#"
@@ -98,6 +100,9 @@ def run_quads(i: int, rng: random.Random) -> list[str]:
         t(run, RK + "reportedScore", _iri(value))
         t(value, RK + "measureName", _lit(m))
         t(value, MLS + "hasValue", _lit(round(rng.random(), 4)))
+        # as reprokg compare writes it: the score on its (collection, measure) leaderboard
+        # (the boards themselves are described once, by :func:`leaderboard_quads`)
+        t(value, RK + "onLeaderboard", _iri(str(leaderboard_iri(collection_iri(coll), m))))
     # actor
     actor = node("actor", "Actor")
     t(run, RK + "actor", _iri(actor))
@@ -105,10 +110,28 @@ def run_quads(i: int, rng: random.Random) -> list[str]:
     return out
 
 
+def leaderboard_quads() -> list[str]:
+    """Every (collection, measure) leaderboard described once, in a graph of its own."""
+    g = _iri(f"{BASE}doc/bench-leaderboards")
+    out = []
+    for coll in COLLECTIONS:
+        for m in MEASURES:
+            board = _iri(str(leaderboard_iri(collection_iri(coll), m)))
+            out.append(f"{board} {_iri(RDF_TYPE)} {_iri(RK + 'Leaderboard')} {g} .")
+            out.append(
+                f"{board} {_iri(RK + 'leaderboardCollection')} "
+                f"{_iri(str(collection_iri(coll)))} {g} ."
+            )
+            out.append(f"{board} {_iri(RK + 'leaderboardMeasure')} {_lit(m)} {g} .")
+    return out
+
+
 def generate(target_triples: int, seed: int = 42) -> Iterator[str]:
     """N-Quads lines until at least ``target_triples`` have been written."""
     rng = random.Random(seed)
-    n = i = 0
+    boards = leaderboard_quads()
+    yield from boards
+    n, i = len(boards), 0
     while n < target_triples:
         lines = run_quads(i, rng)
         n += len(lines)
