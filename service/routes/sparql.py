@@ -458,14 +458,18 @@ def sparql_router(
             return _text(exc.status_code, str(exc.detail), dict(exc.headers or {}))
 
     doc = (__doc__ or "").split("\n\n")[1] if __doc__ else None
-    router.add_api_route(
-        path,
-        endpoint,
-        methods=["GET", "POST"],
-        summary="SPARQL 1.1 Protocol endpoint (query, update, service description)",
-        description=doc,
-        response_class=Response,
-    )
+    # one route per method: a single GET+POST route gives both operations one OpenAPI id
+    for method in ("GET", "POST"):
+        router.add_api_route(
+            path,
+            endpoint,
+            methods=[method],
+            name=f"sparql_{method.lower()}",
+            operation_id=f"sparql_{method.lower()}",
+            summary="SPARQL 1.1 Protocol endpoint (query, update, service description)",
+            description=doc,
+            response_class=Response,
+        )
     router.add_api_route(path + "/", endpoint, methods=["GET", "POST"], include_in_schema=False)
     return router
 
