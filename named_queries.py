@@ -128,6 +128,15 @@ class NamedQuery:
             "sparql": self.sparql,
         }
 
+    @functools.cached_property
+    def _lines(self) -> list[tuple[str, str | None]]:
+        """The template's lines with the optional parameter each belongs to (parsed once)."""
+        out: list[tuple[str, str | None]] = []
+        for line in self.sparql.splitlines():
+            m = _OPTIONAL_LINE_RE.search(line)
+            out.append((line, m.group(1) if m else None))
+        return out
+
     def bind(self, values: dict[str, str]) -> str:
         """The query text with ``values`` bound as ``VALUES`` blocks of RDF terms."""
         unknown = sorted(set(values) - {p.name for p in self.params})
@@ -150,13 +159,9 @@ class NamedQuery:
         for d in self.derived:
             if all(a in terms for a in d.args):
                 terms[d.name] = DERIVED[d.function](*(terms[a] for a in d.args))
-        lines = []
-        for line in self.sparql.splitlines():
-            m = _OPTIONAL_LINE_RE.search(line)
-            if m and m.group(1) not in terms:
-                continue
-            lines.append(line)
-        text = "\n".join(lines)
+        text = "\n".join(
+            line for line, optional in self._lines if optional is None or optional in terms
+        )
         if limit is not None:
             text = _set_limit(self.name, text, int(limit))
         if not terms:
