@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 import pyoxigraph as ox
-from rdflib import Graph, URIRef
+from rdflib import BNode, Graph, URIRef
 
 from reprokg.store.base import (
     AskResult,
@@ -158,6 +158,31 @@ def _batch_merged_quads(writes: Sequence[DocumentWrite]) -> list[ox.Quad]:
             named.append(quad(xs, xp, xo, g))  # type: ignore[arg-type]
             merge.append(quad(xs, xp, xo))  # type: ignore[arg-type]
     return named + merge
+
+
+def _batch_nquads(writes: Sequence[DocumentWrite]) -> str | None:
+    """The same quads as ``_batch_merged_quads``, as N-Quads text; None when a term is a
+    blank node (a load renames blank nodes; ``extend`` keeps their labels). Building
+    the text cost a sixth of building the Quad objects (measured on 256 run headers),
+    and loading it about what ``extend`` costs."""
+    memo: dict[object, str] = {}
+    lines: list[str] = []
+    append = lines.append
+    for w in writes:
+        end = f" {to_ntriples(URIRef(str(w.iri)))} .\n"
+        for t in w.triples:
+            row = []
+            for x in t:
+                y = memo.get(x)
+                if y is None:
+                    if isinstance(x, BNode):
+                        return None
+                    y = memo[x] = str(to_oxigraph(x))
+                row.append(y)
+            line = " ".join(row)
+            append(line + end)
+            append(line + " .\n")
+    return "".join(lines)
 
 
 def merged_quads(quads: list[ox.Quad]) -> list[ox.Quad]:
@@ -313,7 +338,11 @@ class OxigraphStore(Store):
                 for w in writes
             )
             if fresh and len({str(w.iri) for w in writes}) == len(writes):
-                self._store.extend(_batch_merged_quads(writes))
+                text = _batch_nquads(writes)
+                if text is None:
+                    self._store.extend(_batch_merged_quads(writes))
+                else:  # one transaction, like extend; every term was checked by pyoxigraph
+                    self._store.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
                 return
             ops: list[str] = []
             for w in writes:
