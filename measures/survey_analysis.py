@@ -105,14 +105,19 @@ def select_rows(store: Any, sparql: str) -> list[dict[str, Any]]:
     Any reprokg ``Store`` works through :meth:`Store.query`. An embedded store (or a bare
     pyoxigraph store) is read directly and its terms converted without rdflib: for the
     survey query that halves the time (building ~8,000 rdflib literals cost more than
-    the query itself, measured in ``benchmarks/survey``). The default graph is the union
+    the query itself, measured in ``benchmarks/survey``). The default graph is the merge
     of the documents either way.
     """
     import pyoxigraph as ox
 
-    raw = store if isinstance(store, ox.Store) else getattr(store, "raw", None)
-    if isinstance(raw, ox.Store):
-        solutions = raw.query(sparql, use_default_graph_as_union=True)
+    from reprokg.store.oxigraph import OxigraphStore
+
+    solutions = None
+    if isinstance(store, ox.Store):  # a bare pyoxigraph store: its union of graphs
+        solutions = store.query(sparql, use_default_graph_as_union=True)
+    elif isinstance(store, OxigraphStore):  # ours: the merged default graph
+        solutions = store.native_query(sparql)
+    if solutions is not None:
         if not isinstance(solutions, ox.QuerySolutions):
             raise TypeError("the survey query must be a SELECT")
         names = [v.value for v in solutions.variables]

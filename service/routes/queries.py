@@ -28,13 +28,13 @@ _RESERVED = {"format"}
 
 
 def _native(store: object):
-    """The pyoxigraph store behind an embedded store, to run and serialise natively."""
+    """The embedded store, to run and serialise natively (``None`` for other backends)."""
     from reprokg.store.oxigraph import OxigraphStore
 
-    return store.raw if isinstance(store, OxigraphStore) else None
+    return store if isinstance(store, OxigraphStore) else None
 
 
-def _run_native(raw, sparql: str, media: str) -> Response:
+def _run_native(store, sparql: str, media: str) -> Response:
     """Run on pyoxigraph and let it write the results (half the time of rdflib terms).
 
     Named queries are ours and bounded (LIMIT, aggregates), so neither the row cap nor
@@ -43,7 +43,7 @@ def _run_native(raw, sparql: str, media: str) -> Response:
     import pyoxigraph as ox
 
     try:
-        res = raw.query(sparql, use_default_graph_as_union=True)
+        res = store.native_query(sparql)
     except (SyntaxError, OSError) as exc:
         raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, str(exc)) from exc
     if media == "text/csv" and isinstance(res, ox.QuerySolutions):
