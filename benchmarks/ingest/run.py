@@ -11,6 +11,8 @@ deterministic headers (:mod:`benchmarks.ingest.generate`):
 * ``validate-batched`` ``validate_documents`` over batches (``--batch``)
 * ``ingest-batched``   ``reprokg.ingest.ingest``: batched validation + one atomic named-graph
                        write per document with provenance, into a fresh on-disk store
+                       (which also keeps every triple in its default-graph merge: twice
+                       the quads ``raw-bulk`` writes)
 * ``raw-bulk``         pyoxigraph ``bulk_extend`` of the same documents' triples, as
                        pyoxigraph quads built beforehand (no rdflib, validation,
                        provenance or per-document atomicity): the floor
