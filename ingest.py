@@ -37,7 +37,7 @@ from reprokg.identifiers import IdentifierError, mint, orcid_iri, stable_key
 from reprokg.namespaces import RK, SCHEMA, SPARQL_PREFIXES
 from reprokg.store.base import DocumentWrite, SelectResult, Store
 from reprokg.store.terms import to_ntriples
-from reprokg.validation import Report, Result, validate_documents
+from reprokg.validation import Report, Result, validate_documents, validate_in_processes
 
 #: documents validated together (one pyshacl run per kind per batch)
 DEFAULT_BATCH_SIZE = 256
@@ -377,6 +377,10 @@ def load_error_report(exc: LoadError) -> Report:
     )
 
 
+#: batches ``validate_paths`` collects before validating them in parallel
+VALIDATE_CHUNK_BATCHES = 8
+
+
 def validate_paths(
     paths: Sequence[str | Path], kind: str | None = None, *, batch_size: int = DEFAULT_BATCH_SIZE
 ) -> list[Report]:
@@ -386,7 +390,9 @@ def validate_paths(
     """
     errors: list[LoadError] = []
     reports: list[Report] = []
-    for batch in _batches(iter_documents(paths, kind, errors), max(1, batch_size)):
-        reports.extend(validate_documents(batch))
+    size = max(1, batch_size)
+    # a few batches at a time, validated on every core (validate_in_processes)
+    for chunk in _batches(iter_documents(paths, kind, errors), size * VALIDATE_CHUNK_BATCHES):
+        reports.extend(validate_in_processes(chunk, size))
     reports.extend(load_error_report(e) for e in errors)
     return reports

@@ -540,3 +540,40 @@ def validate_documents(docs: list[Document]) -> list[Report]:
                     per_doc[i].extend(check(d.graph, d))
                 reports[id(d)] = _finish(d, per_doc[i])
     return [reports[id(d)] for d in docs]
+
+
+#: the documents a forked validation worker reads (set in the parent just before the fork)
+_FORKED_DOCS: list[Document] | None = None
+
+
+def _validate_span(span: tuple[int, int]) -> list[Report]:
+    assert _FORKED_DOCS is not None
+    return validate_documents(_FORKED_DOCS[span[0] : span[1]])
+
+
+def validate_in_processes(
+    docs: list[Document], batch_size: int = 256, workers: int | None = None
+) -> list[Report]:
+    """``validate_documents`` over batches of ``docs``, the batches in forked processes.
+
+    Batches are independent (each gives exactly the per-document reports), so a second
+    core doubles what one process validates. The workers are forked after ``docs``
+    exist and read them copy-on-write: only the batch bounds go in and the reports (plain
+    strings) come back. One process when fork is unavailable, for a single batch, or
+    with ``workers`` 1. Meant for batch tools (CLI, benchmarks), not for a server
+    process with threads of its own.
+    """
+    import multiprocessing as mp
+
+    global _FORKED_DOCS
+    spans = [(i, min(i + batch_size, len(docs))) for i in range(0, len(docs), batch_size)]
+    n = min(workers or os.cpu_count() or 1, len(spans))
+    if n < 2 or "fork" not in mp.get_all_start_methods():
+        return [r for i, j in spans for r in validate_documents(docs[i:j])]
+    _FORKED_DOCS = docs
+    try:
+        with mp.get_context("fork").Pool(n) as pool:
+            parts = pool.map(_validate_span, spans, chunksize=1)
+    finally:
+        _FORKED_DOCS = None
+    return [r for part in parts for r in part]
