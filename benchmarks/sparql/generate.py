@@ -79,8 +79,9 @@ def run_quads(i: int, rng: random.Random) -> list[str]:
     tc = node("data-test-collection", "TestCollection")
     t(data, RK + "testCollection", _iri(tc))
     coll = rng.choice(COLLECTIONS)
+    shared = collection_iri(coll)
     t(tc, RK + "irDatasetsId", _lit(coll))
-    t(tc, RK + "collection", _iri(str(collection_iri(coll))))
+    t(tc, RK + "collection", _iri(str(shared)))
     # method: one or two retrieval stages
     method = node("method", "Method")
     t(run, RK + "method", _iri(method))
@@ -102,7 +103,7 @@ def run_quads(i: int, rng: random.Random) -> list[str]:
         t(value, MLS + "hasValue", _lit(round(rng.random(), 4)))
         # as reprokg compare writes it: the score on its (collection, measure) leaderboard
         # (the boards themselves are described once, by :func:`leaderboard_quads`)
-        t(value, RK + "onLeaderboard", _iri(str(leaderboard_iri(collection_iri(coll), m))))
+        t(value, RK + "onLeaderboard", _iri(str(leaderboard_iri(shared, m))))
     # actor
     actor = node("actor", "Actor")
     t(run, RK + "actor", _iri(actor))
@@ -115,13 +116,11 @@ def leaderboard_quads() -> list[str]:
     g = _iri(f"{BASE}doc/bench-leaderboards")
     out = []
     for coll in COLLECTIONS:
+        shared = collection_iri(coll)
         for m in MEASURES:
-            board = _iri(str(leaderboard_iri(collection_iri(coll), m)))
+            board = _iri(str(leaderboard_iri(shared, m)))
             out.append(f"{board} {_iri(RDF_TYPE)} {_iri(RK + 'Leaderboard')} {g} .")
-            out.append(
-                f"{board} {_iri(RK + 'leaderboardCollection')} "
-                f"{_iri(str(collection_iri(coll)))} {g} ."
-            )
+            out.append(f"{board} {_iri(RK + 'leaderboardCollection')} {_iri(str(shared))} {g} .")
             out.append(f"{board} {_iri(RK + 'leaderboardMeasure')} {_lit(m)} {g} .")
     return out
 

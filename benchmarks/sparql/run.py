@@ -30,7 +30,7 @@ from pathlib import Path
 import httpx
 import pyoxigraph as ox
 
-from benchmarks.sparql.generate import COLLECTIONS, MEASURES, TOOLKITS, write
+from benchmarks.sparql.generate import COLLECTIONS, MEASURES, TOOLKITS, _lit, write
 from reprokg.named_queries import get_query
 
 
@@ -82,28 +82,33 @@ LIMIT 100
 """
 )
 
-#: the shipped plan, but each parameter compared in a FILTER instead of joined on
-FILTER_FORM = (
-    PREFIXES
-    + """SELECT ?run ?tag ?score ?measure ?collection WHERE {
-  ?tc rk:irDatasetsId ?collection .
+#: collection -> test collection -> data -> run -> scores -> measure name: every run of
+#: the collection and each of its scores (the plans before leaderboards)
+WALK = """  ?tc %COLLECTION_PREDICATE% ?collection .
   ?data rk:testCollection ?tc .
   ?run rk:data ?data .
   ?run rk:reportedScore ?value .
   ?value rk:measureName ?measure .
   ?value mls:hasValue ?score .
   ?run rk:runTag ?tag .
-  %TOOLKIT%
-  FILTER(?collection = %C% && ?measure = %M%)
-}
-ORDER BY DESC(?score) ?run
-LIMIT 100
 """
+
+
+def _select(body: str) -> str:
+    """The find-baselines projection, order and default limit around ``body``."""
+    return (
+        PREFIXES
+        + "SELECT ?run ?tag ?score ?measure ?collection WHERE {\n"
+        + body
+        + "}\nORDER BY DESC(?score) ?run\nLIMIT 100\n"
+    )
+
+
+#: the walk on the collection literal, each parameter compared in a FILTER instead of joined on
+FILTER_FORM = _select(
+    WALK.replace("%COLLECTION_PREDICATE%", "rk:irDatasetsId")
+    + "  %TOOLKIT%\n  FILTER(?collection = %C% && ?measure = %M%)\n"
 )
-
-
-def _lit(v: str) -> str:
-    return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def optional_form(c: dict[str, str]) -> str:
@@ -134,24 +139,9 @@ def filter_form(c: dict[str, str]) -> str:
     )
 
 
-#: the plan shipped before leaderboards: collection -> test collection -> data -> run ->
-#: scores -> measure name, i.e. every run of the collection and each of its scores
-WALK_FORM = (
-    PREFIXES
-    + """SELECT ?run ?tag ?score ?measure ?collection WHERE {
-  %VALUES%
-  ?tc rk:collection ?collection .
-  ?data rk:testCollection ?tc .
-  ?run rk:data ?data .
-  ?run rk:reportedScore ?value .
-  ?value rk:measureName ?measure .
-  ?value mls:hasValue ?score .
-  ?run rk:runTag ?tag .
-  %TOOLKIT%
-}
-ORDER BY DESC(?score) ?run
-LIMIT 100
-"""
+#: the plan shipped before leaderboards: the walk from the shared collection node
+WALK_FORM = _select(
+    "  %VALUES%\n" + WALK.replace("%COLLECTION_PREDICATE%", "rk:collection") + "  %TOOLKIT%\n"
 )
 
 
