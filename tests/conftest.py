@@ -25,3 +25,24 @@ def need(condition: bool, reason: str) -> None:
 def shared_data() -> Path:
     need(SHARED_DATA.is_dir(), f"real data folder {SHARED_DATA} is missing")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="module")
+def mlrc_files(shared_data: Path) -> list[Path]:
+    """The real ML Reproducibility Challenge ``metadata.yaml`` headers (71 files)."""
+    files = sorted(
+        (shared_data / "surveys/rescience/mlrc_metadata").glob("*/*/journal/metadata.yaml")
+    )
+    need(bool(files), "MLRC metadata.yaml files are missing")
+    return files
+
+
+@pytest.fixture(scope="module")
+def mlrc_docs(mlrc_files: list[Path], shared_data: Path) -> list:
+    """Those headers loaded (one document each), named relative to the data folder."""
+    from reprokg.loaders import mlrc
+
+    out: list = []
+    for f in mlrc_files:
+        out += mlrc.load(f.read_bytes(), str(f.relative_to(shared_data)))
+    return out

@@ -6,7 +6,6 @@ Expected values are read from the YAML independently with yaml.safe_load.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 import yaml
@@ -18,24 +17,9 @@ from reprokg.namespaces import RK, SCHEMA
 from reprokg.validation import validate_document
 
 
-@pytest.fixture(scope="module")
-def files(shared_data: Path) -> list[Path]:
-    return sorted(
-        (shared_data / "surveys/rescience/mlrc_metadata").glob("*/*/journal/metadata.yaml")
-    )
-
-
-@pytest.fixture(scope="module")
-def docs(files: list[Path], shared_data: Path):
-    out = []
-    for f in files:
-        out += mlrc.load(f.read_bytes(), str(f.relative_to(shared_data)))
-    return out
-
-
-def _merged(docs) -> Graph:
+def _merged(mlrc_docs) -> Graph:
     g = Graph()
-    for d in docs:
+    for d in mlrc_docs:
         for t in d.graph:
             g.add(t)
     return g
@@ -48,19 +32,19 @@ def _pairs(section) -> dict:
     return out
 
 
-def test_one_document_per_report(files, docs):
-    assert len(files) == 71
-    assert len(docs) == 71
-    assert len({d.source_key for d in docs}) == 71
-    g = _merged(docs)
-    kinds = [yaml.safe_load(f.read_text(encoding="utf-8"))["type"] for f in files]
+def test_one_document_per_report(mlrc_files, mlrc_docs):
+    assert len(mlrc_files) == 71
+    assert len(mlrc_docs) == 71
+    assert len({d.source_key for d in mlrc_docs}) == 71
+    g = _merged(mlrc_docs)
+    kinds = [yaml.safe_load(f.read_text(encoding="utf-8"))["type"] for f in mlrc_files]
     assert len(set(g.subjects(RDF.type, RK.ReproductionReport))) == kinds.count("Replication") == 70
 
 
-def test_report_dois_and_authors_with_orcids(files, docs):
-    g = _merged(docs)
+def test_report_dois_and_authors_with_orcids(mlrc_files, mlrc_docs):
+    g = _merged(mlrc_docs)
     orcids, without = set(), 0
-    for f in files:
+    for f in mlrc_files:
         y = yaml.safe_load(f.read_text(encoding="utf-8"))
         doi = str(_pairs(y["article"])["doi"])
         report = URIRef("https://doi.org/" + doi.lower())
@@ -79,10 +63,10 @@ def test_report_dois_and_authors_with_orcids(files, docs):
     assert len(authors) == len(orcids) + without
 
 
-def test_original_paper_doi_joins(files, docs):
-    g = _merged(docs)
+def test_original_paper_doi_joins(mlrc_files, mlrc_docs):
+    g = _merged(mlrc_docs)
     with_doi = 0
-    for f in files:
+    for f in mlrc_files:
         rep = _pairs(yaml.safe_load(f.read_text(encoding="utf-8"))["replication"])
         if rep.get("doi"):
             with_doi += 1
@@ -94,21 +78,21 @@ def test_original_paper_doi_joins(files, docs):
     assert len(set(g.subjects(RK.reproduces, None))) == 70
 
 
-def test_dates_are_dates(docs, files):
-    y = yaml.safe_load(files[0].read_text(encoding="utf-8"))
-    d = docs[0]
+def test_dates_are_dates(mlrc_docs, mlrc_files):
+    y = yaml.safe_load(mlrc_files[0].read_text(encoding="utf-8"))
+    d = mlrc_docs[0]
     published = _pairs(y["dates"])["published"]
     assert d.graph.value(d.subject, RK.datePublished).toPython().strftime("%B %-d, %Y") == published
 
 
 @pytest.mark.slow
-def test_real_reports_conform(docs):
-    bad = [r.to_text() for r in map(validate_document, docs) if not r.conforms]
+def test_real_reports_conform(mlrc_docs):
+    bad = [r.to_text() for r in map(validate_document, mlrc_docs) if not r.conforms]
     assert bad == []
 
 
-def test_malformed_orcid_is_kept_and_reported(files):
-    text = files[0].read_text(encoding="utf-8")
+def test_malformed_orcid_is_kept_and_reported(mlrc_files):
+    text = mlrc_files[0].read_text(encoding="utf-8")
     y = yaml.safe_load(text)
     good = str(y["authors"][0]["orcid"])
     broken = good[:-1] + ("0" if good[-1] != "0" else "1")  # wrong check digit
@@ -124,8 +108,8 @@ def test_malformed_orcid_is_kept_and_reported(files):
     assert hits and hits[0].line == line
 
 
-def test_broken_copy_fails_shapes(files):
-    text = files[0].read_text(encoding="utf-8")
+def test_broken_copy_fails_shapes(mlrc_files):
+    text = mlrc_files[0].read_text(encoding="utf-8")
     y = yaml.safe_load(text)
     url = _pairs(y["code"])["url"]
     (d,) = mlrc.load(text.replace(url, "").encode(), "metadata.yaml")
@@ -133,8 +117,8 @@ def test_broken_copy_fails_shapes(files):
     assert [r.path for r in rep.results if r.severity == "Violation"] == ["code.url"]
 
 
-def test_bad_yaml_names_line(files):
-    text = files[0].read_text(encoding="utf-8").splitlines(keepends=True)
+def test_bad_yaml_names_line(mlrc_files):
+    text = mlrc_files[0].read_text(encoding="utf-8").splitlines(keepends=True)
     i = next(i for i, ln in enumerate(text) if ln.startswith("authors:"))
     text[i] = "authors: [unclosed\n"
     with pytest.raises(LoadError) as exc:
@@ -144,13 +128,15 @@ def test_bad_yaml_names_line(files):
         mlrc.load(b"- just\n- a list\n", "metadata.yaml")
 
 
-def test_sniff(files):
-    assert mlrc.sniff("2020/x/journal/metadata.yaml", files[0].read_text(encoding="utf-8")[:4096])
+def test_sniff(mlrc_files):
+    assert mlrc.sniff(
+        "2020/x/journal/metadata.yaml", mlrc_files[0].read_text(encoding="utf-8")[:4096]
+    )
     assert not mlrc.sniff("run.yaml", "research goal:\n  venue: x\n")
 
 
-def test_missing_article_doi_is_a_warning(files):
-    text = files[0].read_text(encoding="utf-8")
+def test_missing_article_doi_is_a_warning(mlrc_files):
+    text = mlrc_files[0].read_text(encoding="utf-8")
     doi = str(_pairs(yaml.safe_load(text)["article"])["doi"])
     (d,) = mlrc.load(text.replace(doi, "").encode(), "metadata.yaml")
     rep = validate_document(d)
@@ -158,18 +144,20 @@ def test_missing_article_doi_is_a_warning(files):
     assert [r.severity for r in rep.results if r.path == "article.doi"] == ["Warning"]
 
 
-def test_author_without_orcid_is_reported_as_info(docs, files):
-    d = next(d for d in docs if "verma2021explaining" in d.source_name)
+def test_author_without_orcid_is_reported_as_info(mlrc_docs, mlrc_files):
+    d = next(d for d in mlrc_docs if "verma2021explaining" in d.source_name)
     rep = validate_document(d)
     y = yaml.safe_load(
-        files[[f.parent.parent.name for f in files].index("verma2021explaining")].read_text()
+        mlrc_files[
+            [f.parent.parent.name for f in mlrc_files].index("verma2021explaining")
+        ].read_text()
     )
     assert sum(1 for a in y["authors"] if not a.get("orcid")) == 2
     assert [r.severity for r in rep.results if r.path == "authors.orcid"] == ["Info", "Info"]
 
 
-def test_batch_validation_of_all_reports_conforms(docs):
+def test_batch_validation_of_all_reports_conforms(mlrc_docs):
     from reprokg.validation import validate_documents
 
-    reports = validate_documents(docs)
+    reports = validate_documents(mlrc_docs)
     assert [r.source for r in reports if not r.conforms] == []

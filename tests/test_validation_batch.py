@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 
 from reprokg.loaders import ir_metadata as im
@@ -22,21 +21,6 @@ def _key(rep: Report) -> list[tuple]:
         (r.severity, r.path or "", r.focus_node or "", r.value or "", r.line or 0, r.message)
         for r in rep.results
     )
-
-
-@pytest.fixture(scope="module")
-def mlrc_files(shared_data: Path) -> list[Path]:
-    return sorted(
-        (shared_data / "surveys/rescience/mlrc_metadata").glob("*/*/journal/metadata.yaml")
-    )
-
-
-@pytest.fixture(scope="module")
-def mlrc_docs(mlrc_files: list[Path], shared_data: Path):
-    out = []
-    for f in mlrc_files:
-        out += mlrc.load(f.read_bytes(), str(f.relative_to(shared_data)))
-    return out
 
 
 def test_batch_equals_one_by_one_on_real_mlrc_reports(mlrc_docs) -> None:

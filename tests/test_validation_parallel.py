@@ -10,18 +10,11 @@ from reprokg.validation import validate_documents, validate_in_processes
 from tests.conftest import need
 
 
-def _real_documents(shared_data: Path) -> list:
+def test_forked_batches_equal_one_process(shared_data: Path, mlrc_docs: list) -> None:
     """The 71 MLRC report headers and the shared ir_metadata run examples."""
-    mlrc = sorted(
-        (shared_data / "surveys/rescience/mlrc_metadata").glob("*/*/journal/metadata.yaml")
-    )
     runs = sorted((shared_data / "ir_metadata").glob("*.txt"))
-    need(len(mlrc) >= 60 and runs, "MLRC metadata or ir_metadata examples missing")
-    return [d for p in [*mlrc, *runs] for d in load_path(p)]
-
-
-def test_forked_batches_equal_one_process(shared_data: Path, tmp_path: Path) -> None:
-    docs = _real_documents(shared_data)
+    need(bool(runs), "ir_metadata examples are missing")
+    docs = [*mlrc_docs, *(d for p in runs for d in load_path(p))]
     one = [
         r.to_dict() for i in range(0, len(docs), 16) for r in validate_documents(docs[i : i + 16])
     ]
