@@ -209,9 +209,9 @@ def _score_collection(study: Study, role: str, inp: RunInput) -> URIRef | None:
         return named[0]
     qrels = study.qrels_rpl if (study.qrels_rpl and role.startswith("rep")) else study.qrels
     if qrels is not None and qrels.collection:
-        board = collection_iri(qrels.collection)
-        if not named or board in named:
-            return board
+        judged = collection_iri(qrels.collection)
+        if not named or judged in named:
+            return judged
     return None
 
 
