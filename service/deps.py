@@ -14,16 +14,19 @@ from fastapi import Depends, HTTPException, Request, status
 from reprokg.service.settings import Settings
 from reprokg.store.base import Store
 
+# The getters are ``async`` although they never await: FastAPI runs a sync dependency in
+# its thread pool, two thread hops per named-query request for an attribute read.
 
-def get_settings(request: Request) -> Settings:
+
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_store(request: Request) -> Store:
+async def get_store(request: Request) -> Store:
     return request.app.state.store
 
 
-def get_read_store(request: Request) -> Store:
+async def get_read_store(request: Request) -> Store:
     """The store to read from: an in-memory mirror when one was made, else the store."""
     return getattr(request.app.state, "read_store", None) or request.app.state.store
 
@@ -63,8 +66,8 @@ def check_write_token(settings: Settings, authorization: str | None) -> None:
         raise HTTPException(status.HTTP_403_FORBIDDEN, "wrong write token")
 
 
-def require_write_token(request: Request, settings: SettingsDep) -> None:
-    """Dependency guarding every write route."""
+async def require_write_token(request: Request, settings: SettingsDep) -> None:
+    """Dependency guarding every write route (no blocking call: runs on the loop)."""
     check_write_token(settings, request.headers.get("authorization"))
 
 
