@@ -112,6 +112,12 @@ def serve(args: argparse.Namespace) -> int:
     settings = settings.with_(read_only=True)
     os.environ.update(settings.to_env())
     _print_banner(url, demo_counts, settings.store, args.workers)
+    from reprokg.service.workers import BALANCED_LISTENERS, run_workers
+
+    if BALANCED_LISTENERS:  # a listener per worker: the kernel spreads the connections
+        return run_workers(
+            "reprokg.service.app:app_from_env", args.host, args.port, args.workers, **uv_log
+        )
     uvicorn.run(
         "reprokg.service.app:app_from_env",
         factory=True,

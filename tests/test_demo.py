@@ -105,13 +105,33 @@ def test_serve_demo_end_to_end(server) -> None:
 
 def test_serve_with_several_workers_is_read_only(server) -> None:
     url = server("--workers", "2")
-    seen = set()
-    for _ in range(20):
+    seen, workers = set(), set()
+    for _ in range(40):  # a new connection each time: the kernel picks a worker per connection
         r = httpx.get(url + "/health")
         assert r.status_code == 200 and r.json()["read_only"] is True
         seen.add(r.json()["documents"])
+        workers.add(r.json()["worker_pid"])
+    # Both workers accept: each has its own SO_REUSEPORT listener. With uvicorn's one shared
+    # socket, one worker took every connection (all 40 on one of 2 by chance: 2 ** -39).
+    assert len(workers) == 2, workers
     assert len(seen) == 1  # every worker sees the same data
     r = httpx.delete(url + "/documents/" + "0" * 64, headers={"Authorization": "Bearer demo-token"})
     assert r.status_code == 403 and "read-only" in r.json()["detail"]
     r = httpx.get(url + "/queries/publications-with-attribute", params={"attribute": "S1"})
     assert r.status_code == 200 and r.json()["results"]["bindings"]
+
+
+def test_several_workers_that_cannot_start_stop_the_service(tmp_path) -> None:
+    """A worker failing at start (no store there) stops ``serve`` with status 1, no restarts."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REPROKG_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "reprokg", "serve", "--store", str(tmp_path / "missing")]
+        + ["--port", str(_free_port()), "--workers", "2"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "failed to start" in proc.stderr

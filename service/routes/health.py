@@ -1,6 +1,8 @@
-"""``/health``: is the store reachable, how many documents, which version."""
+"""``/health``: is the store reachable, how many documents, which version, which worker."""
 
 from __future__ import annotations
+
+import os
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
@@ -18,6 +20,7 @@ def health(store: StoreDep, settings: SettingsDep) -> JSONResponse:
         "demo": settings.demo,
         "read_only": settings.read_only,
         "writes_enabled": bool(settings.write_token) and not settings.read_only,
+        "worker_pid": os.getpid(),  # which of several worker processes answered
     }
     try:
         body["documents"] = len(store.documents())
