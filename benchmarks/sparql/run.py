@@ -286,6 +286,30 @@ def wrk_test(url: str, cs: list[dict[str, str]], clients: int, seconds: float, s
     return ms("50"), ms("99"), rps, bad, cpu
 
 
+def cpu_times() -> list[int]:
+    """The machine's CPU time counters (``/proc/stat``; empty where there is none)."""
+    try:
+        with open("/proc/stat") as fh:
+            return [int(x) for x in fh.readline().split()[1:9]]
+    except OSError:
+        return []
+
+
+def cpu_shares(before: list[int], after: list[int]) -> dict[str, float]:
+    """Busy, idle and *stolen* shares between two readings: on a shared VM the host's
+    other guests take cores away (``steal``), and latency under load moves with it."""
+    if not before or not after:
+        return {}
+    d = [b - a for a, b in zip(before, after, strict=True)]
+    total = sum(d) or 1
+    user, nice, system, idle, iowait, irq, softirq, steal = d
+    return {
+        "busy": (user + nice + system + irq + softirq) / total,
+        "idle": (idle + iowait) / total,
+        "steal": steal / total,
+    }
+
+
 def serve(
     store_dir: str, port: int, workers: int = 1, extra: tuple[str, ...] = ()
 ) -> subprocess.Popen:
@@ -447,10 +471,13 @@ def main(argv: list[str] | None = None) -> int:
             ("1 client (httpx)", pct(lat1, 50) * 1000, pct(lat1, 99) * 1000, len(lat1) / el1)
         ]
         if args.client in ("wrk", "both"):
+            t0_cpu = cpu_times()
             p50, p99, rps, bad, cpu = wrk_test(url, cs, args.clients, args.seconds)
+            shares = cpu_shares(t0_cpu, cpu_times())
             print(
                 f"HTTP wrk: p50 {p50:.1f} ms, p99 {p99:.1f} ms, {rps:.1f} req/s, {bad} errors, "
-                f"wrk CPU {cpu:.1f} s over {args.seconds:.0f} s",
+                f"wrk CPU {cpu:.1f} s over {args.seconds:.0f} s; machine CPU "
+                + ", ".join(f"{k} {v:.0%}" for k, v in shares.items()),
                 flush=True,
             )
             rows.append((f"{args.clients} clients (wrk)", p50, p99, rps))
