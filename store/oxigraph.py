@@ -595,11 +595,6 @@ class RawStore:
         return quad in self._owner._store
 
 
-def refuse_default_graph_writes(sparql: str) -> None:
-    """Raise :class:`UpdateRefusedSyntaxError` when an update writes the default graph."""
-    written_graphs(sparql)
-
-
 def written_graphs(sparql: str) -> frozenset[str] | None:
     """The named graphs an update may write, ``None`` when not known statically (a
     ``GRAPH ?g`` template, ``… ALL``/``NAMED``, text rdflib cannot parse).
