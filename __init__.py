@@ -2,7 +2,7 @@
 
 The repository root is the package (``package-dir = {"reprokg" = "."}``), so
 ``loaders/`` is ``reprokg.loaders`` and ``ontology/``, ``shapes/`` and
-``queries/`` ship as package data found through :mod:`reprokg.resources`.
+``queries/`` ship as package data found through :mod:`reprokg.core.resources`.
 """
 
 __version__ = "0.1.0"

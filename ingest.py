@@ -31,13 +31,13 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS, XSD
 
 from reprokg import __version__
-from reprokg.document import Document
-from reprokg.errors import LoadError
-from reprokg.identifiers import IdentifierError, mint, orcid_iri, stable_key
-from reprokg.namespaces import RK, SCHEMA, SPARQL_PREFIXES
+from reprokg.core.document import Document
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import IdentifierError, mint, orcid_iri, stable_key
+from reprokg.core.namespaces import RK, SCHEMA, SPARQL_PREFIXES
 from reprokg.store.base import DocumentWrite, SelectResult, Store
 from reprokg.store.terms import to_ntriples
-from reprokg.validation import Report, Result, validate_documents, validate_in_processes
+from reprokg.validation.engine import Report, Result, validate_documents, validate_in_processes
 
 #: documents validated together (one pyshacl run per kind per batch)
 DEFAULT_BATCH_SIZE = 256

@@ -7,9 +7,9 @@ score) four ways, sequentially, and prints medians and p90:
 
 1. ``in-process``: pyoxigraph ``Store.query`` + conversion to rdflib terms (what an
    inline runner does), the floor;
-2. ``runner``: :class:`reprokg.query_runner.ProcessQueryRunner` (pipe to a worker
+2. ``runner``: :class:`reprokg.sparql.runner.ProcessQueryRunner` (pipe to a worker
    process holding a read-only handle, pickled rows, rdflib terms);
-3. ``guard``: :func:`reprokg.sparql_guard.inspect_query` on the text (fast path) and on a
+3. ``guard``: :func:`reprokg.sparql.guard.inspect_query` on the text (fast path) and on a
    text that needs the rdflib parse (first call uncached, then cached);
 4. ``http``: GET /sparql through the router served by uvicorn on loopback (httpx client,
    one connection), JSON results.
@@ -32,9 +32,9 @@ import pyoxigraph as ox
 import uvicorn
 from fastapi import FastAPI
 
-from reprokg.query_runner import ProcessQueryRunner, QueryJob, _encode, _to_result
 from reprokg.service.routes.sparql import SparqlLimits, sparql_router
-from reprokg.sparql_guard import _parse_query, inspect_query
+from reprokg.sparql.guard import _parse_query, inspect_query
+from reprokg.sparql.runner import ProcessQueryRunner, QueryJob, _encode, _to_result
 from reprokg.store import open_store
 
 RK = "https://w3id.org/reprokg/ontology#"

@@ -15,8 +15,8 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from reprokg.document import Document
-from reprokg.errors import LoadError
+from reprokg.core.document import Document
+from reprokg.core.errors import LoadError
 from reprokg.loaders.source import decode_text, read_bytes
 
 log = logging.getLogger(__name__)

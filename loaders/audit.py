@@ -21,12 +21,12 @@ from typing import Any
 from rdflib import RDF, XSD, Literal, URIRef
 from rdflib.namespace import PROV, RDFS
 
-from reprokg.document import Document, Message
-from reprokg.errors import LoadError
-from reprokg.identifiers import IdentifierError, doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.document import Document, Message
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import IdentifierError, doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.namespaces import RK, RKX, new_graph
+from reprokg.core.namespaces import SCHEMA as SDO
 from reprokg.loaders.source import Scalar, decode_text, parse_json, parse_yaml
-from reprokg.namespaces import RK, RKX, new_graph
-from reprokg.namespaces import SCHEMA as SDO
 
 KIND = "audit"
 LOADER = "reprokg.loaders.audit"

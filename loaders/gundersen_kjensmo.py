@@ -18,11 +18,11 @@ from rdflib import RDF, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import PROV
 
-from reprokg.document import Document, Message
-from reprokg.errors import LoadError
-from reprokg.identifiers import mint, stable_key
+from reprokg.core.document import Document, Message
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.loaders.source import decode_text
-from reprokg.namespaces import RK, RKX, SCHEMA, new_graph
 
 KIND = "gk2018"
 LOADER = "reprokg.loaders.gundersen_kjensmo"

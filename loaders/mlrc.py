@@ -20,11 +20,11 @@ from rdflib import RDF, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import PROV
 
-from reprokg.document import Document, Message
-from reprokg.errors import LoadError
-from reprokg.identifiers import IdentifierError, doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.document import Document, Message
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import IdentifierError, doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.loaders.source import Scalar, decode_text, parse_yaml
-from reprokg.namespaces import RK, RKX, SCHEMA, new_graph
 
 KIND = "mlrc"
 LOADER = "reprokg.loaders.mlrc"

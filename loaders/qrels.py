@@ -19,11 +19,11 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCAT, DCTERMS, PROV, RDF, XSD
 
 from reprokg import __version__
-from reprokg.document import Document, Message
-from reprokg.errors import LoadError
-from reprokg.identifiers import mint, stable_key
+from reprokg.core.document import Document, Message
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.source import decode_text
-from reprokg.namespaces import RK, SCHEMA, new_graph
 
 KIND = "qrels"
 LOADER_NAME = "reprokg.loaders.qrels"

@@ -31,13 +31,13 @@ from rdflib import RDF, XSD, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import PROV
 
-from reprokg.document import Document, Message
-from reprokg.errors import LoadError
-from reprokg.identifiers import IdentifierError, doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.document import Document, Message
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import IdentifierError, doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.core.resources import data_dir
 from reprokg.loaders import survey_options as opts
 from reprokg.loaders.source import decode_text
-from reprokg.namespaces import RK, RKX, SCHEMA, new_graph
-from reprokg.resources import data_dir
 
 KIND = "survey"
 LOADER = "reprokg.loaders.replicability_graphics"

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
 
 #: Largest source file accepted (bytes); the service applies its own, smaller body limit.
 MAX_SOURCE_BYTES = 64 * 1024 * 1024

@@ -19,11 +19,11 @@ from typing import Any
 
 from rdflib import RDF, RDFS, XSD, Literal, URIRef
 
-from reprokg.document import Document, Message
-from reprokg.errors import LoadError
-from reprokg.identifiers import IdentifierError, doi_iri, mint, stable_key
+from reprokg.core.document import Document, Message
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import IdentifierError, doi_iri, mint, stable_key
+from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.source import Scalar, decode_text, parse_yaml
-from reprokg.namespaces import RK, SCHEMA, new_graph
 
 KIND = "stability"
 LOADER = "reprokg.loaders.stability"

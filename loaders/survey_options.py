@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from rdflib import URIRef
 
-from reprokg.namespaces import RK
+from reprokg.core.namespaces import RK
 
 Option = tuple[str, str, str, tuple[str, ...]]
 

@@ -16,14 +16,14 @@ from pathlib import Path
 from rdflib import Graph, URIRef
 from rdflib.namespace import DCAT, RDF
 
-from reprokg.document import Document
-from reprokg.errors import LoadError
-from reprokg.identifiers import content_hash, document_iri
+from reprokg.core.document import Document
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import content_hash, document_iri
+from reprokg.core.namespaces import RK
 from reprokg.loaders import ir_metadata
 from reprokg.loaders import qrels as qrels_loader
 from reprokg.loaders.source import read_bytes
 from reprokg.measures.trec import Qrels, Run, read_qrels, read_run
-from reprokg.namespaces import RK
 from reprokg.store.base import Store
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")

@@ -22,10 +22,10 @@ from functools import cache
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, SKOS
 
-from reprokg.identifiers import base_iri
+from reprokg.core.identifiers import base_iri
+from reprokg.core.namespaces import RK
+from reprokg.core.resources import data_dir
 from reprokg.measures.registry import CROSS, SAME
-from reprokg.namespaces import RK
-from reprokg.resources import data_dir
 
 #: the six components in signature order: (letter, ir_metadata key, predicate on the run)
 COMPONENTS: tuple[tuple[str, str, URIRef], ...] = (

@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from rdflib import URIRef
 
-from reprokg.namespaces import RK
+from reprokg.core.namespaces import RK
 
 SAME = "same-collection"
 CROSS = "cross-collection"

@@ -19,17 +19,17 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
 from reprokg import __version__
-from reprokg.document import Document
-from reprokg.errors import ReprokgError
-from reprokg.identifiers import mint, stable_key
-from reprokg.leaderboard import add_leaderboard, run_collections
+from reprokg.core.document import Document
+from reprokg.core.errors import ReprokgError
+from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.namespaces import MLS, RK, SCHEMA, new_graph
 from reprokg.loaders.qrels import collection_iri
 from reprokg.measures import primad
 from reprokg.measures.comparison import Comparison, Options, compare
 from reprokg.measures.effectiveness import Evaluator
 from reprokg.measures.inputs import QrelsInput, RunInput
+from reprokg.measures.leaderboard import add_leaderboard, run_collections
 from reprokg.measures.registry import CROSS, REGISTRY, SAME
-from reprokg.namespaces import MLS, RK, SCHEMA, new_graph
 
 KIND = "comparison"
 LOADER_NAME = "reprokg.measures.study"

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
 from reprokg.loaders.source import decode_text, read_bytes
-from reprokg.loaders.trec_run import is_comment
+from reprokg.loaders.trec import is_comment
 
 #: repro_eval's RUN_LENGTH: rankings are trimmed to this many documents per topic.
 RUN_LENGTH = 1000

@@ -16,10 +16,10 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 
 from reprokg import __version__
+from reprokg.core.settings import Settings
 from reprokg.service.limits import BodyLimitMiddleware
 from reprokg.service.logs import AccessLogMiddleware, configure_access_log
 from reprokg.service.routes import documents, health, linked_data, queries
-from reprokg.service.settings import Settings
 from reprokg.store.base import Store
 
 log = logging.getLogger("reprokg.service")
@@ -152,7 +152,7 @@ def app_from_env() -> FastAPI:
 
 
 def _index_html(settings: Settings, sparql: bool) -> str:
-    from reprokg.named_queries import load_queries
+    from reprokg.sparql.named import load_queries
 
     items = []
     for q in load_queries().values():

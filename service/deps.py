@@ -11,7 +11,7 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, status
 
-from reprokg.service.settings import Settings
+from reprokg.core.settings import Settings
 from reprokg.store.base import Store
 
 # The getters are ``async`` although they never await: FastAPI runs a sync dependency in

@@ -6,7 +6,7 @@ import json
 
 from rdflib import Graph
 
-from reprokg.namespaces import new_graph
+from reprokg.core.namespaces import new_graph
 
 #: media type -> rdflib serializer; the first is the default
 RDF_MEDIA_TYPES: dict[str, str] = {

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reprokg.annotate import annotate, header_text, metadata_from_bytes
 from reprokg.cli import main
-from reprokg.ir_metadata_export import graph_to_dict
 from reprokg.loaders import ir_metadata as im
+from reprokg.loaders.ir_metadata.annotate import annotate, header_text, metadata_from_bytes
+from reprokg.loaders.ir_metadata.export import graph_to_dict
 from tests.conftest import need
 
 
@@ -238,7 +238,7 @@ def test_cli_annotate_bad_metadata_names_line(tmp_path: Path, toy_run: Path, cap
     rc = main(["annotate", str(toy_run), "--metadata", str(bad)])
     assert rc == 2
     assert f"{bad}:" in capsys.readouterr().err
-    assert sys.modules.get("reprokg.annotate") is not None
+    assert sys.modules.get("reprokg.loaders.ir_metadata.annotate") is not None
 
 
 def test_repro_eval_analyzer_sees_only_what_changed(

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from rdflib import RDF, Literal, URIRef
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
+from reprokg.core.namespaces import RK, RKX, SCHEMA
 from reprokg.loaders import audit
-from reprokg.namespaces import RK, RKX, SCHEMA
-from reprokg.validation import validate_document
+from reprokg.validation.engine import validate_document
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "audits"

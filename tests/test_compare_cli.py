@@ -156,7 +156,7 @@ def test_cross_collection_headers_need_qrels_rpl(example: bytes, toy: Path, tmp_
 
 
 def test_save_and_find_by_doi(example: bytes, toy: Path, tmp_path: Path, capsys):
-    from reprokg import named_queries
+    from reprokg.sparql import named as named_queries
     from reprokg.store import open_store
 
     (tmp_path / "orig.txt").write_bytes(example)

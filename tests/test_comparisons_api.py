@@ -9,11 +9,11 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from reprokg.core.settings import Settings
 from reprokg.ingest import ingest
 from reprokg.loaders import qrels as qrels_loader
 from reprokg.measures.inputs import run_from_bytes
 from reprokg.service.routes import comparisons
-from reprokg.service.settings import Settings
 from reprokg.store import open_store
 
 TOKEN = "s3cret"

@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from reprokg.demo import load_demo
+from reprokg.service.demo import load_demo
 from reprokg.store import open_store
 from tests.conftest import REPO
 

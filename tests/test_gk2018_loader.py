@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from rdflib import RDF, Graph, Literal, URIRef
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
+from reprokg.core.namespaces import RK, SCHEMA
 from reprokg.loaders import gundersen_kjensmo as gk
-from reprokg.namespaces import RK, SCHEMA
-from reprokg.validation import validate_document, validate_documents
+from reprokg.validation.engine import validate_document, validate_documents
 
 
 @pytest.fixture(scope="module")

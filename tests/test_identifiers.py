@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reprokg.identifiers import IdentifierError, doi_iri, orcid_check_digit, orcid_iri
+from reprokg.core.identifiers import IdentifierError, doi_iri, orcid_check_digit, orcid_iri
 
 
 def test_orcid_check_digit_known_examples() -> None:

@@ -10,9 +10,9 @@ import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF
 
-from reprokg.document import Document
+from reprokg.core.document import Document
+from reprokg.core.namespaces import RK
 from reprokg.ingest import ingest, ingest_paths, validate_paths
-from reprokg.namespaces import RK
 from reprokg.store import open_store
 from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtures
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
 from reprokg.loaders import load_bytes, load_path
 from reprokg.loaders import source as source_mod
 from reprokg.loaders.source import parse_json, parse_yaml, read_bytes

@@ -20,7 +20,7 @@ from collections import Counter
 
 from rdflib import Literal, URIRef
 
-from reprokg.namespaces import RK
+from reprokg.core.namespaces import RK
 from reprokg.store import open_store
 
 EX = "http://example.org/"
@@ -29,7 +29,7 @@ CHILD = textwrap.dedent(
     """
     import sys
     from rdflib import Graph, Literal, URIRef
-    from reprokg.document import Document
+    from reprokg.core.document import Document
     from reprokg.ingest import ingest
     from reprokg.store import open_store
 

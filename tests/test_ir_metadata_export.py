@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
-from reprokg.ir_metadata_export import graph_to_dict, graph_to_yaml
 from reprokg.loaders import ir_metadata as im
+from reprokg.loaders.ir_metadata.export import graph_to_dict, graph_to_yaml
 from reprokg.loaders.source import parse_yaml
 
 KEYS = {

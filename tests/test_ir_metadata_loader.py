@@ -13,9 +13,9 @@ import pytest
 from rdflib import Literal, URIRef
 from rdflib.namespace import PROV, RDF, XSD
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
+from reprokg.core.namespaces import RK, RKX, SCHEMA
 from reprokg.loaders import ir_metadata as im
-from reprokg.namespaces import RK, RKX, SCHEMA
 
 ORCID = URIRef("https://orcid.org/0000-0002-0661-7189")
 DOI = URIRef("https://doi.org/10.1007/978-3-030-15712-8_26")

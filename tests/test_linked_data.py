@@ -9,9 +9,9 @@ from fastapi.testclient import TestClient
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS
 
-from reprokg.namespaces import RK
+from reprokg.core.namespaces import RK
+from reprokg.core.settings import Settings
 from reprokg.service.app import create_app
-from reprokg.service.settings import Settings
 from reprokg.store import open_store
 
 BASE = "https://w3id.org/reprokg/id/"

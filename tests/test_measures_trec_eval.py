@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
 from reprokg.measures.effectiveness import Evaluator
 from reprokg.measures.trec import read_qrels, read_run
 

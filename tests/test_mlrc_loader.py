@@ -11,10 +11,10 @@ import pytest
 import yaml
 from rdflib import RDF, Graph, Literal, URIRef
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
+from reprokg.core.namespaces import RK, SCHEMA
 from reprokg.loaders import mlrc
-from reprokg.namespaces import RK, SCHEMA
-from reprokg.validation import validate_document
+from reprokg.validation.engine import validate_document
 
 
 def _merged(mlrc_docs) -> Graph:
@@ -157,7 +157,7 @@ def test_author_without_orcid_is_reported_as_info(mlrc_docs, mlrc_files):
 
 
 def test_batch_validation_of_all_reports_conforms(mlrc_docs):
-    from reprokg.validation import validate_documents
+    from reprokg.validation.engine import validate_documents
 
     reports = validate_documents(mlrc_docs)
     assert [r.source for r in reports if not r.conforms] == []

@@ -6,7 +6,7 @@ import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.plugins.sparql import prepareQuery
 
-from reprokg.named_queries import (
+from reprokg.sparql.named import (
     NamedQueryError,
     get_query,
     load_queries,

@@ -18,8 +18,8 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
+from reprokg.core.settings import Settings
 from reprokg.service.app import create_app
-from reprokg.service.settings import Settings
 from reprokg.store import open_store
 from tests.conftest import REPO, SHARED_DATA
 
@@ -39,9 +39,9 @@ def _scores():
     from rdflib import Graph, Literal, URIRef
     from rdflib.namespace import RDF, XSD
 
-    from reprokg.leaderboard import add_leaderboard
+    from reprokg.core.namespaces import MLS, RK
     from reprokg.loaders.qrels import collection_iri
-    from reprokg.namespaces import MLS, RK
+    from reprokg.measures.leaderboard import add_leaderboard
 
     g = Graph()
     real = next(iter(_real_run()))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reprokg import docs_gen
 from reprokg.cli import main
+from reprokg.ontology import reference as docs_gen
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "ontology.md"

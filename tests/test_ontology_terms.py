@@ -9,7 +9,7 @@ import pytest
 from rdflib import Graph, URIRef
 from rdflib.namespace import SKOS
 
-from reprokg.namespaces import RK
+from reprokg.core.namespaces import RK
 from tests.conftest import need
 
 REPO = Path(__file__).resolve().parent.parent

@@ -56,7 +56,7 @@ def test_cli_version_and_help() -> None:
 
 
 def test_package_data_found_through_importlib_resources() -> None:
-    from reprokg.resources import data_dir
+    from reprokg.core.resources import data_dir
 
     for name in ("ontology", "shapes", "queries"):
         assert data_dir(name).is_dir(), name

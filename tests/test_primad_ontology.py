@@ -16,7 +16,7 @@ import pytest
 from rdflib import Graph, URIRef
 from rdflib.namespace import OWL, RDF, RDFS, SKOS
 
-from reprokg.namespaces import RK
+from reprokg.core.namespaces import RK
 
 REPO = Path(__file__).resolve().parent.parent
 IS_DEFINED_BY = URIRef("https://w3id.org/reprokg/ontology")

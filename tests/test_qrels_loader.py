@@ -9,11 +9,11 @@ import pytest
 from rdflib import Literal
 from rdflib.namespace import DCAT, DCTERMS
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
+from reprokg.core.namespaces import RK
 from reprokg.loaders import qrels
 from reprokg.measures.trec import read_qrels
-from reprokg.namespaces import RK
-from reprokg.validation import validate_document
+from reprokg.validation.engine import validate_document
 
 
 @pytest.fixture(scope="module")

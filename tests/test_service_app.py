@@ -10,11 +10,11 @@ from fastapi.testclient import TestClient
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF
 
-from reprokg.identifiers import document_iri
-from reprokg.namespaces import RK
+from reprokg.core.identifiers import document_iri
+from reprokg.core.namespaces import RK
+from reprokg.core.settings import Settings
 from reprokg.service.app import create_app
 from reprokg.service.logs import ACCESS_LOGGER
-from reprokg.service.settings import Settings
 from reprokg.store import open_store
 
 TOKEN = "test-token-7f3a"

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from reprokg.identifiers import content_hash
+from reprokg.core.identifiers import content_hash
+from reprokg.core.settings import Settings
 from reprokg.service.app import create_app
-from reprokg.service.settings import Settings
 from reprokg.store import open_store
 
 TOKEN = "doc-token"

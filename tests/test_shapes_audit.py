@@ -16,10 +16,10 @@ import pytest
 from rdflib import RDF, XSD, Literal, URIRef
 from rdflib.namespace import PROV
 
-from reprokg.document import Document
+from reprokg.core.document import Document
+from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders import audit
-from reprokg.namespaces import RK, SCHEMA, new_graph
-from reprokg.validation import Report, validate_document
+from reprokg.validation.engine import Report, validate_document
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples" / "audits"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reprokg.loaders import ir_metadata as im
-from reprokg.validation import Report, validate_document
+from reprokg.validation.engine import Report, validate_document
 
 
 @pytest.fixture(scope="module")

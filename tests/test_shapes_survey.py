@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reprokg.loaders import replicability_graphics as rg
-from reprokg.validation import validate_document, validate_documents
+from reprokg.validation.engine import validate_document, validate_documents
 
 RESULTS = "Feedbacks [could reproduce results (5=highly confident)]"
 
@@ -164,7 +164,7 @@ def test_site_paper_year(site_variants):
 def test_score_shape_checks_the_scale(records):
     from rdflib import Literal
 
-    from reprokg.namespaces import RK, SCHEMA
+    from reprokg.core.namespaces import RK, SCHEMA
 
     rec = copy.deepcopy(_tested(records))
     (doc,) = rg.load(json.dumps([rec]).encode(), "x.json")
@@ -180,7 +180,7 @@ def test_score_shape_checks_the_scale(records):
 
 
 def test_review_must_belong_to_a_known_survey(records):
-    from reprokg.namespaces import RK
+    from reprokg.core.namespaces import RK
 
     (doc,) = rg.load(json.dumps([_tested(records)]).encode(), "x.json")
     assert validate_document(doc).conforms

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rdflib.plugins.sparql.parser import parseUpdate
 
-from reprokg.sparql_guard import (
+from reprokg.sparql.guard import (
     GuardError,
     QuerySyntaxError,
     add_using,
@@ -118,7 +118,7 @@ def test_select_star_order() -> None:
 
 
 def test_overlong_text_needing_the_parse_tree_is_refused() -> None:
-    from reprokg.sparql_guard import MAX_PARSE_CHARS
+    from reprokg.sparql.guard import MAX_PARSE_CHARS
 
     filler = "# " + "x" * MAX_PARSE_CHARS + "\n"
     with pytest.raises(GuardError, match="characters long"):

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from rdflib import Graph, Literal, URIRef
 
-from reprokg.query_runner import ProcessQueryRunner, QueryJob, Snapshots
+from reprokg.sparql.runner import ProcessQueryRunner, QueryJob, Snapshots
 from reprokg.store.base import AskResult, QueryTimeout, SelectResult
 from tests.sparql_testapp import SparqlApp, make_app
 
@@ -148,7 +148,7 @@ def test_read_only_store_is_read_in_place(tmp_path) -> None:
     store = open_test_store(tmp_path / "s")
     store.add_document(f"{EX}doc/1", _data(10))
     store.close()
-    from reprokg.query_runner import runner_for
+    from reprokg.sparql.runner import runner_for
     from reprokg.store import open_store
 
     ro = open_store(str(tmp_path / "s"), read_only=True)

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from rdflib import RDF, XSD, Literal
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
+from reprokg.core.namespaces import RK
 from reprokg.loaders import stability
-from reprokg.namespaces import RK
-from reprokg.validation import validate_document
+from reprokg.validation.engine import validate_document
 from tests.conftest import need
 
 REPO = Path(__file__).resolve().parent.parent

@@ -454,8 +454,8 @@ def test_raw_union_flag_reads_the_merge_and_raw_writes_keep_it(store: OxigraphSt
 
 
 def test_worker_processes_and_memory_mirror_count_once(tmp_path: Path) -> None:
-    from reprokg.query_runner import ProcessQueryRunner, QueryJob, Snapshots
     from reprokg.service.app import memory_mirror
+    from reprokg.sparql.runner import ProcessQueryRunner, QueryJob, Snapshots
 
     s = open_store(tmp_path / "store")
     s.add_document(G1, graph(SHARED, own(1)))

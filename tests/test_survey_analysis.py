@@ -21,7 +21,7 @@ from scipy import stats
 from statsmodels.formula.api import ols
 from statsmodels.stats.multitest import multipletests
 
-from reprokg.measures import survey_analysis as sa
+from reprokg.survey import analysis as sa
 
 from .conftest import need
 
@@ -398,7 +398,7 @@ def test_every_ontology_term_the_query_uses_is_declared() -> None:
     from rdflib import Graph, URIRef
     from rdflib.namespace import RDF
 
-    from reprokg.namespaces import RK
+    from reprokg.core.namespaces import RK
 
     ontology = Graph()
     for ttl in (Path(sa.__file__).resolve().parent.parent / "ontology").glob("*.ttl"):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reprokg.cli import main
-from reprokg.measures import survey_analysis as sa
+from reprokg.survey import analysis as sa
 
 from .conftest import need
 

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from reprokg.measures import survey_analysis as sa
+from reprokg.survey import analysis as sa
 from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtures
 
 from .test_survey_analysis import build_survey_store, need

@@ -10,7 +10,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from reprokg.measures.survey_analysis import TEST_IDS
+from reprokg.survey.analysis import TEST_IDS
 
 from .test_survey_analysis import build_survey_store, need
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from reprokg.core.resources import data_dir
 from reprokg.loaders import detect_kind, iter_source_files, load_bytes
-from reprokg.resources import data_dir
-from reprokg.validation import validate_documents
+from reprokg.validation.engine import validate_documents
 
 
 def _docs():

@@ -13,9 +13,9 @@ import pytest
 from rdflib import RDF, XSD, Graph, Literal, URIRef
 from rdflib.collection import Collection
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
+from reprokg.core.namespaces import RK, RKX, SCHEMA
 from reprokg.loaders import replicability_graphics as rg
-from reprokg.namespaces import RK, RKX, SCHEMA
 
 DOI_PREFIX = "https://doi.org/"
 

@@ -9,12 +9,12 @@ import pytest
 from rdflib import OWL, RDF, RDFS, Graph, URIRef
 from rdflib.namespace import PROV, SKOS
 
+from reprokg.core.namespaces import RK, SCHEMA
+from reprokg.core.resources import data_dir, iter_files
 from reprokg.loaders import gundersen_kjensmo as gk
 from reprokg.loaders import mlrc
 from reprokg.loaders import replicability_graphics as rg
 from reprokg.loaders.survey_options import SCHEMES
-from reprokg.namespaces import RK, SCHEMA
-from reprokg.resources import data_dir, iter_files
 
 ONTOLOGY = "https://w3id.org/reprokg/ontology"
 

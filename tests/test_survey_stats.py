@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from reprokg.measures import survey_stats as ss
+from reprokg.survey import stats as ss
 
 # --- Clopper–Pearson -------------------------------------------------------------------
 

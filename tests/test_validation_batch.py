@@ -10,10 +10,10 @@ from pathlib import Path
 
 import yaml
 
+from reprokg.core.namespaces import RK
 from reprokg.loaders import ir_metadata as im
 from reprokg.loaders import mlrc
-from reprokg.namespaces import RK
-from reprokg.validation import Report, validate_document, validate_documents
+from reprokg.validation.engine import Report, validate_document, validate_documents
 
 
 def _key(rep: Report) -> list[tuple]:

@@ -1,4 +1,4 @@
-"""The compiled SPARQL engine (reprokg.shacl_fast) agrees with pyshacl, document by document.
+"""The compiled SPARQL engine (reprokg.validation.fast) agrees with pyshacl, document by document.
 
 The reference is pyshacl itself on the same shapes: for every real document of every
 kind in shared/data and examples/, and for defective variants (one edit each, as in
@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reprokg import shacl_fast
-from reprokg.document import Document
+from reprokg.core.document import Document
 from reprokg.ingest import iter_documents
 from reprokg.loaders import ir_metadata as im
 from reprokg.loaders import mlrc, qrels
-from reprokg.validation import (
+from reprokg.validation import fast as shacl_fast
+from reprokg.validation.engine import (
     _fast_results,
     _shacl_results,
     materialise_types,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reprokg.ingest import validate_paths
 from reprokg.loaders import load_path
-from reprokg.validation import validate_documents, validate_in_processes
+from reprokg.validation.engine import validate_documents, validate_in_processes
 from tests.conftest import need
 
 

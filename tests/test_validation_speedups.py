@@ -1,7 +1,7 @@
 """The ingest speed-ups change no result: each fast path against the slow one it replaces.
 
 References are the libraries' own behaviour: an rdflib ``Graph`` filled with
-``Graph.add`` (for :class:`~reprokg.lazy_graph.LazyGraph`), PyYAML's constructor (for
+``Graph.add`` (for :class:`~reprokg.core.lazy_graph.LazyGraph`), PyYAML's constructor (for
 the one-pass YAML tree), pyoxigraph ``Quad`` objects (for the N-Quads text the fast
 SHACL engine and the store's write path load instead).
 """
@@ -15,13 +15,13 @@ import pytest
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from reprokg import shacl_fast
-from reprokg.lazy_graph import LazyGraph, pending_triples
+from reprokg.core.lazy_graph import LazyGraph, pending_triples
+from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders import ir_metadata
 from reprokg.loaders.source import _ScalarLoader, parse_yaml
-from reprokg.namespaces import RK, SCHEMA, new_graph
 from reprokg.store.base import DocumentWrite
 from reprokg.store.oxigraph import _batch_merged_quads, _batch_nquads
+from reprokg.validation import fast as shacl_fast
 from tests.conftest import need
 
 S = URIRef("https://w3id.org/reprokg/id/test/1")

@@ -31,7 +31,7 @@ import httpx
 import pyoxigraph as ox
 
 from benchmarks.sparql.generate import COLLECTIONS, MEASURES, TOOLKITS, _lit, write
-from reprokg.named_queries import get_query
+from reprokg.sparql.named import get_query
 
 
 def pct(values: list[float], p: float) -> float:

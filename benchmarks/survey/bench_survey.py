@@ -6,7 +6,7 @@ Loads the 374 consolidated reviews (and the 454 per-paper site files, so the que
 pick one data set out of a mixed graph) through the survey loader into a temporary
 embedded store, then times, as the median of ``--runs`` runs:
 
-* graph: SPARQL SELECT → pandas frame → all statistics (reprokg.measures.survey_analysis)
+* graph: SPARQL SELECT → pandas frame → all statistics (reprokg.survey.analysis)
 * of which SPARQL + frame only
 * JSON: read consolidatedData.json with pandas + the same statistics with scipy/statsmodels
   (``json_baseline.py``, no reprokg code)
@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE))
 
 import json_baseline  # noqa: E402
 
-from reprokg.measures import survey_analysis as sa  # noqa: E402
+from reprokg.survey import analysis as sa  # noqa: E402
 from reprokg.store import open_store  # noqa: E402
 
 

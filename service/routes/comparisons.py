@@ -19,8 +19,9 @@ from rdflib import URIRef
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from reprokg.errors import LoadError, ReprokgError, ValidationFailed
-from reprokg.identifiers import mint
+from reprokg.core.errors import LoadError, ReprokgError, ValidationFailed
+from reprokg.core.identifiers import mint
+from reprokg.core.namespaces import SPARQL_PREFIXES
 from reprokg.measures.comparison import Options
 from reprokg.measures.inputs import (
     qrels_from_bytes,
@@ -29,7 +30,6 @@ from reprokg.measures.inputs import (
     run_from_store,
 )
 from reprokg.measures.study import comparison_json, run_study
-from reprokg.namespaces import SPARQL_PREFIXES
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess
 from reprokg.store.base import SelectResult, Store
 
@@ -58,7 +58,7 @@ def _options(raw: Any) -> Options:
 
 def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, bytes]]) -> dict:
     """Resolve inputs, compute, store; runs in the thread pool (blocking store calls)."""
-    from reprokg.measures.cli_compare import save
+    from reprokg.cli.compare import save
 
     def run(field: str):
         if field in files:

@@ -16,13 +16,13 @@ from rdflib import URIRef
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from reprokg.document import Document
-from reprokg.errors import LoadError
-from reprokg.identifiers import document_iri
-from reprokg.namespaces import RK, SPARQL_PREFIXES
+from reprokg.core.document import Document
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import document_iri
+from reprokg.core.namespaces import RK, SPARQL_PREFIXES
+from reprokg.core.settings import Settings
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess
 from reprokg.service.negotiate import RDF_MEDIA_TYPES, negotiate, serialise_graph
-from reprokg.service.settings import Settings
 from reprokg.store.base import SelectResult
 
 router = APIRouter(tags=["documents"])
@@ -125,7 +125,7 @@ def _load_or_http(uploads: list[Upload], kind: str | None) -> list[Document]:
 
 
 def _validate(docs: list[Document]) -> list:
-    from reprokg.validation import validate_documents
+    from reprokg.validation.engine import validate_documents
 
     return validate_documents(docs)
 

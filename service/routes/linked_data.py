@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, Response
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS
 
-from reprokg.namespaces import SCHEMA, new_graph
+from reprokg.core.namespaces import SCHEMA, new_graph
 from reprokg.service.deps import ReadStoreDep, SettingsDep
 from reprokg.service.negotiate import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import GraphResult, SelectResult, Store

@@ -1,6 +1,6 @@
 """Named queries over HTTP: ``GET /queries`` lists them, ``GET /queries/{name}`` runs one.
 
-Query-string parameters are bound as RDF terms by :mod:`reprokg.named_queries` (never
+Query-string parameters are bound as RDF terms by :mod:`reprokg.sparql.named` (never
 spliced into the SPARQL text); results are SPARQL Results JSON or CSV by Accept/``format``.
 """
 
@@ -13,15 +13,15 @@ import anyio.to_thread
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from fastapi.responses import Response
 
-from reprokg.named_queries import (
+from reprokg.service.deps import ReadStoreDep, SettingsDep
+from reprokg.service.negotiate import negotiate
+from reprokg.sparql.named import (
     NamedQueryError,
     get_query,
     load_queries,
     results_csv,
     results_json,
 )
-from reprokg.service.deps import ReadStoreDep, SettingsDep
-from reprokg.service.negotiate import negotiate
 from reprokg.store.base import AskResult, QueryTimeout, SelectResult, StoreError
 
 router = APIRouter(tags=["named queries"])
@@ -140,7 +140,7 @@ def _run_other(request: Request, store, settings, sparql: str, media: str) -> Re
         holder = request.app.state.query_runner
         mirrored = request.app.state.read_store is not None
         if holder is not None and not settings.named_queries_inline and not mirrored:
-            from reprokg.query_runner import QueryJob
+            from reprokg.sparql.runner import QueryJob
 
             outcome = holder.get().run(QueryJob(sparql))
             result, truncated = outcome.result, outcome.truncated

@@ -18,11 +18,11 @@ rdflib-endpoint), so any FastAPI app can ``include_router`` it:
 * ``GET /sparql`` without a query returns the SPARQL Service Description (Turtle or
   RDF/XML by Accept).
 * limits: a time limit per query that really stops it (worker processes, see
-  :mod:`reprokg.query_runner`) → 503; at most ``row_cap`` rows/triples, beyond that the
+  :mod:`reprokg.sparql.runner`) → 503; at most ``row_cap`` rows/triples, beyond that the
   result is **truncated** and the response carries ``X-Reprokg-Truncated: true`` and
   ``X-Reprokg-Row-Cap: N``; bodies over ``max_body_bytes`` → 413; ``SERVICE`` and
   ``LOAD`` of IRIs outside ``load_allowlist`` → 400 before anything runs
-  (:mod:`reprokg.sparql_guard`).
+  (:mod:`reprokg.sparql.guard`).
 * errors are ``text/plain``: 400 malformed request or syntax error, 405 other methods,
   415 a POST body of another media type (or a charset other than UTF-8).
 
@@ -43,21 +43,21 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from reprokg import sparql_results as fmt
-from reprokg.query_runner import (
-    QueryJob,
-    QueryRunner,
-    QuerySyntaxError,
-    RunnerBusy,
-    runner_for,
-)
 from reprokg.service.service_description import service_description
-from reprokg.sparql_guard import (
+from reprokg.sparql import results as fmt
+from reprokg.sparql.guard import (
     GuardError,
     add_using,
     inspect_query,
     inspect_update,
     select_star_order,
+)
+from reprokg.sparql.runner import (
+    QueryJob,
+    QueryRunner,
+    QuerySyntaxError,
+    RunnerBusy,
+    runner_for,
 )
 from reprokg.store.base import QueryTimeout, SelectResult, Store, StoreError
 

@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
-from reprokg.measures import survey_analysis as sa
-from reprokg.measures import survey_charts as sc
+from reprokg.survey import analysis as sa
+from reprokg.survey import charts as sc
 from reprokg.service.deps import StoreDep
 
 router = APIRouter(prefix="/measures/survey", tags=["measures"])

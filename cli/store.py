@@ -15,7 +15,7 @@ from pathlib import Path
 from rdflib import Graph, URIRef
 from rdflib.namespace import PROV
 
-from reprokg.errors import LoadError, ReprokgError
+from reprokg.core.errors import LoadError, ReprokgError
 from reprokg.store.base import AskResult, GraphResult, QueryResult, SelectResult, StoreError
 
 Handler = Callable[[argparse.Namespace], int]
@@ -100,7 +100,7 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from reprokg.ingest import validate_paths
-    from reprokg.validation import reports_to_json
+    from reprokg.validation.engine import reports_to_json
 
     reports = validate_paths(args.paths, kind=args.kind)
     if args.format == "json":
@@ -109,7 +109,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         g = Graph()
         for r in reports:
             g += r.to_graph()
-        from reprokg.namespaces import bind_prefixes
+        from reprokg.core.namespaces import bind_prefixes
 
         print(bind_prefixes(g).serialize(format="turtle"))
     else:
@@ -153,17 +153,17 @@ def format_table(res: SelectResult) -> str:
 
 def print_result(res: QueryResult, fmt: str) -> None:
     if isinstance(res, GraphResult):
-        from reprokg.namespaces import bind_prefixes
+        from reprokg.core.namespaces import bind_prefixes
 
         g = bind_prefixes(res.graph)
         print(g.serialize(format="json-ld" if fmt == "json" else "turtle"))
         return
     if fmt == "json" or (fmt == "csv" and isinstance(res, AskResult)):
-        from reprokg.sparql_results import JSON, serialize
+        from reprokg.sparql.results import JSON, serialize
 
         sys.stdout.write(serialize(res, JSON).decode("utf-8") + "\n")
     elif fmt == "csv":
-        from reprokg.sparql_results import CSV, serialize
+        from reprokg.sparql.results import CSV, serialize
 
         sys.stdout.write(serialize(res, CSV).decode("utf-8"))
     elif isinstance(res, AskResult):
@@ -175,7 +175,7 @@ def print_result(res: QueryResult, fmt: str) -> None:
 def cmd_query(args: argparse.Namespace) -> int:
     if args.name:
         try:
-            from reprokg import named_queries
+            from reprokg.sparql import named as named_queries
         except ImportError as exc:
             raise UsageError("named queries are not available in this installation") from exc
         params = named_queries.parse_param_args(args.param or [])
@@ -199,7 +199,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def resolve_document(store, doc_id: str) -> URIRef:
     """A document IRI from an IRI, its sha256 id, or a unique id prefix (≥ 8 characters)."""
-    from reprokg.identifiers import document_iri
+    from reprokg.core.identifiers import document_iri
 
     if "://" in doc_id:
         iri = URIRef(doc_id)
@@ -227,7 +227,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         if not subjects:
             raise UsageError(f"{iri} names no subject to export as YAML")
         try:
-            from reprokg.ir_metadata_export import graph_to_yaml
+            from reprokg.loaders.ir_metadata.export import graph_to_yaml
         except ImportError as exc:
             raise UsageError("YAML export (ir_metadata) is not available") from exc
         sys.stdout.write(graph_to_yaml(graph, subjects[0]))
@@ -241,7 +241,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             ox.serialize(graph_quads(iri, graph), format=ox.RdfFormat.N_QUADS).decode("utf-8")
         )
         return 0
-    from reprokg.namespaces import bind_prefixes
+    from reprokg.core.namespaces import bind_prefixes
 
     print(bind_prefixes(graph).serialize(format="turtle"))
     return 0

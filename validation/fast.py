@@ -22,8 +22,8 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 
-from reprokg.lazy_graph import pending_triples
-from reprokg.namespaces import RK
+from reprokg.core.lazy_graph import pending_triples
+from reprokg.core.namespaces import RK
 
 #: shape-graph predicates this compiler understands (anything else in sh: -> pyshacl)
 _SUPPORTED = {
@@ -373,7 +373,7 @@ class Compiled:
 @cache
 def compile_kind(kind: str) -> Compiled | None:
     """The kind's shapes as one SPARQL query, or None when pyshacl must validate it."""
-    from reprokg.validation import shapes_graph
+    from reprokg.validation.engine import shapes_graph
 
     shapes = shapes_graph(kind)
     try:
@@ -452,7 +452,7 @@ def has_ill_typed(graph: Graph) -> bool:
 def graph_triples(graph: Graph) -> list[tuple]:
     """The graph's triples (read only), from the cheapest place that has them.
 
-    A :class:`~reprokg.lazy_graph.LazyGraph` not yet filled hands over its list. A
+    A :class:`~reprokg.core.lazy_graph.LazyGraph` not yet filled hands over its list. A
     plain graph owning its store is read from rdflib's in-memory index (a third of
     validating a batch went to rdflib's per-triple context checks), the count checked
     against ``len(graph)``; anything else through ``Graph.__iter__``.
@@ -580,7 +580,7 @@ class _Converter:
     def classes(self, c: object) -> list[str]:
         """The class and its superclasses (``materialise_types``) as N-Triples terms,
         those no query names left out (:func:`relevant_predicates`)."""
-        from reprokg.validation import _superclasses
+        from reprokg.validation.engine import _superclasses
 
         if len(self.types) > self._LIMIT:
             self.types.clear()
@@ -606,7 +606,7 @@ def _nt(term: object) -> str:
 def _quads(graphs: list[Graph], names: list[str]) -> list[ox.Quad] | None:
     """Every triple as a ``pyoxigraph.Quad`` (blank node labels kept) with the entailed
     superclass types, or None when a literal is ill-typed: for graphs with blank nodes."""
-    from reprokg.validation import _superclasses
+    from reprokg.validation.engine import _superclasses
 
     sup = _superclasses()
     type_term = URIRef(_RDF_TYPE)

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from reprokg import __version__
-from reprokg.errors import ReprokgError
+from reprokg.core.errors import ReprokgError
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -42,33 +42,33 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
 
     # Each sub-command registers itself below: parser options, then its handler.
     # --- commands ---
-    # load, validate, query, export, dump, restore, backup (see reprokg.cli_store)
-    from reprokg.cli_store import register as _register_store
+    # load, validate, query, export, dump, restore, backup (see reprokg.cli.store)
+    from reprokg.cli.store import register as _register_store
 
     _register_store(command, _add_store_option)
 
-    # annotate (write ir_metadata headers into run files; see reprokg.annotate)
-    from reprokg.annotate import register as _register_annotate
+    # annotate (write ir_metadata headers into run files; see reprokg.loaders.ir_metadata.annotate)
+    from reprokg.loaders.ir_metadata.annotate import register as _register_annotate
 
     _register_annotate(command)
 
-    # compare (reproducibility measures and PRIMAD; see reprokg.measures.cli_compare)
-    from reprokg.measures.cli_compare import register as _register_compare
+    # compare (reproducibility measures and PRIMAD; see reprokg.cli.compare)
+    from reprokg.cli.compare import register as _register_compare
 
     _register_compare(command, _add_store_option)
 
-    # docs (docs/ontology.md from the ontology; see reprokg.docs_gen)
-    from reprokg.docs_gen import register as _register_docs
+    # docs (docs/ontology.md from the ontology; see reprokg.ontology.reference)
+    from reprokg.ontology.reference import register as _register_docs
 
     _register_docs(command)
 
-    # serve (the service; see reprokg.service.serve)
-    from reprokg.service.serve import register as _register_serve
+    # serve (the service; see reprokg.cli.serve)
+    from reprokg.cli.serve import register as _register_serve
 
     _register_serve(command)
 
     def _survey_stats(args: argparse.Namespace) -> int:
-        from reprokg.measures.survey_analysis import run_cli
+        from reprokg.survey.analysis import run_cli
 
         return run_cli(args)
 

@@ -6,7 +6,7 @@ the collection; a score that names its leaderboard (``rk:onLeaderboard``) lets t
 start from exactly the scores it ranks (benchmarks/sparql: about 4× less work at 1M
 triples). The node is minted from the shared collection node and the measure name as the
 runs report it, so every writer of the same pair meets on one node, and the named query
-binds it as a constant (:mod:`reprokg.named_queries`, ``# bind:`` header).
+binds it as a constant (:mod:`reprokg.sparql.named`, ``# bind:`` header).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF
 
-from reprokg.identifiers import mint, stable_key
-from reprokg.namespaces import RK
+from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.namespaces import RK
 
 
 def leaderboard_iri(collection: URIRef | str, measure: str) -> URIRef:

@@ -35,7 +35,7 @@ class LazyGraph(Graph):
         pending = self.__dict__["_pending"]
         if pending is not None:
             self.__dict__["_pending"] = None  # before filling: filling reads the store
-            from reprokg.namespaces import bind_prefixes
+            from reprokg.core.namespaces import bind_prefixes
 
             add = Graph.add
             for t in pending:

@@ -6,7 +6,7 @@ copy first instead of running ``inference="owlrl"`` per document (DESIGN.md).
 Checks SHACL cannot express (the ORCID check digit, loader findings with line
 numbers) become results of the same form, so users read one report.
 
-By default the shapes run compiled to SPARQL on pyoxigraph (``reprokg.shacl_fast``,
+By default the shapes run compiled to SPARQL on pyoxigraph (``reprokg.validation.fast``,
 one named graph per document); kinds it does not compile, documents with ill-typed
 literals, and ``REPROKG_SHACL_ENGINE=pyshacl`` use pyshacl. ``=compare`` runs both
 and raises ``EngineMismatch`` when they disagree (the equivalence gate).
@@ -25,10 +25,10 @@ from pyshacl import validate as shacl_validate
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SH
 
-from reprokg.document import Document
-from reprokg.identifiers import IdentifierError, orcid_iri
-from reprokg.namespaces import RK, bind_prefixes, new_graph
-from reprokg.resources import data_dir, iter_files
+from reprokg.core.document import Document
+from reprokg.core.identifiers import IdentifierError, orcid_iri
+from reprokg.core.namespaces import RK, bind_prefixes, new_graph
+from reprokg.core.resources import data_dir, iter_files
 
 SEVERITIES = ("Violation", "Warning", "Info")
 _SEVERITY_IRI = {"Violation": SH.Violation, "Warning": SH.Warning, "Info": SH.Info}
@@ -225,8 +225,8 @@ def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
     and line) is not repeated. One pass over the document's triples (no graph index
     lookups): validating a batch spent a sixth of its time here.
     """
-    from reprokg.lazy_graph import pending_triples
-    from reprokg.shacl_fast import graph_triples
+    from reprokg.core.lazy_graph import pending_triples
+    from reprokg.validation.fast import graph_triples
 
     as_written = RK.orcidAsWritten
     triples = graph_triples(graph)
@@ -387,7 +387,7 @@ def _shacl_results(data: Graph, kind: str) -> list[Result]:
 
 
 def engine() -> str:
-    """``fast`` (compiled SPARQL on pyoxigraph, reprokg.shacl_fast) unless
+    """``fast`` (compiled SPARQL on pyoxigraph, reprokg.validation.fast) unless
     ``REPROKG_SHACL_ENGINE=pyshacl``; the fast engine itself hands to pyshacl any kind
     whose shapes it does not compile and any document with an ill-typed literal."""
     value = os.environ.get("REPROKG_SHACL_ENGINE", "fast")
@@ -404,8 +404,8 @@ def shacl_key(results: Iterable[Result]) -> set[tuple]:
 
 
 def _fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
-    """SHACL results per document from reprokg.shacl_fast, or None for pyshacl."""
-    from reprokg import shacl_fast
+    """SHACL results per document from reprokg.validation.fast, or None for pyshacl."""
+    from reprokg.validation import fast as shacl_fast
 
     if engine() == "pyshacl" or shacl_fast.compile_kind(kind) is None:
         return None

@@ -111,7 +111,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 def save(store, study: Study) -> str:
     """Store the comparison document (and the run/qrels documents read from files)."""
-    from reprokg.errors import ValidationFailed
+    from reprokg.core.errors import ValidationFailed
     from reprokg.ingest import ingest
 
     docs = [q.source for q in (study.qrels, study.qrels_rpl) if q is not None and q.source]

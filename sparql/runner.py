@@ -418,7 +418,7 @@ class ProcessQueryRunner(QueryRunner):
         if start_method == "forkserver":
             # "__main__" too: the server imports the main module once, so forked workers
             # skip re-importing it (multiprocessing does that per child otherwise).
-            self._ctx.set_forkserver_preload(["__main__", "pyoxigraph", "reprokg.query_runner"])
+            self._ctx.set_forkserver_preload(["__main__", "pyoxigraph", "reprokg.sparql.runner"])
         self._idle: queue.Queue[_Worker] = queue.Queue()
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()

@@ -56,7 +56,7 @@ def register(command: Callable[[str, str, Handler], argparse.ArgumentParser]) ->
 
 
 def _print_banner(url: str, demo_counts: dict[str, int] | None, store: str, workers: int) -> None:
-    from reprokg.demo import EXAMPLE_REQUESTS
+    from reprokg.service.demo import EXAMPLE_REQUESTS
 
     out = sys.stderr
     print(f"reprokg serving {store} at {url}  (workers: {workers})", file=out)
@@ -73,8 +73,8 @@ def _print_banner(url: str, demo_counts: dict[str, int] | None, store: str, work
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from reprokg.core.settings import Settings
     from reprokg.service.app import create_app
-    from reprokg.service.settings import Settings
 
     overrides: dict[str, object] = {
         "access_log": not args.no_access_log,
@@ -82,7 +82,7 @@ def serve(args: argparse.Namespace) -> int:
     }
     store_spec = args.store
     if args.demo:
-        from reprokg.demo import demo_store_dir
+        from reprokg.service.demo import demo_store_dir
 
         store_spec = demo_store_dir(args.store)
         if not args.store:
@@ -93,7 +93,7 @@ def serve(args: argparse.Namespace) -> int:
     settings = Settings.from_env(**overrides)
     demo_counts = None
     if args.demo:
-        from reprokg.demo import load_demo
+        from reprokg.service.demo import load_demo
         from reprokg.store import open_store
 
         with open_store(settings.store) as store:

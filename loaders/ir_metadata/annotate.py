@@ -5,7 +5,7 @@ The header is written the way repro_eval 0.5.0 writes and reads it: a first line
 then the run lines unchanged. repro_eval reads the header by stripping ``#`` from
 both ends of each line, so strings that end in ``#`` are written quoted.
 
-The metadata goes through the loader and back (:mod:`reprokg.ir_metadata_export`),
+The metadata goes through the loader and back (:mod:`reprokg.loaders.ir_metadata.export`),
 so keys come out in their canonical spelling with schema types. An existing header
 in the run file is replaced, never stacked. ``complete`` fills what the user did not
 give: the Platform from this machine (CPU, cores, RAM, OS, kernel, installed Python
@@ -31,9 +31,9 @@ from typing import Any
 
 import yaml
 
-from reprokg.errors import LoadError, ReprokgError
-from reprokg.ir_metadata_export import graph_to_dict
-from reprokg.loaders import ir_metadata as im
+from reprokg.core.errors import LoadError, ReprokgError
+from reprokg.loaders.ir_metadata import loader as im
+from reprokg.loaders.ir_metadata.export import graph_to_dict
 from reprokg.loaders.source import decode_text, read_bytes
 
 META_START = "# ir_metadata.start"

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from reprokg.namespaces import DEFAULT_BASE
+from reprokg.core.namespaces import DEFAULT_BASE
 
 DEFAULT_STORE = "./reprokg-data"
 

@@ -28,8 +28,8 @@ import yaml
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from reprokg.loaders.ir_metadata import SCHEMA_SPEC, F
-from reprokg.namespaces import RK, RKX, SCHEMA
+from reprokg.core.namespaces import RK, RKX, SCHEMA
+from reprokg.loaders.ir_metadata.spec import SCHEMA_SPEC, F
 
 
 def _value(lit: Any) -> Any:

@@ -6,7 +6,7 @@ correction, t-based intervals and a Wilcoxon rank-sum test on citation counts, a
 ANOVA on the replication score, and Benjamini–Hochberg adjusted p-values. The tests
 (χ², rank-sum, BH) are written out here from their textbook formulas rather than delegated,
 so the test suite can check them against scipy/statsmodels as independent references.
-Nothing here reads the store: :mod:`reprokg.measures.survey_analysis` feeds these functions.
+Nothing here reads the store: :mod:`reprokg.survey.analysis` feeds these functions.
 """
 
 from __future__ import annotations

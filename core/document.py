@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from rdflib import Graph, URIRef
 
-from reprokg.identifiers import content_hash, document_iri
+from reprokg.core.identifiers import content_hash, document_iri
 
 
 @dataclass

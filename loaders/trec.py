@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-from reprokg.errors import LoadError
+from reprokg.core.errors import LoadError
 
 #: Columns of a TREC run line.
 RUN_COLUMNS = ("topic", "iteration", "docno", "rank", "score", "tag")

@@ -24,10 +24,10 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import PROV, RDF, XSD
 
 from reprokg import __version__
-from reprokg.document import Document
-from reprokg.identifiers import content_hash, mint
-from reprokg.measures import survey_stats as ss
-from reprokg.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.core.document import Document
+from reprokg.core.identifiers import content_hash, mint
+from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.survey import stats as ss
 
 SPARQL_DIR = Path(__file__).resolve().parent / "sparql"
 DATASETS = ("consolidated", "per-paper")
@@ -536,7 +536,7 @@ _SURVEY_NODES = {
 
 
 def result_document(result: dict[str, Any], dataset: str) -> Document:
-    """The analysis as a :class:`~reprokg.document.Document` (kind ``survey-analysis``).
+    """The analysis as a :class:`~reprokg.core.document.Document` (kind ``survey-analysis``).
 
     The full JSON is kept as an ``rdf:JSON`` literal; each test is also a
     ``schema:PropertyValue`` (id, method, statistic, p, adjusted p) so it can be queried.
@@ -566,7 +566,7 @@ def result_document(result: dict[str, Any], dataset: str) -> Document:
         graph=g,
         source_name=f"survey-analysis-{dataset}.json",
         source_bytes=payload,
-        loader="reprokg.measures.survey_analysis",
+        loader="reprokg.survey.analysis",
         loader_version=__version__,
         source_key=f"{ANALYSIS_KIND}:{dataset}",
         subject=node,
@@ -599,7 +599,7 @@ def run_cli(args: Any) -> int:
     """``reprokg survey-stats``: print the analysis; optionally save it and write charts."""
     import sys
 
-    from reprokg.measures import survey_charts as sc
+    from reprokg.survey import charts as sc
     from reprokg.store import StoreError, open_store
 
     try:

@@ -9,7 +9,7 @@ Header lines (comments before the query)::
     # example: collection=https://w3id.org/reprokg/id/collection/robust04
 
 Parameter values never enter the query text as text: each is parsed into an rdflib term
-of its declared type (DOIs and ORCIDs normalised by :mod:`reprokg.identifiers`, an
+of its declared type (DOIs and ORCIDs normalised by :mod:`reprokg.core.identifiers`, an
 ir_datasets id of type ``collection`` becomes the shared collection IRI minted from it), then
 written with ``Term.n3()`` into a ``VALUES ?name { term }`` block placed at the start of
 the query's outermost ``WHERE`` group, so the engine joins on it like a constant (or where
@@ -43,9 +43,9 @@ from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Identifier
 
-from reprokg.errors import ReprokgError
-from reprokg.identifiers import IdentifierError, doi_iri, orcid_iri
-from reprokg.resources import iter_files
+from reprokg.core.errors import ReprokgError
+from reprokg.core.identifiers import IdentifierError, doi_iri, orcid_iri
+from reprokg.core.resources import iter_files
 from reprokg.store.base import AskResult, GraphResult, SelectResult, Store
 
 PARAM_TYPES = ("iri", "doi", "orcid", "collection", "string", "integer", "decimal")
@@ -77,7 +77,7 @@ class Param:
 
 
 def _leaderboard(collection: Identifier, measure: Identifier) -> Identifier:
-    from reprokg.leaderboard import leaderboard_iri
+    from reprokg.measures.leaderboard import leaderboard_iri
 
     return leaderboard_iri(collection, str(measure))
 

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from rdflib import URIRef
 
-from reprokg.namespaces import DEFAULT_BASE
+from reprokg.core.namespaces import DEFAULT_BASE
 
 _ORCID_RE = re.compile(r"^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])$")
 _ORCID_PREFIX_RE = re.compile(r"^(?:https?://)?(?:www\.)?orcid\.org/", re.IGNORECASE)

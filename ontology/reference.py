@@ -5,7 +5,7 @@ schemes with labels, definitions and alignments. Output is deterministic (sorted
 dates), so a test can regenerate it and compare with the committed file.
 
     reprokg docs [--output docs/ontology.md] [--check]
-    python -m reprokg.docs_gen
+    python -m reprokg.ontology.reference
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 from rdflib import OWL, RDF, RDFS, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, SKOS
 
-from reprokg.namespaces import ONTOLOGY_IRI, PREFIXES, RK, VANN, new_graph
-from reprokg.resources import iter_files
+from reprokg.core.namespaces import ONTOLOGY_IRI, PREFIXES, RK, VANN, new_graph
+from reprokg.core.resources import iter_files
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "docs" / "ontology.md"
 _KINDS = (
@@ -252,7 +252,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m reprokg.docs_gen")
+    parser = argparse.ArgumentParser(prog="python -m reprokg.ontology.reference")
     sub = parser.add_subparsers(dest="cmd")
     handlers: dict[str, Callable[[argparse.Namespace], int]] = {}
 

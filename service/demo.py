@@ -12,7 +12,7 @@ from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
 
-from reprokg.resources import data_dir
+from reprokg.core.resources import data_dir
 from reprokg.store.base import Store
 
 #: Example queries printed when the demo starts (path and query string).
@@ -27,7 +27,7 @@ EXAMPLE_REQUESTS = [
 
 def demo_documents(root: Path) -> tuple[list, list]:
     """Documents of every example file a loader claims (named ``examples/...``), and errors."""
-    from reprokg.errors import LoadError
+    from reprokg.core.errors import LoadError
     from reprokg.loaders import HEAD_BYTES, detect_kind, iter_source_files, load_bytes
 
     docs, errors = [], []
