@@ -21,7 +21,6 @@ ORCID iD or a name).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,12 +31,14 @@ from rdflib.namespace import PROV, RDF, RDFS, XSD
 
 from reprokg import __version__
 from reprokg.core.document import Document
-from reprokg.core.errors import LoadError
-from reprokg.core.identifiers import IdentifierError, mint, orcid_iri, stable_key
+from reprokg.core.errors import IdentifierError, LoadError, ValidationFailed
+from reprokg.core.identifiers import mint, orcid_iri, stable_key
 from reprokg.core.namespaces import RK, SCHEMA, SPARQL_PREFIXES
+from reprokg.core.settings import settings
 from reprokg.store.base import DocumentWrite, SelectResult, Store
 from reprokg.store.terms import to_ntriples
-from reprokg.validation.engine import Report, Result, validate_documents, validate_in_processes
+from reprokg.validation.batching import validate_documents, validate_in_processes
+from reprokg.validation.report import Report, Result
 
 #: documents validated together (one pyshacl run per kind per batch)
 DEFAULT_BATCH_SIZE = 256
@@ -252,7 +253,7 @@ def ingest(
     ``force`` rewrites documents whose content is already stored (e.g. after a loader
     upgrade); otherwise they are reported ``unchanged``.
     """
-    user = user if user is not None else os.environ.get("REPROKG_USER")
+    user = user if user is not None else settings().user
     index = index or StoredIndex(store)
     result = IngestResult()
     done = 0
@@ -298,6 +299,18 @@ def ingest(
             done += 1
             if progress is not None:
                 progress(done, done, outcome.source)
+    return result
+
+
+def write_results(store: Store, documents: Sequence[Document]) -> IngestResult:
+    """Computed results (and the inputs they were computed from) written back like every
+    document: validated, with provenance, a new analysis of the same source key revising
+    the old one, the same content again unchanged. Raises :class:`ValidationFailed` when a
+    result is rejected (the rejected document writes nothing)."""
+    result = ingest(store, documents)
+    rejected = [d.report for d in result.documents if d.status == "rejected" and d.report]
+    if rejected:
+        raise ValidationFailed(rejected)
     return result
 
 

@@ -1,28 +1,25 @@
 """The ``reprokg`` command: one sub-command per verb, each a thin call into the library.
 
-Exit codes: 0 success, 1 validation failure, 2 usage or I/O error.
+Building the parser imports only argparse and the command modules of this package, which
+import nothing heavy at module level: each handler imports its work when it runs, so
+``reprokg --version`` and ``--help`` start at once (tests/cli/test_startup.py). Errors are
+mapped here, once: a :class:`~reprokg.core.errors.ReprokgError` prints one line and exits
+with its ``exit_code`` (0 success, 1 validation failure, 2 usage or I/O error).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from reprokg import __version__
+from reprokg.cli import annotate, compare, docs, serve, store, survey
+from reprokg.cli.base import Handler
 from reprokg.core.errors import ReprokgError
 
-Handler = Callable[[argparse.Namespace], int]
-
-
-def _add_store_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--store",
-        metavar="DIR|URL",
-        default=None,
-        help="embedded store directory, or a SPARQL endpoint URL "
-        "(default: $REPROKG_STORE or ./reprokg-data)",
-    )
+#: command modules in help order; each has ``register(command)``
+COMMANDS = (store, annotate, compare, docs, serve, survey)
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
@@ -40,51 +37,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
         handlers[name] = handler
         return p
 
-    # Each sub-command registers itself below: parser options, then its handler.
-    # --- commands ---
-    # load, validate, query, export, dump, restore, backup (see reprokg.cli.store)
-    from reprokg.cli.store import register as _register_store
-
-    _register_store(command, _add_store_option)
-
-    # annotate (write ir_metadata headers into run files; see reprokg.loaders.ir_metadata.annotate)
-    from reprokg.loaders.ir_metadata.annotate import register as _register_annotate
-
-    _register_annotate(command)
-
-    # compare (reproducibility measures and PRIMAD; see reprokg.cli.compare)
-    from reprokg.cli.compare import register as _register_compare
-
-    _register_compare(command, _add_store_option)
-
-    # docs (docs/ontology.md from the ontology; see reprokg.ontology.reference)
-    from reprokg.ontology.reference import register as _register_docs
-
-    _register_docs(command)
-
-    # serve (the service; see reprokg.cli.serve)
-    from reprokg.cli.serve import register as _register_serve
-
-    _register_serve(command)
-
-    def _survey_stats(args: argparse.Namespace) -> int:
-        from reprokg.survey.analysis import run_cli
-
-        return run_cli(args)
-
-    p = command(
-        "survey-stats",
-        "recompute the code-replicability survey statistics from the graph",
-        _survey_stats,
-    )
-    _add_store_option(p)
-    p.add_argument("--format", choices=["table", "json"], default="table")
-    p.add_argument(
-        "--dataset", choices=["consolidated", "per-paper", "both"], default="consolidated"
-    )
-    p.add_argument("--save", action="store_true", help="write the result back as a document")
-    p.add_argument("--charts", metavar="DIR", help="also write the charts (SVG, PNG) here")
-
+    for module in COMMANDS:
+        module.register(command)
     return parser, handlers
 
 
@@ -97,7 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handlers[args.command](args)
     except ReprokgError as exc:
-        print(f"reprokg {args.command}: {exc}", file=sys.stderr)
+        message = " ".join(str(exc).split("\n"))  # one line, whatever the engine wrote
+        print(f"reprokg {args.command}: {message}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

@@ -11,16 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from reprokg.measures.comparison import Options
-from reprokg.measures.effectiveness import DEFAULT_MEASURES
-from reprokg.measures.inputs import looks_like_document_id, resolve_qrels, resolve_run
-from reprokg.measures.study import Study, comparison_document, run_study
+from reprokg.cli.base import Command, add_store_option
+
+if TYPE_CHECKING:
+    from reprokg.measures.study import Study
 
 
-def register(command: Callable, add_store_option: Callable) -> None:
+def register(command: Command) -> None:
     p = command(
         "compare",
         "reproducibility measures (KTU, RBO, RMSE, nRMSE, p-values, ER, DRI) and the PRIMAD "
@@ -53,8 +53,8 @@ def register(command: Callable, add_store_option: Callable) -> None:
         action="store_true",
         help="Webber's extrapolated RBO instead of repro_eval's truncated normalised RBO",
     )
-    p.add_argument("--rbo-p", type=float, default=0.95, help="RBO persistence (default 0.95)")
-    p.add_argument("--depth", type=int, default=1000, help="ranking cutoff (default 1000)")
+    p.add_argument("--rbo-p", type=float, help="RBO persistence (default: repro_eval's)")
+    p.add_argument("--depth", type=int, help="ranking cutoff (default: repro_eval's)")
     p.add_argument(
         "--measures",
         help="comma-separated ir-measures names (default: repro_eval's 58 trec_eval measures)",
@@ -62,12 +62,19 @@ def register(command: Callable, add_store_option: Callable) -> None:
 
 
 def _needs_store(args: argparse.Namespace) -> bool:
+    from reprokg.measures.inputs import looks_like_document_id
+
     refs = [args.qrels, args.orig_base, args.orig_adv, args.rep_base, args.rep_adv, args.qrels_rpl]
     ids = any(r and not Path(r).exists() and looks_like_document_id(r) for r in refs)
     return bool(args.save or args.store or ids)
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from reprokg.measures.effectiveness import DEFAULT_MEASURES
+    from reprokg.measures.inputs import resolve_qrels, resolve_run
+    from reprokg.measures.registry import Options
+    from reprokg.measures.study import run_study, save_study
+
     store = None
     if _needs_store(args):
         from reprokg.store import open_store
@@ -79,12 +86,12 @@ def _compare(args: argparse.Namespace) -> int:
             if args.measures
             else DEFAULT_MEASURES
         )
+        given = {"depth": args.depth, "rbo_p": args.rbo_p}  # unset: the registry's defaults
         options = Options(
             measures=measures,
-            depth=args.depth,
             order=args.order,
-            rbo_p=args.rbo_p,
             rbo_extrapolated=args.rbo_extrapolated,
+            **{k: v for k, v in given.items() if v is not None},
         )
         qrels = resolve_qrels(args.qrels, store, args.collection)
         qrels_rpl = (
@@ -97,7 +104,7 @@ def _compare(args: argparse.Namespace) -> int:
         study = run_study(qrels, runs[0], runs[1], runs[2], runs[3], qrels_rpl, options)
         out = study.to_json()
         if args.save:
-            out["iri"] = save(store, study)
+            out["iri"] = save_study(store, study)
         if args.format == "json":
             json.dump(out, sys.stdout, indent=2)
             sys.stdout.write("\n")
@@ -107,21 +114,6 @@ def _compare(args: argparse.Namespace) -> int:
     finally:
         if store is not None:
             store.close()
-
-
-def save(store, study: Study) -> str:
-    """Store the comparison document (and the run/qrels documents read from files)."""
-    from reprokg.core.errors import ValidationFailed
-    from reprokg.ingest import ingest
-
-    docs = [q.source for q in (study.qrels, study.qrels_rpl) if q is not None and q.source]
-    docs += [inp.source for inp in study.inputs.values() if inp.source is not None]
-    doc = comparison_document(study)
-    result = ingest(store, [*docs, doc])
-    rejected = [d.report for d in result.documents if d.status == "rejected" and d.report]
-    if rejected:
-        raise ValidationFailed(rejected)
-    return str(doc.subject)
 
 
 def _fmt(x: float | None) -> str:

@@ -73,7 +73,7 @@ def _print_banner(url: str, demo_counts: dict[str, int] | None, store: str, work
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from reprokg.core.settings import Settings
+    from reprokg.core.settings import Settings, configure
     from reprokg.service.app import create_app
 
     overrides: dict[str, object] = {
@@ -91,6 +91,7 @@ def serve(args: argparse.Namespace) -> int:
     if store_spec:
         overrides["store"] = store_spec
     settings = Settings.from_env(**overrides)
+    configure(settings)
     demo_counts = None
     if args.demo:
         from reprokg.service.demo import load_demo

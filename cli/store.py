@@ -9,30 +9,22 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rdflib import Graph, URIRef
-from rdflib.namespace import PROV
+from reprokg.cli.base import Command, add_store_option
+from reprokg.core.errors import UsageError
 
-from reprokg.core.errors import LoadError, ReprokgError
-from reprokg.store.base import AskResult, GraphResult, QueryResult, SelectResult, StoreError
+if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a handler runs
+    from rdflib import URIRef
 
-Handler = Callable[[argparse.Namespace], int]
-Command = Callable[[str, str, Handler], argparse.ArgumentParser]
-
-
-class UsageError(ReprokgError):
-    """Bad arguments or a store/IO failure the user can fix (exit 2)."""
+    from reprokg.store.base import QueryResult, SelectResult, Store
 
 
-def _store(args: argparse.Namespace, *, read_only: bool = False):
+def _store(args: argparse.Namespace, *, read_only: bool = False) -> Store:
     from reprokg.store import open_store
 
-    try:
-        return open_store(args.store, read_only=read_only)
-    except StoreError as exc:
-        raise UsageError(str(exc)) from exc
+    return open_store(args.store, read_only=read_only)
 
 
 # --------------------------------------------------------------------------- load
@@ -100,12 +92,14 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from reprokg.ingest import validate_paths
-    from reprokg.validation.engine import reports_to_json
+    from reprokg.validation.report import reports_to_json
 
     reports = validate_paths(args.paths, kind=args.kind)
     if args.format == "json":
         print(reports_to_json(reports))
     elif args.format == "turtle":
+        from rdflib import Graph
+
         g = Graph()
         for r in reports:
             g += r.to_graph()
@@ -152,6 +146,8 @@ def format_table(res: SelectResult) -> str:
 
 
 def print_result(res: QueryResult, fmt: str) -> None:
+    from reprokg.store.base import AskResult, GraphResult
+
     if isinstance(res, GraphResult):
         from reprokg.core.namespaces import bind_prefixes
 
@@ -174,10 +170,8 @@ def print_result(res: QueryResult, fmt: str) -> None:
 
 def cmd_query(args: argparse.Namespace) -> int:
     if args.name:
-        try:
-            from reprokg.sparql import named as named_queries
-        except ImportError as exc:
-            raise UsageError("named queries are not available in this installation") from exc
+        from reprokg.sparql import named as named_queries
+
         params = named_queries.parse_param_args(args.param or [])
         with _store(args, read_only=args.read_only) as store:
             res = named_queries.run(store, args.name, params, timeout=args.timeout)
@@ -186,10 +180,7 @@ def cmd_query(args: argparse.Namespace) -> int:
             raise UsageError("give a SPARQL query (text, @file.rq or - for stdin) or --name")
         sparql = read_sparql(args.sparql)
         with _store(args, read_only=args.read_only) as store:
-            try:
-                res = store.query(sparql, timeout=args.timeout)
-            except StoreError as exc:
-                raise UsageError(str(exc)) from exc
+            res = store.query(sparql, timeout=args.timeout)
     print_result(res, args.format)
     return 0
 
@@ -197,8 +188,10 @@ def cmd_query(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- export
 
 
-def resolve_document(store, doc_id: str) -> URIRef:
+def resolve_document(store: Store, doc_id: str) -> URIRef:
     """A document IRI from an IRI, its sha256 id, or a unique id prefix (≥ 8 characters)."""
+    from rdflib import URIRef
+
     from reprokg.core.identifiers import document_iri
 
     if "://" in doc_id:
@@ -223,13 +216,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         iri = resolve_document(store, args.doc_id)
         graph = store.get_document(iri)
     if args.format == "yaml":
+        from rdflib.namespace import PROV
+
+        from reprokg.loaders.ir_metadata.export import graph_to_yaml
+
         subjects = list(graph.subjects(PROV.wasDerivedFrom, iri))
         if not subjects:
             raise UsageError(f"{iri} names no subject to export as YAML")
-        try:
-            from reprokg.loaders.ir_metadata.export import graph_to_yaml
-        except ImportError as exc:
-            raise UsageError("YAML export (ir_metadata) is not available") from exc
         sys.stdout.write(graph_to_yaml(graph, subjects[0]))
         return 0
     if args.format == "nquads":
@@ -272,18 +265,20 @@ def cmd_restore(args: argparse.Namespace) -> int:
                     store.restore(fh, args.format)
         except OSError as exc:
             raise UsageError(f"cannot read {args.input}: {exc.strerror}") from exc
-        except StoreError as exc:
-            raise UsageError(str(exc)) from exc
         after = len(store.documents())
     print(f"restored; {after} document(s) in the store ({after - before:+d})")
     return 0
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
+    from reprokg.store.base import Backup
+
     with _store(args) as store:
+        if not isinstance(store, Backup):
+            raise UsageError(f"{type(store).__name__} cannot be backed up; use dump")
         try:
             store.backup(args.target)
-        except (StoreError, OSError) as exc:
+        except OSError as exc:
             raise UsageError(f"backup failed: {exc}") from exc
     print(f"backup written to {args.target}")
     return 0
@@ -292,11 +287,12 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def cmd_rebuild_merge(args: argparse.Namespace) -> int:
     """Rebuild the merged default graph (automatic for a pre-merge store opened writable;
     this forces it, e.g. after raw pyoxigraph writes)."""
+    from reprokg.store.base import MergeMaintenance, SelectResult
+
     with _store(args) as store:
-        rebuild = getattr(store, "rebuild_merge", None)
-        if rebuild is None or not callable(rebuild):
+        if not isinstance(store, MergeMaintenance):
             raise UsageError(f"{type(store).__name__} keeps no merged default graph")
-        rebuild()
+        store.rebuild_merge()
         res = store.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
         n = int(res.rows[0][0]) if isinstance(res, SelectResult) and res.rows else 0
         docs = len(store.documents())
@@ -307,22 +303,8 @@ def cmd_rebuild_merge(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- registration
 
 
-def _wrap(fn: Handler) -> Handler:
-    """StoreError and LoadError become exit 2 with their message (main catches ReprokgError)."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return fn(args)
-        except (StoreError, LoadError) as exc:
-            if isinstance(exc, ReprokgError):
-                raise
-            raise UsageError(str(exc)) from exc
-
-    return run
-
-
-def register(command: Command, add_store_option: Callable[[argparse.ArgumentParser], None]) -> None:
-    p = command("load", "load source files or folders into the store (validated)", _wrap(cmd_load))
+def register(command: Command) -> None:
+    p = command("load", "load source files or folders into the store (validated)", cmd_load)
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--kind", help="document kind (run, survey, audit, …); detected if omitted")
     p.add_argument("--batch-size", type=int, default=256, help="documents validated together")
@@ -331,12 +313,12 @@ def register(command: Command, add_store_option: Callable[[argparse.ArgumentPars
     p.add_argument("-q", "--quiet", action="store_true", help="no progress counter")
     add_store_option(p)
 
-    p = command("validate", "validate source files without writing anything", _wrap(cmd_validate))
+    p = command("validate", "validate source files without writing anything", cmd_validate)
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--kind")
     p.add_argument("--format", choices=["text", "json", "turtle"], default="text")
 
-    p = command("query", "run a SPARQL query over all documents", _wrap(cmd_query))
+    p = command("query", "run a SPARQL query over all documents", cmd_query)
     p.add_argument("sparql", nargs="?", help="query text, @file.rq, or - for stdin")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
     p.add_argument("--name", help="a named query (see queries/)")
@@ -345,7 +327,7 @@ def register(command: Command, add_store_option: Callable[[argparse.ArgumentPars
     p.add_argument("--read-only", action="store_true", help="open the store read-only")
     add_store_option(p)
 
-    p = command("export", "write one stored document back as RDF or YAML", _wrap(cmd_export))
+    p = command("export", "write one stored document back as RDF or YAML", cmd_export)
     p.add_argument("doc_id", metavar="DOC_ID", help="document IRI, sha256 id or id prefix")
     p.add_argument("--format", choices=["turtle", "nquads", "yaml"], default="turtle")
     p.add_argument("--read-only", action="store_true")
@@ -355,25 +337,25 @@ def register(command: Command, add_store_option: Callable[[argparse.ArgumentPars
         "dump",
         "write every document quad (N-Quads or TriG; the merged default graph is derived "
         "and left out, restore rebuilds it)",
-        _wrap(cmd_dump),
+        cmd_dump,
     )
     p.add_argument("-o", "--output", help="file (default stdout)")
     p.add_argument("--format", choices=["nquads", "trig"], default="nquads")
     p.add_argument("--read-only", action="store_true")
     add_store_option(p)
 
-    p = command("restore", "add the quads of a dump to the store", _wrap(cmd_restore))
+    p = command("restore", "add the quads of a dump to the store", cmd_restore)
     p.add_argument("input", metavar="FILE", help="dump file, or - for stdin")
     p.add_argument("--format", choices=["nquads", "trig"], default="nquads")
     add_store_option(p)
 
-    p = command("backup", "consistent copy of an embedded store to a new folder", _wrap(cmd_backup))
+    p = command("backup", "consistent copy of an embedded store to a new folder", cmd_backup)
     p.add_argument("target", metavar="DIR")
     add_store_option(p)
 
     p = command(
         "rebuild-merge",
         "rebuild the default graph (the merge of all documents) from the named graphs",
-        _wrap(cmd_rebuild_merge),
+        cmd_rebuild_merge,
     )
     add_store_option(p)

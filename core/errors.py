@@ -1,12 +1,49 @@
-"""Errors users see: each names the file, the place in it and what was expected."""
+"""The errors users see, in one tree: each carries its CLI exit code and its HTTP status.
+
+The CLI maps a :class:`ReprokgError` to its ``exit_code`` once (``reprokg.cli.main``) and
+the service to its ``http_status`` once (one exception handler in ``reprokg.service.app``),
+so no command or route translates errors itself. Every message names the file, the place in
+it and what was expected; :meth:`ReprokgError.to_dict` is the JSON body of the HTTP answer.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ReprokgError(Exception):
-    """Base of our errors; CLI exit code 2 unless a subclass says otherwise."""
+    """Base of our errors: CLI exit code 2 and HTTP 400 unless a subclass says otherwise."""
 
     exit_code = 2
+    http_status = 400
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        headers: dict[str, str] | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        self.message = message
+        #: extra HTTP response headers (``WWW-Authenticate`` of a 401, ``Retry-After``)
+        self.headers = headers or {}
+        #: machine-readable facts for the JSON body (the limit passed, the types expected)
+        self.details = details or {}
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": type(self).__name__, "message": str(self), **self.details}
+
+
+class UsageError(ReprokgError):
+    """Bad arguments, or a file or store the user named that cannot be used."""
+
+
+class IdentifierError(ReprokgError, ValueError):
+    """A value that should be an identifier is not one; the message says what was expected."""
 
 
 class LoadError(ReprokgError):
@@ -20,13 +57,13 @@ class LoadError(ReprokgError):
         line: int | None = None,
         column: int | None = None,
         field: str | None = None,
+        details: dict[str, Any] | None = None,
     ) -> None:
-        self.message = message
         self.source = source
         self.line = line
         self.column = column
         self.field = field
-        super().__init__(str(self))
+        super().__init__(message, details=details)
 
     def __str__(self) -> str:
         where = self.source or "<input>"
@@ -37,23 +74,106 @@ class LoadError(ReprokgError):
         field = f" [{self.field}]" if self.field else ""
         return f"{where}{field}: {self.message}"
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, Any]:
         return {
+            "error": type(self).__name__,
             "source": self.source,
             "line": self.line,
             "column": self.column,
             "field": self.field,
             "message": self.message,
+            **self.details,
         }
+
+
+class UnsupportedInput(LoadError):
+    """No loader reads this input (binary data, an unknown kind or media type)."""
+
+    http_status = 415
+
+
+class TooLarge(LoadError):
+    """An input over a size limit (body, file, number of files)."""
+
+    http_status = 413
 
 
 class ValidationFailed(ReprokgError):
     """A document with SHACL violations; nothing was written."""
 
     exit_code = 1
+    http_status = 422
 
-    def __init__(self, reports: list) -> None:  # list[validation.Report]
+    def __init__(self, reports: list[Any]) -> None:  # list[validation.report.Report]
         self.reports = reports
         super().__init__(
             "; ".join(r.summary() for r in reports if not r.conforms) or "validation failed"
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "error": type(self).__name__,
+            "message": str(self),
+            "reports": [r.to_dict() for r in self.reports],
+        }
+
+
+class NotFound(ReprokgError):
+    """What was asked for (a document, a query, a result) does not exist."""
+
+    http_status = 404
+
+
+class NotAcceptable(ReprokgError):
+    """No offered media type is acceptable to the client."""
+
+    http_status = 406
+
+    def __init__(self, message: str, *, available: list[str] | None = None) -> None:
+        super().__init__(message, details={"available": available or []})
+
+
+class Unauthorized(ReprokgError):
+    """A write without a bearer token."""
+
+    http_status = 401
+
+
+class Forbidden(ReprokgError):
+    """A write with a wrong token, or on a service whose writes are off."""
+
+    http_status = 403
+
+
+class Refused(ReprokgError):
+    """A request the service refuses before running it (SPARQL ``SERVICE``, ``LOAD`` of an
+    IRI outside the allow-list)."""
+
+
+class StoreError(ReprokgError):
+    """The backend refused or failed an operation (bad query, engine down)."""
+
+    http_status = 500
+
+
+class QueryTimeout(StoreError):
+    """A query ran past its time limit and was stopped."""
+
+    http_status = 503
+
+
+class QuerySyntaxError(StoreError):
+    """The query or update text is not valid SPARQL 1.1 (a client error)."""
+
+    http_status = 400
+
+
+class UpdateRefused(QuerySyntaxError):
+    """A valid update the store refuses: it writes the default graph, which is derived from
+    the documents (a client error like a syntax error)."""
+
+
+class Busy(StoreError):
+    """Every worker stayed busy for the whole time limit; try again later."""
+
+    http_status = 503

@@ -8,7 +8,6 @@ Minted keys are stable for the same content: hashes or natural keys, never count
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -16,16 +15,13 @@ from urllib.parse import quote
 
 from rdflib import URIRef
 
-from reprokg.core.namespaces import DEFAULT_BASE
+from reprokg.core.errors import IdentifierError
+from reprokg.core.settings import settings
 
 _ORCID_RE = re.compile(r"^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])$")
 _ORCID_PREFIX_RE = re.compile(r"^(?:https?://)?(?:www\.)?orcid\.org/", re.IGNORECASE)
 _DOI_PREFIX_RE = re.compile(r"^(?:doi:\s*|(?:https?://)?(?:dx\.)?doi\.org/)", re.IGNORECASE)
 _DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
-
-
-class IdentifierError(ValueError):
-    """A value that should be an identifier is not one; the message says what was expected."""
 
 
 def orcid_check_digit(base_digits: str) -> str:
@@ -104,8 +100,7 @@ def stable_key(*parts: object, length: int = 20) -> str:
 
 def base_iri() -> str:
     """The instance-data base (``REPROKG_BASE``), always ending in ``/``."""
-    base = os.environ.get("REPROKG_BASE", DEFAULT_BASE)
-    return base if base.endswith("/") else base + "/"
+    return settings().base
 
 
 @lru_cache(maxsize=16384)
@@ -127,3 +122,10 @@ def minter(kind: str, base: str | None = None) -> Callable[[str], URIRef]:
 
 def document_iri(sha256: str, base: str | None = None) -> URIRef:
     return mint("doc", sha256, base)
+
+
+def leaderboard_iri(collection: URIRef | str, measure: str) -> URIRef:
+    """The leaderboard of ``measure`` (as reported) on the shared ``collection`` node: every
+    writer of the same pair meets on one node, and the *find baselines* named query binds
+    it as a constant (:mod:`reprokg.measures.leaderboard` explains why)."""
+    return mint("leaderboard", stable_key("leaderboard", str(collection), str(measure)))

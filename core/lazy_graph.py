@@ -61,3 +61,22 @@ def pending_triples(graph: Graph) -> list[tuple[Any, Any, Any]] | None:
     if isinstance(graph, LazyGraph):
         return graph.__dict__["_pending"]
     return None
+
+
+def graph_triples(graph: Graph) -> list[tuple]:
+    """The graph's triples (read only), from the cheapest place that has them.
+
+    A :class:`~reprokg.core.lazy_graph.LazyGraph` not yet filled hands over its list. A
+    plain graph owning its store is read from rdflib's in-memory index (a third of
+    validating a batch went to rdflib's per-triple context checks), the count checked
+    against ``len(graph)``; anything else through ``Graph.__iter__``.
+    """
+    pending = pending_triples(graph)
+    if pending is not None:
+        return pending
+    spo = getattr(graph.store, "_Memory__spo", None)
+    if type(graph) is Graph and isinstance(spo, dict):
+        out = [(s, p, o) for s, po in spo.items() for p, os in po.items() for o in os]
+        if len(out) == len(graph):
+            return out
+    return list(graph)

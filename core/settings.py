@@ -1,7 +1,8 @@
-"""The service's one settings object, read from the environment once at start-up.
+"""The one settings object: everything configurable, read from ``REPROKG_*`` once.
 
-Everything configurable lives here so that the app, the CLI (``reprokg serve``) and
-uvicorn worker processes (which only see the environment) agree on one configuration.
+The service, the CLI, the store, ingest and validation all read :func:`settings` (no other
+module reads the environment), so the app, the commands and uvicorn worker processes
+(which only see the environment, :meth:`Settings.to_env`) agree on one configuration.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from reprokg.core.namespaces import DEFAULT_BASE
 
+#: the store used when none is named (``--store`` / ``REPROKG_STORE``)
 DEFAULT_STORE = "./reprokg-data"
 
 
@@ -20,6 +22,10 @@ def _flag(value: str | None, default: bool = False) -> bool:
     if value is None or value == "":
         return default
     return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _engine(value: str | None) -> str:
+    return value if value in ("pyshacl", "compare") else "fast"
 
 
 def _read_token(env: Mapping[str, str]) -> str | None:
@@ -66,6 +72,18 @@ class Settings:
     named_queries_inline: bool = True
     #: IRIs that SPARQL ``LOAD`` may fetch (empty: LOAD refused)
     load_allowlist: tuple[str, ...] = ()
+    #: SHACL engine: ``fast`` (shapes compiled to SPARQL), ``pyshacl``, or ``compare``
+    #: (both, failing on any disagreement: the equivalence gate)
+    shacl_engine: str = "fast"
+    #: who loads documents (an ORCID iD or a name), recorded as ``prov:wasAttributedTo``
+    user: str | None = None
+    #: blob folder of a remote store (an embedded store keeps its blobs in its directory)
+    blob_dir: str = "./reprokg-blobs"
+    #: SPARQL Update endpoint of a remote store when it is not the query URL
+    update_url: str | None = None
+    #: HTTP Digest credentials for a remote store's updates (Virtuoso's /sparql-auth)
+    sparql_user: str | None = None
+    sparql_password: str = field(default="", repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -87,6 +105,12 @@ class Settings:
             "load_allowlist": tuple(
                 s for s in (env.get("REPROKG_LOAD_ALLOWLIST") or "").split() if s
             ),
+            "shacl_engine": _engine(env.get("REPROKG_SHACL_ENGINE")),
+            "user": env.get("REPROKG_USER") or None,
+            "blob_dir": env.get("REPROKG_BLOB_DIR") or "./reprokg-blobs",
+            "update_url": env.get("REPROKG_UPDATE_URL") or None,
+            "sparql_user": env.get("REPROKG_SPARQL_USER") or None,
+            "sparql_password": env.get("REPROKG_SPARQL_PASSWORD") or "",
         }
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
@@ -106,10 +130,36 @@ class Settings:
             "REPROKG_ACCESS_LOG": "1" if self.access_log else "0",
             "REPROKG_NAMED_QUERIES_INLINE": "1" if self.named_queries_inline else "0",
             "REPROKG_LOAD_ALLOWLIST": " ".join(self.load_allowlist),
+            "REPROKG_SHACL_ENGINE": self.shacl_engine,
+            "REPROKG_BLOB_DIR": self.blob_dir,
         }
-        if self.write_token:
-            env["REPROKG_WRITE_TOKEN"] = self.write_token
+        optional = {
+            "REPROKG_WRITE_TOKEN": self.write_token,
+            "REPROKG_USER": self.user,
+            "REPROKG_UPDATE_URL": self.update_url,
+            "REPROKG_SPARQL_USER": self.sparql_user,
+            "REPROKG_SPARQL_PASSWORD": self.sparql_password,
+        }
+        env.update({k: v for k, v in optional.items() if v})
         return env
 
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+_current: Settings | None = None
+
+
+def settings() -> Settings:
+    """The process's settings: read from the environment on first use, then kept."""
+    global _current
+    if _current is None:
+        _current = Settings.from_env()
+    return _current
+
+
+def configure(new: Settings | None) -> None:
+    """Make ``new`` the process's settings (``reprokg serve`` with its options); ``None``
+    reads the environment again on next use (tests that change it)."""
+    global _current
+    _current = new

@@ -1,9 +1,11 @@
 """The loader registry: which module reads a file, and walking folders of sources.
 
-A loader module exposes ``KIND``, ``sniff(name, head) -> bool`` and
-``load(data, name) -> list[Document]``. Modules are imported lazily and a missing or
-broken one is skipped (other engineers add them independently); ``--kind`` picks a
-loader explicitly, otherwise the first loader whose ``sniff`` accepts the file wins.
+A loader module exposes ``KIND``, ``LOADER_NAME``, ``LOADER_VERSION``,
+``sniff(name, head) -> bool`` and ``load(data, name) -> list[Document]``, and is listed in
+:data:`LOADER_MODULES` (tests/loaders/test_registry.py fails on a module with a ``KIND``
+that is not). Modules are imported on first use, and an import error is an error: a broken
+loader must fail loudly, not vanish. ``--kind`` picks a loader explicitly, otherwise the
+first loader whose ``sniff`` accepts the file wins.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.stability",
     "reprokg.loaders.replicability_graphics",
     "reprokg.loaders.gundersen_kjensmo",
+    "reprokg.loaders.qrels",
 )
 #: bytes of a file given to ``sniff``
 HEAD_BYTES = 4096
@@ -38,27 +41,22 @@ SKIP_NAMES = {"LICENSE", "LICENSE.md", "LICENSE.txt", "README.md", "README", "NO
 SKIP_SUFFIXES = {".md", ".rst", ".html", ".pdf", ".png", ".jpg", ".svg", ".xlsx", ".zip", ".gz"}
 
 
+#: what every loader module exposes
+LOADER_API = ("KIND", "LOADER_NAME", "LOADER_VERSION", "sniff", "load")
+
+
 @cache
-def _module(name: str) -> ModuleType | None:
-    try:
-        mod = importlib.import_module(name)
-    except ImportError:
-        return None
-    except Exception as exc:  # noqa: BLE001 - a loader mid-edit must not break the others
-        log.warning("loader %s failed to import: %s", name, exc)
-        return None
-    if not all(hasattr(mod, a) for a in ("KIND", "sniff", "load")):
-        return None
-    return mod
-
-
 def loaders() -> dict[str, ModuleType]:
-    """Available loaders by document kind."""
+    """The loaders by document kind, in sniffing order."""
     out: dict[str, ModuleType] = {}
     for name in LOADER_MODULES:
-        mod = _module(name)
-        if mod is not None:
-            out.setdefault(mod.KIND, mod)
+        mod = importlib.import_module(name)
+        missing = [a for a in LOADER_API if not hasattr(mod, a)]
+        if missing:
+            raise TypeError(f"loader {name} lacks {', '.join(missing)}")
+        if mod.KIND in out:
+            raise TypeError(f"loaders {out[mod.KIND].__name__} and {name} share kind {mod.KIND!r}")
+        out[mod.KIND] = mod
     return out
 
 

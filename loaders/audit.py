@@ -22,15 +22,15 @@ from rdflib import RDF, XSD, Literal, URIRef
 from rdflib.namespace import PROV, RDFS
 
 from reprokg.core.document import Document, Message
-from reprokg.core.errors import LoadError
-from reprokg.core.identifiers import IdentifierError, doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.errors import IdentifierError, LoadError
+from reprokg.core.identifiers import doi_iri, mint, orcid_iri, stable_key
 from reprokg.core.namespaces import RK, RKX, new_graph
 from reprokg.core.namespaces import SCHEMA as SDO
 from reprokg.loaders.source import Scalar, decode_text, parse_json, parse_yaml
 
 KIND = "audit"
-LOADER = "reprokg.loaders.audit"
-VERSION = "1"
+LOADER_NAME = "reprokg.loaders.audit"
+LOADER_VERSION = "1"
 
 ATTRIBUTE_IDS = (
     [f"D{i}" for i in range(1, 10)]
@@ -371,8 +371,8 @@ def load(data: bytes, name: str) -> list[Document]:
             graph=g,
             source_name=name,
             source_bytes=data,
-            loader=LOADER,
-            loader_version=VERSION,
+            loader=LOADER_NAME,
+            loader_version=LOADER_VERSION,
             source_key=source_key,
             messages=messages,
             lines=lines,

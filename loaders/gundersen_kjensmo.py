@@ -25,8 +25,8 @@ from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.loaders.source import decode_text
 
 KIND = "gk2018"
-LOADER = "reprokg.loaders.gundersen_kjensmo"
-VERSION = "1"
+LOADER_NAME = "reprokg.loaders.gundersen_kjensmo"
+LOADER_VERSION = "1"
 
 #: CSV column -> (property local name, group super-property, label, definition)
 VARIABLES: dict[str, tuple[str, str, str, str]] = {
@@ -326,8 +326,8 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
         graph=g,
         source_name=name,
         source_bytes=source,
-        loader=LOADER,
-        loader_version=VERSION,
+        loader=LOADER_NAME,
+        loader_version=LOADER_VERSION,
         source_key=source_key,
         messages=msgs,
         lines={c: line for c in header},

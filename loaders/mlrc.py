@@ -21,14 +21,14 @@ from rdflib.collection import Collection
 from rdflib.namespace import PROV
 
 from reprokg.core.document import Document, Message
-from reprokg.core.errors import LoadError
-from reprokg.core.identifiers import IdentifierError, doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.errors import IdentifierError, LoadError
+from reprokg.core.identifiers import doi_iri, mint, orcid_iri, stable_key
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.loaders.source import Scalar, decode_text, parse_yaml
 
 KIND = "mlrc"
-LOADER = "reprokg.loaders.mlrc"
-VERSION = "1"
+LOADER_NAME = "reprokg.loaders.mlrc"
+LOADER_VERSION = "1"
 
 KNOWN = {
     "title", "authors", "affiliations", "keywords", "code", "data", "replication", "abstract",
@@ -394,8 +394,8 @@ def load(data: bytes, name: str) -> list[Document]:
             graph=g,
             source_name=name,
             source_bytes=data,
-            loader=LOADER,
-            loader_version=VERSION,
+            loader=LOADER_NAME,
+            loader_version=LOADER_VERSION,
             source_key=source_key,
             messages=msgs,
             lines=lines,

@@ -20,10 +20,10 @@ from rdflib.namespace import DCAT, DCTERMS, PROV, RDF, XSD
 
 from reprokg import __version__
 from reprokg.core.document import Document, Message
-from reprokg.core.errors import LoadError
 from reprokg.core.identifiers import mint, stable_key
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.source import decode_text
+from reprokg.loaders.trec import Qrels, parse_qrels_text
 
 KIND = "qrels"
 LOADER_NAME = "reprokg.loaders.qrels"
@@ -31,10 +31,6 @@ LOADER_VERSION = __version__
 QRELS_MEDIA_TYPE = "text/x-trec-qrels"
 
 _QRELS_LINE = re.compile(r"^\s*\S+\s+\S+\s+\S+\s+-?\d+\s*$")
-_COLLECTION_COMMENT = re.compile(
-    r"^\s*#\s*(?:ir_datasets|ir-datasets|test[ _]collection|collection)\s*:\s*(\S.*?)\s*$",
-    re.IGNORECASE,
-)
 
 
 def sniff(name: str, head: str) -> bool:
@@ -57,54 +53,20 @@ def qrels_iri(sha256: str) -> URIRef:
     return mint("qrels", sha256)
 
 
-def normalise(text: str, name: str) -> tuple[bytes, int, int, str | None, int]:
-    """(normalised bytes, topics, judgements, collection from a comment, first data line)."""
-    out: list[str] = []
-    topics: set[str] = set()
-    collection: str | None = None
-    first = 0
-    for lineno, line in enumerate(text.split("\n"), start=1):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("#"):
-            m = _COLLECTION_COMMENT.match(line)
-            if m and collection is None and not out:
-                collection = m.group(1)
-            continue
-        cols = stripped.split()
-        if len(cols) != 4:
-            raise LoadError(
-                f"qrels line has {len(cols)} columns; expected 4: topic iteration docno relevance",
-                source=name,
-                line=lineno,
-                field="qrels line",
-            )
-        try:
-            int(cols[3])
-        except ValueError:
-            raise LoadError(
-                f"relevance {cols[3]!r} is not an integer (column 4 of: topic iteration docno "
-                "relevance)",
-                source=name,
-                line=lineno,
-                column=line.rfind(cols[3]) + 1,
-                field="qrels line.relevance",
-            ) from None
-        first = first or lineno
-        topics.add(cols[0])
-        out.append(" ".join(cols))
-    if not out:
-        raise LoadError("no qrels lines (topic iteration docno relevance) found", source=name)
-    return ("\n".join(out) + "\n").encode("utf-8"), len(topics), len(out), collection, first
-
-
 def load(data: bytes, name: str, *, collection: str | None = None) -> list[Document]:
     """One document for one qrels file."""
-    text = decode_text(data, name)
-    lines, n_topics, n_judgements, from_comment, first = normalise(text, name)
+    return [load_qrels_file(data, name, collection=collection)[0]]
+
+
+def load_qrels_file(
+    data: bytes, name: str, *, collection: str | None = None
+) -> tuple[Document, Qrels]:
+    """The document of a qrels file and its judgements, the lines read once."""
+    parsed = parse_qrels_text(decode_text(data, name), name)
+    lines, n_topics, n_judgements = parsed.data, parsed.topics, parsed.judgements
+    first = parsed.first_line
     sha = hashlib.sha256(lines).hexdigest()
-    collection = collection or from_comment
+    collection = collection or parsed.collection
     q = qrels_iri(sha)
     g = new_graph()
     g.add((q, RDF.type, DCAT.Distribution))
@@ -134,7 +96,7 @@ def load(data: bytes, name: str, *, collection: str | None = None) -> list[Docum
             )
         )
     key = f"qrels:{collection or ''}:{PurePath(name).name}"
-    return [
+    return (
         Document(
             kind=KIND,
             graph=g,
@@ -147,5 +109,6 @@ def load(data: bytes, name: str, *, collection: str | None = None) -> list[Docum
             lines=lines_map,
             attachments={sha: lines},
             subject=q,
-        )
-    ]
+        ),
+        parsed.qrels,
+    )

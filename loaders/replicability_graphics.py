@@ -32,16 +32,16 @@ from rdflib.collection import Collection
 from rdflib.namespace import PROV
 
 from reprokg.core.document import Document, Message
-from reprokg.core.errors import LoadError
-from reprokg.core.identifiers import IdentifierError, doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.errors import IdentifierError, LoadError
+from reprokg.core.identifiers import doi_iri, mint, orcid_iri, stable_key
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.core.resources import data_dir
 from reprokg.loaders import survey_options as opts
 from reprokg.loaders.source import decode_text
 
 KIND = "survey"
-LOADER = "reprokg.loaders.replicability_graphics"
-VERSION = "1"
+LOADER_NAME = "reprokg.loaders.replicability_graphics"
+LOADER_VERSION = "1"
 
 CONSOLIDATED_MARKER = "Is the code or software publicly available ?"
 PER_PAPER_MARKER = "Is master variant (boolean)"
@@ -1175,8 +1175,8 @@ def _load_consolidated(
                 graph=g,
                 source_name=name,
                 source_bytes=canonical.encode("utf-8"),
-                loader=LOADER,
-                loader_version=VERSION,
+                loader=LOADER_NAME,
+                loader_version=LOADER_VERSION,
                 source_key=f"replicability-graphics-2020:{key}",
                 messages=msgs,
                 lines=lines,
@@ -1278,8 +1278,8 @@ def _load_per_paper(
         graph=g,
         source_name=name,
         source_bytes=data,
-        loader=LOADER,
-        loader_version=VERSION,
+        loader=LOADER_NAME,
+        loader_version=LOADER_VERSION,
         source_key=f"replicability-graphics-site:{key}",
         messages=msgs,
         lines=lines,

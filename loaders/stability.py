@@ -20,14 +20,14 @@ from typing import Any
 from rdflib import RDF, RDFS, XSD, Literal, URIRef
 
 from reprokg.core.document import Document, Message
-from reprokg.core.errors import LoadError
-from reprokg.core.identifiers import IdentifierError, doi_iri, mint, stable_key
+from reprokg.core.errors import IdentifierError, LoadError
+from reprokg.core.identifiers import doi_iri, mint, stable_key
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.source import Scalar, decode_text, parse_yaml
 
 KIND = "stability"
-LOADER = "reprokg.loaders.stability"
-VERSION = "1"
+LOADER_NAME = "reprokg.loaders.stability"
+LOADER_VERSION = "1"
 
 ROW_KEYS = (
     "experiment",
@@ -328,8 +328,8 @@ def load(data: bytes, name: str) -> list[Document]:
             graph=g,
             source_name=name,
             source_bytes=data,
-            loader=LOADER,
-            loader_version=VERSION,
+            loader=LOADER_NAME,
+            loader_version=LOADER_VERSION,
             source_key=source_key,
             messages=messages,
             lines=lines,

@@ -3,7 +3,7 @@
 
 One table serves the loaders (matching comma-joined multi-select answers, whose
 labels may themselves contain commas) and ``ontology/survey.ttl`` (the SKOS schemes
-are written from it; ``tests/test_survey_ontology.py`` checks the two agree).
+are written from it; ``tests/ontology/test_survey_ontology.py`` checks the two agree).
 Each option: ``(concept local name, label, definition, form labels / synonyms)``.
 The first form label is the review form's text verbatim.
 """

@@ -18,35 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from reprokg.loaders.trec import Qrels, Ranking, Run
 from reprokg.measures import reproducibility as rp
-from reprokg.measures.effectiveness import DEFAULT_MEASURES, Evaluator, TopicScores
-from reprokg.measures.registry import CROSS, SAME
-from reprokg.measures.trec import RUN_LENGTH, Qrels, Ranking, Run, prepare
-
-
-@dataclass
-class Options:
-    """Knobs; the defaults are repro_eval 0.5.0's."""
-
-    measures: tuple[str, ...] = DEFAULT_MEASURES
-    depth: int = RUN_LENGTH
-    #: rankings for KTU/RBO: "file" (repro_eval: file order, adjacent ties by docid desc)
-    #: or "score" (corrected: score descending, ties by docid descending, as trec_eval)
-    order: str = "file"
-    rbo_p: float = rp.RBO_P
-    rbo_depth: int = rp.RBO_DEPTH
-    #: Webber's extrapolated RBO instead of the truncated normalised form
-    rbo_extrapolated: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "depth": self.depth,
-            "order": self.order,
-            "rbo_p": self.rbo_p,
-            "rbo_depth": self.rbo_depth,
-            "rbo_extrapolated": self.rbo_extrapolated,
-            "measures": list(self.measures),
-        }
+from reprokg.measures.effectiveness import Evaluator, TopicScores
+from reprokg.measures.registry import CROSS, SAME, Inputs, Options, applicable
+from reprokg.measures.trec import prepare
 
 
 @dataclass
@@ -148,39 +124,11 @@ def compare(
     pairs = [("baseline", "orig_base", "rep_base")]
     if "orig_adv" in prepared:
         pairs.append(("advanced", "orig_adv", "rep_adv"))
-    measures: dict[str, Any] = {}
-    if kind == SAME:
-        measures["ktu"] = {}
-        measures["rbo"] = {}
-        measures["rmse"] = {}
-        measures["nrmse"] = {}
-        for role, o, r in pairs:
-            measures["ktu"][role], _ = rp.ktu(
-                prepared[o], prepared[r], warnings, label=f"KTU {role}"
-            )
-            measures["rbo"][role], _ = rp.rbo(
-                prepared[o],
-                prepared[r],
-                warnings,
-                p=opts.rbo_p,
-                depth=opts.rbo_depth,
-                extrapolated=opts.rbo_extrapolated,
-                label=f"RBO {role}",
-            )
-            measures["rmse"][role] = rp.rmse(scores[o], scores[r], warnings, f"RMSE {role}")
-            measures["nrmse"][role] = rp.nrmse(scores[o], scores[r], [])
-    measures["pvalue"] = {
-        role: rp.ttest(scores[o], scores[r], warnings, paired=kind == SAME, label=f"t-test {role}")
-        for role, o, r in pairs
+    inputs = Inputs(kind, prepared, scores, pairs, opts, warnings)
+    measures: dict[str, Any] = {
+        m.name: m.compute(inputs)  # type: ignore[misc]
+        for m in applicable(kind, advanced="orig_adv" in prepared)
     }
-    if "orig_adv" in prepared:
-        s = scores
-        measures["er"] = rp.effect_ratio(
-            s["orig_base"], s["orig_adv"], s["rep_base"], s["rep_adv"], warnings
-        )
-        measures["dri"] = rp.delta_relative_improvement(
-            s["orig_base"], s["orig_adv"], s["rep_base"], s["rep_adv"], warnings
-        )
     return Comparison(
         kind=kind,
         measures=measures,

@@ -16,7 +16,7 @@ from operator import itemgetter
 import ir_measures
 import numpy as np
 
-from reprokg.measures.trec import Qrels, Run
+from reprokg.loaders.trec import Qrels, Run
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 

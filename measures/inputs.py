@@ -20,10 +20,10 @@ from reprokg.core.document import Document
 from reprokg.core.errors import LoadError
 from reprokg.core.identifiers import content_hash, document_iri
 from reprokg.core.namespaces import RK
-from reprokg.loaders import ir_metadata
-from reprokg.loaders import qrels as qrels_loader
+from reprokg.loaders.ir_metadata.loader import load_run_file
+from reprokg.loaders.qrels import load_qrels_file
 from reprokg.loaders.source import read_bytes
-from reprokg.measures.trec import Qrels, Run, read_qrels, read_run
+from reprokg.loaders.trec import Qrels, Run, read_qrels, read_run
 from reprokg.store.base import Store
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
@@ -79,12 +79,11 @@ def document_ref(ref: str) -> URIRef:
 
 
 def run_from_bytes(data: bytes, name: str) -> RunInput:
-    """A run file (annotated or plain TREC lines)."""
-    doc = ir_metadata.load(data, name)[0]
+    """A run file (annotated or plain TREC lines), its lines read once."""
+    doc, run = load_run_file(data, name)
     lines = next(iter(doc.attachments.values()), None)
-    if lines is None:
+    if lines is None or run is None:
         raise LoadError("no run lines (topic Q0 docno rank score tag) found", source=name)
-    run = read_run(lines, name)
     # the loader says so when the file has no ir_metadata header
     header = not any(m.path == "ir_metadata" for m in doc.messages)
     return RunInput(
@@ -142,12 +141,12 @@ def resolve_run(ref: str, store: Store | None) -> RunInput:
 
 
 def qrels_from_bytes(data: bytes, name: str, collection: str | None = None) -> QrelsInput:
-    doc = qrels_loader.load(data, name, collection=collection)[0]
-    sha, lines = next(iter(doc.attachments.items()))
+    doc, qrels = load_qrels_file(data, name, collection=collection)
+    sha = next(iter(doc.attachments))
     coll = collection
     for t in doc.graph.subjects(DCAT.distribution, doc.subject):
         coll = coll or str(doc.graph.value(t, RK.irDatasetsId))
-    return QrelsInput(read_qrels(lines, name), sha, doc.subject, name, collection=coll, source=doc)
+    return QrelsInput(qrels, sha, doc.subject, name, collection=coll, source=doc)
 
 
 def qrels_from_store(store: Store, ref: str) -> QrelsInput:

@@ -14,13 +14,8 @@ from __future__ import annotations
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF
 
-from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.identifiers import leaderboard_iri
 from reprokg.core.namespaces import RK
-
-
-def leaderboard_iri(collection: URIRef | str, measure: str) -> URIRef:
-    """The leaderboard of ``measure`` (as reported) on the shared ``collection`` node."""
-    return mint("leaderboard", stable_key("leaderboard", str(collection), str(measure)))
 
 
 def add_leaderboard(g: Graph, score: URIRef, collection: URIRef, measure: str) -> URIRef:

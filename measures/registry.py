@@ -1,19 +1,27 @@
 """Declarative reproducibility measures, each with its citation (in the style of ir-measures).
 
 A :class:`Measure` says what it compares (rankings or topic scores), which study kinds it
-applies to, its defaults and where it is defined; :mod:`reprokg.measures.comparison`
-reads the registry to decide what to compute, and the RDF document names each value by
-the measure's IRI, so a value in the graph carries its definition and citation.
+applies to, its defaults, where it is defined and how it is computed;
+:func:`reprokg.measures.comparison.compare` computes exactly the measures
+:func:`applicable` returns (each from the same :class:`Inputs`), and the RDF document
+names each value by :attr:`Measure.iri`, so a value in the graph carries its definition
+and citation. The defaults are repro_eval 0.5.0's, as the computing modules reproduce it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from rdflib import URIRef
 
-from reprokg.core.namespaces import RK
+from reprokg.core.identifiers import mint
+from reprokg.loaders.trec import Run
+from reprokg.measures import reproducibility as rp
+from reprokg.measures.effectiveness import DEFAULT_MEASURES, TopicScores
+from reprokg.measures.trec import RUN_LENGTH
 
 SAME = "same-collection"
 CROSS = "cross-collection"
@@ -40,10 +48,15 @@ class Measure:
     defaults: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     per_effectiveness_measure: bool = True
     higher_is_better: bool = True
+    #: the value in the comparison's JSON shape, from the prepared runs and topic scores
+    compute: Callable[[Inputs], Any] | None = None
+    #: needs both advanced runs (the measure compares improvements over the baseline)
+    needs_advanced: bool = False
 
     @property
     def iri(self) -> URIRef:
-        return RK["measure-" + self.name]
+        """The node the comparison document describes the measure at (``{base}measure/…``)."""
+        return mint("measure", self.name)
 
     def applies_to(self, kind: str) -> bool:
         return kind in self.kinds
@@ -59,6 +72,65 @@ def _m(**kw) -> Measure:
     return Measure(**kw)
 
 
+# --------------------------------------------------------------------------- computations
+# Each takes the comparison's prepared inputs (runs, topic scores, options, warnings) and
+# returns the measure's JSON value: per side (baseline/advanced) or per effectiveness
+# measure.
+
+
+def _ktu(inp: Inputs) -> dict[str, float | None]:
+    return {
+        role: rp.ktu(inp.runs[o], inp.runs[r], inp.warnings, label=f"KTU {role}")[0]
+        for role, o, r in inp.pairs
+    }
+
+
+def _rbo(inp: Inputs) -> dict[str, float | None]:
+    opts = inp.options
+    return {
+        role: rp.rbo(
+            inp.runs[o],
+            inp.runs[r],
+            inp.warnings,
+            p=opts.rbo_p,
+            depth=opts.rbo_depth,
+            extrapolated=opts.rbo_extrapolated,
+            label=f"RBO {role}",
+        )[0]
+        for role, o, r in inp.pairs
+    }
+
+
+def _rmse(inp: Inputs) -> dict[str, Any]:
+    s = inp.scores
+    return {role: rp.rmse(s[o], s[r], inp.warnings, f"RMSE {role}") for role, o, r in inp.pairs}
+
+
+def _nrmse(inp: Inputs) -> dict[str, Any]:
+    return {role: rp.nrmse(inp.scores[o], inp.scores[r], []) for role, o, r in inp.pairs}
+
+
+def _pvalue(inp: Inputs) -> dict[str, Any]:
+    s = inp.scores
+    paired = inp.kind == SAME
+    return {
+        role: rp.ttest(s[o], s[r], inp.warnings, paired=paired, label=f"t-test {role}")
+        for role, o, r in inp.pairs
+    }
+
+
+def _er(inp: Inputs) -> dict[str, float | None]:
+    s = inp.scores
+    return rp.effect_ratio(s["orig_base"], s["orig_adv"], s["rep_base"], s["rep_adv"], inp.warnings)
+
+
+def _dri(inp: Inputs) -> dict[str, float | None]:
+    s = inp.scores
+    return rp.delta_relative_improvement(
+        s["orig_base"], s["orig_adv"], s["rep_base"], s["rep_adv"], inp.warnings
+    )
+
+
 KTU = _m(
     name="ktu",
     label="Kendall's tau Union",
@@ -67,8 +139,9 @@ KTU = _m(
     citation=BREUER_2020,
     compares="rankings",
     kinds={SAME},
-    defaults={"depth": 1000, "order": "file"},
+    defaults={"depth": RUN_LENGTH, "order": "file"},
     per_effectiveness_measure=False,
+    compute=_ktu,
 )
 RBO = _m(
     name="rbo",
@@ -78,8 +151,9 @@ RBO = _m(
     citation=WEBBER_2010,
     compares="rankings",
     kinds={SAME},
-    defaults={"p": 0.95, "depth": 1000, "order": "file", "extrapolated": False},
+    defaults={"p": rp.RBO_P, "depth": rp.RBO_DEPTH, "order": "file", "extrapolated": False},
     per_effectiveness_measure=False,
+    compute=_rbo,
 )
 RMSE = _m(
     name="rmse",
@@ -90,6 +164,7 @@ RMSE = _m(
     compares="topic scores",
     kinds={SAME},
     higher_is_better=False,
+    compute=_rmse,
 )
 NRMSE = _m(
     name="nrmse",
@@ -100,6 +175,7 @@ NRMSE = _m(
     compares="topic scores",
     kinds={SAME},
     higher_is_better=False,
+    compute=_nrmse,
 )
 PVALUE = _m(
     name="pvalue",
@@ -109,6 +185,7 @@ PVALUE = _m(
     citation=BREUER_2020,
     compares="topic scores",
     kinds={SAME, CROSS},
+    compute=_pvalue,
 )
 ER = _m(
     name="er",
@@ -118,6 +195,8 @@ ER = _m(
     citation=BREUER_2020,
     compares="mean improvements",
     kinds={SAME, CROSS},
+    compute=_er,
+    needs_advanced=True,
 )
 DRI = _m(
     name="dri",
@@ -128,12 +207,58 @@ DRI = _m(
     compares="mean improvements",
     kinds={SAME, CROSS},
     higher_is_better=False,
+    compute=_dri,
+    needs_advanced=True,
 )
 
 #: Every measure, in output order.
 REGISTRY: dict[str, Measure] = {m.name: m for m in (KTU, RBO, RMSE, NRMSE, PVALUE, ER, DRI)}
 
 
-def applicable(kind: str) -> list[Measure]:
-    """Measures that apply to a study kind (same-collection or cross-collection)."""
-    return [m for m in REGISTRY.values() if m.applies_to(kind)]
+@dataclass
+class Options:
+    """The parameters of a comparison; the defaults are the measures' (repro_eval 0.5.0's)."""
+
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+    depth: int = KTU.defaults["depth"]
+    #: rankings for KTU/RBO: "file" (repro_eval: file order, adjacent ties by docid desc)
+    #: or "score" (corrected: score descending, ties by docid descending, as trec_eval)
+    order: str = KTU.defaults["order"]
+    rbo_p: float = RBO.defaults["p"]
+    rbo_depth: int = RBO.defaults["depth"]
+    #: Webber's extrapolated RBO instead of the truncated normalised form
+    rbo_extrapolated: bool = RBO.defaults["extrapolated"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "depth": self.depth,
+            "order": self.order,
+            "rbo_p": self.rbo_p,
+            "rbo_depth": self.rbo_depth,
+            "rbo_extrapolated": self.rbo_extrapolated,
+            "measures": list(self.measures),
+        }
+
+
+@dataclass
+class Inputs:
+    """What a registered measure computes from (:attr:`Measure.compute`)."""
+
+    kind: str
+    #: prepared rankings by role: orig_base, rep_base and, when given, orig_adv, rep_adv
+    runs: dict[str, Run]
+    #: per-topic effectiveness by role
+    scores: dict[str, TopicScores]
+    #: (side, original role, reproduced role): baseline and, when given, advanced
+    pairs: list[tuple[str, str, str]]
+    options: Options
+    #: sentences for the comparison's warnings, appended as measures are computed
+    warnings: list[str]
+
+
+def applicable(kind: str, *, advanced: bool = True) -> list[Measure]:
+    """Measures that apply to a study kind (same-collection or cross-collection), in output
+    order; without advanced runs the measures of improvements are left out."""
+    return [
+        m for m in REGISTRY.values() if m.applies_to(kind) and (advanced or not m.needs_advanced)
+    ]

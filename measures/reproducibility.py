@@ -21,12 +21,12 @@ import math
 import warnings as _warnings
 
 import numpy as np
-from scipy import stats
 
+from reprokg.loaders.trec import Run
 from reprokg.measures.effectiveness import TopicScores
-from reprokg.measures.trec import Run
+from reprokg.measures.student_t import two_sided_p
 
-#: repro_eval's RBO defaults.
+#: repro_eval's RBO defaults
 RBO_P = 0.95
 RBO_DEPTH = 1000
 
@@ -72,15 +72,47 @@ def _encode(*rankings: list[str]) -> list[np.ndarray]:
     return out
 
 
-try:  # scipy's own discordant-pair counter (what stats.kendalltau calls), minus its overhead
-    from scipy.stats._stats import _kendall_dis
-except ImportError:  # pragma: no cover - older/newer scipy: use the public function
-    _kendall_dis = None
+def discordant_pairs(ranks: list[np.ndarray]) -> np.ndarray:
+    """For each sequence of distinct values, the pairs ``i < j`` with ``a[i] > a[j]``.
+
+    A bottom-up merge sort over all sequences at once: at each level every element of a
+    right half counts the elements of its left half that are greater (one ``searchsorted``
+    over the keys ``block * span + value``, sorted within blocks by the level before), and
+    the blocks are merged by one stable sort, which merges the two sorted runs of each
+    block in linear time. This is the count ``scipy.stats.kendalltau`` makes; importing
+    ``scipy.stats`` for it cost a second of every ``reprokg compare`` (issue 12), and
+    tests/measures check the two agree.
+    """
+    lengths = np.asarray([len(r) for r in ranks], dtype=np.int64)
+    total = int(lengths.sum())
+    out = np.zeros(len(ranks), dtype=np.int64)
+    if total == 0:
+        return out
+    values = np.concatenate(ranks).astype(np.int64)
+    values -= values.min()
+    span = int(values.max()) + 1
+    seq = np.repeat(np.arange(len(ranks), dtype=np.int64), lengths)
+    pos = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    width = 1
+    while width < int(lengths.max()):
+        block = pos // (2 * width)
+        # block ids that grow along the array: (sequence, block within it)
+        gid = seq * (int(lengths.max()) // (2 * width) + 1) + block
+        keys = gid * span + values
+        left = (pos // width) % 2 == 0
+        left_keys = keys[left]
+        right = ~left
+        le = np.searchsorted(left_keys, keys[right], side="right")
+        end = np.searchsorted(left_keys, (gid[right] + 1) * span, side="left")
+        out += np.bincount(seq[right], weights=end - le, minlength=len(ranks)).astype(np.int64)
+        values = np.sort(keys, kind="stable") - gid * span
+        width *= 2
+    return out
 
 
 def _ktu_codes(x: np.ndarray, y: np.ndarray) -> float:
     n = len(x)
-    if _kendall_dis is not None and n >= 2 and len(y) == n:
+    if n >= 2 and len(y) == n:
         by_x = np.argsort(x, kind="stable")
         ys = y[by_x]
         by_y = np.argsort(ys, kind="stable")
@@ -89,9 +121,11 @@ def _ktu_codes(x: np.ndarray, y: np.ndarray) -> float:
             # no ties: tau-b = (tot - 2 dis) / sqrt(tot) / sqrt(tot), scipy's own expression
             ranks = np.empty(n, dtype=np.intp)
             ranks[by_y] = np.arange(1, n + 1)
-            dis = _kendall_dis(np.arange(1, n + 1, dtype=np.intp), ranks)
+            dis = int(discordant_pairs([ranks])[0])
             tot = n * (n - 1) // 2
             return float(round((tot - 2 * dis) / np.sqrt(tot) / np.sqrt(tot), 14))
+    from scipy import stats  # ties: scipy's tau-b (rare; its import costs a second)
+
     with _warnings.catch_warnings():
         _warnings.simplefilter("ignore")
         tau = stats.kendalltau(x, y).statistic
@@ -103,12 +137,12 @@ def _ktu_all(pairs: list[tuple[np.ndarray, np.ndarray]]) -> list[float]:
 
     Keys ``topic * span + code`` sort every topic's documents in one ``argsort`` (the codes
     are unique within a ranking, so any sort gives the permutation a stable sort gives);
-    scipy's discordant-pair counter then runs per topic. Topics with a repeated code, or
-    fewer than two documents, go through :func:`_ktu_codes` as before.
+    the discordant pairs of all topics are counted in one :func:`discordant_pairs`. Topics
+    with a repeated code, or fewer than two documents, go through :func:`_ktu_codes`.
     """
     values: list[float] = [math.nan] * len(pairs)
     todo = [i for i, (a, _) in enumerate(pairs) if len(a) >= 2]
-    if _kendall_dis is None or not todo:
+    if not todo:
         return [_ktu_codes(a, b) if len(a) >= 2 else math.nan for a, b in pairs]
     xs = [pairs[i][0] for i in todo]
     ys = [pairs[i][1] for i in todo]
@@ -128,15 +162,17 @@ def _ktu_all(pairs: list[tuple[np.ndarray, np.ndarray]]) -> list[float]:
     for keys in (kx_sorted, ky_sorted):
         same = np.flatnonzero(keys[1:] == keys[:-1])
         repeated[(keys[same] // span)] = True
-    base = np.arange(1, int(lengths.max()) + 1, dtype=np.intp)
-    for j, i in enumerate(todo):
-        if repeated[j]:
-            values[i] = _ktu_codes(*pairs[i])
-            continue
-        n, start = int(lengths[j]), int(offsets[j])
-        dis = _kendall_dis(base[:n], ranks[start : start + n])
+    clean = [j for j in range(len(todo)) if not repeated[j]]
+    dis = discordant_pairs(
+        [ranks[int(offsets[j]) : int(offsets[j]) + int(lengths[j])] for j in clean]
+    )
+    for j, d in zip(clean, dis.tolist(), strict=True):
+        n = int(lengths[j])
         tot = n * (n - 1) // 2
-        values[i] = float(round((tot - 2 * dis) / np.sqrt(tot) / np.sqrt(tot), 14))
+        values[todo[j]] = float(round((tot - 2 * d) / np.sqrt(tot) / np.sqrt(tot), 14))
+    for j in range(len(todo)):
+        if repeated[j]:
+            values[todo[j]] = _ktu_codes(*pairs[todo[j]])
     return values
 
 
@@ -412,6 +448,28 @@ def nrmse(orig: TopicScores, rep: TopicScores, warnings: list[str]) -> Values:
     return out
 
 
+def _t_p(t: np.ndarray, df: float) -> np.ndarray:
+    """Two-sided p of Student's t, per measure (:mod:`reprokg.measures.student_t`)."""
+    return np.asarray([two_sided_p(x, df) for x in np.atleast_1d(t).tolist()], dtype=float)
+
+
+def _ttest_rel_p(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``scipy.stats.ttest_rel(a, b, axis=0).pvalue``: columns are measures, rows topics."""
+    d = a - b
+    n = d.shape[0]
+    t = d.mean(axis=0) / np.sqrt(d.var(axis=0, ddof=1) / n)
+    return _t_p(t, n - 1)
+
+
+def _ttest_ind_p(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``scipy.stats.ttest_ind(a, b, axis=0).pvalue`` (Student's, equal variances)."""
+    n1, n2 = a.shape[0], b.shape[0]
+    df = n1 + n2 - 2
+    pooled = ((n1 - 1) * a.var(axis=0, ddof=1) + (n2 - 1) * b.var(axis=0, ddof=1)) / df
+    t = (a.mean(axis=0) - b.mean(axis=0)) / np.sqrt(pooled * (1.0 / n1 + 1.0 / n2))
+    return _t_p(t, df)
+
+
 def ttest(
     orig: TopicScores, rep: TopicScores, warnings: list[str], *, paired: bool, label: str
 ) -> Values:
@@ -426,9 +484,9 @@ def ttest(
         if len(a) < 2 or len(b) < 2:
             p = np.full(len(orig.measures), np.nan)
         elif paired:
-            p = np.atleast_1d(stats.ttest_rel(a, b, axis=0).pvalue)
+            p = _ttest_rel_p(a, b)
         else:
-            p = np.atleast_1d(stats.ttest_ind(a, b, axis=0).pvalue)
+            p = _ttest_ind_p(a, b)
     nan = np.isnan(p)
     if nan.all() and a.shape == b.shape and np.array_equal(a, b):
         # repro_eval: every p-value undefined and identical scores -> 1.0

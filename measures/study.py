@@ -25,11 +25,12 @@ from reprokg.core.identifiers import mint, stable_key
 from reprokg.core.namespaces import MLS, RK, SCHEMA, new_graph
 from reprokg.loaders.qrels import collection_iri
 from reprokg.measures import primad
-from reprokg.measures.comparison import Comparison, Options, compare
+from reprokg.measures.comparison import Comparison, compare
 from reprokg.measures.effectiveness import Evaluator
 from reprokg.measures.inputs import QrelsInput, RunInput
 from reprokg.measures.leaderboard import add_leaderboard, run_collections
-from reprokg.measures.registry import CROSS, REGISTRY, SAME
+from reprokg.measures.registry import CROSS, REGISTRY, SAME, Options
+from reprokg.store.base import Store
 
 KIND = "comparison"
 LOADER_NAME = "reprokg.measures.study"
@@ -300,14 +301,14 @@ def comparison_document(study: Study) -> Document:
     for m in REGISTRY.values():
         if m.name not in c.measures:
             continue
-        mi = mint("measure", m.name)
+        mi = m.iri
         g.add((mi, RDF.type, RK.EvaluationMeasure))
         g.add((mi, RDFS.label, Literal(m.label, lang="en")))
         g.add((mi, SKOS.definition, Literal(m.definition, lang="en")))
         g.add((mi, DCTERMS.bibliographicCitation, URIRef(m.citation)))
     # every measure value
     for name, value in c.measures.items():
-        mi = mint("measure", name)
+        mi = REGISTRY[name].iri
         for side, eff, x in _flatten(value):
             v = mint("value", stable_key(key, name, side or "", eff or ""))
             g.add((node, RK.measureValue, v))
@@ -408,3 +409,14 @@ def comparison_json(g, node: URIRef) -> dict:
         "warnings": sorted(str(c) for c in g.objects(node, RDFS.comment)),
         "options": options,
     }
+
+
+def save_study(store: Store, study: Study) -> str:
+    """Store the comparison document (and the run/qrels documents read from files)."""
+    docs = [q.source for q in (study.qrels, study.qrels_rpl) if q is not None and q.source]
+    docs += [inp.source for inp in study.inputs.values() if inp.source is not None]
+    from reprokg.ingest import write_results  # validation and the store: only when saving
+
+    doc = comparison_document(study)
+    write_results(store, [*docs, doc])
+    return str(doc.subject)

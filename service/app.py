@@ -17,10 +17,12 @@ from fastapi.responses import HTMLResponse
 
 from reprokg import __version__
 from reprokg.core.settings import Settings
+from reprokg.service.deps import add_error_handler, check_write_token
 from reprokg.service.limits import BodyLimitMiddleware
 from reprokg.service.logs import AccessLogMiddleware, configure_access_log
-from reprokg.service.routes import documents, health, linked_data, queries
-from reprokg.store.base import Store
+from reprokg.service.routes import comparisons, documents, health, linked_data, queries, survey
+from reprokg.service.routes.sparql import sparql_router
+from reprokg.store.base import InMemoryCopy, Store
 
 log = logging.getLogger("reprokg.service")
 
@@ -32,67 +34,26 @@ def open_service_store(settings: Settings) -> Store:
 
 
 def memory_mirror(store: Store) -> Store | None:
-    """An in-memory copy of an embedded store opened read-only (``None`` if not possible).
-
-    At 1M triples pyoxigraph answered find-baselines in 18 ms from memory and 151 ms from
-    RocksDB on this machine (benchmarks/sparql); a read-only store cannot change, so a
-    copy taken at start stays exact.
-    """
-    from reprokg.store.oxigraph import OxigraphStore
-
-    if not isinstance(store, OxigraphStore) or not store.read_only:
+    """An in-memory copy of a store opened read-only (``None`` when it cannot copy itself):
+    a read-only store cannot change, so a copy taken at start stays exact."""
+    if not isinstance(store, InMemoryCopy) or not store.read_only:
         return None
-    import io
-
-    import pyoxigraph as ox
-
-    buf = io.BytesIO()
-    store.raw.dump(buf, ox.RdfFormat.N_QUADS)  # every quad: documents and, if kept, merge
-    mirror = OxigraphStore(None, blob_dir=store.blob_dir)
-    # the pyoxigraph store itself: the dump already holds the merge when the store keeps one
-    mirror._store.bulk_load(input=buf.getvalue(), format=ox.RdfFormat.N_QUADS)
-    if not store.merged:  # a pre-merge store opened read-only: build the merge in memory
-        mirror.rebuild_merge()
-    return mirror
+    return store.in_memory_copy()
 
 
-def _mount_sparql(app: FastAPI, settings: Settings) -> bool:
-    """Mount the SPARQL 1.1 Protocol router (``/sparql``) when its module is installed.
+def _mount_sparql(app: FastAPI, settings: Settings) -> None:
+    """Mount the SPARQL 1.1 Protocol router (``/sparql``).
 
     Its query runner (worker processes with a real time limit for an on-disk store) is
     shared with the named queries through ``app.state.query_runner``.
     """
-    try:
-        from reprokg.service.routes.sparql import sparql_router
-    except ImportError:
-        log.warning("SPARQL router not available; /sparql is not mounted")
-        return False
-    from reprokg.service.deps import check_write_token
-
     router = sparql_router(
         get_store=lambda: app.state.store,
         settings=settings,
         check_write=lambda authorization: check_write_token(settings, authorization),
     )
     app.include_router(router)
-    app.state.query_runner = getattr(router, "sparql_runner", None)
-    return True
-
-
-#: routers of other areas, included when their modules import (measures need scipy etc.)
-OPTIONAL_ROUTERS = ("comparisons", "survey")
-
-
-def _include_optional(app: FastAPI) -> None:
-    import importlib
-
-    for name in OPTIONAL_ROUTERS:
-        try:
-            module = importlib.import_module(f"reprokg.service.routes.{name}")
-        except ImportError as exc:
-            log.warning("router %s not available: %s", name, exc)
-            continue
-        app.include_router(module.router)
+    app.state.query_runner = router.sparql_runner  # type: ignore[attr-defined]
 
 
 def create_app(settings: Settings | None = None, *, store: Store | None = None) -> FastAPI:
@@ -128,16 +89,18 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     if settings.memory_mirror and settings.read_only:
         app.state.read_store = memory_mirror(app.state.store)
 
+    add_error_handler(app)
     app.include_router(health.router)
     app.include_router(documents.router)
     app.include_router(queries.router)
     app.include_router(linked_data.router)
-    _include_optional(app)
-    app.state.sparql = _mount_sparql(app, settings)
+    app.include_router(comparisons.router)
+    app.include_router(survey.router)
+    _mount_sparql(app, settings)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def index() -> str:
-        return _index_html(settings, app.state.sparql)
+        return _index_html(settings)
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.access_log:
@@ -151,7 +114,7 @@ def app_from_env() -> FastAPI:
     return create_app(Settings.from_env())
 
 
-def _index_html(settings: Settings, sparql: bool) -> str:
+def _index_html(settings: Settings) -> str:
     from reprokg.sparql.named import load_queries
 
     items = []
@@ -161,7 +124,7 @@ def _index_html(settings: Settings, sparql: bool) -> str:
             f'<li><a href="{html.escape(href)}">{html.escape(q.name)}</a> — '
             f"{html.escape(q.title)}</li>"
         )
-    sparql_li = '<li><a href="/sparql">/sparql</a> — SPARQL 1.1 endpoint</li>' if sparql else ""
+    sparql_li = '<li><a href="/sparql">/sparql</a> — SPARQL 1.1 endpoint</li>'
     demo = "<p>Demo mode: the bundled example data is loaded.</p>" if settings.demo else ""
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>reprokg</title></head><body>

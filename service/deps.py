@@ -6,13 +6,18 @@ through these annotations so a test app can swap either without patching modules
 
 from __future__ import annotations
 
+import logging
 import secrets
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, HTTPException, Request, status
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import JSONResponse
 
+from reprokg.core.errors import Forbidden, ReprokgError, Unauthorized
 from reprokg.core.settings import Settings
 from reprokg.store.base import Store
+
+log = logging.getLogger("reprokg.service")
 
 # The getters are ``async`` although they never await: FastAPI runs a sync dependency in
 # its thread pool, two thread hops per named-query request for an attribute read.
@@ -37,33 +42,32 @@ StoreDep = Annotated[Store, Depends(get_store)]
 ReadStoreDep = Annotated[Store, Depends(get_read_store)]
 
 
-def check_write_token(settings: Settings, authorization: str | None) -> None:
-    """401 without a bearer token, 403 with a wrong one or when writing is off.
+def check_write_token(settings: Settings | Any, authorization: str | None) -> None:
+    """Refuse a write: 401 without a bearer token, 403 with a wrong one or when writing is off.
 
-    With no token configured writing over HTTP is off (403) rather than open, so a
-    service started without thinking about it cannot be written to by anyone.
+    ``settings`` is anything with ``write_token`` and ``read_only`` (the service's
+    :class:`Settings`, or the SPARQL router's limits when it is mounted elsewhere). With no
+    token configured writing over HTTP is off (403) rather than open, so a service started
+    without thinking about it cannot be written to by anyone.
     """
     if settings.read_only:
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN,
+        raise Forbidden(
             "this service opened its store read-only (several workers); "
-            "write with `reprokg load` or run one worker",
+            "write with `reprokg load` or run one worker"
         )
     if not settings.write_token:
-        raise HTTPException(
-            status.HTTP_403_FORBIDDEN,
+        raise Forbidden(
             "writing over HTTP is off: no write token configured "
-            "(set REPROKG_WRITE_TOKEN or REPROKG_WRITE_TOKEN_FILE)",
+            "(set REPROKG_WRITE_TOKEN or REPROKG_WRITE_TOKEN_FILE)"
         )
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
-        raise HTTPException(
-            status.HTTP_401_UNAUTHORIZED,
+        raise Unauthorized(
             "writes need an Authorization: Bearer <token> header",
             headers={"WWW-Authenticate": 'Bearer realm="reprokg"'},
         )
     if not secrets.compare_digest(token.strip().encode(), settings.write_token.encode()):
-        raise HTTPException(status.HTTP_403_FORBIDDEN, "wrong write token")
+        raise Forbidden("wrong write token")
 
 
 async def require_write_token(request: Request, settings: SettingsDep) -> None:
@@ -72,3 +76,23 @@ async def require_write_token(request: Request, settings: SettingsDep) -> None:
 
 
 WriteAccess = Annotated[None, Depends(require_write_token)]
+
+
+def error_response(exc: ReprokgError) -> JSONResponse:
+    """The one mapping of our errors to HTTP: the error's status, its message as JSON."""
+    return JSONResponse(
+        {"detail": exc.to_dict()}, status_code=exc.http_status, headers=exc.headers or None
+    )
+
+
+async def _reprokg_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ReprokgError)
+    if exc.http_status >= 500:
+        log.error("%s: %s", type(exc).__name__, exc)
+    return error_response(exc)
+
+
+def add_error_handler(app: FastAPI) -> None:
+    """Answer every :class:`ReprokgError` a route raises with its status and message (the
+    service's app has it; an app that mounts one of our routers on its own adds it too)."""
+    app.add_exception_handler(ReprokgError, _reprokg_error)

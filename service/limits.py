@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reprokg.core.errors import TooLarge
+
 
 class BodyTooLarge(Exception):
-    pass
+    """Raised into the app when a streamed body passes the limit (control flow only)."""
 
 
 class BodyLimitMiddleware:
@@ -20,14 +22,12 @@ class BodyLimitMiddleware:
         self.max_bytes = max_bytes
 
     async def _refuse(self, send: Any, size: int | None) -> None:
-        detail = {
-            "detail": {
-                "message": f"request body is larger than the limit of {self.max_bytes} bytes",
-                "limit": self.max_bytes,
-                "size": size,
-            }
-        }
-        body = json.dumps(detail).encode()
+        error = TooLarge(
+            f"request body is larger than the limit of {self.max_bytes} bytes",
+            source="request body",
+            details={"limit": self.max_bytes, "size": size},
+        )
+        body = json.dumps({"detail": error.to_dict()}).encode()
         await send(
             {
                 "type": "http.response.start",

@@ -24,13 +24,7 @@ from pyparsing import ParseException, ParseResults
 from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
 from rdflib.plugins.sparql.parserutils import CompValue
 
-
-class GuardError(ValueError):
-    """A request the endpoint refuses before running it (HTTP 400)."""
-
-
-class QuerySyntaxError(GuardError):
-    """The text is not SPARQL 1.1 (HTTP 400)."""
+from reprokg.core.errors import QuerySyntaxError, Refused
 
 
 @dataclass(frozen=True)
@@ -66,7 +60,7 @@ MAX_PARSE_CHARS = 200_000
 
 def _check_length(text: str) -> None:
     if len(text) > MAX_PARSE_CHARS:
-        raise GuardError(
+        raise Refused(
             f"the text is {len(text)} characters long; at most {MAX_PARSE_CHARS} can be checked "
             "for SERVICE/LOAD/FROM before running"
         )
@@ -115,7 +109,7 @@ def _walk(node: Any) -> Iterable[CompValue]:
 def _refuse_service(tree: Any) -> None:
     for node in _walk(tree):
         if node.name == "ServiceGraphPattern":
-            raise GuardError(
+            raise Refused(
                 "SERVICE (federated query) is not allowed on this endpoint: "
                 f"found SERVICE {dict.get(node, 'term', '')}"
             )
@@ -147,7 +141,7 @@ def inspect_update(text: str, *, load_allow: Sequence[str] = ()) -> Inspection:
         if node.name == "Load":
             iri = str(node["iri"])
             if iri not in allowed:
-                raise GuardError(f"LOAD <{iri}> is not allowed on this endpoint")
+                raise Refused(f"LOAD <{iri}> is not allowed on this endpoint")
         elif node.name == "Modify" and ("using" in node or "withClause" in node):
             has_dataset = True
     return Inspection("update", None, has_dataset, parsed=True)

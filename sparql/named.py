@@ -43,8 +43,8 @@ from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Identifier
 
-from reprokg.core.errors import ReprokgError
-from reprokg.core.identifiers import IdentifierError, doi_iri, orcid_iri
+from reprokg.core.errors import IdentifierError, NotFound, ReprokgError
+from reprokg.core.identifiers import doi_iri, leaderboard_iri, orcid_iri
 from reprokg.core.resources import iter_files
 from reprokg.store.base import AskResult, GraphResult, SelectResult, Store
 
@@ -62,7 +62,11 @@ _VALUES_MARK_RE = re.compile(r"^[ \t]*#@values[ \t]*$", re.MULTILINE)
 
 
 class NamedQueryError(ReprokgError):
-    """Unknown query, unknown/missing parameter or a value not of the declared type."""
+    """An unknown or missing parameter, a value not of the declared type, a bad header."""
+
+
+class UnknownNamedQuery(NamedQueryError, NotFound):
+    """No named query of that name."""
 
 
 @dataclass(frozen=True)
@@ -77,8 +81,6 @@ class Param:
 
 
 def _leaderboard(collection: Identifier, measure: Identifier) -> Identifier:
-    from reprokg.measures.leaderboard import leaderboard_iri
-
     return leaderboard_iri(collection, str(measure))
 
 
@@ -303,7 +305,7 @@ def load_queries() -> dict[str, NamedQuery]:
 def get_query(name: str) -> NamedQuery:
     queries = load_queries()
     if name not in queries:
-        raise NamedQueryError(
+        raise UnknownNamedQuery(
             f"no named query {name!r}; available: {', '.join(sorted(queries)) or 'none'}"
         )
     return queries[name]

@@ -9,14 +9,16 @@ matters on the service's hot path and the formats are small.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from rdflib import BNode, Literal, URIRef
+from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Identifier
 
+from reprokg.core.errors import NotAcceptable
+from reprokg.core.namespaces import new_graph
 from reprokg.store.base import AskResult, GraphResult, QueryResult, SelectResult
 
 JSON = "application/sparql-results+json"
@@ -65,12 +67,10 @@ _XSD_STRING = str(XSD.string)
 _TSV_BARE = {str(XSD.integer), str(XSD.decimal), str(XSD.double), str(XSD.boolean)}
 
 
-class NotAcceptable(Exception):
-    """No offered media type is acceptable to the client (HTTP 406)."""
-
-
 @dataclass(frozen=True)
-class _Range:
+class MediaRange:
+    """One entry of an ``Accept`` header."""
+
     type: str
     subtype: str
     q: float
@@ -88,14 +88,16 @@ class _Range:
         return 0
 
 
-def _parse_accept(header: str) -> list[_Range]:
+def parse_accept(header: str, aliases: Mapping[str, str] = ALIASES) -> list[MediaRange]:
+    """The media ranges of an ``Accept`` header, with ``aliases`` applied (the one parser:
+    the SPARQL endpoint, named queries, documents and linked data all read Accept here)."""
     ranges = []
     for i, part in enumerate(header.split(",")):
         fields = [f.strip() for f in part.split(";")]
         media = fields[0].lower()
         if not media:
             continue
-        media = ALIASES.get(media, media)
+        media = aliases.get(media, media)
         q = 1.0
         for f in fields[1:]:
             k, _, v = f.partition("=")
@@ -105,20 +107,27 @@ def _parse_accept(header: str) -> list[_Range]:
                 except ValueError:
                     q = 0.0
         t, _, s = media.partition("/")
-        ranges.append(_Range(t, s or "*", q, i))
+        ranges.append(MediaRange(t, s or "*", q, i))
     return ranges
 
 
-def negotiate(accept: str | None, offered: Sequence[str]) -> str:
-    """Pick the offered media type the client prefers (RFC 9110 q-values, specificity).
+def negotiate(
+    accept: str | None, offered: Sequence[str], aliases: Mapping[str, str] = ALIASES
+) -> str:
+    """The offered media type the client prefers (RFC 9110 q-values).
 
-    No or empty Accept → the first offered type. Ties in q go to the server's order.
-    Raises :class:`NotAcceptable` when every offered type has q=0 or matches nothing.
+    Each offer takes the q of the most specific range that matches it; the highest q wins,
+    then the more specific match (a type named outright beats ``*/*``), then the server's
+    order. No or empty Accept gives the first offered type. ``aliases`` maps the names some
+    clients send to ours (``application/json`` for SPARQL JSON results); pass ``{}`` where
+    those names are offers of their own. Raises :class:`NotAcceptable` when every offered
+    type has q=0 or matches nothing.
     """
     if not accept or not accept.strip():
         return offered[0]
-    ranges = _parse_accept(accept)
-    best: tuple[float, int, str] | None = None
+    ranges = parse_accept(accept, aliases)
+    best: tuple[float, int, int] | None = None
+    choice = None
     for rank, media in enumerate(offered):
         spec, q = 0, 0.0
         for r in ranges:
@@ -126,12 +135,15 @@ def negotiate(accept: str | None, offered: Sequence[str]) -> str:
             if s > spec:
                 spec, q = s, r.q
         if spec and q > 0:
-            key = (q, -rank, media)
-            if best is None or key[:2] > best[:2]:
-                best = key
-    if best is None:
-        raise NotAcceptable(f"none of {', '.join(offered)} is acceptable (Accept: {accept})")
-    return best[2]
+            key = (q, spec, -rank)
+            if best is None or key > best:
+                best, choice = key, media
+    if choice is None:
+        raise NotAcceptable(
+            f"none of {', '.join(offered)} is acceptable (Accept: {accept})",
+            available=list(offered),
+        )
+    return choice
 
 
 def offered_for(result: QueryResult) -> tuple[str, ...]:
@@ -316,3 +328,29 @@ __all__ = [
     "offered_for",
     "serialize",
 ]
+
+
+# --- graphs (documents, linked data) -------------------------------------------------
+
+#: media type -> rdflib serializer of a document or description graph; the first is the
+#: default
+RDF_MEDIA_TYPES: dict[str, str] = {
+    TURTLE: "turtle",
+    JSONLD: "json-ld",
+    NTRIPLES: "nt",
+    RDFXML: "xml",
+}
+
+
+def serialise_graph(graph: Graph, media_type: str) -> bytes:
+    """``graph`` with our prefixes bound; JSON-LD compacted with them as its context."""
+    fmt = RDF_MEDIA_TYPES[media_type]
+    g = new_graph()
+    for t in graph:
+        g.add(t)
+    if fmt == "json-ld":
+        context = {p: str(ns) for p, ns in g.namespaces() if p}
+        return json.dumps(
+            json.loads(g.serialize(format="json-ld", context=context)), ensure_ascii=False
+        ).encode("utf-8")
+    return g.serialize(format=fmt, encoding="utf-8")

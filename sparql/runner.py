@@ -45,34 +45,18 @@ from typing import Any
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Identifier
 
+from reprokg.core.errors import Busy, QuerySyntaxError, QueryTimeout, StoreError
 from reprokg.store.base import (
     AskResult,
+    Checkpoints,
     GraphResult,
     QueryResult,
-    QueryTimeout,
     SelectResult,
     Store,
-    StoreError,
 )
-
-try:  # added to the store interface by the store engineer
-    from reprokg.store.base import QuerySyntaxError as _StoreSyntaxError
-except ImportError:  # pragma: no cover - older interface
-
-    class _StoreSyntaxError(StoreError):  # type: ignore[no-redef]
-        pass
-
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
-
-
-class QuerySyntaxError(_StoreSyntaxError):
-    """The engine refused the query text (HTTP 400)."""
-
-
-class RunnerBusy(StoreError):
-    """Every worker stayed busy for the whole time limit (HTTP 503)."""
 
 
 @dataclass(frozen=True)
@@ -338,9 +322,9 @@ class Snapshots:
     """
 
     def __init__(self, store: Store, root: str | os.PathLike[str] | None = None) -> None:
-        db = getattr(store, "path", None)
-        if db is None or not hasattr(store, "raw"):
-            raise StoreError("snapshots need an on-disk pyoxigraph store")
+        db = store.path if isinstance(store, Checkpoints) else None
+        if db is None:
+            raise StoreError("snapshots need a store on disk that makes checkpoints")
         self.store = store
         self.db = os.fspath(db)
         base = Path(root or f"{self.db}.sparql-snapshots")
@@ -363,11 +347,11 @@ class Snapshots:
             # Flush first so the checkpoint itself does not switch the WAL (which would
             # look like a write next time); a write landing after ``sig`` is read only
             # makes the next call take one more checkpoint, never a stale one.
-            self.store.flush()  # type: ignore[attr-defined]
+            self.store.flush()
             sig = _dir_signature(self.db, wal_only=True)
             self._n += 1
             target = self.root / f"snap-{self._n:06d}"
-            self.store.raw.backup(str(target))  # type: ignore[attr-defined]
+            self.store.checkpoint(target)
             self._current, self._sig = str(target), sig
             self.made += 1
             return self._current
@@ -395,7 +379,7 @@ class ProcessQueryRunner(QueryRunner):
     CPU count, at most 4) are started at construction with the ``forkserver`` context
     (no thread state of the server is copied; replacements fork from a warm server) and
     the constructor waits until they are ready. A request waits for a free worker at
-    most ``timeout`` seconds (:class:`RunnerBusy` after that); the query then gets
+    most ``timeout`` seconds (:class:`Busy` after that); the query then gets
     ``timeout`` seconds (:class:`QueryTimeout` after that, and the worker is killed).
     """
 
@@ -475,8 +459,9 @@ class ProcessQueryRunner(QueryRunner):
         try:
             w = self._idle.get(timeout=limit)
         except queue.Empty:
-            raise RunnerBusy(
-                f"all {self.size} query workers stayed busy for {limit:g} s; try again"
+            raise Busy(
+                f"all {self.size} query workers stayed busy for {limit:g} s; try again",
+                headers={"Retry-After": "1"},
             ) from None
         t0 = time.perf_counter()
         try:
@@ -560,12 +545,8 @@ def runner_for(
 ) -> QueryRunner:
     """Worker processes for an on-disk pyoxigraph store (reading checkpoints when this
     process writes it, the directory itself when it is opened read-only), else inline."""
-    try:
-        from reprokg.store.oxigraph import OxigraphStore
-    except ImportError:  # pragma: no cover - backend missing
-        OxigraphStore = ()  # type: ignore[assignment,misc]  # noqa: N806
-    path = getattr(store, "path", None)
-    if isinstance(store, OxigraphStore) and path is not None and os.path.isdir(path):
+    path = store.path if isinstance(store, Checkpoints) else None
+    if path is not None and os.path.isdir(path):
         source: Snapshots | str = path if store.read_only else Snapshots(store)
         return ProcessQueryRunner(source, workers=workers, timeout=timeout, row_cap=row_cap)
     return InlineQueryRunner(store, timeout=timeout, row_cap=row_cap)
@@ -576,9 +557,7 @@ __all__ = [
     "ProcessQueryRunner",
     "QueryJob",
     "QueryRunner",
-    "QuerySyntaxError",
     "RunOutcome",
-    "RunnerBusy",
     "Snapshots",
     "runner_for",
 ]

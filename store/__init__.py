@@ -16,18 +16,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from reprokg.store.base import (
-    AskResult,
-    GraphResult,
-    QueryResult,
-    QuerySyntaxError,
-    QueryTimeout,
-    SelectResult,
-    Store,
-    StoreError,
-)
-
-DEFAULT_STORE = "./reprokg-data"
+from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StoreError
+from reprokg.core.settings import settings
+from reprokg.store.base import AskResult, GraphResult, QueryResult, SelectResult, Store
 
 __all__ = [
     "AskResult",
@@ -44,7 +35,7 @@ __all__ = [
 
 
 def default_store_spec() -> str:
-    return os.environ.get("REPROKG_STORE") or DEFAULT_STORE
+    return settings().store
 
 
 def _is_url(spec: str) -> bool:
@@ -63,19 +54,17 @@ def open_store(
     if _is_url(spec):
         from reprokg.store.remote import RemoteStore
 
-        blobs = blob_dir or os.environ.get("REPROKG_BLOB_DIR") or "./reprokg-blobs"
+        config = settings()
         auth = None
-        if os.environ.get("REPROKG_SPARQL_USER"):
+        if config.sparql_user:
             import httpx
 
-            auth = httpx.DigestAuth(
-                os.environ["REPROKG_SPARQL_USER"], os.environ.get("REPROKG_SPARQL_PASSWORD", "")
-            )
+            auth = httpx.DigestAuth(config.sparql_user, config.sparql_password)
         return RemoteStore(
             spec,
             read_only=read_only,
-            blob_dir=blobs,
-            update_url=os.environ.get("REPROKG_UPDATE_URL") or None,
+            blob_dir=blob_dir or config.blob_dir,
+            update_url=config.update_url,
             auth=auth,
         )
 

@@ -12,10 +12,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from rdflib import Graph
 from rdflib.term import Identifier, URIRef
+
+from reprokg.core.errors import StoreError
 
 
 @dataclass
@@ -39,23 +41,6 @@ class GraphResult:
 
 
 QueryResult = SelectResult | AskResult | GraphResult
-
-
-class StoreError(Exception):
-    """The backend refused or failed an operation (bad query, engine down)."""
-
-
-class QueryTimeout(StoreError):
-    """A query ran past its time limit and was stopped."""
-
-
-class QuerySyntaxError(StoreError):
-    """The query or update text is not valid SPARQL 1.1 (a client error, HTTP 400)."""
-
-
-class UpdateRefusedSyntaxError(QuerySyntaxError):
-    """A valid update the store refuses: it writes the default graph, which is derived
-    from the documents (a client error like a syntax error, HTTP 400)."""
 
 
 @dataclass
@@ -92,10 +77,6 @@ class Store(ABC):
         if self.blob_dir is None:
             return None
         return get_blob(self.blob_dir, sha256)
-
-    def backup(self, target: str | Path) -> None:
-        """A consistent copy of the store that :func:`reprokg.store.open_store` can open."""
-        raise StoreError(f"{type(self).__name__} does not support backup; use dump")
 
     @abstractmethod
     def add_document(self, iri: URIRef | str, graph: Graph) -> None:
@@ -171,3 +152,62 @@ class Store(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# --------------------------------------------------------------------------- capabilities
+# What some callers need beyond the interface above, as interfaces of their own (oaklib
+# style): a caller checks ``isinstance(store, NativeQueries)``, never a backend's class,
+# so a new backend gains a feature by implementing its interface.
+
+
+class NativeQueries(ABC):
+    """SPARQL answered with the engine's own result objects (pyoxigraph ``QuerySolutions``),
+    over the merged default graph, for callers that serialise or convert terms natively.
+    No time limit: only for our own bounded queries (named queries, analyses)."""
+
+    @abstractmethod
+    def native_query(self, sparql: str) -> Any:
+        """The engine's result of ``sparql`` (SELECT, ASK, CONSTRUCT)."""
+
+
+class Checkpoints(ABC):
+    """A store in a local directory that other processes can read through checkpoints: the
+    ``/sparql`` worker processes open :attr:`path` itself when the store is read-only, or a
+    checkpoint of it while this process writes."""
+
+    path: Path | None
+
+    @abstractmethod
+    def checkpoint(self, target: str | Path) -> None:
+        """A consistent copy of the database files (no blobs) in the new folder ``target``."""
+
+    @abstractmethod
+    def flush(self) -> None:
+        """Persist buffered writes, so a checkpoint taken next holds them."""
+
+
+class Backup(ABC):
+    """A consistent copy of the whole store (database and blobs) that
+    :func:`reprokg.store.open_store` can open."""
+
+    @abstractmethod
+    def backup(self, target: str | Path) -> None:
+        """Copy into the new folder ``target``; never overwrites."""
+
+
+class MergeMaintenance(ABC):
+    """A store that keeps the merged default graph itself and can rebuild it (after raw
+    writes, or to repair a store left mid-update)."""
+
+    @abstractmethod
+    def rebuild_merge(self) -> None:
+        """Make the default graph the merge of the documents again."""
+
+
+class InMemoryCopy(ABC):
+    """A store that can copy itself into memory (a read-only service answers named queries
+    and linked-data lookups from the copy; the data cannot change meanwhile)."""
+
+    @abstractmethod
+    def in_memory_copy(self) -> Store:
+        """An in-memory store with the same quads (and the merge)."""

@@ -46,21 +46,20 @@ import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Identifier
 
+from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StoreError
 from reprokg.store.base import (
     AskResult,
     GraphResult,
+    MergeMaintenance,
     QueryResult,
-    QuerySyntaxError,
-    QueryTimeout,
     SelectResult,
     Store,
-    StoreError,
 )
-from reprokg.store.oxigraph import (
-    _MARK_MERGED,
-    _MARK_STALE,
+from reprokg.store.merge import (
     KEEP_LEGACY_OP,
     LEGACY_DEFAULT_GRAPH,
+    MARK_MERGED,
+    MARK_STALE,
     MERGED_MARKER,
     RESERVED_GRAPHS,
     RESYNC_OPS,
@@ -68,10 +67,9 @@ from reprokg.store.oxigraph import (
     STALE_MARKER,
     UpdatePlan,
     merge_op,
-    rdf_format,
     unmerge_ops,
 )
-from reprokg.store.terms import to_ntriples, to_oxigraph
+from reprokg.store.terms import rdf_format, to_ntriples, to_oxigraph
 
 #: graphs an engine keeps for itself; never reported as documents
 SYSTEM_GRAPH_PREFIXES: dict[str, tuple[str, ...]] = {
@@ -142,7 +140,7 @@ def parse_results_json(data: bytes) -> SelectResult | AskResult:
     return SelectResult(variables, rows)
 
 
-class RemoteStore(Store):
+class RemoteStore(Store, MergeMaintenance):
     """A SPARQL 1.1 endpoint: ``url`` is the query endpoint; ``dialect+http://`` picks a dialect."""
 
     def __init__(
@@ -197,7 +195,7 @@ class RemoteStore(Store):
 
     def _mark(self, state: str) -> tuple[str, ...]:
         if self._into is None:
-            return _MARK_MERGED if state == "merged" else _MARK_STALE
+            return MARK_MERGED if state == "merged" else MARK_STALE
         return (
             f"DROP SILENT GRAPH <{STATE_GRAPH}>",
             f'INSERT DATA {{ GRAPH <{STATE_GRAPH}> {{ <{STATE_GRAPH}> <{_STATE}> "{state}" }} }}',

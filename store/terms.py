@@ -14,6 +14,8 @@ from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 from rdflib.term import Identifier, Node
 
+from reprokg.core.errors import StoreError
+
 _XSD_STRING = str(XSD.string)
 _LANG_STRING = str(RDF.langString)
 _BNODE_OK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
@@ -78,3 +80,17 @@ def to_ntriples(term: Node, *, ascii_only: bool = False) -> str:
     """N-Triples (= SPARQL ``INSERT DATA``) syntax of a term, checked by pyoxigraph."""
     text = str(to_oxigraph(term))
     return _escape_non_ascii(text) if ascii_only else text
+
+
+_FORMATS = {
+    "nquads": ox.RdfFormat.N_QUADS,
+    "nq": ox.RdfFormat.N_QUADS,
+    "trig": ox.RdfFormat.TRIG,
+}
+
+
+def rdf_format(fmt: str) -> ox.RdfFormat:
+    try:
+        return _FORMATS[fmt.lower()]
+    except KeyError:
+        raise StoreError(f"unsupported dump format {fmt!r}; expected nquads or trig") from None

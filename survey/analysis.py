@@ -14,7 +14,6 @@ import json
 import math
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,8 @@ from reprokg import __version__
 from reprokg.core.document import Document
 from reprokg.core.identifiers import content_hash, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.ingest import write_results
+from reprokg.store.base import NativeQueries, SelectResult, Store
 from reprokg.survey import stats as ss
 
 SPARQL_DIR = Path(__file__).resolve().parent / "sparql"
@@ -102,22 +103,16 @@ def papers_query(dataset: str = "both") -> str:
 def select_rows(store: Any, sparql: str) -> list[dict[str, Any]]:
     """Rows of a SELECT as dicts of plain Python values (unbound variables left out).
 
-    Any reprokg ``Store`` works through :meth:`Store.query`. An embedded store (or a bare
-    pyoxigraph store) is read directly and its terms converted without rdflib: for the
-    survey query that halves the time (building ~8,000 rdflib literals cost more than
-    the query itself, measured in ``benchmarks/survey``). The default graph is the merge
-    of the documents either way.
+    Any reprokg ``Store`` works through :meth:`Store.query`. A store with
+    :class:`~reprokg.store.base.NativeQueries` (the embedded one) is read directly and its
+    terms converted without rdflib: for the survey query that halves the time (building
+    ~8,000 rdflib literals cost more than the query itself, measured in
+    ``benchmarks/survey``). The default graph is the merge of the documents either way.
     """
-    import pyoxigraph as ox
+    if isinstance(store, NativeQueries):  # the embedded store: the merged default graph
+        import pyoxigraph as ox
 
-    from reprokg.store.oxigraph import OxigraphStore
-
-    solutions = None
-    if isinstance(store, ox.Store):  # a bare pyoxigraph store: its union of graphs
-        solutions = store.query(sparql, use_default_graph_as_union=True)
-    elif isinstance(store, OxigraphStore):  # ours: the merged default graph
         solutions = store.native_query(sparql)
-    if solutions is not None:
         if not isinstance(solutions, ox.QuerySolutions):
             raise TypeError("the survey query must be a SELECT")
         names = [v.value for v in solutions.variables]
@@ -125,8 +120,6 @@ def select_rows(store: Any, sparql: str) -> list[dict[str, Any]]:
             {n: _py_ox(t) for n, t in zip(names, sol, strict=True) if t is not None}
             for sol in solutions
         ]
-    from reprokg.store.base import SelectResult
-
     res = store.query(sparql)
     if not isinstance(res, SelectResult):
         raise TypeError("the survey query must be a SELECT")
@@ -241,10 +234,8 @@ _LANGUAGES = {
 def _option_labels() -> dict[str, str]:
     """Concept local name -> preferred label, from the survey option schemes (vocabulary,
     not data: the same table ontology/survey.ttl is written from)."""
-    try:
-        from reprokg.loaders.survey_options import SCHEMES
-    except ImportError:  # pragma: no cover - the vocabulary module ships with the loader
-        return {}
+    from reprokg.loaders.survey_options import SCHEMES
+
     return {name: label for _l, _d, options in SCHEMES.values() for name, label, *_ in options}
 
 
@@ -573,65 +564,9 @@ def result_document(result: dict[str, Any], dataset: str) -> Document:
     )
 
 
-def save_result(store: Any, result: dict[str, Any], dataset: str) -> URIRef:
-    """Write the analysis back as one document with provenance (DESIGN.md: measures write
-    their results back); an earlier analysis of the same data set becomes its
-    ``prov:wasRevisionOf`` and is replaced atomically."""
-    from reprokg.ingest import with_provenance
-
+def save_result(store: Store, result: dict[str, Any], dataset: str) -> URIRef:
+    """Write the analysis back as one document through ingest (validated, with provenance);
+    an earlier analysis of the same data set becomes its ``prov:wasRevisionOf``."""
     doc = result_document(result, dataset)
-    found = select_rows(
-        store,
-        "PREFIX rk: <https://w3id.org/reprokg/ontology#> SELECT ?g WHERE { GRAPH ?g { "
-        f"?g a rk:Document ; rk:sourceKey {Literal(doc.source_key).n3()} }} }}",
-    )
-    old = URIRef(found[0]["g"]) if found else None
-    revision_of = old if old is not None and str(old) != str(doc.iri) else None
-    graph = with_provenance(doc, when=datetime.now(UTC), revision_of=revision_of)
-    if old is not None:
-        store.replace_document(doc.iri, graph, old)
-    else:
-        store.add_document(doc.iri, graph)
+    write_results(store, [doc])
     return doc.iri
-
-
-def run_cli(args: Any) -> int:
-    """``reprokg survey-stats``: print the analysis; optionally save it and write charts."""
-    import sys
-
-    from reprokg.survey import charts as sc
-    from reprokg.store import StoreError, open_store
-
-    try:
-        store = open_store(args.store, read_only=not args.save)
-    except StoreError as exc:
-        print(f"reprokg survey-stats: {exc}", file=sys.stderr)
-        return 2
-    with store:
-        datasets = DATASETS if args.dataset == "both" else (args.dataset,)
-        frames = {d: paper_frame(store, d) for d in datasets}
-        if all(f.empty for f in frames.values()):
-            print("no survey papers in the store (load the survey data first)")
-            return 1
-        results = {d: analyze_frame(frames[d], papers_query(d)) for d in datasets}
-        if args.format == "json":
-            payload = results if args.dataset == "both" else results[args.dataset]
-            print(json.dumps(payload, indent=2, default=str))
-        else:
-            for d, res in results.items():
-                print(f"== {d} ({res['n_papers']} papers)")
-                print(format_table(res))
-                print()
-        if args.charts:
-            out = Path(args.charts)
-            out.mkdir(parents=True, exist_ok=True)
-            for d, res in results.items():
-                for name in sc.CHARTS:
-                    for fmt in sc.FORMATS:
-                        chart = sc.render(name, res, frames[d], fmt)
-                        (out / f"{d}-{name}.{fmt}").write_bytes(chart)
-        if args.save:
-            for d, res in results.items():
-                iri = save_result(store, res, d)
-                print(f"saved {d} analysis as {iri}")
-    return 0

@@ -22,7 +22,7 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import RDF, SH
 
-from reprokg.core.lazy_graph import pending_triples
+from reprokg.core.lazy_graph import graph_triples
 from reprokg.core.namespaces import RK
 
 #: shape-graph predicates this compiler understands (anything else in sh: -> pyshacl)
@@ -373,7 +373,7 @@ class Compiled:
 @cache
 def compile_kind(kind: str) -> Compiled | None:
     """The kind's shapes as one SPARQL query, or None when pyshacl must validate it."""
-    from reprokg.validation.engine import shapes_graph
+    from reprokg.validation.shapes import shapes_graph
 
     shapes = shapes_graph(kind)
     try:
@@ -447,25 +447,6 @@ def _ox(term: object) -> ox.NamedNode | ox.BlankNode | ox.Literal:
 def has_ill_typed(graph: Graph) -> bool:
     """True when a literal does not match its datatype (SPARQL cannot tell; pyshacl does)."""
     return any(isinstance(o, Literal) and o.ill_typed for o in graph.objects())
-
-
-def graph_triples(graph: Graph) -> list[tuple]:
-    """The graph's triples (read only), from the cheapest place that has them.
-
-    A :class:`~reprokg.core.lazy_graph.LazyGraph` not yet filled hands over its list. A
-    plain graph owning its store is read from rdflib's in-memory index (a third of
-    validating a batch went to rdflib's per-triple context checks), the count checked
-    against ``len(graph)``; anything else through ``Graph.__iter__``.
-    """
-    pending = pending_triples(graph)
-    if pending is not None:
-        return pending
-    spo = getattr(graph.store, "_Memory__spo", None)
-    if type(graph) is Graph and isinstance(spo, dict):
-        out = [(s, p, o) for s, po in spo.items() for p, os in po.items() for o in os]
-        if len(out) == len(graph):
-            return out
-    return list(graph)
 
 
 _RDF_TYPE = str(RDF.type)
@@ -580,11 +561,11 @@ class _Converter:
     def classes(self, c: object) -> list[str]:
         """The class and its superclasses (``materialise_types``) as N-Triples terms,
         those no query names left out (:func:`relevant_predicates`)."""
-        from reprokg.validation.engine import _superclasses
+        from reprokg.validation.shapes import superclasses
 
         if len(self.types) > self._LIMIT:
             self.types.clear()
-        found = [c, *_superclasses().get(c, ())]  # type: ignore[call-overload]
+        found = [c, *superclasses().get(c, ())]  # type: ignore[call-overload]
         keep = self.keep
         if keep is not None and OPEN_TYPES not in keep:
             found = [x for x in found if str(x) in keep]
@@ -606,9 +587,9 @@ def _nt(term: object) -> str:
 def _quads(graphs: list[Graph], names: list[str]) -> list[ox.Quad] | None:
     """Every triple as a ``pyoxigraph.Quad`` (blank node labels kept) with the entailed
     superclass types, or None when a literal is ill-typed: for graphs with blank nodes."""
-    from reprokg.validation.engine import _superclasses
+    from reprokg.validation.shapes import superclasses
 
-    sup = _superclasses()
+    sup = superclasses()
     type_term = URIRef(_RDF_TYPE)
     quads = []
     for name, g in zip(names, graphs, strict=True):

@@ -5,6 +5,6 @@ The package is the registered loader of kind ``run``: it exposes ``KIND``, ``sni
 ``load`` of :mod:`.loader`.
 """
 
-from reprokg.loaders.ir_metadata.loader import KIND, load, sniff
+from reprokg.loaders.ir_metadata.loader import KIND, LOADER_NAME, LOADER_VERSION, load, sniff
 
-__all__ = ["KIND", "load", "sniff"]
+__all__ = ["KIND", "LOADER_NAME", "LOADER_VERSION", "load", "sniff"]

@@ -18,23 +18,20 @@ names no repository or this work tree's remote.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import os
 import platform
 import struct
 import subprocess
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from reprokg.core.errors import LoadError, ReprokgError
+from reprokg.core.errors import LoadError
 from reprokg.loaders.ir_metadata import loader as im
 from reprokg.loaders.ir_metadata.export import graph_to_dict
-from reprokg.loaders.source import decode_text, read_bytes
+from reprokg.loaders.source import decode_text
 
 META_START = "# ir_metadata.start"
 META_END = "# ir_metadata.end"
@@ -102,7 +99,7 @@ def run_lines_of(data: bytes, name: str) -> tuple[str, dict[str, Any] | None]:
     if parts.form == "yaml":
         raise LoadError("looks like a metadata YAML file, not a TREC run file", source=name)
     existing = metadata_from_bytes(data, name) if parts.form in ("commented", "bare") else None
-    lines = [t for _, t in parts.run_lines]
+    lines = parts.run_text.split("\n") if parts.run_text else []
     while lines and not lines[-1].strip():
         lines.pop()
     return ("\n".join(lines) + "\n") if lines else "", existing
@@ -280,50 +277,3 @@ def annotate(
     if complete_metadata:
         meta = complete(meta, repo)
     return header_text(meta) + lines
-
-
-def cmd_annotate(args: argparse.Namespace) -> int:
-    run, run_name = read_bytes(args.run)
-    meta, meta_name = (None, "metadata.yaml")
-    if args.metadata:
-        meta, meta_name = read_bytes(args.metadata)
-    out = annotate(
-        run,
-        run_name,
-        meta,
-        meta_name,
-        complete_metadata=args.complete,
-        repo=Path(args.repo) if args.repo else None,
-    )
-    if args.output and args.output != "-":
-        try:
-            Path(args.output).write_text(out, encoding="utf-8")
-        except OSError as exc:
-            raise ReprokgError(f"cannot write {args.output}: {exc.strerror}") from exc
-    else:
-        sys.stdout.write(out)
-    return 0
-
-
-def register(command: Callable[[str, str, Callable[[argparse.Namespace], int]], Any]) -> None:
-    """Add ``annotate`` to the CLI."""
-    p = command(
-        "annotate",
-        "write an ir_metadata header into a TREC run file (repro_eval-compatible; an "
-        "existing header is replaced)",
-        cmd_annotate,
-    )
-    p.add_argument("run", metavar="RUN", help="the TREC run file (with or without a header)")
-    p.add_argument(
-        "--metadata",
-        metavar="M.yaml",
-        help="ir_metadata YAML to write (default: the run file's existing header)",
-    )
-    p.add_argument(
-        "--complete",
-        action="store_true",
-        help="fill platform from this machine and implementation from git, "
-        "without overwriting given values",
-    )
-    p.add_argument("--repo", metavar="DIR", help="git work tree for --complete (default: .)")
-    p.add_argument("--output", "-o", metavar="OUT", help="where to write (default: stdout)")

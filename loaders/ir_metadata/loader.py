@@ -30,21 +30,13 @@ from rdflib import Literal, URIRef
 from rdflib.namespace import PROV, RDF, XSD
 
 from reprokg.core.document import Document, Message
-from reprokg.core.errors import LoadError
-from reprokg.core.identifiers import (
-    IdentifierError,
-    content_hash,
-    doi_iri,
-    mint,
-    minter,
-    orcid_iri,
-    stable_key,
-)
+from reprokg.core.errors import IdentifierError, LoadError
+from reprokg.core.identifiers import content_hash, doi_iri, mint, minter, orcid_iri, stable_key
 from reprokg.core.lazy_graph import LazyGraph
 from reprokg.core.namespaces import DOAP, RK, RKX, SCHEMA
 from reprokg.loaders.ir_metadata.spec import SCHEMA_SPEC, F, canonical
 from reprokg.loaders.source import Scalar, decode_text, parse_yaml
-from reprokg.loaders.trec import RunSummary, is_comment, summarise
+from reprokg.loaders.trec import Run, RunSummary, parse_run_text
 
 KIND = "run"
 LOADER_NAME = "reprokg.loaders.ir_metadata"
@@ -52,6 +44,8 @@ LOADER_VERSION = "1.0.0"
 
 START, END = "ir_metadata.start", "ir_metadata.end"
 _MARKER_RE = re.compile(r"^\s*(#\s*)?ir_metadata\.(start|end)\s*$")
+#: a TREC run line (topic Q0 docno rank score tag): a file starting so is no YAML header
+_RUN_LINE_RE = re.compile(r"^\s*\S+\s+\S+\s+\S+\s+-?\d+\s+\S+\s+\S+\s*$")
 _SNIFF_KEYS = ("research goal:", "schema-version:", "schema version:", "ir_metadata.start")
 
 #: rdflib's RDF/XSD namespace attributes cost ~2 µs per access; read once
@@ -143,8 +137,9 @@ class Parts:
     yaml_text: str
     line_offset: int  # lines before the YAML's first line
     column_offset: int  # characters removed from the start of each YAML line
-    run_lines: list[tuple[int, str]]
-    form: str  # "commented", "bare" or "yaml"
+    run_text: str  # everything after the header (the whole file when it has none)
+    run_first_line: int  # line number of the first line of ``run_text``
+    form: str  # "commented", "bare", "yaml" or "none"
 
 
 def split_source(text: str, name: str, *, assume_yaml: bool = False) -> Parts:
@@ -163,10 +158,11 @@ def split_source(text: str, name: str, *, assume_yaml: bool = False) -> Parts:
             start = i
         break
     if start is None:
-        if assume_yaml or looks_like_yaml_metadata(text):
-            return Parts(text, 0, 0, [], "yaml")
+        first_line = next((ln for ln in lines if ln.strip()), "")
+        if assume_yaml or (not _RUN_LINE_RE.match(first_line) and looks_like_yaml_metadata(text)):
+            return Parts(text, 0, 0, "", 0, "yaml")
         # a plain run file without a header: no metadata, only run lines
-        return Parts("", 0, 0, [(i + 1, ln) for i, ln in enumerate(lines)], "none")
+        return Parts("", 0, 0, text, 1, "none")
     commented = lines[start].lstrip().startswith("#")
     end = None
     for j in range(start + 1, len(lines)):
@@ -211,9 +207,13 @@ def split_source(text: str, name: str, *, assume_yaml: bool = False) -> Parts:
         cut = min(indents) if indents else 0
         body = [s[cut:] for s in stripped]
         col = 1 + cut
-    run_lines = [(k + 1, lines[k]) for k in range(end + 1, len(lines))]
     return Parts(
-        "\n".join(body) + "\n", start + 1, col, run_lines, "commented" if commented else "bare"
+        "\n".join(body) + "\n",
+        start + 1,
+        col,
+        "\n".join(lines[end + 1 :]),
+        end + 2,
+        "commented" if commented else "bare",
     )
 
 
@@ -630,10 +630,23 @@ def _link_collections(g: list[tuple]) -> None:
 def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]:
     """One document for one annotated run file or standalone metadata YAML
     (``assume_yaml``: a file without markers is metadata, not run lines)."""
+    return [load_run_file(data, name, assume_yaml=assume_yaml)[0]]
+
+
+def load_run_file(
+    data: bytes, name: str, *, assume_yaml: bool = False
+) -> tuple[Document, Run | None]:
+    """The document of a run file and its rankings, the run lines read once (``reprokg
+    compare`` needs both; ``None`` rankings when the file holds no run lines)."""
     tree, parts = parse_header(data, name, assume_yaml=assume_yaml)
-    summary = summarise(parts.run_lines, name) if parts.run_lines else None
+    parsed = (
+        parse_run_text(parts.run_text, name, parts.run_first_line)
+        if parts.run_text.strip()
+        else None
+    )
+    summary = parsed.summary if parsed is not None else None
     if summary is not None and summary.lines == 0:
-        summary = None
+        summary = parsed = None
     tag_value = None
     if isinstance(tree, dict):
         tag_value = next((v for k, v in tree.items() if canonical(k) == "tag"), None)
@@ -668,8 +681,7 @@ def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]
     attachments: dict[str, bytes] = {}
     if summary is not None:
         _add_summary(g, run, summary)
-        first = next(n for n, t in parts.run_lines if t.strip() and not is_comment(t))
-        b.lines.setdefault("run lines", first)
+        b.lines.setdefault("run lines", summary.first_line)
         attachments[summary.sha256] = summary.data
         if tag is not None and summary.tags != [tag]:
             others = [t for t in summary.tags if t != tag]
@@ -698,7 +710,7 @@ def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]
         attachments=attachments,
         subject=run,
     )
-    return [doc]
+    return doc, parsed.run if parsed is not None else None
 
 
 def _add_summary(g: _Triples, run: URIRef, s: RunSummary) -> None:

@@ -263,6 +263,7 @@ SCHEMA_SPEC: dict[str, F] = {
     ),
 }
 
+
 def canonical(key: str) -> str:
     try:
         return _canonical(key)

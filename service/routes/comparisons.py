@@ -14,22 +14,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request, status
+from fastapi import APIRouter, Request, status
 from rdflib import URIRef
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from reprokg.core.errors import LoadError, ReprokgError, ValidationFailed
+from reprokg.core.errors import LoadError, NotFound, TooLarge
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import SPARQL_PREFIXES
-from reprokg.measures.comparison import Options
 from reprokg.measures.inputs import (
     qrels_from_bytes,
     qrels_from_store,
     run_from_bytes,
     run_from_store,
 )
-from reprokg.measures.study import comparison_json, run_study
+from reprokg.measures.registry import Options
+from reprokg.measures.study import comparison_json, run_study, save_study
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess
 from reprokg.store.base import SelectResult, Store
 
@@ -58,7 +58,6 @@ def _options(raw: Any) -> Options:
 
 def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, bytes]]) -> dict:
     """Resolve inputs, compute, store; runs in the thread pool (blocking store calls)."""
-    from reprokg.cli.compare import save
 
     def run(field: str):
         if field in files:
@@ -89,22 +88,11 @@ def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, byt
         qrels("qrels_rpl"),
         _options(refs.get("options")),
     )
-    iri = save(store, study)
+    iri = save_study(store, study)
     out = study.to_json()
     out["iri"] = iri
     out["id"] = iri.rsplit("/", 1)[-1]
     return out
-
-
-def _http_error(exc: Exception) -> HTTPException:
-    if isinstance(exc, ValidationFailed):
-        return HTTPException(
-            status.HTTP_422_UNPROCESSABLE_ENTITY,
-            {"message": str(exc), "reports": [r.to_dict() for r in exc.reports]},
-        )
-    if isinstance(exc, LoadError):
-        return HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, {"error": exc.to_dict()})
-    return HTTPException(status.HTTP_422_UNPROCESSABLE_ENTITY, {"message": str(exc)})
 
 
 @router.post(
@@ -124,30 +112,32 @@ async def post_comparison(
             if isinstance(value, UploadFile):
                 data = await value.read(settings.max_body_bytes + 1)
                 if len(data) > settings.max_body_bytes:
-                    raise HTTPException(status.HTTP_413_REQUEST_ENTITY_TOO_LARGE, "file too large")
+                    raise TooLarge(
+                        f"file larger than the limit of {settings.max_body_bytes} bytes",
+                        source=value.filename or key,
+                        details={"limit": settings.max_body_bytes},
+                    )
                 files[key] = (value.filename or key, data)
             elif key == "options":
                 try:
                     refs[key] = json.loads(value)
                 except json.JSONDecodeError as exc:
-                    raise HTTPException(422, f"options: not JSON ({exc.msg})") from exc
+                    raise LoadError(f"not JSON ({exc.msg})", field="options") from exc
             else:
                 refs[key] = value
     else:
         try:
             refs = json.loads(await request.body() or b"{}")
         except json.JSONDecodeError as exc:
-            raise HTTPException(422, f"request body is not JSON: {exc.msg}") from exc
+            raise LoadError(f"not JSON: {exc.msg}", source="request body") from exc
         if not isinstance(refs, dict):
-            raise HTTPException(422, "request body: expected a JSON object")
+            raise LoadError("expected a JSON object", source="request body")
     unknown = set(refs) | set(files)
     unknown -= {*RUN_FIELDS, *QRELS_FIELDS, "options", "qrels_collection", "qrels_rpl_collection"}
     if unknown:
-        raise HTTPException(422, f"unknown field(s): {', '.join(sorted(unknown))}")
-    try:
-        return await run_in_threadpool(_compute, store, refs, files)
-    except ReprokgError as exc:
-        raise _http_error(exc) from exc
+        raise LoadError(f"unknown field(s): {', '.join(sorted(unknown))}", source="request body")
+    # LoadError answers 400, ValidationFailed 422 with the reports (the app's error handler)
+    return await run_in_threadpool(_compute, store, refs, files)
 
 
 _FIND = SPARQL_PREFIXES + "SELECT ?g WHERE { GRAPH ?g { ?c a rk:ReproductionComparison } }"
@@ -159,7 +149,7 @@ def get_comparison(comparison_id: str, store: StoreDep) -> dict:
     res = store.query(_FIND.replace("?c a", f"<{node}> a"))
     assert isinstance(res, SelectResult)
     if not res.rows:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no comparison {comparison_id}")
+        raise NotFound(f"no comparison {comparison_id}")
     g = store.get_document(URIRef(str(res.rows[0][0])))
     out = comparison_json(g, node)
     out["iri"] = str(node)

@@ -10,19 +10,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from rdflib import URIRef
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from reprokg.core.document import Document
-from reprokg.core.errors import LoadError
+from reprokg.core.errors import LoadError, NotFound, UnsupportedInput
 from reprokg.core.identifiers import document_iri
 from reprokg.core.namespaces import RK, SPARQL_PREFIXES
 from reprokg.core.settings import Settings
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess
-from reprokg.service.negotiate import RDF_MEDIA_TYPES, negotiate, serialise_graph
+from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import SelectResult
 
 router = APIRouter(tags=["documents"])
@@ -50,10 +50,6 @@ _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
-class UnsupportedInput(Exception):
-    """No loader recognises the input (415)."""
-
-
 @dataclass
 class Upload:
     name: str
@@ -77,19 +73,17 @@ async def _read_uploads(request: Request, settings: Settings, name: str | None) 
                 uploads.append(Upload(_safe_name(value.filename, f"upload-{i + 1}"), data))
         await form.close()
         if not uploads:
-            raise HTTPException(status.HTTP_400_BAD_REQUEST, "multipart body has no file parts")
+            raise LoadError("multipart body has no file parts", source="request body")
         return uploads
     if ctype not in TEXT_TYPES and ctype != "":
-        raise HTTPException(
-            status.HTTP_415_UNSUPPORTED_MEDIA_TYPE,
-            {
-                "message": f"unsupported content type {ctype!r}",
-                "expected": sorted(TEXT_TYPES | {"multipart/form-data"}),
-            },
+        raise UnsupportedInput(
+            f"unsupported content type {ctype!r}",
+            source="request body",
+            details={"expected": sorted(TEXT_TYPES | {"multipart/form-data"})},
         )
     data = await request.body()
     if not data:
-        raise HTTPException(status.HTTP_400_BAD_REQUEST, "empty request body")
+        raise LoadError("empty request body", source="request body")
     return [Upload(_safe_name(name, "upload" + _EXT_FOR_TYPE.get(ctype, ".txt")), data)]
 
 
@@ -99,33 +93,27 @@ def _load(uploads: list[Upload], kind: str | None) -> list[Document]:
 
     known = loaders.loaders()
     if kind is not None and kind not in known:
-        raise UnsupportedInput(f"unknown document kind {kind!r}; known: {', '.join(sorted(known))}")
+        raise UnsupportedInput(
+            f"unknown document kind {kind!r}; known: {', '.join(sorted(known))}", field="kind"
+        )
     docs: list[Document] = []
     for up in uploads:
         head = up.data[:4096].decode("utf-8", errors="replace")
         k = kind or loaders.detect_kind(up.name, head)
         if not k:
             if b"\x00" in up.data[:8192]:
-                raise UnsupportedInput(f"{up.name}: binary input; expected UTF-8 text")
+                raise UnsupportedInput("binary input; expected UTF-8 text", source=up.name)
             raise UnsupportedInput(
-                f"{up.name}: no loader recognises this input; pass ?kind= "
-                f"({', '.join(sorted(known))}) or upload a supported format"
+                "no loader recognises this input; pass ?kind= "
+                f"({', '.join(sorted(known))}) or upload a supported format",
+                source=up.name,
             )
         docs.extend(loaders.load_bytes(up.data, up.name, kind=k))
     return docs
 
 
-def _load_or_http(uploads: list[Upload], kind: str | None) -> list[Document]:
-    try:
-        return _load(uploads, kind)
-    except UnsupportedInput as exc:
-        raise HTTPException(status.HTTP_415_UNSUPPORTED_MEDIA_TYPE, str(exc)) from exc
-    except LoadError as exc:
-        raise HTTPException(status.HTTP_400_BAD_REQUEST, exc.to_dict()) from exc
-
-
 def _validate(docs: list[Document]) -> list:
-    from reprokg.validation.engine import validate_documents
+    from reprokg.validation.batching import validate_documents
 
     return validate_documents(docs)
 
@@ -183,7 +171,7 @@ async def post_documents(
     name: str | None = Query(None, description="file name of a raw body (helps sniffing)"),
 ) -> JSONResponse:
     uploads = await _read_uploads(request, settings, name)
-    docs = await run_in_threadpool(_load_or_http, uploads, kind)
+    docs = await run_in_threadpool(_load, uploads, kind)
     reports = await run_in_threadpool(_validate, docs)
     if not all(r.conforms for r in reports):
         return JSONResponse(
@@ -205,7 +193,7 @@ async def post_validate(
     name: str | None = Query(None),
 ) -> JSONResponse:
     uploads = await _read_uploads(request, settings, name)
-    docs = await run_in_threadpool(_load_or_http, uploads, kind)
+    docs = await run_in_threadpool(_load, uploads, kind)
     reports = await run_in_threadpool(_validate, docs)
     return JSONResponse(
         {"conforms": all(r.conforms for r in reports), "reports": [r.to_dict() for r in reports]}
@@ -256,9 +244,7 @@ def list_documents(store: StoreDep) -> dict:
 
 def _doc_iri(doc_id: str, settings: Settings) -> URIRef:
     if not _SHA_RE.match(doc_id):
-        raise HTTPException(
-            status.HTTP_404_NOT_FOUND, f"{doc_id!r} is not a document id (a sha256 hex digest)"
-        )
+        raise NotFound(f"{doc_id!r} is not a document id (a sha256 hex digest)")
     return document_iri(doc_id, settings.base)
 
 
@@ -300,7 +286,7 @@ def get_document(
     iri = _doc_iri(doc_id, settings)
     graph = store.get_document(iri)
     if len(graph) == 0:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no document {doc_id}")
+        raise NotFound(f"no document {doc_id}")
     accept = request.headers.get("accept", "")
     orig = _original(store, graph, iri)
     wants_original = original or (
@@ -308,19 +294,14 @@ def get_document(
     )
     if wants_original:
         if orig is None:
-            raise HTTPException(status.HTTP_404_NOT_FOUND, "the original file is not kept")
+            raise NotFound("the original file is not kept")
         data, media, name = orig
         return Response(
             data,
             media_type=media if media != "text/plain" else "text/plain; charset=utf-8",
             headers={"Content-Disposition": f'inline; filename="{_safe_name(name, "doc")}"'},
         )
-    media = negotiate(accept, RDF_MEDIA_TYPES)
-    if media is None:
-        raise HTTPException(
-            status.HTTP_406_NOT_ACCEPTABLE,
-            {"message": "no acceptable RDF format", "available": list(RDF_MEDIA_TYPES)},
-        )
+    media = negotiate(accept, list(RDF_MEDIA_TYPES), aliases={})
     return Response(serialise_graph(graph, media), media_type=media)
 
 
@@ -330,5 +311,5 @@ def delete_document(
 ) -> Response:
     iri = _doc_iri(doc_id, settings)
     if not store.delete_document(iri):
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no document {doc_id}")
+        raise NotFound(f"no document {doc_id}")
     return Response(status_code=204)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import html
 
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS
 
+from reprokg.core.errors import NotFound
 from reprokg.core.namespaces import SCHEMA, new_graph
 from reprokg.service.deps import ReadStoreDep, SettingsDep
-from reprokg.service.negotiate import RDF_MEDIA_TYPES, negotiate, serialise_graph
+from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import GraphResult, SelectResult, Store
 
 router = APIRouter(tags=["linked data"])
@@ -73,15 +74,11 @@ def dereference(
 ) -> Response:
     iri = URIRef(settings.base + path)
     if any(c in path for c in ' <>"{}|\\^`'):
-        raise HTTPException(status.HTTP_404_NOT_FOUND, "not an IRI path")
-    media = negotiate(format or request.headers.get("accept"), OFFERS)
-    if media is None:
-        raise HTTPException(
-            status.HTTP_406_NOT_ACCEPTABLE, {"message": "not acceptable", "available": OFFERS}
-        )
+        raise NotFound("not an IRI path")
+    media = negotiate(format or request.headers.get("accept"), OFFERS, aliases={})
     graph = describe(store, iri)
     if len(graph) == 0:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"nothing is known about <{iri}>")
+        raise NotFound(f"nothing is known about <{iri}>")
     headers = {"Vary": "Accept"}
     if media != "text/html":
         return Response(serialise_graph(graph, media), media_type=media, headers=headers)

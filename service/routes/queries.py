@@ -10,19 +10,19 @@ import os
 
 import anyio
 import anyio.to_thread
-from fastapi import APIRouter, HTTPException, Query, Request, status
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from reprokg.core.errors import StoreError, UsageError
 from reprokg.service.deps import ReadStoreDep, SettingsDep
-from reprokg.service.negotiate import negotiate
 from reprokg.sparql.named import (
-    NamedQueryError,
     get_query,
     load_queries,
     results_csv,
     results_json,
 )
-from reprokg.store.base import AskResult, QueryTimeout, SelectResult, StoreError
+from reprokg.sparql.results import negotiate
+from reprokg.store.base import AskResult, NativeQueries, SelectResult
 
 router = APIRouter(tags=["named queries"])
 
@@ -31,11 +31,9 @@ _FORMATS = {"json": "application/sparql-results+json", "csv": "text/csv"}
 _RESERVED = {"format"}
 
 
-def _native(store: object):
-    """The embedded store, to run and serialise natively (``None`` for other backends)."""
-    from reprokg.store.oxigraph import OxigraphStore
-
-    return store if isinstance(store, OxigraphStore) else None
+def _native(store: object) -> NativeQueries | None:
+    """The store, when it runs and serialises queries natively (``None`` otherwise)."""
+    return store if isinstance(store, NativeQueries) else None
 
 
 def engine_limiter(request: Request) -> anyio.CapacityLimiter:
@@ -65,8 +63,8 @@ def _run_native(store, sparql: str, media: str) -> Response:
 
     try:
         res = store.native_query(sparql)
-    except (SyntaxError, OSError) as exc:
-        raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, str(exc)) from exc
+    except (SyntaxError, OSError) as exc:  # our own query text: a defect, not the client's
+        raise StoreError(f"named query failed: {exc}") from exc
     if media == "text/csv" and isinstance(res, ox.QuerySolutions):
         return Response(
             res.serialize(format=ox.QueryResultsFormat.CSV),
@@ -77,7 +75,7 @@ def _run_native(store, sparql: str, media: str) -> Response:
             res.serialize(format=ox.QueryResultsFormat.JSON),
             media_type="application/sparql-results+json",
         )
-    raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, "named query is not SELECT/ASK")
+    raise StoreError("named query is not SELECT/ASK")
 
 
 @router.get("/queries", summary="The named queries with their parameters and examples")
@@ -103,28 +101,15 @@ async def run_query(
     settings: SettingsDep,
     format: str | None = Query(None, description="json or csv (overrides Accept)"),
 ) -> Response:
-    try:
-        query = get_query(name)
-    except NamedQueryError as exc:
-        raise HTTPException(status.HTTP_404_NOT_FOUND, str(exc)) from exc
+    query = get_query(name)  # UnknownNamedQuery: 404
     if format is not None:
         media = _FORMATS.get(format.lower())
         if media is None:
-            raise HTTPException(
-                status.HTTP_400_BAD_REQUEST, f"format must be one of {list(_FORMATS)}"
-            )
+            raise UsageError(f"format must be one of {list(_FORMATS)}")
     else:
-        media = negotiate(request.headers.get("accept"), RESULT_TYPES)
-        if media is None:
-            raise HTTPException(
-                status.HTTP_406_NOT_ACCEPTABLE,
-                {"message": "not acceptable", "available": RESULT_TYPES},
-            )
+        media = negotiate(request.headers.get("accept"), RESULT_TYPES, aliases={})
     params = {k: v for k, v in request.query_params.multi_items() if k not in _RESERVED}
-    try:
-        sparql = query.bind(params)
-    except NamedQueryError as exc:
-        raise HTTPException(status.HTTP_400_BAD_REQUEST, str(exc)) from exc
+    sparql = query.bind(params)  # NamedQueryError: 400
     native = _native(store) if settings.named_queries_inline else None
     if native is not None:
         return await anyio.to_thread.run_sync(
@@ -136,29 +121,22 @@ async def run_query(
 def _run_other(request: Request, store, settings, sparql: str, media: str) -> Response:
     """Through the query runner or a remote store (blocking: called in a pool thread)."""
     truncated = False
-    try:
-        holder = request.app.state.query_runner
-        mirrored = request.app.state.read_store is not None
-        if holder is not None and not settings.named_queries_inline and not mirrored:
-            from reprokg.sparql.runner import QueryJob
+    holder = request.app.state.query_runner
+    mirrored = request.app.state.read_store is not None
+    # QueryTimeout answers 503, other StoreErrors 500 (the app's one error handler)
+    if holder is not None and not settings.named_queries_inline and not mirrored:
+        from reprokg.sparql.runner import QueryJob
 
-            outcome = holder.get().run(QueryJob(sparql))
-            result, truncated = outcome.result, outcome.truncated
-        else:
-            result = store.query(sparql, timeout=settings.query_timeout)
-    except QueryTimeout as exc:
-        raise HTTPException(
-            status.HTTP_503_SERVICE_UNAVAILABLE,
-            f"query stopped after {settings.query_timeout} s",
-        ) from exc
-    except StoreError as exc:
-        raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, str(exc)) from exc
+        outcome = holder.get().run(QueryJob(sparql))
+        result, truncated = outcome.result, outcome.truncated
+    else:
+        result = store.query(sparql, timeout=settings.query_timeout)
     headers = {"X-Reprokg-Truncated": f"rows capped at {settings.row_cap}"} if truncated else {}
     if isinstance(result, SelectResult) and len(result.rows) > settings.row_cap:
         result = SelectResult(result.variables, result.rows[: settings.row_cap])
         headers["X-Reprokg-Truncated"] = f"rows capped at {settings.row_cap}"
     if not isinstance(result, SelectResult | AskResult):
-        raise HTTPException(status.HTTP_500_INTERNAL_SERVER_ERROR, "named query is not SELECT/ASK")
+        raise StoreError("named query is not SELECT/ASK")
     if media == "text/csv" and isinstance(result, SelectResult):
         return Response(results_csv(result), media_type="text/csv; charset=utf-8", headers=headers)
     return Response(

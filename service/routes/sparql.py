@@ -32,21 +32,21 @@ Blocking work (guard parsing, store calls) runs in the thread pool, never on the
 from __future__ import annotations
 
 import contextlib
-import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from reprokg.core.errors import NotAcceptable, ReprokgError
+from reprokg.service.deps import check_write_token
 from reprokg.service.service_description import service_description
 from reprokg.sparql import results as fmt
 from reprokg.sparql.guard import (
-    GuardError,
     add_using,
     inspect_query,
     inspect_update,
@@ -55,11 +55,9 @@ from reprokg.sparql.guard import (
 from reprokg.sparql.runner import (
     QueryJob,
     QueryRunner,
-    QuerySyntaxError,
-    RunnerBusy,
     runner_for,
 )
-from reprokg.store.base import QueryTimeout, SelectResult, Store, StoreError
+from reprokg.store.base import SelectResult, Store
 
 FORM = "application/x-www-form-urlencoded"
 QUERY_TYPE = "application/sparql-query"
@@ -67,14 +65,12 @@ UPDATE_TYPE = "application/sparql-update"
 SD_TYPES = (fmt.TURTLE, fmt.RDFXML, fmt.NTRIPLES, fmt.JSONLD)
 
 
-class ProtocolError(Exception):
-    """A request the SPARQL 1.1 Protocol calls malformed; carries the HTTP status."""
+class ProtocolError(ReprokgError):
+    """A request the SPARQL 1.1 Protocol calls malformed; carries its own HTTP status."""
 
     def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers or {}
+        super().__init__(message, headers=headers)
+        self.http_status = status
 
 
 @dataclass(frozen=True)
@@ -103,25 +99,6 @@ class SparqlLimits:
             return cls()
         d = cls()
         return cls(**{k: getattr(settings, k, getattr(d, k)) for k in cls.__dataclass_fields__})
-
-
-def bearer_check(limits: SparqlLimits) -> Callable[[str | None], None]:
-    """Default write check: 401 without a bearer token, 403 wrong one / none configured."""
-
-    def check(authorization: str | None) -> None:
-        if limits.read_only or not limits.write_token:
-            raise HTTPException(403, "writing over HTTP is off on this service")
-        scheme, _, token = (authorization or "").partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise HTTPException(
-                401,
-                "updates need an Authorization: Bearer <token> header",
-                headers={"WWW-Authenticate": 'Bearer realm="reprokg"'},
-            )
-        if not secrets.compare_digest(token.strip().encode(), limits.write_token.encode()):
-            raise HTTPException(403, "wrong write token")
-
-    return check
 
 
 class _RunnerHolder:
@@ -295,16 +272,13 @@ def _pick(accept: str | None, format_param: str | None, offered: tuple[str, ...]
         # gets JSON-LD, the JSON form of a graph.
         for alias in ("application/sparql-results+json", "application/json"):
             accept = accept.replace(alias, fmt.JSONLD)
-    try:
-        return fmt.negotiate(accept, offered)
-    except fmt.NotAcceptable as exc:
-        raise ProtocolError(406, str(exc)) from None
+    return fmt.negotiate(accept, offered)  # NotAcceptable: 406
 
 
 def _acceptable(accept: str | None, offered: tuple[str, ...]) -> bool:
     try:
         fmt.negotiate(accept, offered)
-    except fmt.NotAcceptable:
+    except NotAcceptable:
         return False
     return True
 
@@ -338,7 +312,7 @@ def sparql_router(
     ``get_store`` returns the store (called per request; updates go to it directly).
     ``settings`` is any object with ``query_timeout``, ``row_cap``, ``max_body_bytes``,
     ``write_token``, ``load_allowlist`` (and optionally ``read_only``) — see
-    :class:`SparqlLimits`. ``check_write(authorization_header)`` raises an HTTPException
+    :class:`SparqlLimits`. ``check_write(authorization_header)`` raises a ReprokgError
     to refuse a write (default: bearer token against ``settings.write_token``).
     ``runner`` overrides how queries run (default: worker processes for an on-disk
     pyoxigraph store, inline otherwise; started in a background thread unless
@@ -347,7 +321,7 @@ def sparql_router(
     at shutdown (worker processes are daemons and die with the server anyway).
     """
     limits = SparqlLimits.of(settings)
-    check = check_write or bearer_check(limits)
+    check = check_write or (lambda authorization: check_write_token(limits, authorization))
     holder = _RunnerHolder(get_store, limits, workers)
     if runner is not None:
         holder.set(runner)
@@ -363,10 +337,7 @@ def sparql_router(
             offers = (fmt.SELECT_TYPES, fmt.ASK_TYPES, fmt.GRAPH_TYPES)
             if all(not _acceptable(accept, o) for o in offers):
                 raise ProtocolError(406, f"no SPARQL result format is acceptable ({accept})")
-        try:
-            info = inspect_query(op.text)
-        except GuardError as exc:
-            raise ProtocolError(400, str(exc)) from None
+        info = inspect_query(op.text)  # Refused or QuerySyntaxError: 400
         job = QueryJob(
             op.text,
             default_graph_uris=op.graphs,
@@ -374,18 +345,8 @@ def sparql_router(
             query_has_dataset=info.has_dataset,
             base_iri=endpoint,
         )
-        try:
-            outcome = holder.get().run(job)
-        except QueryTimeout as exc:
-            raise ProtocolError(503, str(exc)) from None
-        except RunnerBusy as exc:
-            raise ProtocolError(503, str(exc), {"Retry-After": "1"}) from None
-        except (QuerySyntaxError, SyntaxError) as exc:
-            raise ProtocolError(400, f"query syntax error: {exc}") from None
-        except StoreError as exc:
-            if "syntax" in type(exc).__name__.lower():
-                raise ProtocolError(400, f"query syntax error: {exc}") from None
-            raise ProtocolError(500, f"query failed: {exc}") from None
+        # QueryTimeout and Busy answer 503, QuerySyntaxError 400, other StoreErrors 500
+        outcome = holder.get().run(job)
         result = outcome.result
         if isinstance(result, SelectResult):
             result = _star_columns(result, op.text)
@@ -402,10 +363,7 @@ def sparql_router(
 
     def run_update(op: Operation, endpoint: str, authorization: str | None) -> Response:
         check(authorization)
-        try:
-            info = inspect_update(op.text, load_allow=limits.load_allowlist)
-        except GuardError as exc:
-            raise ProtocolError(400, str(exc)) from None
+        info = inspect_update(op.text, load_allow=limits.load_allowlist)
         if (op.graphs or op.named) and info.has_dataset:
             raise ProtocolError(
                 400,
@@ -413,14 +371,7 @@ def sparql_router(
                 "using-graph-uri/using-named-graph-uri; the protocol allows only one",
             )
         text = add_using(op.text, op.graphs, op.named)
-        try:
-            get_store().update(f"BASE <{endpoint}>\n{text}")
-        except SyntaxError as exc:
-            raise ProtocolError(400, f"update syntax error: {exc}") from None
-        except StoreError as exc:
-            if "syntax" in type(exc).__name__.lower():
-                raise ProtocolError(400, f"update syntax error: {exc}") from None
-            raise ProtocolError(500, f"update failed: {exc}") from None
+        get_store().update(f"BASE <{endpoint}>\n{text}")
         return Response(status_code=204)
 
     def describe(endpoint: str, accept: str | None, format_param: str | None) -> Response:
@@ -452,10 +403,8 @@ def sparql_router(
             return await run_in_threadpool(
                 run_update, op, url, request.headers.get("authorization")
             )
-        except ProtocolError as exc:
-            return _text(exc.status, exc.message, exc.headers)
-        except HTTPException as exc:
-            return _text(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+        except ReprokgError as exc:  # the Protocol answers errors as plain text
+            return _text(exc.http_status, str(exc), exc.headers)
 
     doc = (__doc__ or "").split("\n\n")[1] if __doc__ else None
     # one route per method: a single GET+POST route gives both operations one OpenAPI id

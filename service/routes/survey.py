@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Response
+from fastapi import APIRouter, Query, Response
 
+from reprokg.core.errors import NotFound
+from reprokg.service.deps import StoreDep
 from reprokg.survey import analysis as sa
 from reprokg.survey import charts as sc
-from reprokg.service.deps import StoreDep
 
 router = APIRouter(prefix="/measures/survey", tags=["measures"])
 
@@ -43,7 +44,7 @@ def survey_chart(
     if dot and ext in sc.FORMATS:
         name, format = stem, ext  # type: ignore[assignment]
     if name not in sc.CHARTS:
-        raise HTTPException(404, f"unknown chart {name!r}; one of {', '.join(sc.CHARTS)}")
+        raise NotFound(f"unknown chart {name!r}; one of {', '.join(sc.CHARTS)}")
     frame = sa.paper_frame(store, dataset)
     result = sa.analyze_frame(frame, sa.papers_query(dataset))
     body = sc.render(name, result, frame, format)

@@ -1,0 +1,235 @@
+"""``reprokg compare``: JSON shape, PRIMAD signatures from annotated runs, --save + named query.
+
+The annotated runs are the ir_metadata example header (written by repro_eval) with one
+component edited at a time, so the expected signature is known by construction.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reprokg.cli import main
+from reprokg.measures import primad
+from reprokg.measures.inputs import run_from_bytes
+
+EXAMPLE = "ir_metadata/annotated_run_example.txt"
+
+
+@pytest.fixture(scope="module")
+def example(shared_data: Path) -> bytes:
+    return (shared_data / EXAMPLE).read_bytes()
+
+
+@pytest.fixture(scope="module")
+def toy(shared_data: Path) -> Path:
+    return shared_data / "trec" / "toy"
+
+
+def variant(data: bytes, *edits: tuple[bytes, bytes]) -> bytes:
+    for old, new in edits:
+        assert old in data, old
+        data = data.replace(old, new)
+    return data
+
+
+METHOD = (b"#     b: 0.4 ", b"#     b: 0.5 ")
+PLATFORM = (b"#     ram: 32 GB ", b"#     ram: 64 GB ")
+ACTOR = (b"#   team: h2oloo ", b"#   team: another team ")
+IMPL = (b"#     commit: 9548cd6 ", b"#     commit: 1234abc ")
+TAG = (b"# tag: bm25+rm3 ", b"# tag: other ")
+VERSION = (b"# run-version: 1.0 ", b"# run-version: 2.0 ")
+DATA = (b"ir_datasets: https://ir-datasets.com/nyt ", b"ir_datasets: https://ir-datasets.com/wapo ")
+
+
+@pytest.mark.parametrize(
+    ("edits", "signature"),
+    [
+        ((), "primad"),
+        ((TAG, VERSION), "primad"),  # tag and run-version are not components
+        ((METHOD,), "priMad"),  # parameter sweep (seed 002, Section 6.1)
+        ((PLATFORM,), "Primad"),
+        ((ACTOR, IMPL), "prImAd"),
+        ((PLATFORM, ACTOR, IMPL, METHOD), "PrIMAd"),
+        ((DATA,), "primaD"),
+    ],
+)
+def test_primad_signature(example: bytes, edits, signature: str):
+    a = run_from_bytes(example, "orig.txt")
+    b = run_from_bytes(variant(example, *edits), "rep.txt")
+    pc = primad.compare_runs(a.graph, a.subject, b.graph, b.subject)
+    assert pc.signature == signature
+    assert pc.collection_kind == ("cross-collection" if DATA in edits else "same-collection")
+
+
+def test_study_kind_concepts_from_the_ontology():
+    assert primad.study_kinds("priMad")[0].endswith("KindParameterSweep")
+    assert any(k.endswith("KindGeneralization") for k in primad.study_kinds("PRIMAD"))
+    assert primad.study_kinds("primad")[0].endswith("KindRepeat")
+
+
+def test_pair_by_metadata(example: bytes):
+    base = run_from_bytes(variant(example, (b"# tag: bm25+rm3 ", b"# tag: WCrobust04 ")), "b")
+    adv = run_from_bytes(example, "a")  # names WCrobust04 as its baseline
+    pairs = primad.pair_by_metadata([(adv.graph, adv.subject), (base.graph, base.subject)])
+    assert pairs == [(1, 0)]
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_json_shape_same_collection(toy: Path, capsys):
+    code, out, _ = run_cli(
+        capsys,
+        "compare",
+        "--qrels", str(toy / "qrels.toy"),
+        "--orig-base", str(toy / "run_a"),
+        "--orig-adv", str(toy / "run_b"),
+        "--rep-base", str(toy / "run_c"),
+        "--rep-adv", str(toy / "run_b"),
+        "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["primad"] is None and doc["kind"] == "same-collection"
+    m = doc["measures"]
+    assert list(m) == ["ktu", "rbo", "rmse", "nrmse", "pvalue", "er", "dri"]
+    assert set(m["ktu"]) == {"baseline", "advanced"}
+    assert "AP" in m["rmse"]["baseline"] and "nDCG@10" in m["rmse"]["advanced"]
+    assert "P@10" in m["er"] and "P@10" in m["dri"]
+    assert len(m["pvalue"]["baseline"]) == 58
+    assert m["ktu"]["advanced"] == 1.0  # run_b against itself
+
+
+def test_json_shape_cross_collection_and_baseline_only(toy: Path, shared_data: Path, capsys):
+    code, out, _ = run_cli(
+        capsys,
+        "compare",
+        "--qrels", str(toy / "qrels.toy"),
+        "--orig-base", str(toy / "run_a"),
+        "--rep-base", str(toy / "run_c"),
+        "--qrels-rpl", str(shared_data / "trec" / "trec_eval_fixtures" / "qrels.test"),
+        "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["kind"] == "cross-collection"
+    assert list(doc["measures"]) == ["pvalue"]  # no advanced runs: no ER/DRI
+
+
+def test_table_output(toy: Path, capsys):
+    code, out, _ = run_cli(
+        capsys,
+        "compare",
+        "--qrels", str(toy / "qrels.toy"),
+        "--orig-base", str(toy / "run_a"),
+        "--rep-base", str(toy / "run_a"),
+    )  # fmt: skip
+    assert code == 0
+    assert "KTU      baseline 1.0000" in out and "\nAP " in out
+
+
+def test_bad_run_is_a_clean_error(tmp_path: Path, toy: Path, capsys):
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 doc1 1 x tag\n")
+    code, out, err = run_cli(
+        capsys, "compare", "--qrels", str(toy / "qrels.toy"),
+        "--orig-base", str(bad), "--rep-base", str(toy / "run_a"),
+    )  # fmt: skip
+    assert code == 2 and "Traceback" not in err
+    assert "bad.run:1" in err and "score" in err
+
+
+def test_cross_collection_headers_need_qrels_rpl(example: bytes, toy: Path, tmp_path, capsys):
+    (tmp_path / "orig.txt").write_bytes(example)
+    (tmp_path / "rep.txt").write_bytes(variant(example, DATA))
+    code, _, err = run_cli(
+        capsys, "compare", "--qrels", str(toy / "qrels.toy"),
+        "--orig-base", str(tmp_path / "orig.txt"), "--rep-base", str(tmp_path / "rep.txt"),
+    )  # fmt: skip
+    assert code == 2 and "--qrels-rpl" in err
+
+
+def test_save_and_find_by_doi(example: bytes, toy: Path, tmp_path: Path, capsys):
+    from reprokg.sparql import named as named_queries
+    from reprokg.store import open_store
+
+    (tmp_path / "orig.txt").write_bytes(example)
+    (tmp_path / "rep.txt").write_bytes(variant(example, METHOD, TAG))
+    store_dir = tmp_path / "store"
+    code, out, err = run_cli(
+        capsys, "compare", "--qrels", str(toy / "qrels.toy"),
+        "--orig-base", str(tmp_path / "orig.txt"), "--rep-base", str(tmp_path / "rep.txt"),
+        "--format", "json", "--save", "--store", str(store_dir),
+    )  # fmt: skip
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["primad"] == "priMad" and doc["iri"].startswith("https://w3id.org/reprokg/id/")
+    with open_store(store_dir, read_only=True) as store:
+        res = named_queries.run(
+            store, "reproductions-of-doi", {"doi": "10.1007/978-3-030-15712-8_26"}
+        )
+        rows = list(res.dicts())
+        sigs = {str(r["signature"]) for r in rows if "signature" in r}
+        assert sigs == {"priMad"}
+        assert any(str(r.get("comparison")) == doc["iri"] for r in rows)
+        # the runs' reported measures (map, P_10) are stored as scores: find-baselines
+        # ranks them; expected values from ir-measures itself on the same files
+        import ir_measures
+
+        qrels = list(ir_measures.read_trec_qrels(str(toy / "qrels.toy")))
+        lines = [ln for ln in example.decode().splitlines() if not ln.startswith("#")]
+        run = list(ir_measures.read_trec_run("\n".join(lines) + "\n"))
+        expected = ir_measures.calc_aggregate([ir_measures.AP], qrels, run)[ir_measures.AP]
+        res = named_queries.run(
+            store, "find-baselines", {"collection": "https://ir-datasets.com/nyt", "measure": "map"}
+        )
+        scores = [float(r["score"]) for r in res.dicts() if "score" in r]
+        assert scores and all(abs(x - expected) < 1e-12 for x in scores)
+        # each score is on the leaderboard of its measure on the collection the run header
+        # names (rk:collection of its test collection), not on another collection's
+        boards = store.query(
+            "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+            "SELECT ?m ?header WHERE { ?run rk:reportedScore ?v . ?v rk:onLeaderboard ?b . "
+            "?b rk:leaderboardCollection ?c ; rk:leaderboardMeasure ?m . "
+            "?run rk:data/rk:testCollection/rk:collection ?header }"
+        )
+        rows = list(boards.dicts())
+        assert {str(r["m"]) for r in rows} == {"map", "P_10"}  # the header's reported measures
+        found = store.query(
+            "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+            "ASK { ?v rk:onLeaderboard ?b . ?b rk:leaderboardCollection ?c . "
+            "?run rk:reportedScore ?v ; rk:data/rk:testCollection/rk:collection ?h . "
+            "FILTER(?c != ?h) }"
+        )
+        assert found.value is False
+        assert not list(
+            named_queries.run(
+                store,
+                "find-baselines",
+                {"collection": "https://ir-datasets.com/robust04", "measure": "map"},
+            ).dicts()
+        )
+        kinds = store.query(
+            "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+            "SELECT ?g ?k WHERE { GRAPH ?g { ?g rk:documentKind ?k } }"
+        )
+        by_kind: dict[str, list[str]] = {}
+        for r in kinds.dicts():
+            by_kind.setdefault(str(r["k"]), []).append(str(r["g"]))
+    assert len(by_kind["run"]) == 2 and len(by_kind["qrels"]) == 1
+    # the same comparison from the stored documents, by id (sha256 / doc/<sha> / IRI)
+    runs = sorted(by_kind["run"])
+    code, out2, err = run_cli(
+        capsys, "compare", "--store", str(store_dir), "--format", "json",
+        "--qrels", by_kind["qrels"][0].rsplit("/", 1)[-1],
+        "--orig-base", runs[0], "--rep-base", "doc/" + runs[1].rsplit("/", 1)[-1],
+    )  # fmt: skip
+    assert code == 0, err
+    again = json.loads(out2)
+    assert again["measures"] == doc["measures"] and again["primad"] == "priMad"

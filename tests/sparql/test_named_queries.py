@@ -1,0 +1,181 @@
+"""Named queries: header parsing, parameters bound as RDF terms, injection attempts inert."""
+
+from __future__ import annotations
+
+import pytest
+from rdflib import Graph, Literal, URIRef
+from rdflib.plugins.sparql import prepareQuery
+
+from reprokg.sparql.named import (
+    NamedQueryError,
+    get_query,
+    load_queries,
+    parse_param_args,
+    parse_query,
+    results_csv,
+    results_json,
+)
+from reprokg.store.base import SelectResult
+
+TEMPLATE = """# title: Things by label
+# description: Things whose label is the given string,
+# description: optionally of a type.
+# param: label string — the exact label
+# param: type iri optional — restrict to this class
+# param: min integer optional — smallest size
+# example: label=Alpha
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?thing ?label WHERE {
+  ?thing rdfs:label ?label .
+  ?thing a ?type .  #? type
+  ?thing <http://ex/size> ?size . FILTER(?size >= ?min)  #? min
+}
+ORDER BY ?thing
+"""
+
+EVIL = 'x" } ; DROP ALL ; INSERT DATA { <http://e/s> <http://e/p> "o" } #'
+
+
+def _graph() -> Graph:
+    g = Graph()
+    a, b, c = URIRef("http://ex/a"), URIRef("http://ex/b"), URIRef("http://ex/c")
+    rdfs_label = URIRef("http://www.w3.org/2000/01/rdf-schema#label")
+    rdf_type = URIRef("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+    g.add((a, rdfs_label, Literal("Alpha")))
+    g.add((a, rdf_type, URIRef("http://ex/Cat")))
+    g.add((a, URIRef("http://ex/size"), Literal(3)))
+    g.add((b, rdfs_label, Literal("Alpha")))
+    g.add((b, rdf_type, URIRef("http://ex/Dog")))
+    g.add((b, URIRef("http://ex/size"), Literal(9)))
+    g.add((c, rdfs_label, Literal(EVIL)))
+    return g
+
+
+def _run(sparql: str) -> list[str]:
+    return sorted(str(r[0]) for r in _graph().query(sparql))
+
+
+def test_header_is_parsed() -> None:
+    q = parse_query("things", TEMPLATE)
+    assert q.title == "Things by label"
+    assert q.description == "Things whose label is the given string, optionally of a type."
+    assert [(p.name, p.type, p.optional) for p in q.params] == [
+        ("label", "string", False),
+        ("type", "iri", True),
+        ("min", "integer", True),
+    ]
+    assert q.params[0].doc == "the exact label"
+    assert q.examples == [{"label": "Alpha"}]
+
+
+def test_bound_values_select_the_expected_rows() -> None:
+    q = parse_query("things", TEMPLATE)
+    assert _run(q.bind({"label": "Alpha"})) == ["http://ex/a", "http://ex/b"]
+    assert _run(q.bind({"label": "Alpha", "type": "http://ex/Dog"})) == ["http://ex/b"]
+    assert _run(q.bind({"label": "Alpha", "min": "5"})) == ["http://ex/b"]
+    assert _run(q.bind({"label": "Beta"})) == []
+
+
+def test_missing_unknown_and_mistyped_parameters_are_refused() -> None:
+    q = parse_query("things", TEMPLATE)
+    with pytest.raises(NamedQueryError, match="needs parameter 'label'"):
+        q.bind({})
+    with pytest.raises(NamedQueryError, match="no parameter"):
+        q.bind({"label": "Alpha", "colour": "red"})
+    with pytest.raises(NamedQueryError, match="not an integer"):
+        q.bind({"label": "Alpha", "min": "5 } UNION { ?s ?p ?o"})
+    with pytest.raises(NamedQueryError, match="not an absolute IRI"):
+        q.bind({"label": "Alpha", "type": "http://ex/Dog> } ; DROP ALL ; <x:y"})
+
+
+def test_injection_in_a_string_is_only_data() -> None:
+    q = parse_query("things", TEMPLATE)
+    sparql = q.bind({"label": EVIL})
+    prepareQuery(sparql)  # still one well-formed SELECT
+    assert "DROP ALL" not in sparql.split("VALUES", 1)[0]
+    # the hostile text matches exactly the one resource whose label IS that text
+    assert _run(sparql) == ["http://ex/c"]
+    assert len(_graph()) == 7
+
+
+def test_doi_and_orcid_are_normalised() -> None:
+    q = parse_query(
+        "p",
+        "# param: doi doi — a DOI\n# param: who orcid — an ORCID\n"
+        "SELECT ?x WHERE { ?x ?p ?doi . ?x ?q ?who }\n",
+    )
+    text = q.bind({"doi": "doi:10.1145/ABC.123", "who": "0000-0002-1825-0097"})
+    assert "<https://doi.org/10.1145/abc.123>" in text
+    assert "<https://orcid.org/0000-0002-1825-0097>" in text
+    with pytest.raises(NamedQueryError, match="MOD 11-2"):
+        q.bind({"doi": "10.1145/x", "who": "0000-0002-1825-0098"})
+    with pytest.raises(NamedQueryError, match="not a DOI"):
+        q.bind({"doi": "nope", "who": "0000-0002-1825-0097"})
+
+
+def test_bad_header_is_reported() -> None:
+    with pytest.raises(NamedQueryError, match="bad header"):
+        parse_query("bad", "# param: x colour\nSELECT * WHERE { ?s ?p ?o }\n")
+
+
+def test_param_args() -> None:
+    assert parse_param_args(["a=1", "b=x=y"]) == {"a": "1", "b": "x=y"}
+    with pytest.raises(NamedQueryError):
+        parse_param_args(["novalue"])
+
+
+def test_result_formats() -> None:
+    res = SelectResult(["a", "b"], [(URIRef("http://x/1"), Literal('é, "q"')), (None, None)])
+    assert results_csv(res) == 'a,b\r\nhttp://x/1,"é, ""q"""\r\n,\r\n'
+    assert '"bindings": [{"a": {"type": "uri", "value": "http://x/1"}' in results_json(res)
+
+
+def test_shipped_queries_parse_and_their_examples_bind() -> None:
+    queries = load_queries()
+    for q in queries.values():
+        assert q.title and q.description, q.name
+        for ex in q.examples:
+            prepareQuery(q.bind(ex))
+    with pytest.raises(NamedQueryError, match="no named query"):
+        get_query("does-not-exist")
+
+
+def test_bind_header_derives_a_term_from_bound_parameters() -> None:
+    text = (
+        "# title: t\n# description: d\n"
+        "# param: collection collection — c\n# param: measure string optional — m\n"
+        "# bind: board leaderboard(collection, measure)\n"
+        "SELECT ?x WHERE { ?x <http://e/p> ?board }\n"
+    )
+    q = parse_query("t", text)
+    assert [d.to_dict() for d in q.derived] == [
+        {"name": "board", "function": "leaderboard", "args": ["collection", "measure"]}
+    ]
+    bound = q.bind({"collection": "https://ir-datasets.com/nyt", "measure": "map"})
+    assert "VALUES ?board { <https://w3id.org/reprokg/id/leaderboard/" in bound
+    # a different measure is a different board; without the measure there is none
+    other = q.bind({"collection": "https://ir-datasets.com/nyt", "measure": "P_10"})
+    board = [ln for ln in bound.splitlines() if "?board {" in ln]
+    assert board and board[0] not in other
+    assert "?board {" not in q.bind({"collection": "https://ir-datasets.com/nyt"})
+    for bad in (
+        "board nosuch(collection)",  # unknown function
+        "board leaderboard(collection, missing)",  # undeclared parameter
+        "measure leaderboard(collection, measure)",  # shadows a parameter
+        "board leaderboard",  # no argument list
+    ):
+        with pytest.raises(NamedQueryError, match="bad header '# bind"):
+            parse_query("t", text.replace("board leaderboard(collection, measure)", bad))
+
+
+def test_values_marker_binds_inside_a_sub_select() -> None:
+    text = (
+        "# title: t\n# description: d\n# param: x string — x\n"
+        "SELECT ?s WHERE {\n  { SELECT ?s WHERE {\n    #@values\n    ?s <http://e/p> ?x .\n"
+        "  } LIMIT 10 }\n}\n"
+    )
+    bound = parse_query("t", text).bind({"x": "a"})
+    inner = bound.index("{ SELECT ?s WHERE {")
+    assert bound.index('VALUES ?x { "a" }') > inner  # inside the sub-select, not the outer group
+    assert "#@values" not in bound
+    prepareQuery(bound)

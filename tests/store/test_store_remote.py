@@ -1,0 +1,61 @@
+"""Remote backend pieces that need no engine: result parsing and query-form detection.
+
+Expected shapes are the SPARQL 1.1 Query Results JSON spec's examples and what
+Virtuoso 7.2 actually sends (captured from the engine the contract suite starts).
+"""
+
+from __future__ import annotations
+
+from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import XSD
+
+from reprokg.store.base import AskResult, SelectResult
+from reprokg.store.remote import parse_results_json, query_form
+
+
+def test_query_form_skips_prologue_and_comments() -> None:
+    assert query_form("PREFIX ex: <http://e/#select>\n# ASK in a comment\nASK { }") == "ASK"
+    assert query_form("BASE <http://x/> CONSTRUCT WHERE { ?s ?p ?o }") == "CONSTRUCT"
+    assert query_form("describe <http://x>") == "DESCRIBE"
+    assert query_form("SELECT * { ?s ?p ?o }") == "SELECT"
+
+
+def test_standard_boolean() -> None:
+    assert parse_results_json(b'{"head":{},"boolean":true}') == AskResult(True)
+
+
+def test_virtuoso_ask_table_is_normalised() -> None:
+    true = (
+        b'{ "head": { "link": [], "vars": ["__ASK_RETVAL"] }, "results": { "distinct": false,'
+        b' "ordered": true, "bindings": [ { "__ASK_RETVAL": { "type": "typed-literal",'
+        b' "datatype": "http://www.w3.org/2001/XMLSchema#integer", "value": "1" }} ] } }'
+    )
+    false = (
+        b'{ "head": { "link": [], "vars": ["__ASK_RETVAL"] }, "results": { "distinct": false,'
+        b' "ordered": true, "bindings": [ ] } }'
+    )
+    assert parse_results_json(true) == AskResult(True)
+    assert parse_results_json(false) == AskResult(False)
+
+
+def test_terms_including_virtuoso_spellings() -> None:
+    res = parse_results_json(
+        b'{"head":{"vars":["a","b","c","d","e"]},"results":{"bindings":[{'
+        b'"a":{"type":"uri","value":"http://x/1"},'
+        b'"b":{"type":"bnode","value":"nodeID://b10000"},'
+        b'"c":{"type":"typed-literal","datatype":"http://www.w3.org/2001/XMLSchema#integer",'
+        b'"value":"3"},'
+        b'"d":{"type":"literal","xml:lang":"en-gb","value":"colour"},'
+        b'"e":{"type":"literal","datatype":"http://www.w3.org/2001/XMLSchema#string",'
+        b'"value":"s"}}, {}]}}'
+    )
+    assert isinstance(res, SelectResult)
+    assert res.variables == ["a", "b", "c", "d", "e"]
+    assert res.rows[0] == (
+        URIRef("http://x/1"),
+        BNode("b10000"),
+        Literal("3", datatype=XSD.integer),
+        Literal("colour", lang="en-gb"),
+        Literal("s"),
+    )
+    assert res.rows[1] == (None, None, None, None, None)

@@ -1,0 +1,72 @@
+"""The survey query is portable: remote engines give the same frame as the embedded store.
+
+The analysis reaches a remote backend only through ``Store.query`` (SPARQL 1.1 Protocol),
+so this runs the same SELECT on an Oxigraph server (and, once the store answers GRAPH ?g
+queries over many documents in time, Virtuoso) over the consolidated data and compares
+the typed frame with the embedded store's, row for row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from reprokg.survey import analysis as sa
+from tests.conftest import need
+from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtures
+from tests.survey.test_survey_analysis import build_survey_store
+
+pytestmark = pytest.mark.engine
+
+
+def _clear(store: Any) -> None:
+    for g in store.documents():
+        store.delete_document(g)
+
+
+VIRTUOSO_SLOW = pytest.mark.xfail(
+    run=False,
+    reason="measured here: on Virtuoso 7 even the core pattern GRAPH ?g { ?review rk:inSurvey "
+    "…; rk:reviewedPaper ?paper } over the 374 documents gets no answer within 60 s with the "
+    "dataset RemoteStore sends (374 default-graph-uri + 374 named-graph-uri); store issue, "
+    "reported to the store engineer",
+)
+
+
+@pytest.fixture(params=["oxigraph-server", pytest.param("virtuoso", marks=VIRTUOSO_SLOW)])
+def remote(request: pytest.FixtureRequest, tmp_path: Path, shared_data: Path) -> Iterator[Any]:
+    from reprokg.loaders import replicability_graphics as loader
+    from reprokg.store import open_store
+
+    src = shared_data / "replicability_graphics" / "consolidatedData.json"
+    need(src.is_file(), "consolidatedData.json is missing")
+    fixture = "oxigraph_server" if request.param == "oxigraph-server" else "virtuoso_server"
+    url = request.getfixturevalue(fixture)
+    store = open_store(url, blob_dir=tmp_path / "blobs")
+    _clear(store)
+    try:
+        for doc in loader.load(src.read_bytes(), src.name):
+            store.add_document(doc.iri, doc.graph)
+        yield store
+    finally:
+        _clear(store)
+        store.close()
+
+
+def test_remote_engine_gives_the_embedded_frame(
+    remote: Any, shared_data: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    embedded = build_survey_store(
+        shared_data / "replicability_graphics", tmp_path_factory.mktemp("survey-store")
+    )
+    want = sa.paper_frame(embedded, "consolidated")
+    got = sa.paper_frame(remote, "consolidated")
+    pd.testing.assert_frame_equal(got, want)
+    a = sa.analyze(remote, "consolidated")
+    b = sa.analyze(embedded, "consolidated")
+    for tid in sa.TEST_IDS:
+        assert a["tests"][tid]["p"] == pytest.approx(b["tests"][tid]["p"], rel=1e-12)

@@ -1,0 +1,149 @@
+"""The ingest speed-ups change no result: each fast path against the slow one it replaces.
+
+References are the libraries' own behaviour: an rdflib ``Graph`` filled with
+``Graph.add`` (for :class:`~reprokg.core.lazy_graph.LazyGraph`), PyYAML's constructor (for
+the one-pass YAML tree), pyoxigraph ``Quad`` objects (for the N-Quads text the fast
+SHACL engine and the store's write path load instead).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+from rdflib import BNode, Literal, URIRef
+from rdflib.namespace import RDF, XSD
+
+from reprokg.core.lazy_graph import LazyGraph, pending_triples
+from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.loaders import ir_metadata
+from reprokg.loaders.source import _ScalarLoader, parse_yaml
+from reprokg.store.base import DocumentWrite
+from reprokg.store.oxigraph import _batch_merged_quads, _batch_nquads
+from reprokg.validation import fast as shacl_fast
+from tests.conftest import need
+
+S = URIRef("https://w3id.org/reprokg/id/test/1")
+TRICKY = Literal('quote " backslash \\ newline \n tab \t é 😀 \x01')
+TRIPLES = [
+    (S, RDF.type, RK.Run),
+    (S, RK.runTag, TRICKY),
+    (S, RK.runTag, TRICKY),  # a duplicate: a graph is a set
+    (S, SCHEMA.name, Literal("x", lang="en-GB")),
+    (S, RK.numberOfTopics, Literal(5)),
+    (S, RK.commit, Literal("1234567", datatype=XSD.string)),
+]
+
+
+def test_lazy_graph_is_the_graph_add_would_build() -> None:
+    ref = new_graph()
+    for t in TRIPLES:
+        ref.add(t)
+    lazy = LazyGraph(TRIPLES)
+    assert pending_triples(lazy) is not None
+    assert len(lazy) == len(ref) == 5
+    assert set(lazy) == set(ref)
+    assert pending_triples(lazy) is not None  # len and iteration do not fill it
+    assert lazy.serialize(format="turtle") == ref.serialize(format="turtle")
+    assert pending_triples(lazy) is None  # filled: an ordinary graph from here on
+    assert sorted(lazy.namespaces()) == sorted(ref.namespaces())
+    lazy.remove((S, RK.runTag, None))
+    assert len(lazy) == 4
+    assert (S, RK.runTag, TRICKY) not in lazy
+
+
+def test_loader_graph_fills_like_a_plain_graph(shared_data: Path) -> None:
+    path = shared_data / "ir_metadata" / "annotated_run_example.txt"
+    need(path.is_file(), f"{path} missing")
+    doc = ir_metadata.load(path.read_bytes(), path.name)[0]
+    listed = list(doc.graph)
+    ref = new_graph()
+    for t in listed:
+        ref.add(t)
+    assert len(ref) == len(listed)  # the list holds no duplicates
+    assert set(doc.graph.triples((None, None, None))) == set(ref)  # through the store
+
+
+YAML_TEXTS = [
+    "a: 1\nb: [x, 'y', \"z\"]\nc:\n  d: yes\n  e: ~\n  f: 2020-01-01\n  g: 3.10\n",
+    "- a\n- b: c\n  d: |\n    text\n",
+    "k: 1\nk: 2\n",  # a repeated key: the last value, the first key object
+    "12: 0123\n'q': \"1\"\n",
+    "set: !!set {x, y}\n",  # an explicit tag: PyYAML's constructor builds it
+    "base: {x: 1}\n<<: {y: 2}\n",  # a merge key: likewise
+]
+
+
+def _dump(value: object) -> object:
+    if isinstance(value, dict):
+        return [(_dump(k), _dump(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_dump(v) for v in value]
+    if isinstance(value, str):
+        attrs = ("line", "column", "tag", "quoted")
+        return (type(value).__name__, str(value), *(getattr(value, a, None) for a in attrs))
+    return repr(value)
+
+
+@pytest.mark.parametrize("text", YAML_TEXTS)
+@pytest.mark.parametrize("offset", [0, 7])
+def test_one_pass_yaml_tree_equals_pyyaml_construction(text: str, offset: int) -> None:
+    loader = _ScalarLoader(text)  # the pure-Python loader: PyYAML's constructor
+    try:
+        expected = loader.get_single_data()
+    finally:
+        loader.dispose()
+
+    def shift(v: object) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                k.line += offset  # type: ignore[attr-defined]
+                shift(x)
+        elif isinstance(v, list):
+            for x in v:
+                shift(x)
+        elif hasattr(v, "line"):
+            v.line += offset  # type: ignore[attr-defined]
+
+    shift(expected)
+    assert _dump(parse_yaml(text, "t.yaml", line_offset=offset)) == _dump(expected)
+
+
+def test_fast_engine_loads_only_what_its_queries_read() -> None:
+    keep = shacl_fast.relevant_predicates("run")
+    assert keep is not None and str(RDF.type) in keep and str(RK.runTag) in keep
+    assert shacl_fast.OPEN_TYPES not in keep
+    unread = URIRef("https://w3id.org/reprokg/ext#not-in-any-shape")
+    graph = LazyGraph([*TRIPLES, (S, unread, Literal("kept in the document"))])
+    text = shacl_fast._nquads([graph], ["<urn:g:0>"], "run")
+    assert text is not None
+    store = ox.Store()
+    store.load(text, format=ox.RdfFormat.N_QUADS)
+    quads = {(q.subject.value, q.predicate.value, str(q.object)) for q in store}
+    assert (str(S), str(RK.runTag), str(ox.Literal(str(TRICKY)))) in quads
+    assert not any(p == str(unread) for _s, p, _o in quads)
+
+
+def test_blank_nodes_keep_their_labels_in_the_fast_engine() -> None:
+    b = BNode("b1")
+    graph = LazyGraph([(S, RDF.type, RK.Run), (S, RK.runTag, b)])
+    with pytest.raises(shacl_fast._BlankNodeFound):
+        shacl_fast._nquads([graph], ["<urn:g:0>"], "run")
+    quads = shacl_fast._quads([graph], ["<urn:g:0>"])
+    assert quads is not None and ox.BlankNode("b1") in {q.object for q in quads}
+
+
+def test_store_batch_text_holds_the_quads_extend_would_write() -> None:
+    writes = [
+        DocumentWrite(URIRef("urn:doc:1"), TRIPLES, None),
+        DocumentWrite(URIRef("urn:doc:2"), TRIPLES[:2], None),
+    ]
+    text = _batch_nquads(writes)
+    assert text is not None
+    by_load, by_extend = ox.Store(), ox.Store()
+    by_load.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
+    by_extend.extend(_batch_merged_quads(writes))
+    assert set(by_load) == set(by_extend)
+    assert len(set(by_extend)) == 5 + 2 + 5  # two named graphs and their merge
+    assert _batch_nquads([DocumentWrite(URIRef("urn:doc:3"), [(S, RK.x, BNode())], None)]) is None

@@ -1,0 +1,135 @@
+"""pyshacl, the reference SHACL engine, and the patches we apply to it: all in this module.
+
+pyshacl runs on an in-memory rdflib copy of the document with the shapes of its kind;
+the compiled engine (:mod:`reprokg.validation.fast`) hands it every kind or document it
+does not compile. The two patches below change speed, never results (the equivalence
+gate ``REPROKG_SHACL_ENGINE=compare`` checks the engines agree).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from functools import cache, lru_cache
+
+from pyshacl import validate as shacl_validate
+from rdflib import Graph, URIRef
+from rdflib.namespace import RDF, SH
+
+from reprokg.core.namespaces import RK
+from reprokg.validation.report import Result
+from reprokg.validation.shapes import shapes_graph
+
+
+def _source_path(shapes: Graph, shape: object, result_path: object) -> str | None:
+    if shape is not None:
+        sp = shapes.value(shape, RK.sourcePath)  # type: ignore[arg-type]
+        if sp is not None:
+            return str(sp)
+    if isinstance(result_path, URIRef):
+        return str(result_path).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+    return None
+
+
+@cache
+def _install_prepared_query_cache() -> None:
+    """Parse each SHACL-SPARQL constraint once, not once per focus node.
+
+    pyshacl 0.40 hands the constraint's text to ``Graph.query`` for every focus node,
+    and rdflib parses it each time (~0.1 s here; over half of validating a batch of
+    run headers, measured by benchmarks/ingest). The same text with the same initial
+    bindings gives the same results prepared or not: rdflib's ``prepareQuery`` exists
+    for exactly this reuse. Parse errors still surface from pyshacl as before.
+    """
+    try:
+        from pyshacl.constraints.sparql.sparql_based_constraints import SPARQLBasedConstraint
+        from rdflib.plugins.sparql import prepareQuery
+    except ImportError:
+        return
+    original = SPARQLBasedConstraint._validate_sparql_query
+
+    @lru_cache(maxsize=512)
+    def prepared(text: str):  # type: ignore[no-untyped-def]
+        return prepareQuery(text)
+
+    def validate_sparql_query(self, query, init_binds, target_graph):  # type: ignore[no-untyped-def]
+        if isinstance(query, str):
+            # a text rdflib cannot parse goes on as text: pyshacl reports it as it always did
+            with contextlib.suppress(Exception):
+                query = prepared(query)
+        return original(self, query, init_binds, target_graph)
+
+    SPARQLBasedConstraint._validate_sparql_query = validate_sparql_query  # type: ignore[method-assign]
+    _install_constraint_lookup()
+
+
+class _ParameterList(list):
+    """pyshacl's list of constraint parameters with set-speed ``in`` (same members, order).
+
+    ``Shape.validate`` tests every predicate of a shape with ``p in <list of ~40
+    IRIs>`` on each call, and nested shapes (``sh:node``, ``sh:or``) are validated per
+    value node: ~25% of validating a batch of run headers went to these comparisons.
+    """
+
+    def __init__(self, items: Iterable[object] = ()) -> None:
+        super().__init__(items)
+        self._members = set(self)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._members
+
+    def copy(self) -> _ParameterList:  # type: ignore[override]
+        return _ParameterList(self)
+
+    def append(self, item: object) -> None:
+        super().append(item)
+        self._members.add(item)
+
+
+def _install_constraint_lookup() -> None:
+    """Seed the module cache pyshacl's ``Shape.validate`` reads its parameter list from."""
+    try:
+        from pyshacl import shape as shape_module
+        from pyshacl.constraints import ALL_CONSTRAINT_PARAMETERS, CONSTRAINT_PARAMETERS_MAP
+    except ImportError:
+        return
+    shape_module.CONSTRAINT_PARAMS = (  # type: ignore[attr-defined]
+        _ParameterList(ALL_CONSTRAINT_PARAMETERS),
+        CONSTRAINT_PARAMETERS_MAP,
+    )
+
+
+def shacl_results(data: Graph, kind: str) -> list[Result]:
+    shapes = shapes_graph(kind)
+    if len(shapes) == 0:
+        return []
+    _install_prepared_query_cache()
+    _conforms, report, _text = shacl_validate(
+        data,
+        shacl_graph=shapes,
+        inference=None,
+        advanced=True,
+        allow_warnings=True,
+        abort_on_first=False,
+        # ``data`` is always our private copy: no second clone (advanced mode clones)
+        inplace=True,
+    )
+    out = []
+    for res in report.subjects(RDF.type, SH.ValidationResult):
+        sev = report.value(res, SH.resultSeverity)
+        severity = str(sev).rsplit("#", 1)[-1] if sev is not None else "Violation"
+        shape = report.value(res, SH.sourceShape)
+        value = report.value(res, SH.value)
+        focus = report.value(res, SH.focusNode)
+        out.append(
+            Result(
+                severity=severity,
+                message=str(report.value(res, SH.resultMessage) or "constraint not met"),
+                path=_source_path(shapes, shape, report.value(res, SH.resultPath)),
+                focus_node=str(focus) if focus is not None else None,
+                value=str(value) if value is not None else None,
+                shape=str(shape) if isinstance(shape, URIRef) else None,
+                constraint=str(report.value(res, SH.sourceConstraintComponent) or "") or None,
+            )
+        )
+    return out
