@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,17 @@ def need(condition: bool, reason: str) -> None:
         if IN_CI:
             pytest.fail(f"required in CI: {reason}")
         pytest.skip(reason)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_settings() -> Iterator[None]:
+    """Settings are read from the environment once per process; a test that changes the
+    environment (monkeypatch.setenv) gets them read again on its first use."""
+    from reprokg.core.settings import configure
+
+    configure(None)
+    yield
+    configure(None)
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
+from reprokg.service.deps import add_error_handler
 from reprokg.service.routes.sparql import SparqlLimits, sparql_router
 from reprokg.store.base import Store
 
@@ -55,5 +56,6 @@ def make_app(
     )
     router = sparql_router(get_store=lambda: store, settings=limits, workers=workers)
     app = FastAPI()
+    add_error_handler(app)
     app.include_router(router)
     return SparqlApp(app, store, router)

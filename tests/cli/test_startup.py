@@ -1,0 +1,66 @@
+"""The command line starts at once: building the parser, ``--version``, ``--help`` and every
+command's ``--help`` import none of the heavy libraries (each handler imports its work when
+it runs). Timings are measured by benchmarks/cli, not asserted here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("scipy", "rdflib", "pandas", "fastapi", "pyoxigraph", "matplotlib", "numpy")
+COMMANDS = (
+    "load",
+    "validate",
+    "query",
+    "export",
+    "dump",
+    "restore",
+    "backup",
+    "rebuild-merge",
+    "annotate",
+    "compare",
+    "docs",
+    "serve",
+    "survey-stats",
+)
+
+
+def _python(code: str) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd="/", check=True
+    )
+    return out.stdout.strip()
+
+
+def test_building_the_parser_imports_nothing_heavy() -> None:
+    # the issue's own command, verbatim
+    code = (
+        "import sys; from reprokg.cli import main; import reprokg.cli as c; c.build_parser(); "
+        "print(sorted(m for m in ('scipy','rdflib','pandas','fastapi','pyoxigraph',"
+        "'matplotlib','numpy') if m in sys.modules))"
+    )
+    assert _python(code) == "[]"
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], *([c, "--help"] for c in COMMANDS)])
+def test_help_and_version_import_nothing_heavy(argv: list[str]) -> None:
+    code = (
+        "import sys, contextlib, io\n"
+        "from reprokg.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        f"        main({argv!r})\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    assert _python(code) == "[]"
+
+
+def test_every_command_is_registered() -> None:
+    from reprokg.cli import build_parser
+
+    _, handlers = build_parser()
+    assert sorted(handlers) == sorted(COMMANDS)

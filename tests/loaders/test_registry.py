@@ -1,0 +1,76 @@
+"""Every loader is registered, and a broken loader fails loudly instead of vanishing."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+
+from reprokg import loaders
+from reprokg.cli import main
+from tests.conftest import REPO
+
+
+def _modules_defining_kind() -> set[str]:
+    """``reprokg.loaders.X`` for every module under loaders/ that assigns ``KIND``; a
+    package's loader module is registered as the package."""
+    found = set()
+    for path in (REPO / "loaders").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assigns = any(
+            isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "KIND" for t in n.targets)
+            for n in tree.body
+        )
+        if assigns:
+            rel = path.relative_to(REPO / "loaders").with_suffix("")
+            parts = list(rel.parts)
+            if len(parts) > 1:  # loaders/ir_metadata/loader.py -> the package ir_metadata
+                parts = parts[:1]
+            found.add("reprokg.loaders." + ".".join(parts))
+    return found
+
+
+def test_every_module_with_a_kind_is_registered() -> None:
+    defined = _modules_defining_kind()
+    assert "reprokg.loaders.qrels" in defined  # the one that was missing (issue 12)
+    assert defined == set(loaders.LOADER_MODULES)
+
+
+def test_every_registered_loader_exposes_the_loader_api() -> None:
+    found = loaders.loaders()
+    assert set(found) == {"run", "mlrc", "audit", "stability", "survey", "gk2018", "qrels"}
+    for kind, module in found.items():
+        assert kind == module.KIND
+        assert module.LOADER_NAME.startswith("reprokg.loaders.")
+        assert all(hasattr(module, a) for a in loaders.LOADER_API)
+
+
+def test_a_broken_loader_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        loaders, "LOADER_MODULES", (*loaders.LOADER_MODULES, "reprokg.loaders.does_not_exist")
+    )
+    loaders.loaders.cache_clear()
+    try:
+        with pytest.raises(ModuleNotFoundError):
+            loaders.loaders()
+    finally:
+        monkeypatch.undo()
+        loaders.loaders.cache_clear()
+
+
+@pytest.mark.parametrize("name", ["core17.txt", "core18.txt", "robust05.txt"])
+def test_validate_kind_qrels_on_the_real_qrels(shared_data: Path, name: str) -> None:
+    path = shared_data / "trec" / "qrels" / name
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["validate", "--kind", "qrels", "--format", "json", str(path)])
+    assert code == 0, out.getvalue()
+    import json
+
+    [report] = json.loads(out.getvalue())
+    assert report["conforms"] and report["source"].endswith(name)
+    # the one warning: the file names no collection (a first '# ir_datasets:' line)
+    assert [r["path"] for r in report["results"] if r["severity"] == "Warning"] == ["ir_datasets"]

@@ -1,0 +1,72 @@
+"""The registry drives the computation: compare() computes exactly the applicable measures,
+with the registry's defaults, and the comparison document names each value by the
+registry's IRI."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from rdflib.namespace import RDF
+
+from reprokg.core.namespaces import MLS, RK
+from reprokg.loaders.trec import read_qrels, read_run
+from reprokg.measures import registry
+from reprokg.measures.comparison import compare
+from reprokg.measures.registry import CROSS, REGISTRY, SAME, Options, applicable
+from reprokg.measures.study import comparison_document, run_study
+
+
+@pytest.fixture(scope="module")
+def toy(shared_data: Path):
+    d = shared_data / "trec" / "toy"
+    return read_qrels(d / "qrels.toy"), [read_run(d / f"run_{x}") for x in "abc"]
+
+
+def test_compare_computes_the_applicable_measures(toy) -> None:
+    qrels, (a, b, c) = toy
+    opts = Options(measures=("P@5", "AP"))
+    full = compare(qrels, a, b, c, c, options=opts)
+    assert list(full.measures) == [m.name for m in applicable(SAME)]
+    base = compare(qrels, a, b, options=opts)
+    assert list(base.measures) == [m.name for m in applicable(SAME, advanced=False)]
+    assert "er" not in base.measures and "ktu" in base.measures
+    cross = compare(qrels, a, b, c, c, qrels_rpl=qrels, options=opts)
+    assert list(cross.measures) == [m.name for m in applicable(CROSS)] == ["pvalue", "er", "dri"]
+
+
+def test_a_registered_measure_is_computed(toy, monkeypatch: pytest.MonkeyPatch) -> None:
+    qrels, (a, b, _) = toy
+    extra = replace(
+        REGISTRY["rmse"],
+        name="topics",
+        compute=lambda inp: {role: len(inp.scores[o].topics) for role, o, _ in inp.pairs},
+    )
+    monkeypatch.setitem(REGISTRY, "topics", extra)
+    out = compare(qrels, a, b, options=Options(measures=("P@5",)))
+    assert out.measures["topics"] == {"baseline": 3}
+    monkeypatch.delitem(REGISTRY, "topics")
+    assert "topics" not in compare(qrels, a, b, options=Options(measures=("P@5",))).measures
+
+
+def test_option_defaults_are_the_measures_defaults() -> None:
+    opts = Options()
+    assert opts.depth == registry.KTU.defaults["depth"] == 1000  # repro_eval's RUN_LENGTH
+    assert opts.rbo_p == registry.RBO.defaults["p"] == 0.95
+    assert opts.rbo_depth == registry.RBO.defaults["depth"]
+    assert opts.order == registry.KTU.defaults["order"] == "file"
+
+
+def test_the_document_names_values_by_the_registry_iri(shared_data: Path) -> None:
+    from reprokg.measures.inputs import qrels_from_bytes, run_from_bytes
+
+    d = shared_data / "trec" / "toy"
+    q = qrels_from_bytes((d / "qrels.toy").read_bytes(), "qrels.toy", "toy")
+    runs = [run_from_bytes((d / f"run_{x}").read_bytes(), f"run_{x}") for x in "ab"]
+    study = run_study(q, runs[0], runs[1], None, None, None, Options(measures=("P@5",)))
+    g = comparison_document(study).graph
+    specified = {g.value(v, MLS.specifiedBy) for v in g.subjects(RDF.type, RK.MeasureValue)}
+    specified.discard(None)
+    assert specified == {REGISTRY[name].iri for name in study.comparison.measures}
+    assert all(str(m.iri).endswith(f"/measure/{m.name}") for m in REGISTRY.values())
