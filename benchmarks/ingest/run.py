@@ -80,7 +80,7 @@ def worker(mode: str, n: int, batch: int) -> dict:
     else:
         docs = _documents(n)
         triples = sum(len(d.graph) for d in docs)
-        from reprokg.validation.engine import validate_documents
+        from reprokg.validation.batching import validate_documents
 
         validate_documents(docs[:2])  # parse shapes, warm caches: not part of the rate
         quads = []
@@ -99,7 +99,7 @@ def worker(mode: str, n: int, batch: int) -> dict:
                 for i in range(0, len(docs), batch):
                     reports.extend(validate_documents(docs[i : i + batch]))
             elif mode == "validate-parallel":
-                from reprokg.validation.engine import validate_in_processes
+                from reprokg.validation.batching import validate_in_processes
 
                 reports = validate_in_processes(docs, batch)
             elif mode == "ingest-batched":

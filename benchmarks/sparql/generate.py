@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from reprokg.core.identifiers import leaderboard_iri
 from reprokg.loaders.qrels import collection_iri
-from reprokg.measures.leaderboard import leaderboard_iri
 
 RK = "https://w3id.org/reprokg/ontology#"
 MLS = "http://www.w3.org/ns/mls#"

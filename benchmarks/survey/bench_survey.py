@@ -31,8 +31,8 @@ sys.path.insert(0, str(HERE))
 
 import json_baseline  # noqa: E402
 
-from reprokg.survey import analysis as sa  # noqa: E402
 from reprokg.store import open_store  # noqa: E402
+from reprokg.survey import analysis as sa  # noqa: E402
 
 
 def timed(fn: Callable[[], Any], runs: int) -> tuple[float, Any]:
