@@ -1,5 +1,3 @@
-import sys
+from reprokg.cli import run
 
-from reprokg.cli import main
-
-sys.exit(main())
+run()

@@ -10,12 +10,13 @@ with its ``exit_code`` (0 success, 1 validation failure, 2 usage or I/O error).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from reprokg import __version__
 from reprokg.cli import annotate, compare, docs, serve, store, survey
-from reprokg.cli.base import Handler
+from reprokg.cli.base import Handler, quick_exit_requested
 from reprokg.core.errors import ReprokgError
 
 #: command modules in help order; each has ``register(command)``
@@ -58,5 +59,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def run() -> None:
+    """The console entry point (``reprokg``, ``python -m reprokg``): main(), then exit."""
+    code = main()
+    if quick_exit_requested():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

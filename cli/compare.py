@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reprokg.cli.base import Command, add_store_option
+from reprokg.cli.base import Command, add_store_option, exit_quickly
 
 if TYPE_CHECKING:
     from reprokg.measures.study import Study
@@ -110,6 +110,8 @@ def _compare(args: argparse.Namespace) -> int:
             sys.stdout.write("\n")
         else:
             sys.stdout.write(format_table(study, out.get("iri")))
+        if store is None:
+            exit_quickly()  # nothing to close: skip freeing the rankings at exit
         return 0
     finally:
         if store is not None:

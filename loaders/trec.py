@@ -287,8 +287,9 @@ def _fixed(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def _all_digits(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
     """Every token ``raw[starts[i]:ends[i]]`` is ASCII digits only (an unsigned integer)."""
-    other = np.concatenate(([0], np.cumsum((raw < 48) | (raw > 57))))
-    return not np.any(other[ends] - other[starts])
+    tokens = _fixed(raw, starts, ends)
+    b = tokens.view(np.uint8)  # NUL-padded to the widest token
+    return bool(np.all(((b >= 48) & (b <= 57)) | (b == 0)))
 
 
 def _numbers(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray, dtype: type) -> np.ndarray:
@@ -645,8 +646,15 @@ def _parse_clean(body: bytes, name: str, first_line: int) -> ParsedRun | None:
         return None  # parser reads it (int() takes '+1', '1_0') or says where it fails
     topic_keys = _fixed(raw, starts[:, 0], ends[:, 0])
     tag_keys = _fixed(raw, starts[:, 5], ends[:, 5])
-    _, per_topic = np.unique(topic_keys, return_counts=True)
-    tags, first_index = np.unique(tag_keys, return_index=True)
+    change = np.flatnonzero(topic_keys[1:] != topic_keys[:-1]) + 1
+    if len(np.unique(topic_keys[np.concatenate(([0], change))])) == len(change) + 1:
+        per_topic = np.diff(np.concatenate(([0], change, [n])))  # one block per topic
+    else:
+        _, per_topic = np.unique(topic_keys, return_counts=True)
+    if np.all(tag_keys == tag_keys[0]):  # one tag, the usual case
+        tags, first_index = tag_keys[:1], np.zeros(1, dtype=np.intp)
+    else:
+        tags, first_index = np.unique(tag_keys, return_index=True)
     tag_names = [t.decode("ascii") for t in tags.tolist()]
     summary = RunSummary(
         lines=n,

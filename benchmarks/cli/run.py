@@ -35,8 +35,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _reprokg() -> list[str]:
-    exe = shutil.which("reprokg")
-    return [exe] if exe else [sys.executable, "-m", "reprokg"]
+    """The console script pip installed next to this interpreter (a shim in front of it,
+    pyenv's for one, costs more than the command's own start)."""
+    exe = Path(sys.executable).with_name("reprokg")
+    if exe.is_file():
+        return [str(exe)]
+    found = shutil.which("reprokg")
+    return [found] if found else [sys.executable, "-m", "reprokg"]
 
 
 def commands(tmp: Path, qrels: Path, runs: list[Path]) -> dict[str, list[str]]:
@@ -128,7 +133,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--qrels", type=Path, default=DEFAULT_QRELS)
     ap.add_argument("--json", type=Path, help="write the figures here")
     args = ap.parse_args(argv)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REPROKG_")}
+    # as installed packages run: bytecode written and reused (a development shell may set
+    # PYTHONDONTWRITEBYTECODE, which recompiles every module of ours in every process)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("REPROKG_") and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO)], env=env, check=False)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         runs = [generate(args.qrels, tmp / f"run{i}", seed) for i, seed in enumerate((1, 2, 3, 4))]

@@ -233,3 +233,29 @@ def test_save_and_find_by_doi(example: bytes, toy: Path, tmp_path: Path, capsys)
     assert code == 0, err
     again = json.loads(out2)
     assert again["measures"] == doc["measures"] and again["primad"] == "priMad"
+
+
+def test_the_command_exits_quickly_with_its_whole_output(toy: Path, tmp_path: Path, capsys):
+    """``reprokg compare`` as a process skips Python's teardown when it holds no store;
+    its output must be complete and equal to main()'s, and --save (a store to close) must
+    still end the normal way, its document stored."""
+    import subprocess
+    import sys
+
+    args = ["compare", "--qrels", str(toy / "qrels.toy"), "--orig-base", str(toy / "run_a")]
+    args += ["--rep-base", str(toy / "run_c"), "--format", "json"]
+    code, expected, _ = run_cli(capsys, *args)
+    proc = subprocess.run([sys.executable, "-m", "reprokg", *args], capture_output=True)
+    assert proc.returncode == code == 0
+    assert json.loads(proc.stdout) == json.loads(expected)
+    store = tmp_path / "kg"
+    saved = subprocess.run(
+        [sys.executable, "-m", "reprokg", *args, "--save", "--store", str(store)],
+        capture_output=True,
+        text=True,
+    )
+    assert saved.returncode == 0, saved.stderr
+    from reprokg.store import open_store
+
+    with open_store(store, read_only=True) as s:
+        assert any(True for _ in s.documents())
