@@ -298,16 +298,6 @@ def _numbers(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray, dtype: type)
     return _fixed(raw, starts, ends).astype(dtype)
 
 
-def _joined(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bytes:
-    """The tokens ``raw[starts[i]:ends[i]]`` joined by newlines, gathered in one pass."""
-    lengths = ends - starts + 1  # each token and its newline
-    offsets = np.cumsum(lengths) - lengths
-    idx = np.arange(int(lengths.sum())) + np.repeat(starts - offsets, lengths)
-    out = raw[np.minimum(idx, raw.size - 1)]
-    out[offsets + lengths - 1] = 10
-    return out[:-1].tobytes()
-
-
 def _read_run_bytes(data: bytes, display: str) -> Run | None:
     """:func:`read_run` of a clean ASCII run without a Python object per token; or None.
 
@@ -338,8 +328,9 @@ def _run_from_columns(
 ) -> Run:
     """The rankings of a tokenised table: only the docids become ``str`` (and ``S`` sort
     keys for the comparison's docid codes); topics are read once per block of lines."""
-    docs = _joined(raw, starts[:, 2], ends[:, 2]).decode("ascii").split("\n")
     keys = _fixed(raw, starts[:, 2], ends[:, 2])
+    # the docids as str from their keys (NUL-free ASCII: the padding is all they lose)
+    docs = b"\n".join(keys.tolist()).decode("ascii").split("\n")
     if topic_keys is None:
         topic_keys = _fixed(raw, starts[:, 0], ends[:, 0])
     change = np.flatnonzero(topic_keys[1:] != topic_keys[:-1]) + 1
