@@ -73,7 +73,8 @@ def _print_banner(url: str, demo_counts: dict[str, int] | None, store: str, work
 def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from reprokg.core.settings import Settings, configure
+    from reprokg.core.settings import configure
+    from reprokg.core.settings import settings as current_settings
     from reprokg.service.app import create_app
 
     overrides: dict[str, object] = {
@@ -90,7 +91,7 @@ def serve(args: argparse.Namespace) -> int:
         overrides["demo"] = True
     if store_spec:
         overrides["store"] = store_spec
-    settings = Settings.from_env(**overrides)
+    settings = current_settings().with_(**overrides)
     configure(settings)
     demo_counts = None
     if args.demo:

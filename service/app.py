@@ -17,6 +17,7 @@ from fastapi.responses import HTMLResponse
 
 from reprokg import __version__
 from reprokg.core.settings import Settings
+from reprokg.core.settings import settings as process_settings
 from reprokg.service.deps import add_error_handler, check_write_token
 from reprokg.service.limits import BodyLimitMiddleware
 from reprokg.service.logs import AccessLogMiddleware, configure_access_log
@@ -58,7 +59,7 @@ def _mount_sparql(app: FastAPI, settings: Settings) -> None:
 
 def create_app(settings: Settings | None = None, *, store: Store | None = None) -> FastAPI:
     """Build the service; ``store`` overrides opening ``settings.store`` (tests, demo)."""
-    settings = settings or Settings.from_env()
+    settings = settings or process_settings()
     owns_store = store is None
 
     @asynccontextmanager
@@ -111,7 +112,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
 
 def app_from_env() -> FastAPI:
     """Factory for ``uvicorn --factory`` worker processes: settings from the environment."""
-    return create_app(Settings.from_env())
+    return create_app(process_settings())
 
 
 def _index_html(settings: Settings) -> str:
