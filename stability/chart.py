@@ -15,6 +15,7 @@ from collections import defaultdict
 import numpy as np
 import pandas as pd
 
+from reprokg.core.errors import UsageError
 from reprokg.stability.analysis import DEFAULT_ALPHA, StudyFit, fit_study
 
 RERUN_COLOURS = ("#1f77b4", "#d95f02", "#7570b3", "#1b9e77")
@@ -52,12 +53,14 @@ def chart_of_fit(
     alpha: float = DEFAULT_ALPHA,
     fmt: str = "svg",
     title: str | None = None,
+    value_label: str | None = None,
 ) -> bytes:
-    """The chart for an already fitted study (the API fits once for JSON and chart)."""
+    """The chart for an already fitted study (the API fits once for JSON and chart);
+    ``value_label`` names the observed metric on the y axis."""
     from matplotlib.figure import Figure
 
     if fmt not in ("svg", "png"):
-        raise ValueError("fmt must be 'svg' or 'png'")
+        raise UsageError(f"a chart is svg or png, not {fmt!r}")
     groups = _groups(fitted) if fitted.model is not None else []
     width = max(6.0, 1.5 * len(groups) + 2.0)
     fig = Figure(figsize=(width, 4.8), layout="constrained")
@@ -128,15 +131,13 @@ def chart_of_fit(
         )
     ax.set_xticks(ticks, labels, fontsize=8)
     ax.set_xlim(-0.6, len(groups) - 0.4)
-    ax.set_ylabel("value (model mean, 95% interval)")
+    ax.set_ylabel(f"{value_label or 'value'} (model mean, 95% interval)")
     ax.grid(axis="y", alpha=0.3)
-    method = fitted.method
-    ax.set_title(
-        title
-        or f"Experiment means ({method} mixed model, Satterthwaite 95% intervals); reruns side "
-        f"by side, * = rerun means differ at alpha = {alpha:g}",
-        fontsize=9,
+    heading = (
+        f"Experiment means ({fitted.method} mixed model, Satterthwaite 95% intervals); reruns "
+        f"side by side, * = rerun means differ at alpha = {alpha:g}"
     )
+    ax.set_title(f"{title}\n{heading}" if title else heading, fontsize=9)
     return _save(fig, fmt)
 
 

@@ -201,7 +201,9 @@ def example_study(rng_seed: int = 3) -> pd.DataFrame:
     for name in HP_NAMES:
         frame[f"hp.{name}"] = [
             hps[a, o, c].get(name, "")
-            for a, o, c in zip(frame["algorithm"], frame["optimizer"], frame["configuration"])
+            for a, o, c in zip(
+                frame["algorithm"], frame["optimizer"], frame["configuration"], strict=True
+            )
         ]
     frame["metric"] = "test accuracy"
     frame["value"] = frame["value"].map(lambda v: f"{v:.4f}")

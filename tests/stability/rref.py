@@ -1,6 +1,7 @@
 """Run the reference analysis in R (lme4 + lmerTest) and compare it with ours, number by number.
 
-Used by the tests and by benchmarks/stability. R is a test-time tool only, never a runtime dependency.
+Used by the tests and by benchmarks/stability. R is a test-time tool only, never a runtime
+dependency.
 """
 
 from __future__ import annotations
