@@ -13,9 +13,9 @@ R is run twice per data set and method:
   tolerances except the p-values listed in :data:`DEFAULT_OPTIMIZER_GAPS`. BOBYQA stops
   when the deviance changes by < 1e-8, leaving theta ~1e-6..1e-5 (relative) short of the
   optimum; the p-value of a large |t| moves by about t^2 times the relative error of t,
-  so the intercept's p (|t| ~ 20-70) is where this shows. The tests check that this is R's
-  stopping point and not a formula difference: our log-likelihood is never below R's,
-  and evaluated at R's own theta our numbers equal R's to the tolerances.
+  so the intercept's p (|t| 16 and 72 here) is where this shows. The tests check that
+  this is R's stopping point and not a formula difference: our log-likelihood is never
+  below R's, and evaluated at R's own theta our numbers equal R's to the tolerances.
 """
 
 from __future__ import annotations
