@@ -315,7 +315,12 @@ def report(
     vc["residual"] = {"variance": _num(model.sigma**2), "sd": _num(model.sigma)}
 
     tests = result["random_effects_tests"]
-    for term, row in zip(terms, lmm.ranova(model)[1:], strict=True):
+    try:
+        ranova_rows = lmm.ranova(model)[1:]
+    except lmm.ModelError as exc:  # a reduced model that cannot be refitted
+        warnings.append(f"The random-effects tests could not be computed: {exc}.")
+        ranova_rows = []
+    for term, row in zip(terms, ranova_rows, strict=False):
         tests[term] = {
             "npar": int(row["npar"]),
             "loglik": _num(row["loglik"]),

@@ -207,3 +207,20 @@ def test_tiny_residual_variance_still_fits() -> None:
     )
     assert res["loglik"] == pytest.approx(617.26104971, rel=1e-10)
     assert res["variance_components"]["seed"]["variance"] == pytest.approx(0.5949, rel=1e-3)
+
+
+def test_a_reduced_model_that_cannot_be_refitted_is_a_sentence(
+    paper: pd.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ranova's refits can fail (lmm raises ModelError): nulls and a warning, no traceback."""
+    from reprokg.stability import lmm
+
+    def fail(model: object) -> list:
+        raise lmm.ModelError("the optimiser did not converge in 200 Newton steps")
+
+    monkeypatch.setattr(lmm, "ranova", fail)
+    res = analyse(paper)
+    _strict_json(res)
+    assert res["random_effects_tests"]["seed"]["p"] is None
+    assert res["hypotheses"]["H1"]["decision"] is None and res["fixed_effects"]
+    assert any("random-effects tests could not be computed" in w for w in res["warnings"])
