@@ -55,6 +55,18 @@ def software_versions() -> dict[str, str]:
     return out
 
 
+def _split_contrast(name: str, experiments: dict[str, str]) -> tuple[str, str]:
+    """``a - b`` back into its experiments (names may contain " - " themselves)."""
+    start = 0
+    while (i := name.find(" - ", start)) >= 0:
+        a, b = name[:i], name[i + 3 :]
+        if a in experiments and b in experiments:
+            return a, b
+        start = i + 1
+    first, _, second = name.partition(" - ")
+    return first, second
+
+
 def _double(x: float) -> Literal:
     return Literal(repr(float(x)), datatype=XSD.double)
 
@@ -187,7 +199,7 @@ def analysis_document(
             },
         )
     for name, row in result["contrasts"].items():
-        first, _, second = name.partition(" - ")
+        first, second = _split_contrast(name, experiments)
         n = node("contrast", name)
         g.add((a, RK.hasContrast, n))
         g.add((n, RDF.type, RK.ContrastEstimate))
