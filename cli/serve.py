@@ -55,7 +55,13 @@ def register(command: Callable[[str, str, Handler], argparse.ArgumentParser]) ->
     )
 
 
-def _print_banner(url: str, demo_counts: dict[str, int] | None, store: str, workers: int) -> None:
+def _print_banner(
+    url: str,
+    demo_counts: dict[str, int] | None,
+    store: str,
+    workers: int,
+    requests: list[str] | None = None,
+) -> None:
     from reprokg.service.demo import EXAMPLE_REQUESTS
 
     out = sys.stderr
@@ -64,7 +70,7 @@ def _print_banner(url: str, demo_counts: dict[str, int] | None, store: str, work
         summary = ", ".join(f"{n} {k}" for k, n in sorted(demo_counts.items())) or "nothing"
         print(f"demo data loaded: {summary}", file=out)
     print("try:", file=out)
-    for path in EXAMPLE_REQUESTS:
+    for path in requests or EXAMPLE_REQUESTS:
         print(f"  curl '{url}{path}'", file=out)
     q = "SELECT ?type (COUNT(*) AS ?n) WHERE { ?s a ?type } GROUP BY ?type ORDER BY DESC(?n)"
     print(f"  curl '{url}/sparql' --data-urlencode 'query={q}'", file=out)
@@ -93,27 +99,28 @@ def serve(args: argparse.Namespace) -> int:
         overrides["store"] = store_spec
     settings = current_settings().with_(**overrides)
     configure(settings)
-    demo_counts = None
+    demo_counts = requests = None
     if args.demo:
-        from reprokg.service.demo import load_demo
+        from reprokg.service.demo import demo_requests, load_demo
         from reprokg.store import open_store
 
         with open_store(settings.store) as store:
             demo_counts = load_demo(store)
+            requests = demo_requests(store)
     url = f"http://{args.host}:{args.port}"
     uv_log = {"access_log": False, "log_level": "info"}
     if args.read_only:
         settings = settings.with_(read_only=True)
     if args.workers <= 1:
         app = create_app(settings)
-        _print_banner(url, demo_counts, settings.store, 1)
+        _print_banner(url, demo_counts, settings.store, 1, requests)
         uvicorn.run(app, host=args.host, port=args.port, **uv_log)
         return 0
     # Several processes: pyoxigraph allows one read-write opener, and a read-only opener
     # next to a writer is undefined behaviour, so every worker opens read-only.
     settings = settings.with_(read_only=True)
     os.environ.update(settings.to_env())
-    _print_banner(url, demo_counts, settings.store, args.workers)
+    _print_banner(url, demo_counts, settings.store, args.workers, requests)
     from reprokg.service.workers import BALANCED_LISTENERS, run_workers
 
     if BALANCED_LISTENERS:  # a listener per worker: the kernel spreads the connections

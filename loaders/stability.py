@@ -4,9 +4,14 @@ The design of seed 003 ("Reproducibility and Stability Analysis in Metric-Based 
 Learning"): per experiment (algorithm x implementation x optimizer), seeded repeated runs
 of sampled hyper-parameter configurations, one observed metric per run, and tests of the
 stability hypotheses H1-H3. One row / list item = one run:
-``experiment, algorithm, implementation, optimizer, seed, repeat, metric, value`` plus
-hyper-parameters as ``hp.<name>`` columns (CSV) or an ``hp`` mapping (YAML).
+``experiment, algorithm, implementation, optimizer, configuration, seed, repeat, metric,
+value`` plus hyper-parameters as ``hp.<name>`` columns (CSV) or an ``hp`` mapping (YAML).
 See docs/audit-format.md (section "Stability studies").
+
+Configurations: ``configuration`` names the hyper-parameter configuration of a run (e.g.
+``c1``); without it the name is derived from the run's ``hp.*`` values. Reruns of an
+experiment (same algorithm, implementation and optimizer, another experiment name) share
+their configuration nodes, so "the same configuration" is one node in the graph.
 """
 
 from __future__ import annotations
@@ -27,13 +32,14 @@ from reprokg.loaders.source import Scalar, decode_text, parse_yaml
 
 KIND = "stability"
 LOADER_NAME = "reprokg.loaders.stability"
-LOADER_VERSION = "1"
+LOADER_VERSION = "2"
 
 ROW_KEYS = (
     "experiment",
     "algorithm",
     "implementation",
     "optimizer",
+    "configuration",
     "seed",
     "repeat",
     "metric",
@@ -77,6 +83,12 @@ def _number(value: Any, name: str, field: str, line: int | None, *, integer: boo
 
 def _bad() -> Any:
     raise ValueError
+
+
+def configuration_name(hps: list[tuple[str, str]]) -> str | None:
+    """The name of a configuration given only by its hyper-parameters: ``name=value`` pairs
+    in name order (``None`` without hyper-parameters)."""
+    return ", ".join(f"{k}={v}" for k, v in hps) if hps else None
 
 
 def _typed_literal(value: Any) -> Literal:
@@ -214,6 +226,9 @@ def load(data: bytes, name: str) -> list[Document]:
             )
 
     experiments: dict[str, URIRef] = {}
+    #: (experiment, configuration name) -> (hyper-parameters, line first seen)
+    configurations: dict[tuple[str, str], tuple[list[tuple[str, str]], int | None]] = {}
+    added: set = set()  # experiment facts and configuration nodes already in the graph
     for line, row in rows:
         for req in REQUIRED_ROW:
             if not row.get(req):
@@ -231,7 +246,8 @@ def load(data: bytes, name: str) -> list[Document]:
             ("implementation", RK.implementationName),
             ("optimizer", RK.optimizerName),
         ):
-            if row.get(key):
+            if row.get(key) and (exp, key, row[key]) not in added:
+                added.add((exp, key, row[key]))  # each run repeats them: add once
                 g.add((exp, prop, Literal(row[key])))
         hps = sorted((k[3:], v) for k, v in row.items() if k.startswith("hp.") and v != "")
         seed = _number(row["seed"], name, "seed", line, integer=True) if row.get("seed") else None
@@ -239,32 +255,53 @@ def load(data: bytes, name: str) -> list[Document]:
             _number(row["repeat"], name, "repeat", line, integer=True) if row.get("repeat") else 1
         )
         value = _number(row["value"], name, "value", line, integer=False)
-        run = mint("stability-run", stable_key(source_key, exp_name, hps, seed, repeat))
+        given = row.get("configuration") or None
+        config_name = given or configuration_name(hps)
+        if config_name is not None:
+            seen = configurations.setdefault((exp_name, config_name), (hps, line))
+            if seen[0] != hps:
+                _fail(
+                    name,
+                    f"configuration {config_name!r} of experiment {exp_name!r} has other "
+                    f"hyper-parameters than on line {seen[1]}",
+                    line,
+                    "configuration",
+                )
+        # a run is its experiment, configuration, seed and repeat (the key without a given
+        # configuration name is the one loader version 1 used: the same IRIs as before)
+        run_key: tuple = (exp_name, hps, seed, repeat) + ((given,) if given else ())
+        run = mint("stability-run", stable_key(source_key, *run_key))
         g.add((run, RDF.type, RK.StabilityRun))
         g.add((run, RK.inExperiment, exp))
         if seed is not None:
             g.add((run, RK.randomSeed, Literal(seed, datatype=XSD.integer)))
         g.add((run, RK.repeatIndex, Literal(repeat, datatype=XSD.integer)))
-        if hps:
-            cfg_key = stable_key(source_key, exp_name, hps)
+        if config_name is not None:
+            # shared by the reruns of the experiment: same algorithm/implementation/optimizer
+            rerun_group = tuple(
+                row.get(k, "") for k in ("algorithm", "implementation", "optimizer")
+            )
+            cfg_key = stable_key(source_key, *rerun_group, config_name, hps)
             cfg = mint("hp-config", cfg_key)
-            g.add((cfg, RDF.type, RK.HyperParameterConfiguration))
             g.add((run, RK.usesConfiguration, cfg))
-            for hp_name, hp_value in hps:
-                a = mint("hp-assignment", stable_key(cfg_key, hp_name))
-                g.add((a, RDF.type, RK.HyperParameterAssignment))
-                g.add((cfg, RK.hasHyperParameterAssignment, a))
-                g.add((a, RK.hyperParameterName, Literal(hp_name)))
-                g.add((a, RK.hyperParameterValue, _typed_literal(hp_value)))
-        obs = mint(
-            "observation", stable_key(source_key, exp_name, hps, seed, repeat, row["metric"])
-        )
+            if cfg not in added:  # the configuration's own triples, once
+                added.add(cfg)
+                g.add((cfg, RDF.type, RK.HyperParameterConfiguration))
+                g.add((cfg, RK.configurationName, Literal(config_name)))
+                for hp_name, hp_value in hps:
+                    a = mint("hp-assignment", stable_key(cfg_key, hp_name))
+                    g.add((a, RDF.type, RK.HyperParameterAssignment))
+                    g.add((cfg, RK.hasHyperParameterAssignment, a))
+                    g.add((a, RK.hyperParameterName, Literal(hp_name)))
+                    g.add((a, RK.hyperParameterValue, _typed_literal(hp_value)))
+        obs = mint("observation", stable_key(source_key, *run_key, row["metric"]))
         g.add((obs, RDF.type, RK.MetricObservation))
         g.add((run, RK.hasObservation, obs))
         g.add((obs, RK.metricName, Literal(row["metric"])))
         g.add((obs, RK.metricValue, Literal(value, datatype=XSD.decimal)))
         for k in row:
-            if k not in ROW_KEYS and not k.startswith("hp.") and k != "config":
+            if k not in ROW_KEYS and not k.startswith("hp.") and ("unknown", k) not in added:
+                added.add(("unknown", k))  # once per column, at its first line
                 messages.append(Message("Info", k, f"unknown column {k} ignored", line=line))
 
     for i, h in enumerate(meta.get("hypotheses") or []):

@@ -21,7 +21,15 @@ from reprokg.core.settings import settings as process_settings
 from reprokg.service.deps import add_error_handler, check_write_token
 from reprokg.service.limits import BodyLimitMiddleware
 from reprokg.service.logs import AccessLogMiddleware, configure_access_log
-from reprokg.service.routes import comparisons, documents, health, linked_data, queries, survey
+from reprokg.service.routes import (
+    comparisons,
+    documents,
+    health,
+    linked_data,
+    queries,
+    stability,
+    survey,
+)
 from reprokg.service.routes.sparql import sparql_router
 from reprokg.store.base import InMemoryCopy, Store
 
@@ -97,6 +105,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     app.include_router(linked_data.router)
     app.include_router(comparisons.router)
     app.include_router(survey.router)
+    app.include_router(stability.router)
     _mount_sparql(app, settings)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -134,6 +143,9 @@ def _index_html(settings: Settings) -> str:
 <li><a href="/docs">/docs</a> — OpenAPI documentation</li>
 <li><a href="/documents">/documents</a> — stored documents</li>
 <li><a href="/queries">/queries</a> — named queries</li>{sparql_li}
+<li><a href="/measures/stability/studies">/measures/stability/studies</a> — stability
+studies (<code>/measures/stability?study=ID</code>: the analysis,
+<code>/measures/stability/chart.svg?study=ID</code>: its chart)</li>
 <li><a href="/health">/health</a></li>
 </ul>
 <h2>Named queries</h2><ul>{"".join(items)}</ul>

@@ -1,8 +1,11 @@
 """``reprokg serve --demo``: the bundled example data in a fresh embedded store.
 
 The examples ship as package data (``examples/``: a survey subset, run files with
-ir_metadata headers, audits), so the demo works from an installed wheel on a fresh
-machine, without the checkout or network access.
+ir_metadata headers, audits, stability studies), so the demo works from an installed
+wheel on a fresh machine, without the checkout or network access. After loading, every
+stability study is analysed (seed 003's model and tests) and the analysis stored as a
+``stability-analysis`` document, so the demo shows the computed results next to the
+observations; the examples' observations are illustrative, and their analyses say so.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ EXAMPLE_REQUESTS = [
     "/queries/survey-code-availability",
     "/queries/publications-with-attribute?attribute=S1",
     "/documents",
+    "/measures/stability/studies",
     "/docs",
 ]
 
@@ -70,7 +74,33 @@ def load_demo(store: Store) -> dict[str, int]:
         counts[item.status] = counts.get(item.status, 0) + 1
     if errors:
         counts["unreadable"] = len(errors)
+    for status in analyse_stability(store):
+        key = f"stability analysis {status}"
+        counts[key] = counts.get(key, 0) + 1
     return counts
+
+
+def analyse_stability(store: Store) -> list[str]:
+    """Analyse every stability study in ``store`` (REML, alpha 0.05) and store each analysis;
+    the outcome of each write (``added``, ``unchanged``, ``revised``)."""
+    from reprokg.stability.observations import list_studies
+    from reprokg.stability.study import analyse_study, save_analysis
+
+    return [save_analysis(store, analyse_study(store, s)).status for s in list_studies(store)]
+
+
+def demo_requests(store: Store) -> list[str]:
+    """:data:`EXAMPLE_REQUESTS` and, per stability study in ``store``, its analysis and
+    chart (the study ids are hashes of the examples' titles: read, not hard-coded)."""
+    from reprokg.stability.observations import list_studies
+
+    extra = []
+    for s in list_studies(store):
+        extra += [
+            f"/measures/stability?study={s.id}",
+            f"/measures/stability/chart.svg?study={s.id}",
+        ]
+    return [*EXAMPLE_REQUESTS, *extra]
 
 
 def demo_store_dir(given: str | None) -> str:

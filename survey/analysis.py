@@ -27,7 +27,8 @@ from reprokg.core.document import Document
 from reprokg.core.identifiers import content_hash, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.ingest import write_results
-from reprokg.store.base import NativeQueries, SelectResult, Store
+from reprokg.sparql.rows import select_rows
+from reprokg.store.base import Store
 from reprokg.survey import stats as ss
 
 SPARQL_DIR = Path(__file__).resolve().parent / "sparql"
@@ -98,75 +99,6 @@ def papers_query(dataset: str = "both") -> str:
 
 
 # --- extraction -------------------------------------------------------------------------
-
-
-def select_rows(store: Any, sparql: str) -> list[dict[str, Any]]:
-    """Rows of a SELECT as dicts of plain Python values (unbound variables left out).
-
-    Any reprokg ``Store`` works through :meth:`Store.query`. A store with
-    :class:`~reprokg.store.base.NativeQueries` (the embedded one) is read directly and its
-    terms converted without rdflib: for the survey query that halves the time (building
-    ~8,000 rdflib literals cost more than the query itself, measured in
-    ``benchmarks/survey``). The default graph is the merge of the documents either way.
-    """
-    if isinstance(store, NativeQueries):  # the embedded store: the merged default graph
-        import pyoxigraph as ox
-
-        solutions = store.native_query(sparql)
-        if not isinstance(solutions, ox.QuerySolutions):
-            raise TypeError("the survey query must be a SELECT")
-        names = [v.value for v in solutions.variables]
-        return [
-            {n: _py_ox(t) for n, t in zip(names, sol, strict=True) if t is not None}
-            for sol in solutions
-        ]
-    res = store.query(sparql)
-    if not isinstance(res, SelectResult):
-        raise TypeError("the survey query must be a SELECT")
-    return [{k: _py(v) for k, v in row.items()} for row in res.dicts()]
-
-
-def _py(term: Any) -> Any:
-    if isinstance(term, Literal):
-        return term.toPython()
-    return str(term)
-
-
-_XSD = "http://www.w3.org/2001/XMLSchema#"
-_INTEGER_TYPES = {
-    _XSD + t
-    for t in [
-        "integer",
-        "int",
-        "long",
-        "short",
-        "byte",
-        "nonNegativeInteger",
-        "positiveInteger",
-        "nonPositiveInteger",
-        "negativeInteger",
-        "unsignedInt",
-        "unsignedLong",
-        "unsignedShort",
-    ]
-}
-_FLOAT_TYPES = {_XSD + "decimal", _XSD + "double", _XSD + "float"}
-
-
-def _py_ox(term: Any) -> Any:
-    """A pyoxigraph term as a plain value: numbers and booleans typed, the rest as text."""
-    import pyoxigraph as ox
-
-    if not isinstance(term, ox.Literal):
-        return term.value
-    dt = term.datatype.value
-    if dt in _INTEGER_TYPES:
-        return int(term.value)
-    if dt == _XSD + "boolean":
-        return term.value in ("true", "1")
-    if dt in _FLOAT_TYPES:
-        return float(term.value)
-    return term.value
 
 
 def paper_frame(store: Any, dataset: str | None = None) -> pd.DataFrame:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from rdflib import RDF, XSD, Literal
+from rdflib import RDF, RDFS, XSD, Literal
 
 from reprokg.core.errors import LoadError
 from reprokg.core.namespaces import RK
@@ -72,7 +72,8 @@ def test_runs_seeds_repeats_and_configurations() -> None:
     seeds = sorted(int(g.value(r, RK.randomSeed)) for r in runs)
     assert seeds == [1234, 7654, 7654]
     # the same hyper-parameters give one configuration node shared by all runs
-    assert len(set(g.subjects(RDF.type, RK.HyperParameterConfiguration))) == 1
+    (cfg,) = set(g.subjects(RDF.type, RK.HyperParameterConfiguration))
+    assert str(g.value(cfg, RK.configurationName)) == "c1"
     values = {
         str(g.value(a, RK.hyperParameterName)): g.value(a, RK.hyperParameterValue)
         for a in g.subjects(RDF.type, RK.HyperParameterAssignment)
@@ -81,12 +82,72 @@ def test_runs_seeds_repeats_and_configurations() -> None:
     assert values["lr_decay_rate"].datatype == XSD.decimal
 
 
-def test_csv_rows_become_runs_with_hyper_parameters() -> None:
+def test_csv_is_the_papers_design_and_reruns_share_configurations() -> None:
     g = example("fewshot_seed003.csv").graph
-    assert len(list(g.subjects(RDF.type, RK.StabilityRun))) == 3
-    (exp,) = list(g.subjects(RDF.type, RK.StabilityExperiment))
-    assert str(g.value(exp, RK.algorithmName)) == "Matching Networks"
-    assert str(g.value(exp, RK.optimizerName)) == "sgd"
+    runs = list(g.subjects(RDF.type, RK.StabilityRun))
+    assert len(runs) == 1083
+    exps = {str(g.value(e, RDFS.label)): e for e in g.subjects(RDF.type, RK.StabilityExperiment)}
+    assert len(exps) == 12 and {"m-net-adam-1", "m-net-adam-2", "tadam-sgd-2"} <= set(exps)
+    assert str(g.value(exps["m-net-sgd-1"], RK.algorithmName)) == "Matching Networks"
+    assert str(g.value(exps["m-net-sgd-1"], RK.optimizerName)) == "sgd"
+    # 3 algorithms x 2 optimizers x 5 configurations, each shared by the two reruns
+    configs = set(g.subjects(RDF.type, RK.HyperParameterConfiguration))
+    assert len(configs) == 30
+    assert {str(g.value(c, RK.configurationName)) for c in configs} == {
+        f"c{i}" for i in range(1, 6)
+    }
+    for run in runs:
+        assert len(list(g.objects(run, RK.usesConfiguration))) == 1
+
+    def configs_of(exp: str) -> set:
+        rs = g.subjects(RK.inExperiment, exps[exp])
+        return {g.value(r, RK.usesConfiguration) for r in rs}
+
+    assert configs_of("m-net-adam-1") == configs_of("m-net-adam-2")
+    assert len(configs_of("m-net-adam-1")) == 5
+    assert not configs_of("m-net-adam-1") & configs_of("m-net-sgd-1")
+
+
+def test_csv_example_is_the_generator_output() -> None:
+    """The paper-sized example is made up, by code: the file equals what it generates."""
+    from reprokg.stability.simulate import example_csv
+
+    assert (EXAMPLES / "fewshot_seed003.csv").read_text(encoding="utf-8") == example_csv(3)
+
+
+CSV_HEAD = "# stability: 1\n# title: t\nexperiment,algorithm,seed,repeat,metric,value,hp.lr,hp.k\n"
+
+
+def _csv(*rows: str, header: str = CSV_HEAD):
+    return stability.load((header + "\n".join(rows) + "\n").encode(), "s.csv")[0]
+
+
+def test_configuration_name_derived_from_hyper_parameters() -> None:
+    g = _csv("e1,A,1,1,acc,0.5,0.01,3", "e1,A,2,1,acc,0.6,0.01,3", "e1,A,1,1,acc,0.7,0.02,3").graph
+    names = sorted(str(n) for n in g.objects(None, RK.configurationName))
+    assert names == ["k=3, lr=0.01", "k=3, lr=0.02"]
+    assert stability.configuration_name([]) is None
+
+
+def test_configuration_column_names_the_configuration() -> None:
+    head = CSV_HEAD.replace("experiment,", "experiment,configuration,")
+    doc = _csv("e1,c1,A,1,1,acc,0.5,0.01,3", "e2,c1,A,1,1,acc,0.6,0.01,3", header=head)
+    g = doc.graph
+    (cfg,) = set(g.subjects(RDF.type, RK.HyperParameterConfiguration))  # shared by reruns
+    assert str(g.value(cfg, RK.configurationName)) == "c1"
+    assert validate_document(doc).conforms
+    # two configurations without hyper-parameters, same seed and repeat: two runs
+    head2 = "# stability: 1\n# title: t\nexperiment,algorithm,configuration,seed,metric,value\n"
+    g2 = _csv("e1,A,c1,1,acc,0.5", "e1,A,c2,1,acc,0.6", header=head2).graph
+    assert len(set(g2.subjects(RDF.type, RK.StabilityRun))) == 2
+
+
+def test_one_configuration_name_with_two_hyper_parameter_sets_is_an_error() -> None:
+    head = CSV_HEAD.replace("experiment,", "experiment,configuration,")
+    with pytest.raises(LoadError) as exc:
+        _csv("e1,c1,A,1,1,acc,0.5,0.01,3", "e1,c1,A,2,1,acc,0.6,0.02,3", header=head)
+    assert exc.value.field == "configuration" and exc.value.line == 5
+    assert "line 4" in str(exc.value)
 
 
 def _mutated(old: str, new: str, count: int = 1):

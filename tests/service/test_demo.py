@@ -53,8 +53,18 @@ def test_load_demo_loads_every_example(tmp_path) -> None:
     assert kinds.get("audit") == _n_audit_files()
     if (EXAMPLES / "runs").is_dir():
         assert kinds.get("run", 0) >= 1
-    # idempotent: loading again adds nothing
-    assert set(load_demo(store)) - {"skipped (same source key)"} == {"unchanged"}
+    # every stability study analysed and stored (kind stability-analysis), flagged illustrative
+    assert kinds.get("stability-analysis") == kinds.get("stability") == 2
+    assert counts.get("stability analysis added") == 2
+    res = store.query(
+        "PREFIX rk: <https://w3id.org/reprokg/ontology#> SELECT ?a WHERE { ?a a "
+        "rk:StabilityAnalysis ; rk:isIllustrative true ; rk:analysedStudy ?s . "
+        "?s rk:isIllustrative true }"
+    )
+    assert len(res.rows) == 2
+    # idempotent: loading and analysing again adds nothing
+    again = set(load_demo(store)) - {"skipped (same source key)"}
+    assert again == {"unchanged", "stability analysis unchanged"}
     store.close()
 
 
@@ -88,6 +98,16 @@ def server(tmp_path):
                 time.sleep(0.3)
         raise AssertionError("service did not come up")
 
+    def banner() -> list[str]:
+        """The lines ``serve`` printed before serving, up to the last example request."""
+        lines = []
+        for line in procs[-1].stderr:
+            lines.append(line.rstrip("\n"))
+            if "/sparql' --data-urlencode" in line:
+                return lines
+        raise AssertionError(f"no banner in {lines}")
+
+    start.banner = banner  # type: ignore[attr-defined]
     yield start
     for proc in procs:
         proc.terminate()
@@ -114,6 +134,17 @@ def test_serve_demo_end_to_end(server) -> None:
     assert httpx.get(url + local, headers={"Accept": "text/turtle"}).status_code == 200
     assert httpx.get(url + "/").status_code == 200
     assert httpx.get(url + "/docs").status_code == 200
+    # the seed-003 example analysed end to end: the paths the banner prints answer
+    paths = [ln.split(url, 1)[1].rstrip("'") for ln in server.banner() if "/measures/stab" in ln]
+    assert any(p.startswith("/measures/stability?study=") for p in paths), paths
+    for path in paths:
+        r = httpx.get(url + path, timeout=60)
+        assert r.status_code == 200, (path, r.text[:200])
+    studies = httpx.get(url + "/measures/stability/studies").json()
+    (example,) = [s for s in studies if s["title"].startswith("Illustrative")]
+    body = httpx.get(url + "/measures/stability", params={"study": example["id"]}).json()
+    assert body["n"] == 1083 and body["singular"] is True and len(body["contrasts"]) == 6
+    assert "illustrative" in body["warnings"][0]
 
 
 def test_serve_with_several_workers_is_read_only(server) -> None:

@@ -1,0 +1,108 @@
+"""``reprokg stability``: the stability analysis of seed 003 (lme4/lmerTest's numbers) of a
+study read from the graph."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from reprokg.cli.base import Command, add_store_option
+
+
+def register(command: Command) -> None:
+    p = command(
+        "stability",
+        "fit the stability model (value ~ experiment + (1 | seed) + (1 | repeat)) of a stored "
+        "study and test H1-H3 as lme4/lmerTest do",
+        _stability,
+    )
+    add_store_option(p)
+    p.add_argument(
+        "--study",
+        metavar="IRI|ID",
+        help="the study: IRI, id (last IRI segment, or a unique prefix) or title "
+        "(default: the only study in the store)",
+    )
+    method = p.add_mutually_exclusive_group()
+    method.add_argument(
+        "--reml", dest="reml", action="store_true", default=True, help="fit by REML (default)"
+    )
+    method.add_argument("--ml", dest="reml", action="store_false", help="fit by ML")
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="significance level of the decisions (default 0.05)",
+    )
+    p.add_argument(
+        "--metric", help="which observed metric (default: the study's only or most observed one)"
+    )
+    p.add_argument(
+        "--pair",
+        action="append",
+        default=[],
+        metavar="A:B",
+        help="also estimate the contrast A - B of two experiments (repeatable)",
+    )
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--save", action="store_true", help="write the analysis back as a document")
+    p.add_argument(
+        "--charts", metavar="DIR", help="also write the chart (SVG and PNG) into this folder"
+    )
+    p.add_argument(
+        "--list", action="store_true", help="list the stability studies in the store and stop"
+    )
+
+
+def _pairs(specs: list[str]) -> list[tuple[str, str]]:
+    from reprokg.core.errors import UsageError
+
+    out = []
+    for spec in specs:
+        a, sep, b = spec.partition(":")
+        if not sep or not a or not b:
+            raise UsageError(f"--pair expects A:B (two experiment names), not {spec!r}")
+        out.append((a, b))
+    return out
+
+
+def _stability(args: argparse.Namespace) -> int:
+    from reprokg.stability.observations import list_studies
+    from reprokg.stability.study import analyse_study, chart, check_alpha, save_analysis
+    from reprokg.stability.table import format_table
+    from reprokg.store import open_store
+
+    check_alpha(args.alpha)
+    pairs = _pairs(args.pair)
+    with open_store(args.store, read_only=not args.save) as store:
+        if args.list:
+            studies = [s.to_json() for s in list_studies(store)]
+            if args.format == "json":
+                print(json.dumps(studies, indent=2))
+            for s in studies if args.format == "table" else ():
+                flag = "  (illustrative)" if s["illustrative"] else ""
+                print(f"{s['id']}  {s['title'] or '(untitled)'}{flag}")
+            return 0
+        analysis = analyse_study(
+            store, args.study, reml=args.reml, alpha=args.alpha, metric=args.metric, pairs=pairs
+        )
+        if args.format == "json":
+            print(json.dumps(analysis.result, indent=2, allow_nan=False))
+        else:
+            title = analysis.study.title or ""
+            metric = f" (metric: {analysis.metric})" if analysis.metric else ""
+            print(format_table(analysis.result, f"Stability analysis: {title}{metric}"))
+        if args.charts:
+            out = Path(args.charts)
+            out.mkdir(parents=True, exist_ok=True)
+            stem = f"stability-{analysis.study.id}-{analysis.result['method'].lower()}"
+            for fmt in ("svg", "png"):
+                path = out / f"{stem}.{fmt}"
+                path.write_bytes(chart(analysis, fmt))
+                print(f"wrote {path}", file=sys.stderr)
+        if args.save:
+            outcome = save_analysis(store, analysis)
+            print(f"saved stability analysis as {outcome.iri} ({outcome.status})", file=sys.stderr)
+    return 0
