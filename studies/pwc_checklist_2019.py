@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from reprokg.sparql.rows import select_rows
-from reprokg.studies import _rank
+from reprokg.studies import mann_whitney
 from reprokg.studies.registry import PUBLISHED, PWC_CHECKLIST_2019, read_sparql
 from reprokg.survey.stats import midranks, rank_sum_normal
 
@@ -219,7 +219,7 @@ def wilcox_test(x: np.ndarray, y: np.ndarray, correct: bool = True) -> dict[str,
     if nx < 50 and ny < 50 and not ties:
         # the tail on the side of w (R: pwilcox(w − 1, upper) above the centre, else lower)
         upper = w > nx * ny / 2
-        tail = _rank.exact_upper(w, nx, ny) if upper else _rank.exact_cdf(w, nx, ny)
+        tail = mann_whitney.exact_upper(w, nx, ny) if upper else mann_whitney.exact_cdf(w, nx, ny)
         return {
             "statistic": w,
             "p": min(2 * tail, 1.0),

@@ -148,9 +148,9 @@ def rank_sum_normal(
 
     U = R_x − n_x(n_x+1)/2 from mid-ranks of the pooled sample; variance
     n_x·n_y/12·((N+1) − Σ(t³−t)/(N(N−1))); the continuity correction moves
-    U − n_x·n_y/2 by 0.5 towards zero, ``sign(d)·0.5`` exactly as MATLAB ``ranksum`` and
-    R ``wilcox.test`` write it (so a |d| below 0.5 changes sign rather than stopping at 0,
-    where scipy stops). NaN p when the variance is 0 (all values tied).
+    d = U − n_x·n_y/2 by 0.5 towards zero, ``sign(d)·0.5`` as MATLAB ``ranksum`` and R
+    ``wilcox.test`` write it (d is a multiple of 0.5, so this equals scipy's
+    ``max(|d| − 0.5, 0)``). NaN p when the variance is 0 (all values tied).
     """
     a = np.asarray(x, dtype=float)
     b = np.asarray(y, dtype=float)
