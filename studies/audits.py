@@ -334,10 +334,10 @@ def analyze(inputs: AuditInputs, method: str = PUBLISHED, **options: Any) -> dic
     }
 
 
-def _short(result: dict[str, Any], iri: str) -> str:
+def _short(result: dict[str, Any], iri: str, width: int = 40) -> str:
     title = result.get("titles", {}).get(iri)
     if title:
-        return title if len(title) <= 40 else title[:37] + "..."
+        return title if len(title) <= width else title[: width - 3] + "..."
     return iri.rsplit("/", 1)[-1]
 
 
@@ -433,7 +433,7 @@ def charts(result: dict[str, Any], inputs: AuditInputs, fmt: str = "svg") -> dic
 
     levels = {p: level(p) for p in nodes}
     labels = {
-        p: " = ".join(_short(result, q) for q in classes.get(p, [p]))
+        p: " = ".join(_short(result, q, 28) for q in classes.get(p, [p]))
         + "\n{"
         + ", ".join(a for a in ATTRIBUTES if a in attrs_of[p])
         + "}"
@@ -448,4 +448,47 @@ def charts(result: dict[str, Any], inputs: AuditInputs, fmt: str = "svg") -> dic
         ),
         fmt,
     )
-    return {"audits-attribute_frequencies": freq, "audits-hasse": hasse}
+    return {
+        "audits-attribute_frequencies": freq,
+        "audits-hasse": hasse,
+        "audits-concept_lattice": plots.render(lambda: _lattice_figure(result), fmt),
+    }
+
+
+def _lattice_figure(result: dict[str, Any]) -> Any:
+    """The concept lattice with reduced labels: each attribute at the highest concept that
+    has it, each publication at the lowest (the usual line diagram)."""
+    from reprokg.studies import plots
+
+    concepts = result["concepts"]
+    ids = [str(i) for i in range(len(concepts))]
+    up: dict[str, list[str]] = {i: [] for i in ids}  # upper covers (larger extents)
+    down: dict[str, list[str]] = {i: [] for i in ids}
+    for lo, hi in result["lattice"]:
+        up[str(lo)].append(str(hi))
+        down[str(hi)].append(str(lo))
+    depth: dict[str, int] = {}
+
+    def level(i: str) -> int:
+        if i not in depth:
+            depth[i] = 1 + max((level(j) for j in up[i]), default=-1)
+        return depth[i]
+
+    labels = {}
+    for i in ids:
+        c = concepts[int(i)]
+        inherited = {a for j in up[i] for a in concepts[int(j)]["intent"]}
+        below = {p for j in down[i] for p in concepts[int(j)]["extent"]}
+        own = [a for a in c["intent"] if a not in inherited]
+        objects = [_short(result, p, 22) for p in c["extent"] if p not in below]
+        if not c["extent"] and len(own) > 6:
+            text = f"({len(own)} attributes no audit asserts)"
+        else:
+            text = ", ".join(own) if len(own) <= 6 else ", ".join(own[:5]) + f", +{len(own) - 5}"
+        labels[i] = "\n".join(x for x in (text, *objects) if x) or " "
+    return plots.hasse(
+        {i: level(i) for i in ids},
+        [(str(hi), str(lo)) for lo, hi in result["lattice"]],
+        labels,
+        title="Concept lattice of publications x asserted attributes (reduced labels)",
+    )

@@ -84,6 +84,10 @@ def bars(
     for i, note in enumerate(notes or []):
         ax.text(i, float(values[i]) + top * 0.02, note, ha="center", va="bottom", fontsize=8)
     ax.set_ylim(0, top * 1.15 if top > 0 else 1)
+    if all(float(v).is_integer() for v in values):
+        from matplotlib.ticker import MaxNLocator
+
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(axis="y", alpha=0.3)
     _tidy(ax)
     fig.tight_layout()
@@ -106,7 +110,7 @@ def hasse(
     for level, nodes in rows.items():
         for i, node in enumerate(sorted(nodes)):
             xy[node] = ((i + 0.5) * width / len(nodes), -level)
-    fig, ax = plt.subplots(figsize=(max(6, 2.2 * width), 1.6 + 1.4 * len(rows)))
+    fig, ax = plt.subplots(figsize=(max(6, 3.0 * width), 1.2 + 1.3 * len(rows)))
     for a, b in edges:
         (x1, y1), (x2, y2) = xy[a], xy[b]
         ax.plot([x1, x2], [y1, y2], color="#888", lw=1, zorder=1)
@@ -121,8 +125,8 @@ def hasse(
             bbox={"boxstyle": "round", "fc": "#deebf7", "ec": COLOR},
             zorder=2,
         )
-    ax.set_xlim(-0.2, width + 0.2)
-    ax.set_ylim(-max(rows or [0]) - 0.6, 0.6)
+    ax.set_xlim(0, width)
+    ax.set_ylim(-max(rows or [0]) - 0.5, 0.5)
     ax.axis("off")
     ax.set_title(title, fontsize=11)
     fig.tight_layout()
