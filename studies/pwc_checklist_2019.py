@@ -224,6 +224,7 @@ def wilcox_test(x: np.ndarray, y: np.ndarray, correct: bool = True) -> dict[str,
             "statistic": w,
             "p": min(2 * tail, 1.0),
             "method": "Wilcoxon rank sum exact test",
+            "n": nx + ny,
             "n_x": nx,
             "n_y": ny,
         }
@@ -235,6 +236,7 @@ def wilcox_test(x: np.ndarray, y: np.ndarray, correct: bool = True) -> dict[str,
         + (" with continuity correction" if correct else "")
         + (" (exact not possible: ties)" if ties and nx < 50 and ny < 50 else ""),
         "z": z,
+        "n": nx + ny,
         "n_x": nx,
         "n_y": ny,
     }
