@@ -130,3 +130,40 @@ def test_options_at_their_default_do_not_change_the_source_key() -> None:
     assert results.source_key(s, PUBLISHED, {"small_max": "0.03"}) == (
         "study-result:audits:published:small_max=0.03"
     )
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_any_store_reads_the_same_rows(fresh_store: Any, name: str) -> None:
+    """A store without native queries (a remote one) answers through Store.query and
+    rdflib terms: the same rows, so the same result."""
+
+    class QueryOnly:  # what a remote backend offers: query() returning a SelectResult
+        def query(self, sparql: str) -> Any:
+            return fresh_store.query(sparql)
+
+    s = get(name)
+    native = s.run(fresh_store)
+    generic = s.run(QueryOnly())
+    assert json.dumps(generic, sort_keys=True, default=str) == json.dumps(
+        native, sort_keys=True, default=str
+    )
+
+
+def test_every_ontology_term_the_studies_read_is_declared() -> None:
+    """Catches a renamed property (a query would silently return nothing)."""
+    import re
+
+    from rdflib import Graph, URIRef
+    from rdflib.namespace import RDF
+
+    from reprokg.core.namespaces import RK
+    from tests.conftest import REPO
+
+    ontology = Graph()
+    for ttl in (REPO / "ontology").glob("*.ttl"):
+        ontology.parse(ttl, format="turtle")
+    for s in REGISTRY.values():
+        for path, text in s.sparql().items():
+            used = set(re.findall(r"\brk:([A-Za-z0-9]+)", text))
+            missing = sorted(t for t in used if (URIRef(RK[t]), RDF.type, None) not in ontology)
+            assert not missing, f"{path} uses undeclared rk: terms {missing}"
