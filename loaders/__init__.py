@@ -31,6 +31,8 @@ LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.stability",
     "reprokg.loaders.replicability_graphics",
     "reprokg.loaders.gundersen_kjensmo",
+    "reprokg.loaders.pwc_checklist",
+    "reprokg.loaders.grsi",
     "reprokg.loaders.qrels",
 )
 #: bytes of a file given to ``sniff``

@@ -28,6 +28,7 @@ from reprokg.service.routes import (
     linked_data,
     queries,
     stability,
+    studies,
     survey,
 )
 from reprokg.service.routes.sparql import sparql_router
@@ -106,6 +107,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     app.include_router(comparisons.router)
     app.include_router(survey.router)
     app.include_router(stability.router)
+    app.include_router(studies.router)
     _mount_sparql(app, settings)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)

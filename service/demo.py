@@ -23,6 +23,8 @@ EXAMPLE_REQUESTS = [
     "/queries",
     "/queries/survey-code-availability",
     "/queries/publications-with-attribute?attribute=S1",
+    "/measures/studies",
+    "/measures/studies/pwc-checklist-2019",
     "/documents",
     "/measures/stability/studies",
     "/docs",

@@ -1,6 +1,8 @@
 """SELECT results as rows of plain Python values, for analyses that read the graph into pandas.
 
-Shared by the survey and stability analyses: :func:`select_rows` reads a store with the
+Shared by the survey analysis, the published studies and the stability analysis (``survey/``,
+``studies/``, ``stability/``): each reads its data with one SELECT and types the rows in
+pandas; this is the one place those rows come from. :func:`select_rows` reads a store with the
 :class:`~reprokg.store.base.NativeQueries` capability directly (no rdflib terms) and any
 other store through :meth:`~reprokg.store.base.Store.query`.
 """

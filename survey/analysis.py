@@ -1,16 +1,17 @@
-"""The code-replicability study recomputed from the graph: SPARQL → pandas → statistics → JSON.
+"""The code-replicability survey read from the graph: SPARQL → pandas → descriptive statistics.
 
-The analysis never reads the survey JSON files: one SELECT (``measures/sparql/
-survey_papers.rq``) returns one row per reviewed paper with the facts the study's method
-needs, :func:`paper_frame` types them into a DataFrame, and :func:`analyze_frame` follows
-the paper's method (sharing rates with exact intervals, χ² tests without Yates, citations,
-two-factor ANOVA, Benjamini–Hochberg over the eight p-values, table-1 counts). Every
-section carries the SPARQL and the method it came from so a reader can re-derive it.
+Nothing here reads the survey JSON files: one SELECT (``survey/sparql/survey_papers.rq``)
+returns one row per reviewed paper with the facts the study's method needs,
+:func:`paper_frame` types them into a DataFrame, and :func:`describe_frame` computes what
+does not depend on how the study scored its answers (sharing rates with exact intervals,
+citations, table-1 counts). The study's hypothesis tests, whose inputs depend on its
+scoring rules (χ² tests, rank-sum, the two ANOVAs, Benjamini–Hochberg), are the published
+study :mod:`reprokg.studies.siggraph2020`, which builds on this module. Every section
+carries the SPARQL and the method it came from so a reader can re-derive it.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable
@@ -19,31 +20,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from rdflib import Literal, URIRef
-from rdflib.namespace import PROV, RDF, XSD
 
-from reprokg import __version__
-from reprokg.core.document import Document
-from reprokg.core.identifiers import content_hash, mint
-from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
-from reprokg.ingest import write_results
 from reprokg.sparql.rows import select_rows
-from reprokg.store.base import Store
 from reprokg.survey import stats as ss
 
 SPARQL_DIR = Path(__file__).resolve().parent / "sparql"
 DATASETS = ("consolidated", "per-paper")
-YEAR_PAIRS = ((2014, 2016), (2014, 2018), (2016, 2018))
-TEST_IDS = (
-    "sharing_2014_vs_2016",
-    "sharing_2014_vs_2018",
-    "sharing_2016_vs_2018",
-    "sharing_industry_vs_academia",
-    "sharing_deep_vs_not",
-    "citations_2014_code_vs_no_code",
-    "score_by_year",
-    "score_by_reviewer",
-)
 
 #: The columns :func:`paper_frame` produces (and :func:`analyze_frame` expects).
 COLUMNS: dict[str, str] = {
@@ -187,27 +169,20 @@ def _bool(v: Any) -> Any:
 # --- analysis ---------------------------------------------------------------------------
 
 
-def analyze_frame(df: pd.DataFrame, sparql: str = "") -> dict[str, Any]:
-    """The study's statistics over one dataset's paper frame, as the JSON the API serves."""
+def describe_frame(df: pd.DataFrame, sparql: str = "") -> dict[str, Any]:
+    """What the survey says without any scoring rule, over one data set's paper frame:
+    ``dataset``, ``n_papers``, ``years``, ``sharing``, ``citations``, ``counts`` (each
+    section with its provenance). The hypothesis tests are
+    :func:`reprokg.studies.siggraph2020.analyze_frame`'s."""
     df = df.copy()
     df["code_shared"] = df["code_shared"].fillna(False).astype(bool)
-    sharing = _sharing(df)
-    tests = _tests(df)
-    raw = [tests[t]["p"] if t in tests else math.nan for t in TEST_IDS]
-    adjusted = ss.benjamini_hochberg(raw)
-    for tid, adj in zip(TEST_IDS, adjusted, strict=True):
-        if tid in tests:
-            tests[tid]["p_adjusted"] = _num(adj)
-    prov = _provenance(sparql)
-    for t in tests.values():
-        t["provenance"] = prov("tests")
+    prov = provenance(sparql)
     names = sorted(str(d) for d in df["dataset"].dropna().unique())
     return {
         "dataset": names[0] if len(names) == 1 else names,
         "n_papers": len(df),
         "years": sorted(int(y) for y in df["year"].dropna().unique()),
-        "sharing": {**sharing, "provenance": prov("sharing")},
-        "tests": tests,
+        "sharing": {**_sharing(df), "provenance": prov("sharing")},
         "citations": {**_citations(df), "provenance": prov("citations")},
         "counts": {**_counts(df), "provenance": prov("counts")},
     }
@@ -217,13 +192,6 @@ _METHODS = {
     "sharing": "code_shared = availability answer 'Yes' (code or binary); count k, papers n, "
     "rate k/n and two-sided 95% Clopper-Pearson (exact binomial, beta quantile) interval, "
     "per year, per topic and overall",
-    "tests": "Pearson chi-squared of two proportions on 2x2 tables without Yates' correction "
-    "(year pairs, industry = any author from a private company vs academia only, deep "
-    "learning vs not); Wilcoxon rank-sum with normal approximation and continuity "
-    "correction on citations of 2014 papers with vs without code; two-factor main-effects "
-    "ANOVA (Type II sums of squares) of the replication score over codes whose test was "
-    "completed, factors year and reviewer; the eight raw p-values adjusted together with "
-    "Benjamini-Hochberg (tests a dataset cannot compute are left out of the adjustment)",
     "citations": "Google Scholar citation counts of papers with vs without code per year: "
     "mean with Student-t 95% interval (mean +- t_{0.975,n-1} s/sqrt(n)), median, n",
     "counts": "Table-1-style counts per year and total; code-level counts are over papers "
@@ -232,9 +200,12 @@ _METHODS = {
 }
 
 
-def _provenance(sparql: str) -> Callable[[str], dict[str, str]]:
+def provenance(sparql: str, methods: dict[str, str] | None = None) -> Callable[[str], dict]:
+    """``section -> {"sparql", "method"}`` for the sections of a result."""
+    table = {**_METHODS, **(methods or {})}
+
     def make(section: str) -> dict[str, str]:
-        return {"sparql": sparql, "method": _METHODS[section]}
+        return {"sparql": sparql, "method": table[section]}
 
     return make
 
@@ -249,61 +220,6 @@ def _sharing(df: pd.DataFrame) -> dict[str, Any]:
         },
         "overall": ss.proportion(int(df["code_shared"].sum()), len(df)).to_dict(),
     }
-
-
-def _tests(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
-
-    def k_n(mask: pd.Series) -> tuple[int, int]:
-        sub = df.loc[mask, "code_shared"]
-        return int(sub.sum()), int(len(sub))
-
-    for a, b in YEAR_PAIRS:
-        ka, na = k_n(df["year"] == a)
-        kb, nb = k_n(df["year"] == b)
-        if na and nb:
-            out[f"sharing_{a}_vs_{b}"] = _test_dict(ss.chi2_two_proportions(ka, na, kb, nb))
-    for tid, col in (("sharing_industry_vs_academia", "industry"), ("sharing_deep_vs_not", "deep")):
-        known = df[col].notna()
-        if known.sum() == 0:
-            continue
-        k1, n1 = k_n(known & (df[col] == True))  # noqa: E712 - nullable boolean
-        k2, n2 = k_n(known & (df[col] == False))  # noqa: E712
-        if n1 and n2:
-            out[tid] = _test_dict(ss.chi2_two_proportions(k1, n1, k2, n2))
-    y14 = df[(df["year"] == 2014) & df["citations"].notna()]
-    if len(y14) and y14["code_shared"].any() and (~y14["code_shared"]).any():
-        res = ss.rank_sum_test(
-            y14.loc[y14["code_shared"], "citations"].tolist(),
-            y14.loc[~y14["code_shared"], "citations"].tolist(),
-        )
-        out["citations_2014_code_vs_no_code"] = _test_dict(res)
-    scored = anova_rows(df)
-    if len(scored) and scored["year"].nunique() > 1 and scored["reviewer"].nunique() > 1:
-        res = ss.anova_two_factor(scored, "replication_score", "year", "reviewer")
-        out["score_by_year"] = _test_dict(res["year"])
-        out["score_by_reviewer"] = _test_dict(res["reviewer"])
-    return out
-
-
-def anova_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """Papers with code whose test was completed and that have a replication score."""
-    mask = (
-        df["code_shared"].fillna(False).astype(bool)
-        & (df["test_completed"] == True)  # noqa: E712
-        & df["replication_score"].notna()
-        & df["reviewer"].notna()
-    )
-    return df.loc[mask, ["year", "reviewer", "replication_score"]].copy()
-
-
-def _test_dict(r: ss.TestResult) -> dict[str, Any]:
-    d: dict[str, Any] = {"method": r.method, "statistic": _num(r.statistic), "p": _num(r.p)}
-    if r.df is not None:
-        d["df"] = r.df
-    if r.detail:
-        d["detail"] = r.detail
-    return d
 
 
 def _citations(df: pd.DataFrame) -> dict[str, Any]:
@@ -378,26 +294,12 @@ def _count_flags(df: pd.DataFrame) -> dict[str, np.ndarray | None]:
 LANGUAGE_LABELS = ("Python", "Matlab", "C/C++")
 
 
-def _num(v: Any) -> float | None:
-    if v is None:
-        return None
-    f = float(v)
-    return None if math.isnan(f) else f
-
-
-def analyze(store: Any, dataset: str = "consolidated") -> dict[str, Any]:
-    """The analysis of one dataset, or ``{"consolidated": …, "per-paper": …}`` for ``both``."""
-    if dataset == "both":
-        return {d: analyze(store, d) for d in DATASETS}
-    sparql = papers_query(dataset)
-    return analyze_frame(frame_from_rows(select_rows(store, sparql)), sparql)
-
-
 # --- output -----------------------------------------------------------------------------
 
 
 def format_table(result: dict[str, Any]) -> str:
-    """A plain-text rendering of one dataset's result for the terminal."""
+    """A plain-text rendering of one data set's result for the terminal: sharing, the tests
+    the result holds (in its order, with n), citations and counts."""
     lines: list[str] = []
     sh = result["sharing"]
 
@@ -413,17 +315,22 @@ def format_table(result: dict[str, Any]) -> str:
     for t, p in sh["by_topic"].items():
         lines.append(prop_line(t, p))
     lines.append(prop_line("overall", sh["overall"]))
-    lines.append("")
-    lines.append(f"Tests{'':<31} {'statistic':>10} {'p':>10} {'p (BH)':>10}")
-    for tid in TEST_IDS:
-        t = result["tests"].get(tid)
-        if t is None:
-            lines.append(f"  {tid:<34} {'(no data)':>10}")
-            continue
-        lines.append(
-            f"  {tid:<34} {_fmt(t['statistic'], 10, '.3f')} {_fmt(t['p'], 10, '.4g')} "
-            f"{_fmt(t.get('p_adjusted'), 10, '.4g')}"
-        )
+    if result.get("tests"):
+        lines.append("")
+        if result.get("method"):
+            lines.append(f"Tests (method: {result['method']})")
+        else:
+            lines.append("Tests")
+        lines.append(f"  {'':<34} {'n':>5} {'statistic':>10} {'p':>10} {'p (BH)':>10}")
+        for tid, t in result["tests"].items():
+            if t is None:
+                lines.append(f"  {tid:<34} {'(no data)':>10}")
+                continue
+            n = t.get("n")
+            lines.append(
+                f"  {tid:<34} {'-' if n is None else n:>5} {_fmt(t['statistic'], 10, '.3f')} "
+                f"{_fmt(t['p'], 10, '.4g')} {_fmt(t.get('p_adjusted'), 10, '.4g')}"
+            )
     if any(k != "provenance" for k in result["citations"]):
         lines.append("")
         lines.append("Citations (mean [t 95% CI], median, n)")
@@ -449,56 +356,3 @@ def format_table(result: dict[str, Any]) -> str:
 
 def _fmt(v: float | None, width: int, spec: str) -> str:
     return f"{'-':>{width}}" if v is None else f"{v:>{width}{spec}}"
-
-
-ANALYSIS_KIND = "survey-analysis"
-_SURVEY_NODES = {
-    "consolidated": RK.ReplicabilityGraphics2020,
-    "per-paper": RK.ReplicabilityGraphicsSite,
-}
-
-
-def result_document(result: dict[str, Any], dataset: str) -> Document:
-    """The analysis as a :class:`~reprokg.core.document.Document` (kind ``survey-analysis``).
-
-    The full JSON is kept as an ``rdf:JSON`` literal; each test is also a
-    ``schema:PropertyValue`` (id, method, statistic, p, adjusted p) so it can be queried.
-    The source key is per data set, so a re-run is a revision of the previous analysis.
-    """
-    payload = json.dumps(result, sort_keys=True, default=str).encode("utf-8")
-    sha = content_hash(payload)
-    g = new_graph()
-    node = mint("analysis", f"survey-{dataset}-{sha[:20]}")
-    g.add((node, RDF.type, PROV.Entity))
-    g.add((node, RDF.type, SCHEMA.Dataset))
-    g.add((node, SCHEMA.name, Literal(f"Code-replicability survey analysis ({dataset})")))
-    if dataset in _SURVEY_NODES:
-        g.add((node, PROV.wasDerivedFrom, _SURVEY_NODES[dataset]))
-    g.add((node, RDF.value, Literal(payload.decode("utf-8"), datatype=RDF.JSON)))
-    for tid, t in result.get("tests", {}).items():
-        tnode = mint("analysis", f"survey-{dataset}-{sha[:20]}-{tid}")
-        g.add((node, SCHEMA.variableMeasured, tnode))
-        g.add((tnode, RDF.type, SCHEMA.PropertyValue))
-        g.add((tnode, SCHEMA.propertyID, Literal(tid)))
-        g.add((tnode, SCHEMA.description, Literal(t["method"])))
-        for key in ("statistic", "p", "p_adjusted"):
-            if t.get(key) is not None:
-                g.add((tnode, RKX[key], Literal(float(t[key]), datatype=XSD.double)))
-    return Document(
-        kind=ANALYSIS_KIND,
-        graph=g,
-        source_name=f"survey-analysis-{dataset}.json",
-        source_bytes=payload,
-        loader="reprokg.survey.analysis",
-        loader_version=__version__,
-        source_key=f"{ANALYSIS_KIND}:{dataset}",
-        subject=node,
-    )
-
-
-def save_result(store: Store, result: dict[str, Any], dataset: str) -> URIRef:
-    """Write the analysis back as one document through ingest (validated, with provenance);
-    an earlier analysis of the same data set becomes its ``prov:wasRevisionOf``."""
-    doc = result_document(result, dataset)
-    write_results(store, [doc])
-    return doc.iri

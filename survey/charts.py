@@ -176,11 +176,17 @@ def render(
     """The chart ``name`` as bytes in ``fmt`` (svg or png)."""
     if name not in CHARTS:
         raise KeyError(f"unknown chart {name!r}; one of {', '.join(CHARTS)}")
+    return figure_bytes(lambda: CHARTS[name](result, frame), fmt)
+
+
+def figure_bytes(make: Callable[[], Figure], fmt: str = "svg") -> bytes:
+    """The figure ``make()`` draws as bytes in ``fmt`` (svg or png), then closed. SVG text
+    stays text (searchable, selectable, smaller) and carries no date, so the same result
+    gives byte-identical SVGs."""
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}")
-    # SVG text stays text (searchable, selectable, smaller) instead of glyph paths
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "reprokg"}):
-        fig = CHARTS[name](result, frame)
+        fig = make()
         buf = io.BytesIO()
         try:
             fig.savefig(buf, format=fmt, dpi=130, metadata=_metadata(fmt))

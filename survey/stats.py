@@ -2,11 +2,12 @@
 
 The study ("Code Replicability in Computer Graphics", SIGGRAPH 2020) reports proportions
 with exact (Clopper–Pearson) intervals, Pearson χ² tests of two proportions without Yates'
-correction, t-based intervals and a Wilcoxon rank-sum test on citation counts, a two-factor
-ANOVA on the replication score, and Benjamini–Hochberg adjusted p-values. The tests
-(χ², rank-sum, BH) are written out here from their textbook formulas rather than delegated,
-so the test suite can check them against scipy/statsmodels as independent references.
-Nothing here reads the store: :mod:`reprokg.survey.analysis` feeds these functions.
+correction, t-based intervals and a Wilcoxon rank-sum test on citation counts, main-effects
+ANOVAs on the replication score, and Benjamini–Hochberg adjusted p-values. The tests
+(χ², rank-sum, ANOVA, BH) are written out here from their textbook formulas, following the
+study's tools (MATLAB) where defaults differ, rather than delegated, so the test suite can
+check them against scipy/statsmodels as independent references. Nothing here reads the
+store: :mod:`reprokg.survey.analysis` and :mod:`reprokg.studies` feed these functions.
 """
 
 from __future__ import annotations
@@ -128,38 +129,69 @@ def mean_ci_t(values: Iterable[float], confidence: float = 0.95) -> dict[str, ob
     return {"n": n, "mean": mean, "ci95": [mean - half, mean + half], "median": median, "sd": sd}
 
 
+def midranks(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Ranks 1..N with ties given their average rank (R ``rank``, MATLAB ``tiedrank``)."""
+    return _st.rankdata(np.asarray(values, dtype=float), method="average")
+
+
+def tie_term(values: Sequence[float] | np.ndarray) -> float:
+    """Σ (t³ − t) over groups of tied values: the tie correction of the rank-sum variance."""
+    _, counts = np.unique(np.asarray(values, dtype=float), return_counts=True)
+    c = counts.astype(float)
+    return float((c**3 - c).sum())
+
+
+def rank_sum_normal(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, correct: bool = True
+) -> tuple[float, float, float]:
+    """Two-sided normal approximation of the rank-sum test: ``(U, z, p)``.
+
+    U = R_x − n_x(n_x+1)/2 from mid-ranks of the pooled sample; variance
+    n_x·n_y/12·((N+1) − Σ(t³−t)/(N(N−1))); the continuity correction moves
+    d = U − n_x·n_y/2 by 0.5 towards zero, ``sign(d)·0.5`` as MATLAB ``ranksum`` and R
+    ``wilcox.test`` write it (d is a multiple of 0.5, so this equals scipy's
+    ``max(|d| − 0.5, 0)``). NaN p when the variance is 0 (all values tied).
+    """
+    a = np.asarray(x, dtype=float)
+    b = np.asarray(y, dtype=float)
+    nx, ny = a.size, b.size
+    pooled = np.concatenate([a, b])
+    n = nx + ny
+    u = float(midranks(pooled)[:nx].sum()) - nx * (nx + 1) / 2
+    diff = u - nx * ny / 2
+    var = nx * ny / 12 * ((n + 1) - tie_term(pooled) / (n * (n - 1)))
+    if var <= 0:
+        return u, math.nan, math.nan
+    corr = math.copysign(0.5, diff) if (correct and diff != 0) else 0.0
+    z = (diff - corr) / math.sqrt(var)
+    p = float(min(1.0, 2 * _st.norm.sf(abs(z))))
+    return u, z, p
+
+
 def rank_sum_test(x: Sequence[float], y: Sequence[float]) -> TestResult:
     """Wilcoxon rank-sum / Mann–Whitney U, two-sided, normal approximation.
 
-    U1 = R1 − n1(n1+1)/2 from mid-ranks of the pooled sample; z uses the tie-corrected
-    variance n1·n2/12·((N+1) − Σ(t³−t)/(N(N−1))) and a 0.5 continuity correction towards
-    the mean. Citation counts have many ties and groups of ~100, so the normal
-    approximation (as in R's wilcox.test with ties) is the usual choice.
+    :func:`rank_sum_normal` with the tie-corrected variance and the 0.5 continuity
+    correction (MATLAB ``ranksum``'s large-sample method, R ``wilcox.test`` with ties).
+    Citation counts have many ties and groups of ~100, where this is the method both
+    tools use. NaN values are left out.
     """
     a = np.asarray([v for v in x if not _isnan(v)], dtype=float)
     b = np.asarray([v for v in y if not _isnan(v)], dtype=float)
     n1, n2 = a.size, b.size
     if n1 == 0 or n2 == 0:
         return TestResult(_RANK_SUM_METHOD, math.nan, math.nan)
-    pooled = np.concatenate([a, b])
-    ranks = _st.rankdata(pooled)  # mid-ranks for ties
-    r1 = float(ranks[:n1].sum())
-    u1 = r1 - n1 * (n1 + 1) / 2
-    n = n1 + n2
-    _, counts = np.unique(pooled, return_counts=True)
-    tie = float((counts**3 - counts).sum())
-    var = n1 * n2 / 12 * ((n + 1) - tie / (n * (n - 1)))
-    mu = n1 * n2 / 2
-    if var <= 0:
-        return TestResult(_RANK_SUM_METHOD, u1, math.nan)
-    diff = u1 - mu
-    z = (abs(diff) - 0.5) / math.sqrt(var) if abs(diff) >= 0.5 else 0.0
-    p = float(min(1.0, 2 * _st.norm.sf(z)))
+    u, z, p = rank_sum_normal(a, b, correct=True)
     return TestResult(
         _RANK_SUM_METHOD,
-        statistic=float(u1),
+        statistic=u,
         p=p,
-        detail={"z": math.copysign(z, diff), "n1": int(n1), "n2": int(n2), "rank_sum_1": r1},
+        detail={
+            "z": z,
+            "n1": int(n1),
+            "n2": int(n2),
+            "rank_sum_1": float(midranks(np.concatenate([a, b]))[:n1].sum()),
+        },
     )
 
 
@@ -169,45 +201,69 @@ _RANK_SUM_METHOD = (
 )
 
 
-def anova_two_factor(df: pd.DataFrame, response: str, a: str, b: str) -> dict[str, TestResult]:
-    """Main-effects two-factor ANOVA (no interaction) with Type II sums of squares.
+def anova_main_effects(
+    df: pd.DataFrame, response: str, factors: Sequence[str]
+) -> dict[str, TestResult]:
+    """Main-effects ANOVA (no interactions), every factor categorical, Type II = Type III.
 
-    The design is unbalanced (reviewers saw different numbers of papers per year), so Type I
-    (sequential) sums of squares would depend on the order of the factors. Type II tests
-    each factor after the other; without an interaction term it equals Type III and
-    respects marginality. Both factors are treated as categorical (year as a level, not a
-    trend). Fitted with statsmodels OLS + ``anova_lm(typ=2)``.
+    A factor's sum of squares is RSS(model without it) − RSS(full model), on treatment-
+    coded dummies fitted by least squares; ranks give the degrees of freedom, so an empty
+    or aliased level costs none. For a model without interaction terms this is both the
+    Type II and the Type III sum of squares (MATLAB ``anovan``'s default is Type III;
+    statsmodels ``anova_lm(typ=2)`` gives the same), and it does not depend on the order of
+    the factors, which matters in an unbalanced design. Rows with a missing value in the
+    response or a factor are left out. Written on numpy rather than statsmodels' formula
+    machinery, which the tests use as the independent reference.
     """
-    import statsmodels.api as sm
-    from statsmodels.formula.api import ols
-
-    data = df[[response, a, b]].dropna().copy()
-    data[a] = data[a].astype(str)
-    data[b] = data[b].astype(str)
-    data[response] = data[response].astype(float)
-    model = ols(f"Q('{response}') ~ C(Q('{a}')) + C(Q('{b}'))", data=data).fit()
-    table = sm.stats.anova_lm(model, typ=2)
+    data = df[[response, *factors]].dropna()
+    y = data[response].astype(float).to_numpy()
+    n = len(y)
+    blocks = [_dummies(data[f].astype(str).to_numpy()) for f in factors]
+    full = np.column_stack([np.ones(n), *blocks])
+    rss_full, rank_full = _rss(full, y)
+    resid_df = float(n - rank_full)
+    mse = rss_full / resid_df if resid_df > 0 else math.nan
     method = (
-        f"two-factor ANOVA, main effects of {a} and {b} without interaction, Type II sums "
-        "of squares (unbalanced design; order-independent), statsmodels OLS + anova_lm(typ=2)"
+        f"main-effects ANOVA of {response} on {', '.join(factors)} (categorical, no "
+        "interaction); each factor's sum of squares = RSS without it − RSS of the full "
+        "model (Type II = Type III without interactions; order-independent)"
     )
-    resid_df = float(table.loc["Residual", "df"])
     out: dict[str, TestResult] = {}
-    for factor, label in ((a, f"C(Q('{a}'))"), (b, f"C(Q('{b}'))")):
-        row = table.loc[label]
+    for i, factor in enumerate(factors):
+        reduced = np.column_stack([np.ones(n), *(b for j, b in enumerate(blocks) if j != i)])
+        rss_red, rank_red = _rss(reduced, y)
+        df_f = float(rank_full - rank_red)
+        ss_f = rss_red - rss_full
+        ok = df_f > 0 and resid_df > 0 and mse > 0
+        f_stat = (ss_f / df_f) / mse if ok else math.nan
         out[factor] = TestResult(
             method=method,
-            statistic=float(row["F"]),
-            p=float(row["PR(>F)"]),
-            df=float(row["df"]),
+            statistic=float(f_stat),
+            p=float(_st.f.sf(f_stat, df_f, resid_df)) if ok else math.nan,
+            df=df_f,
             detail={
                 "df_residual": resid_df,
-                "sum_sq": float(row["sum_sq"]),
-                "n": int(len(data)),
-                "levels": sorted(data[factor].unique().tolist()),
+                "sum_sq": float(ss_f),
+                "n": int(n),
+                "levels": sorted(set(data[factor].astype(str))),
             },
         )
     return out
+
+
+def _dummies(values: np.ndarray) -> np.ndarray:
+    """Treatment-coded indicator columns (the first level in sorted order is the baseline)."""
+    levels = sorted(set(values.tolist()))
+    if len(levels) < 2:
+        return np.empty((len(values), 0))
+    return np.column_stack([values == lv for lv in levels[1:]]).astype(float)
+
+
+def _rss(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
+    """Residual sum of squares and rank of the least-squares fit of y on x."""
+    coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
+    r = y - x @ coef
+    return float(r @ r), int(rank)
 
 
 def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:

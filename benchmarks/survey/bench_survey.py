@@ -31,7 +31,10 @@ sys.path.insert(0, str(HERE))
 
 import json_baseline  # noqa: E402
 
+from reprokg.sparql.rows import select_rows  # noqa: E402
 from reprokg.store import open_store  # noqa: E402
+from reprokg.studies.registry import SIGGRAPH2020  # noqa: E402
+from reprokg.studies.siggraph2020 import BH_FAMILY  # noqa: E402
 from reprokg.survey import analysis as sa  # noqa: E402
 
 
@@ -69,17 +72,18 @@ def main() -> int:
         sparql = sa.papers_query("consolidated")
 
         def frame_only() -> Any:
-            return sa.frame_from_rows(sa.select_rows(store, sparql))
+            return sa.frame_from_rows(select_rows(store, sparql))
 
-        t_graph, res = timed(lambda: sa.analyze(store, "consolidated"), args.runs)
+        # "corrected" leaves unscored codes out of the ANOVA, as the JSON baseline does
+        t_graph, res = timed(lambda: SIGGRAPH2020.run(store, "corrected"), args.runs)
         t_frame, _ = timed(frame_only, args.runs)
-        t_both, _ = timed(lambda: sa.analyze(store, "both"), args.runs)
+        t_both, _ = timed(lambda: SIGGRAPH2020.run(store, "corrected", dataset="both"), args.runs)
         t_json, ref = timed(
             lambda: json_baseline.analyze(json_baseline.frame(consolidated)), args.runs
         )
         store.close()
 
-    worst = max(abs(res["tests"][tid]["p"] - ref["tests"][tid]["p"]) for tid in sa.TEST_IDS)
+    worst = max(abs(res["tests"][tid]["p"] - ref["tests"][tid]["p"]) for tid in BH_FAMILY)
     print(
         f"store: {n_docs} documents, {triples} triples, loaded in {load_s:.1f} s (not timed below)"
     )

@@ -1,8 +1,9 @@
-"""``GET /measures/survey`` (the code-replicability analysis as JSON) and its charts.
+"""``GET /measures/survey`` (the code-replicability study as JSON) and its charts.
 
-Handlers are plain ``def`` (they run SPARQL and pandas: blocking work belongs in the
-thread pool). The store comes from the app's ``StoreDep``; a test app can include this
-router over any store.
+The survey's endpoint from before the studies were registered: the study ``siggraph2020``
+(``GET /measures/studies/siggraph2020``) with its data set as ``dataset``. Handlers are
+plain ``def`` (they run SPARQL and pandas: blocking work belongs in the thread pool). The
+store comes from the app's ``StoreDep``; a test app can include this router over any store.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from fastapi import APIRouter, Query, Response
 
 from reprokg.core.errors import NotFound
 from reprokg.service.deps import StoreDep
-from reprokg.survey import analysis as sa
+from reprokg.studies import siggraph2020
+from reprokg.studies.registry import SIGGRAPH2020
 from reprokg.survey import charts as sc
 
 router = APIRouter(prefix="/measures/survey", tags=["measures"])
 
 Dataset = Literal["consolidated", "per-paper", "both"]
+Method = Literal["published", "corrected"]
 
 
 @router.get("")
@@ -27,9 +30,13 @@ def survey_measures(
     dataset: Annotated[Dataset, Query(description="which review data set; both = keyed")] = (
         "consolidated"
     ),
+    method: Annotated[Method, Query(description="the study's script (default) or corrected")] = (
+        "published"
+    ),
 ) -> dict:
-    """Sharing rates, tests (raw and BH-adjusted p), citations and counts, with provenance."""
-    return sa.analyze(store, dataset)
+    """Sharing rates, tests (raw and BH-adjusted p, each with n; the second ANOVA outside
+    the BH family), citations and counts, with provenance and the method's rules."""
+    return SIGGRAPH2020.run(store, method, dataset=dataset)
 
 
 @router.get("/charts/{name}")
@@ -45,7 +52,8 @@ def survey_chart(
         name, format = stem, ext  # type: ignore[assignment]
     if name not in sc.CHARTS:
         raise NotFound(f"unknown chart {name!r}; one of {', '.join(sc.CHARTS)}")
-    frame = sa.paper_frame(store, dataset)
-    result = sa.analyze_frame(frame, sa.papers_query(dataset))
+    inputs = siggraph2020.read(store, dataset)
+    frame, sparql = inputs[dataset]
+    result = siggraph2020.analyze_frame(frame, sparql)
     body = sc.render(name, result, frame, format)
     return Response(body, media_type=sc.FORMATS[format])

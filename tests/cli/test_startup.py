@@ -25,6 +25,7 @@ COMMANDS = (
     "serve",
     "survey-stats",
     "stability",
+    "study",
 )
 
 

@@ -1,4 +1,5 @@
-"""``reprokg survey-stats`` on a small embedded store: table, JSON, charts and --save."""
+"""``reprokg survey-stats`` (= ``reprokg study siggraph2020``) on a small embedded store:
+table, JSON, charts and --save."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reprokg.cli import main
-from reprokg.survey import analysis as sa
+from reprokg.studies.registry import SIGGRAPH2020
 from tests.conftest import need
 
 
@@ -37,8 +38,10 @@ def test_json_output_is_the_analysis_of_the_store(store_dir: Path, capsys) -> No
     from reprokg.store import open_store
 
     with open_store(store_dir, read_only=True) as store:
-        direct = sa.analyze(store, "consolidated")
+        direct = SIGGRAPH2020.run(store)
     assert printed["sharing"]["by_year"] == direct["sharing"]["by_year"]
+    assert printed["method"] == "published"
+    assert printed["tests"]["score_by_year"]["n"] == direct["tests"]["score_by_year"]["n"]
     assert set(printed["sharing"]["by_year"]) == {"2014", "2016"}
     assert printed["counts"]["total"]["papers"] == 127 + 119
     # no 2018 papers: the tests needing 2018 are absent, the rest adjusted among themselves
@@ -52,7 +55,7 @@ def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
     assert code == 0
     out = capsys.readouterr().out
     assert "Code or binary shared" in out and "sharing_2014_vs_2016" in out
-    assert "saved consolidated analysis as https://" in out
+    assert "saved siggraph2020 (published) as https://" in out and "(added)" in out
     assert {p.name for p in charts.iterdir()} >= {
         "consolidated-sharing_by_year.svg",
         "consolidated-sharing_by_year.png",
@@ -63,9 +66,12 @@ def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
     with open_store(store_dir, read_only=True) as store:
         res = store.query(
             "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
-            'SELECT ?d WHERE { GRAPH ?d { ?d rk:documentKind "survey-analysis" } }'
+            'SELECT ?d WHERE { GRAPH ?d { ?d rk:documentKind "study-result" } }'
         )
         assert len(res.rows) == 1
+    # the same result again changes nothing
+    assert main(["survey-stats", "--store", str(store_dir), "--save"]) == 0
+    assert "(unchanged)" in capsys.readouterr().out
 
 
 def test_missing_or_empty_store_says_so(tmp_path: Path, capsys) -> None:  # noqa: ANN001
@@ -75,4 +81,4 @@ def test_missing_or_empty_store_says_so(tmp_path: Path, capsys) -> None:  # noqa
 
     open_store(tmp_path / "empty").close()
     assert main(["survey-stats", "--store", str(tmp_path / "empty")]) == 1
-    assert "no survey papers" in capsys.readouterr().out
+    assert "no data of study siggraph2020 in the store" in capsys.readouterr().out

@@ -1,7 +1,8 @@
 """The shipped survey examples (``examples/survey``) load through the registry and validate.
 
 Counts are those the examples README states (a third of the 374 papers, 18 site files,
-the 400-row GK2018 CSV), checked against the example files read with json/csv here.
+the 400-row GK2018 CSV, the 221-row Papers with Code checklist, 20 GRSI stamps), checked
+against the example files read with json/csv here.
 """
 
 from __future__ import annotations
@@ -31,17 +32,27 @@ def _docs():
         n_site = len(list((root / "per_paper").glob("*/*.json")))
         with open(root / "gk2018" / "evaluations.csv", encoding="utf-8", newline="") as fh:
             n_gk = len(list(csv.DictReader(fh)))
-    return out, len(subset), n_site, n_gk
+        pwc = root / "pwc-checklist-2019" / "code_checklist-neurips2019.csv"
+        with open(pwc, encoding="utf-8", newline="") as fh:
+            n_pwc = len(list(csv.DictReader(fh)))
+        grsi = root / "grsi" / "grsi_paper_data-subset.json"
+        n_grsi = len(json.loads(grsi.read_text(encoding="utf-8")))
+    return out, len(subset), n_site, n_gk, n_pwc, n_grsi
 
 
 @pytest.mark.slow
 def test_examples_load_and_validate():
-    docs, n_subset, n_site, n_gk = _docs()
-    assert (n_subset, n_site, n_gk) == (125, 18, 400)
+    docs, n_subset, n_site, n_gk, n_pwc, n_grsi = _docs()
+    assert (n_subset, n_site, n_gk, n_pwc, n_grsi) == (125, 18, 400, 221, 20)
     by_kind: dict[str, int] = {}
     for d in docs:
         by_kind[d.kind] = by_kind.get(d.kind, 0) + 1
-    assert by_kind == {"survey": n_subset + n_site, "gk2018": n_gk}
+    assert by_kind == {
+        "survey": n_subset + n_site,
+        "gk2018": n_gk,
+        "pwc-checklist": n_pwc,
+        "grsi": n_grsi,
+    }
     reports = validate_documents(docs)
     assert [r.to_text() for r in reports if not r.conforms] == []
 
@@ -50,4 +61,5 @@ def test_licence_notices_ship_with_the_examples():
     root = data_dir("examples").joinpath("survey")
     for name in ("LICENSE-CeCILL-B.txt", "LICENSE-BSD-3-per_paper.txt", "README.md"):
         assert root.joinpath(name).is_file(), name
-    assert root.joinpath("gk2018").joinpath("LICENSE-MIT").is_file()
+    for folder in ("gk2018", "pwc-checklist-2019", "grsi"):
+        assert root.joinpath(folder).joinpath("LICENSE-MIT").is_file(), folder

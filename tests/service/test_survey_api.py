@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from reprokg.service.deps import add_error_handler
-from reprokg.survey.analysis import TEST_IDS
+from reprokg.studies.siggraph2020 import BH_FAMILY, TEST_IDS
 from tests.conftest import need
 from tests.survey.test_survey_analysis import build_survey_store
 
@@ -39,10 +39,14 @@ def test_measures_survey_json_shape(client: TestClient) -> None:
     y = body["sharing"]["by_year"]["2018"]
     assert set(y) == {"k", "n", "rate", "ci95"}
     assert 0 <= y["ci95"][0] <= y["rate"] <= y["ci95"][1] <= 1
-    assert set(body["tests"]) == set(TEST_IDS)
-    for t in body["tests"].values():
-        assert {"method", "statistic", "p", "p_adjusted", "provenance"} <= set(t)
-        assert t["p"] <= t["p_adjusted"] <= 1
+    assert list(body["tests"]) == list(TEST_IDS)
+    assert body["method"] == "published"
+    for tid, t in body["tests"].items():
+        assert {"method", "statistic", "p", "n", "provenance"} <= set(t)
+        if tid in BH_FAMILY:
+            assert t["p"] <= t["p_adjusted"] <= 1
+        else:
+            assert "p_adjusted" not in t
     assert set(body["citations"]["2014"]) >= {"code", "no_code"}
     assert body["counts"]["total"]["papers"] == 374
     assert "SELECT" in body["sharing"]["provenance"]["sparql"]
@@ -57,6 +61,13 @@ def test_measures_survey_both_datasets(client: TestClient) -> None:
 
 def test_measures_survey_rejects_unknown_dataset(client: TestClient) -> None:
     assert client.get("/measures/survey", params={"dataset": "nope"}).status_code == 422
+
+
+def test_measures_survey_method_corrected(client: TestClient) -> None:
+    pub = client.get("/measures/survey").json()["tests"]
+    cor = client.get("/measures/survey", params={"method": "corrected"}).json()["tests"]
+    assert (pub["score_by_year"]["n"], cor["score_by_year"]["n"]) == (126, 122)
+    assert (pub["anova2_topic"]["n"], cor["anova2_topic"]["n"]) == (374, 129)
 
 
 @pytest.mark.parametrize("name", ["sharing_by_year", "sharing_by_topic", "citations"])

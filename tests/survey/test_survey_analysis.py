@@ -2,9 +2,14 @@
 
 A session fixture loads the 374 consolidated reviews and the 454 per-paper site files
 through the survey loader into a temporary embedded store. Each test then derives one
-statistic from the graph (SPARQL → pandas → reprokg.measures) and recomputes it here,
-independently, straight from the JSON rows with scipy/statsmodels. Only this test module
-reads the JSON; the analysis reads the store.
+statistic from the graph (SPARQL → pandas → reprokg.survey / reprokg.studies) and
+recomputes it here, independently, straight from the JSON rows with scipy/statsmodels.
+Only this test module reads the JSON; the analysis reads the store.
+
+The tests here run the SIGGRAPH study with its ``corrected`` method (replication scores
+the reviewers did not give are left out of the ANOVA, as scipy/statsmodels do with NaN);
+tests/studies/test_siggraph2020.py checks the ``published`` method, the study's own
+script, rule by rule.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from scipy import stats
 from statsmodels.formula.api import ols
 from statsmodels.stats.multitest import multipletests
 
+from reprokg.studies import siggraph2020 as sg
+from reprokg.studies.registry import SIGGRAPH2020
 from reprokg.survey import analysis as sa
 from tests.conftest import REPO, need
 
@@ -94,7 +101,7 @@ def frame(survey_store: Any) -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def result(survey_store: Any) -> dict[str, Any]:
-    return sa.analyze(survey_store, "both")
+    return SIGGRAPH2020.run(survey_store, "corrected", dataset="both")
 
 
 @pytest.fixture(scope="session")
@@ -291,14 +298,15 @@ def test_anova_matches_statsmodels(result: dict[str, Any], raw: pd.DataFrame) ->
         assert tests[tid]["p"] == pytest.approx(table.loc[row, "PR(>F)"], rel=1e-9)
         assert tests[tid]["df"] == table.loc[row, "df"]
         assert "Type II" in tests[tid]["method"]
+        assert tests[tid]["n"] == int(table["df"].sum()) + 1 == 122
 
 
 def test_bh_adjusts_the_eight_p_values_together(result: dict[str, Any], raw: pd.DataFrame) -> None:
     expected = _expected_p(raw)
-    assert list(expected) == list(sa.TEST_IDS)
+    assert list(expected) == list(sg.BH_FAMILY)
     adjusted = multipletests(list(expected.values()), method="fdr_bh")[1]
     tests = result["consolidated"]["tests"]
-    assert set(tests) == set(sa.TEST_IDS)
+    assert list(tests) == list(sg.TEST_IDS)
     for (tid, p), adj in zip(expected.items(), adjusted, strict=True):
         assert tests[tid]["p"] == pytest.approx(p, rel=1e-9), tid
         assert tests[tid]["p_adjusted"] == pytest.approx(adj, rel=1e-9), tid
@@ -358,28 +366,29 @@ def test_every_section_carries_sparql_and_method(result: dict[str, Any]) -> None
 
 def test_saved_result_is_queryable(survey_store: Any, result: dict[str, Any]) -> None:
     from reprokg.store.base import SelectResult
+    from reprokg.studies import results
 
-    iri = sa.save_result(survey_store, result["consolidated"], "consolidated")
+    consolidated = result["consolidated"]
+    iri, _ = results.save(survey_store, SIGGRAPH2020, consolidated, "corrected")
     assert survey_store.has_document(iri)
     res = survey_store.query(
-        "PREFIX schema: <http://schema.org/> PREFIX rkx: <https://w3id.org/reprokg/ext#> "
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
-        f"SELECT ?p ?kind WHERE {{ GRAPH <{iri}> {{ ?t schema:propertyID "
-        '"sharing_2014_vs_2018" ; rkx:p_adjusted ?p . '
+        f"SELECT ?p ?n ?kind WHERE {{ GRAPH <{iri}> {{ ?r rk:hasStudyValue ?t . ?t rk:valueName "
+        '"consolidated.tests.sharing_2014_vs_2018" ; rk:adjustedPValue ?p ; rk:sampleSize ?n . '
         f"<{iri}> rk:documentKind ?kind }} }}"
     )
     assert isinstance(res, SelectResult) and len(res.rows) == 1
-    want = result["consolidated"]["tests"]["sharing_2014_vs_2018"]["p_adjusted"]
-    assert float(res.rows[0][0]) == pytest.approx(want)
-    assert str(res.rows[0][1]) == "survey-analysis"
+    want = consolidated["tests"]["sharing_2014_vs_2018"]
+    assert float(res.rows[0][0]) == pytest.approx(want["p_adjusted"])
+    assert int(res.rows[0][1]) == want["n"] == 255
+    assert str(res.rows[0][2]) == "study-result"
     # the saved analysis is not a survey review: a re-run gives the same numbers
-    again = sa.analyze(survey_store, "consolidated")
-    assert again["tests"]["sharing_2014_vs_2018"]["p"] == pytest.approx(
-        result["consolidated"]["tests"]["sharing_2014_vs_2018"]["p"]
-    )
-    # a different result for the same data set is a revision that replaces the first
-    changed = {**result["consolidated"], "n_papers": -1}
-    iri2 = sa.save_result(survey_store, changed, "consolidated")
+    again = SIGGRAPH2020.run(survey_store, "corrected")
+    assert again["tests"]["sharing_2014_vs_2018"]["p"] == pytest.approx(want["p"])
+    # a different result for the same study and method is a revision that replaces the first
+    changed = {**consolidated, "n_papers": -1}
+    iri2, outcome = results.save(survey_store, SIGGRAPH2020, changed, "corrected")
+    assert outcome.documents[0].status == "revised"
     assert iri2 != iri
     assert not survey_store.has_document(iri)
     rev = survey_store.query(
@@ -426,7 +435,9 @@ def test_generic_store_path_gives_the_same_frame(survey_store: Any, frame: pd.Da
         def query(self, sparql: str) -> Any:
             return survey_store.query(sparql)
 
-    generic = sa.frame_from_rows(sa.select_rows(QueryOnly(), sa.papers_query("both")))
+    from reprokg.sparql.rows import select_rows
+
+    generic = sa.frame_from_rows(select_rows(QueryOnly(), sa.papers_query("both")))
     pd.testing.assert_frame_equal(generic, frame)
 
 

@@ -151,7 +151,7 @@ def test_anova_hand_computed_balanced_design() -> None:
             "b": ["b1", "b1", "b2", "b2", "b1", "b1", "b2", "b2"],
         }
     )
-    out = ss.anova_two_factor(df, "y", "a", "b")
+    out = ss.anova_main_effects(df, "y", ["a", "b"])
     assert out["a"].statistic == pytest.approx(20)
     assert out["b"].statistic == pytest.approx(5)
     assert out["a"].p == pytest.approx(stats.f.sf(20, 1, 5))
@@ -169,10 +169,54 @@ def test_anova_type_ii_is_order_independent_on_unbalanced_data() -> None:
             "rev": rng.choice(["1", "2", "3", "4"], 40, p=[0.4, 0.3, 0.2, 0.1]),
         }
     )
-    ab = ss.anova_two_factor(df, "y", "year", "rev")
-    ba = ss.anova_two_factor(df, "y", "rev", "year")
+    ab = ss.anova_main_effects(df, "y", ["year", "rev"])
+    ba = ss.anova_main_effects(df, "y", ["rev", "year"])
     assert ab["year"].p == pytest.approx(ba["year"].p)
     assert ab["rev"].p == pytest.approx(ba["rev"].p)
+
+
+def test_anova_matches_statsmodels_type_ii_and_type_iii() -> None:
+    """The numpy ANOVA against statsmodels: Type II, and Type III with sum-to-zero
+    contrasts (MATLAB anovan's default), on an unbalanced three-factor design with an
+    empty cell, as the second ANOVA of the SIGGRAPH study has."""
+    sm = pytest.importorskip("statsmodels.api")
+    from statsmodels.formula.api import ols
+
+    rng = np.random.default_rng(11)
+    n = 90
+    df = pd.DataFrame(
+        {
+            "y": rng.integers(0, 6, n).astype(float),
+            "year": rng.choice(["2014", "2016", "2018"], n),
+            "topic": rng.choice(["g", "r", "i", "a"], n, p=[0.4, 0.3, 0.2, 0.1]),
+            "ind": rng.choice(["yes", "no"], n),
+        }
+    )
+    df = df[~((df["topic"] == "a") & (df["year"] == "2014"))]  # an empty cell
+    ours = ss.anova_main_effects(df, "y", ["year", "topic", "ind"])
+    t2 = sm.stats.anova_lm(ols("y ~ C(year) + C(topic) + C(ind)", data=df).fit(), typ=2)
+    t3 = sm.stats.anova_lm(
+        ols("y ~ C(year, Sum) + C(topic, Sum) + C(ind, Sum)", data=df).fit(), typ=3
+    )
+    for f in ("year", "topic", "ind"):
+        assert ours[f].statistic == pytest.approx(t2.loc[f"C({f})", "F"], rel=1e-9)
+        assert ours[f].p == pytest.approx(t2.loc[f"C({f})", "PR(>F)"], rel=1e-9)
+        assert ours[f].statistic == pytest.approx(t3.loc[f"C({f}, Sum)", "F"], rel=1e-9)
+        assert ours[f].df == t2.loc[f"C({f})", "df"]
+        assert ours[f].detail["n"] == len(df)
+
+
+def test_rank_sum_normal_z_and_continuity_by_hand() -> None:
+    # x = 1,2,3 ; y = 4,5,6: U = 0, d = -4.5, var = 5.25: z = (-4.5 + 0.5)/sqrt(5.25)
+    u, z, p = ss.rank_sum_normal([1, 2, 3], [4, 5, 6])
+    assert (u, z) == (0, pytest.approx(-4 / math.sqrt(5.25)))
+    _, z_raw, _ = ss.rank_sum_normal([1, 2, 3], [4, 5, 6], correct=False)
+    assert z_raw == pytest.approx(-4.5 / math.sqrt(5.25))
+    # d is a multiple of 0.5 (mid-ranks): at |d| = 0.5 the correction gives z = 0
+    u, z, p = ss.rank_sum_normal([1.0], [1.0, 2.0])  # mid-ranks 1.5 | 1.5, 3: U = 0.5
+    assert u - 1 == -0.5 and z == 0 and p == 1.0
+    # everything tied: no variance, no p
+    assert math.isnan(ss.rank_sum_normal([1.0, 1.0], [1.0])[2])
 
 
 # --- Benjamini–Hochberg -----------------------------------------------------------------

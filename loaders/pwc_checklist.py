@@ -1,0 +1,169 @@
+"""ML Code Completeness Checklist (Papers with Code, NeurIPS 2019): the CSV -> one document
+per repository.
+
+``code_checklist-neurips2019.csv`` of paperswithcode/releasing-research-code has one row
+per official NeurIPS 2019 repository of a random 25% sample: ``url``, GitHub ``stars``,
+``python`` (1 when the code is mainly Python) and the five checklist items ``training``,
+``evaluation``, ``pretrained_model``, ``results``, ``dependencies`` as 1/0. The repository
+is a ``schema:SoftwareSourceCode`` node whose IRI is its URL as written; the row becomes a
+``rk:CodeChecklistAssessment`` of it in ``rk:PapersWithCodeChecklist2019`` with the stars
+and flags as typed literals. A cell that is not 0/1 (or stars that are not a count) is
+kept as written under ``rkx:`` and reported as a Warning.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from rdflib import RDF, Literal, URIRef
+
+from reprokg.core.document import Document, Message
+from reprokg.core.errors import LoadError
+from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.loaders.source import decode_text
+
+KIND = "pwc-checklist"
+LOADER_NAME = "reprokg.loaders.pwc_checklist"
+LOADER_VERSION = "1"
+
+#: CSV column -> property of the assessment, in the CSV's order
+ITEMS: dict[str, URIRef] = {
+    "training": RK.checklistTrainingCode,
+    "evaluation": RK.checklistEvaluationCode,
+    "pretrained_model": RK.checklistPretrainedModels,
+    "results": RK.checklistResults,
+    "dependencies": RK.checklistDependencies,
+}
+REQUIRED = ("url", "stars", "python", *ITEMS)
+_URL_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$")
+
+
+def sniff(name: str, head: str) -> bool:
+    first = [c.strip() for c in head.split("\n", 1)[0].split(",")]
+    return all(c in first for c in REQUIRED)
+
+
+def load(data: bytes, name: str) -> list[Document]:
+    text = decode_text(data, name)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = [c.strip() for c in next(reader)]
+    except StopIteration:
+        raise LoadError("empty file; expected a CSV header", source=name, line=1) from None
+    except csv.Error as exc:
+        raise LoadError(f"CSV error: {exc}", source=name, line=1) from exc
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise LoadError(
+            f"missing CSV column(s) {', '.join(missing)}; expected url, stars, python and the "
+            "five checklist items (code_checklist-neurips2019.csv)",
+            source=name,
+            line=1,
+            field=missing[0],
+        )
+    docs: list[Document] = []
+    seen: dict[str, int] = {}
+    try:
+        for row in reader:
+            line = reader.line_num
+            if not any(c.strip() for c in row):
+                continue
+            if len(row) != len(header):
+                raise LoadError(
+                    f"row has {len(row)} fields; expected {len(header)} like the header",
+                    source=name,
+                    line=line,
+                )
+            rec = dict(zip(header, (c.strip() for c in row), strict=True))
+            url = rec["url"]
+            if not _URL_RE.match(url):
+                raise LoadError(
+                    f"url {url!r} is not an http(s) URL; every row names its repository",
+                    source=name,
+                    line=line,
+                    field="url",
+                )
+            if url in seen:
+                raise LoadError(
+                    f"duplicate repository {url!r} (first at line {seen[url]})",
+                    source=name,
+                    line=line,
+                    field="url",
+                )
+            seen[url] = line
+            docs.append(_record(rec, header, name, line))
+    except csv.Error as exc:
+        raise LoadError(f"CSV error: {exc}", source=name, line=reader.line_num) from exc
+    return docs
+
+
+def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Document:
+    g = new_graph()
+    msgs: list[Message] = []
+    repo = URIRef(rec["url"])
+    node = mint("checklist-assessment", stable_key("pwc-checklist-2019", rec["url"]))
+    g.add((node, RDF.type, RK.CodeChecklistAssessment))
+    g.add((node, RK.inSurvey, RK.PapersWithCodeChecklist2019))
+    g.add((node, RK.assessedRepository, repo))
+    g.add((repo, RDF.type, SCHEMA.SoftwareSourceCode))
+
+    def keep(col: str, expected: str) -> None:
+        g.add((node, RKX[col], Literal(rec[col])))
+        msgs.append(
+            Message(
+                "Warning",
+                col,
+                f"{col} is {rec[col]!r}; expected {expected}; kept as written",
+                str(node),
+                rec[col],
+                line,
+            )
+        )
+
+    stars = rec["stars"]
+    if stars.isdigit():
+        g.add((node, RK.githubStars, Literal(int(stars))))
+    elif stars:
+        keep("stars", "a count of stars")
+    flags = {"python": RK.pythonRepository, **ITEMS}
+    for col, prop in flags.items():
+        v = rec[col]
+        if v in ("0", "1"):
+            g.add((node, prop, Literal(v == "1")))
+        elif v:
+            keep(col, "1 or 0")
+    for col in header:
+        if col not in REQUIRED and rec[col]:
+            g.add((node, RKX[re.sub(r"[^A-Za-z0-9_-]", "_", col)], Literal(rec[col])))
+            msgs.append(
+                Message(
+                    "Info",
+                    col,
+                    f"unknown column {col!r} kept under rkx:",
+                    str(node),
+                    rec[col],
+                    line,
+                )
+            )
+    source = (",".join(header) + "\n" + ",".join(_cell(rec[c]) for c in header) + "\n").encode()
+    return Document(
+        kind=KIND,
+        graph=g,
+        source_name=name,
+        source_bytes=source,
+        loader=LOADER_NAME,
+        loader_version=LOADER_VERSION,
+        source_key=f"pwc-checklist-2019:{rec['url']}",
+        messages=msgs,
+        lines={c: line for c in header},
+        subject=node,
+    )
+
+
+def _cell(value: str) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow([value])
+    return buf.getvalue()

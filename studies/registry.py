@@ -1,0 +1,402 @@
+"""The registered studies: each a named analysis with its citation, data, SPARQL and methods.
+
+In the style of :mod:`reprokg.measures.registry`: a :class:`Study` says what it recomputes
+(the publication, by DOI), whose analysis code it follows, which SPARQL it reads, and its
+:class:`Method` s — the first, ``published``, is the default and follows the authors'
+own analysis choices, each stated as one rule with its source; the others are documented
+alternatives that say what they change. :meth:`Study.run` imports the study's module
+(pandas, scipy) only when it runs, so listing the studies stays cheap.
+
+A study module exposes ``read(store, **options)`` (the rows it needs, via SPARQL),
+``analyze(inputs, method, **options)`` (pure: frames in, the JSON result out),
+``format_table(result)``, ``values(result)`` (the numbers a result document names),
+``charts(result, inputs, fmt)`` (``{file stem: SVG or PNG bytes}``) and
+``is_empty(inputs)`` (nothing of the study in the store).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType, ModuleType
+from typing import Any
+
+from reprokg.core.errors import NotFound, UsageError
+
+PUBLISHED = "published"
+CORRECTED = "corrected"
+
+
+@dataclass(frozen=True)
+class Method:
+    """One way of computing a study: its name, what it is, and its rules one by one."""
+
+    name: str
+    summary: str
+    rules: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "summary": self.summary, "rules": list(self.rules)}
+
+
+@dataclass(frozen=True)
+class Option:
+    """An option a study accepts: what it chooses, and its default."""
+
+    description: str
+    default: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"description": self.description, "default": self.default}
+
+
+@dataclass(frozen=True)
+class Study:
+    """A published study recomputed from the graph."""
+
+    name: str
+    title: str
+    #: the publication whose analysis is recomputed: a DOI IRI, else its URL, else None
+    publication: str | None
+    citation: str
+    #: the authors' analysis code the ``published`` method follows
+    follows: str
+    #: what the study reads from the graph (document kinds, surveys)
+    data: str
+    #: the SPARQL it reads, as package paths (``studies/sparql/…``, ``queries/…``)
+    queries: tuple[str, ...]
+    methods: tuple[Method, ...]
+    module: str
+    #: options the study accepts, e.g. a data set or thresholds
+    options: Mapping[str, Option] = field(default_factory=lambda: MappingProxyType({}))
+    #: the options that choose what is read (given to ``read``); the others go to ``analyze``
+    read_options: tuple[str, ...] = ()
+
+    @property
+    def default_method(self) -> str:
+        return self.methods[0].name
+
+    def method(self, name: str | None) -> Method:
+        name = name or self.default_method
+        for m in self.methods:
+            if m.name == name:
+                return m
+        known = ", ".join(m.name for m in self.methods)
+        raise UsageError(f"study {self.name} has no method {name!r}; its methods: {known}")
+
+    def sparql(self) -> dict[str, str]:
+        """The text of each query the study reads, by package path."""
+        return {q: read_sparql(q) for q in self.queries}
+
+    def impl(self) -> ModuleType:
+        """The module that reads, computes and renders the study (imported on first use)."""
+        return importlib.import_module(self.module)
+
+    def coerce(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Option values given as text (command line, query string) as their default's type."""
+        self.check_options(options)
+        out = {}
+        for k, v in options.items():
+            default = self.options[k].default
+            if isinstance(v, str) and isinstance(default, float):
+                try:
+                    v = float(v)
+                except ValueError:
+                    raise UsageError(f"option {k} must be a number, got {v!r}") from None
+            out[k] = v
+        return out
+
+    def explicit(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` without those given at their default (what names a result)."""
+        given = self.coerce(options)
+        return {k: v for k, v in given.items() if v != self.options[k].default}
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            known = ", ".join(self.options) or "none"
+            raise UsageError(
+                f"study {self.name} has no option {', '.join(unknown)}; its options: {known}"
+            )
+
+    def read(self, store: Any, **options: Any) -> Any:
+        """The study's inputs read from ``store`` (one or more SELECTs); options that are
+        not :attr:`read_options` are accepted and left to :meth:`analyze`."""
+        options = self.coerce(options)
+        given = {k: v for k, v in options.items() if k in self.read_options}
+        return self.impl().read(store, **given)
+
+    def analyze(self, inputs: Any, method: str | None = None, **options: Any) -> dict[str, Any]:
+        """The study's result on inputs :meth:`read` returned."""
+        m = self.method(method)
+        options = self.coerce(options)
+        given = {k: v for k, v in options.items() if k not in self.read_options}
+        return self.impl().analyze(inputs, m.name, **given)
+
+    def run(self, store: Any, method: str | None = None, **options: Any) -> dict[str, Any]:
+        """Read from ``store`` and compute: the result as JSON-ready dict."""
+        self.method(method)  # refuse an unknown method before reading anything
+        self.check_options(options)
+        return self.analyze(self.read(store, **options), method, **options)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "publication": self.publication,
+            "citation": self.citation,
+            "follows": self.follows,
+            "data": self.data,
+            "queries": list(self.queries),
+            "default_method": self.default_method,
+            "methods": [m.to_dict() for m in self.methods],
+            "options": {k: o.to_dict() for k, o in self.options.items()},
+        }
+
+
+def read_sparql(path: str) -> str:
+    """A query shipped as package data (``studies/sparql/x.rq``, ``queries/y.rq``)."""
+    from reprokg.core.resources import data_dir
+
+    folder, _, name = path.rpartition("/")
+    node = data_dir(folder.split("/")[0])
+    for part in [*folder.split("/")[1:], name]:
+        node = node.joinpath(part)
+    return node.read_text(encoding="utf-8")
+
+
+def _study(**kw: Any) -> Study:
+    kw["methods"] = tuple(kw["methods"])
+    kw["queries"] = tuple(kw["queries"])
+    kw["options"] = MappingProxyType(kw.get("options", {}))
+    kw["read_options"] = tuple(kw.get("read_options", ()))
+    return Study(**kw)
+
+
+_GS = "generateStatistics.m"
+
+SIGGRAPH2020 = _study(
+    name="siggraph2020",
+    title="Code Replicability in Computer Graphics (Bonneel et al., SIGGRAPH 2020)",
+    publication="https://doi.org/10.1145/3386569.3392413",
+    citation="Nicolas Bonneel, David Coeurjolly, Julie Digne, Nicolas Mellado. Code "
+    "Replicability in Computer Graphics. ACM Transactions on Graphics 39(4), SIGGRAPH 2020.",
+    follows="GraphicsReplicability/sig20-paper-supplementary-materials: scripts/"
+    "generateStatistics.m with chi2test.m and fdr_bh.m (MATLAB)",
+    data="code-replicability reviews (kind survey): the consolidated data (374 papers) or "
+    "the replicability.graphics site data",
+    queries=("survey/sparql/survey_papers.rq",),
+    methods=[
+        Method(
+            PUBLISHED,
+            "the study's own MATLAB script, rule by rule",
+            (
+                "replication score = the recorded 1-5 answer; every non-numeric answer "
+                f"('' or 'N/A') is 0 ({_GS}:133-142)",
+                f"code shared = the availability answer contains 'Yes' ({_GS}:87); a complete "
+                f"test = the test answer is 'Yes' ({_GS}:118)",
+                f"industry = some author from a private company ({_GS}:157); deep learning = "
+                f"the answer does not start with N or F ({_GS}:101); a missing year is 2018 "
+                f"({_GS}:144-148)",
+                "chi-squared tests of two proportions without continuity correction "
+                f"(chi2test.m): 2014/2016, 2014/2018, 2016/2018 ({_GS}:200-202), deep learning "
+                f"vs not ({_GS}:240), industry vs academia ({_GS}:381)",
+                "2014 citations with vs without code: MATLAB ranksum, normal approximation "
+                f"with tie-corrected variance and 0.5 continuity correction ({_GS}:325)",
+                "first ANOVA anovan(score, {year, reviewer}) over every shared code whose test "
+                f"was completed, scored or not ({_GS}:360): main effects, categorical factors, "
+                "anovan's default Type III sums of squares (= Type II without interactions)",
+                "the eight p-values (three year pairs, industry, deep learning, citations, the "
+                "first ANOVA's two factors) adjusted together by Benjamini-Hochberg "
+                f"(fdr_bh, 'pdep', {_GS}:385)",
+                "second ANOVA anovan(score, {year, topic, industry}) over all papers, papers "
+                f"without code scoring 0 ({_GS}:367); not part of the BH family",
+            ),
+        ),
+        Method(
+            CORRECTED,
+            "the scores the reviewers did not give are left out instead of counted as 0",
+            (
+                "replication score: only recorded 1-5 answers; rows whose answer is '' or "
+                "'N/A' are dropped from both ANOVAs instead of scored 0",
+                "first ANOVA over shared codes whose test was completed and that have a score",
+                "second ANOVA over the papers that have a score",
+                "rows with a missing year, topic or industry flag are dropped, not defaulted",
+                "everything else as published (the same tests, the same BH family)",
+            ),
+        ),
+    ],
+    module="reprokg.studies.siggraph2020",
+    options={
+        "dataset": Option("the review data set: consolidated, per-paper or both", "consolidated")
+    },
+    read_options=("dataset",),
+)
+
+GK2018 = _study(
+    name="gk2018",
+    title="State of the Art: Reproducibility in Artificial Intelligence "
+    "(Gundersen & Kjensmo, AAAI 2018)",
+    publication="https://doi.org/10.1609/aaai.v32i1.11503",
+    citation="Odd Erik Gundersen, Sigbjørn Kjensmo. State of the Art: Reproducibility in "
+    "Artificial Intelligence. AAAI 2018.",
+    follows="aaai2018-paperid-62/aaai2018-paperid-62: evaluation_analysis.ipynb (pandas)",
+    data="documentation assessments (kind gk2018) of 400 IJCAI/AAAI papers",
+    queries=("studies/sparql/gk2018_assessments.rq",),
+    methods=[
+        Method(
+            PUBLISHED,
+            "the authors' notebook, cell by cell",
+            (
+                "experimental papers only: research_type E (cells 1 and 8)",
+                "Method = problem description, goal/objective, research method, research "
+                "question, pseudocode (cell 10); Data = train, validation, test, results "
+                "(cell 12); Experiment = hypothesis, prediction, open source code, open "
+                "experiment code, hardware specification, software dependencies, experiment "
+                "setup, evaluation criteria (cell 14)",
+                "per paper: R3D = mean of Method, R2D = mean of Method and Data, R1D = mean "
+                "of all three, DataD = mean of Data, ExpD = mean of Experiment over the 0/1 "
+                "answers, missing answers skipped (pandas mean(axis=1))",
+                "R3/R2/R1 satisfied = every answered variable of the factors is 1 (pandas "
+                "all(axis=1) skips missing answers)",
+                "mean and variance over papers with ddof = 1 (pandas var()), overall, by "
+                "venue (conference) and by period 2013/14 vs 2016 (cell 8)",
+            ),
+        ),
+    ],
+    module="reprokg.studies.gk2018",
+)
+
+PWC_CHECKLIST_2019 = _study(
+    name="pwc-checklist-2019",
+    title="ML Code Completeness Checklist, NeurIPS 2019 repositories (Papers with Code)",
+    publication="https://medium.com/paperswithcode/ml-code-completeness-checklist-e9127b168501",
+    citation="Papers with Code (Robert Stojnic et al.). ML Code Completeness Checklist, "
+    "analysis of the official NeurIPS 2019 repositories, 2020 "
+    "(https://medium.com/paperswithcode/ml-code-completeness-checklist-e9127b168501).",
+    follows="paperswithcode/releasing-research-code: notebooks/code_checklist-analysis.Rmd (R)",
+    data="checklist assessments (kind pwc-checklist) of 221 NeurIPS 2019 repositories",
+    queries=("studies/sparql/pwc_checklist.rq",),
+    methods=[
+        Method(
+            PUBLISHED,
+            "the authors' R notebook with R's defaults",
+            (
+                "Python repositories only: t[t$python==1,] (Rmd:29)",
+                "score = number of ticks: rowSums over training, evaluation, "
+                "pretrained_model, results, dependencies (Rmd:36)",
+                "per score: count, proportion of the Python repositories and summary() of "
+                "the stars: min, quartiles by R's default type-7 quantile, mean, max (Rmd:44-52)",
+                "MASS::rlm(stars ~ training + evaluation + pretrained_model + results + "
+                "dependencies) with every default (Rmd:87): Huber psi k = 1.345, least-"
+                "squares start, MAD scale re-estimated each step, at most 20 iterations, "
+                "acc = 1e-4; summary.rlm standard errors and t values",
+                "wilcox.test(stars[score==5], stars[score==i]) for i = 0..4 with R's defaults "
+                "(Rmd:89-92): exact when both samples are under 50 and nothing is tied, "
+                "otherwise the normal approximation with tie and continuity corrections",
+            ),
+        ),
+    ],
+    module="reprokg.studies.pwc_checklist_2019",
+)
+
+AUDITS = _study(
+    name="audits",
+    title="Audit analytics over the reproducibility attributes of Hille, Stubbemann & "
+    "Hanika (TMLR 2024)",
+    publication=None,  # TMLR 10/2024: no DOI in our copy of the paper (seed 000)
+    citation="Tobias Hille, Maximilian Stubbemann, Tom Hanika. Reproducibility and Geometric "
+    "Intrinsic Dimensionality: An Investigation on Graph Neural Network Research. "
+    "Transactions on Machine Learning Research, 10/2024.",
+    follows="the seed's ontology of audit attributes (D1-D9, S1-S19, R1-R6) and its proposed "
+    "ordinal comparison and formal context (sections 3, 5 and appendix B)",
+    data="audits (kind audit) with their findings and metric comparisons",
+    queries=(
+        "studies/sparql/audit_publications.rq",
+        "studies/sparql/audit_findings.rq",
+        "studies/sparql/audit_metrics.rq",
+    ),
+    methods=[
+        Method(
+            PUBLISHED,
+            "the seed's definitions; thresholds for R2/R4 from its wording",
+            (
+                "open world: an asserted attribute marks a problem; an unasserted one is "
+                "unknown, not absent",
+                "frequency of an attribute = audited publications asserting it, summed per "
+                "category (data set, software, computational result) and subcategory",
+                "ordinal comparison: A is at least as reproducible as B when A's asserted "
+                "attributes are a subset of B's (a preorder; publications with equal sets are "
+                "one class of the partial order); Hasse diagram = covering pairs of classes",
+                "formal concepts of the context publications x attributes D1-R6, by "
+                "NextClosure (Ganter), each concept once in lectic order",
+                "R2 derived = some metric's relative difference d has 0 < d <= small_max "
+                "(default 2%: the seed's 'in the range of 1-2%'); R4 derived = at least "
+                "almost_all (default 80%) of the metrics with a known difference have "
+                "d > strong (default 5%); both defaults are assumptions the seed gives no "
+                "number for, configurable; compared with what the auditors asserted",
+            ),
+        ),
+    ],
+    module="reprokg.studies.audits",
+    options={
+        "small_max": Option("R2: the largest relative difference that is small", 0.02),
+        "strong": Option("R4: a relative difference above this is strong", 0.05),
+        "almost_all": Option("R4: the share of metrics that must differ strongly", 0.8),
+    },
+)
+
+GRSI_STAMPS = _study(
+    name="grsi-stamps",
+    title="Graphics Replicability Stamps among the SIGGRAPH code-replicability reviews "
+    "(a join by DOI)",
+    publication="https://doi.org/10.1109/BELIV64461.2024.00016",
+    citation="Tobias Isenberg. The State of Reproducibility Stamps for Visualization Research "
+    "Papers. BELIV 2024 (the stamp list), joined with Bonneel et al., SIGGRAPH 2020 (the "
+    "reviews).",
+    follows="no published analysis: a statistic neither source shows alone",
+    data="stamps (kind grsi) joined by DOI IRI with the code-replicability reviews (kind survey)",
+    queries=("queries/stamped-reviews.rq",),
+    methods=[
+        Method(
+            PUBLISHED,
+            "the reviews scored by the SIGGRAPH study's published rule",
+            (
+                "a review is stamped when a stamp of the GRSI list names its paper's DOI IRI "
+                "(both sources lower-case the DOI)",
+                "only the years in which a stamped paper occurs (the stamp began in 2016)",
+                "code shared: stamped vs unstamped, Fisher's exact test, two-sided as R's "
+                "fisher.test (the stamped group is small; chi-squared shown beside it)",
+                "replication score of shared codes whose test was completed, non-numeric "
+                "answers scored 0 as the SIGGRAPH study's script does: Wilcoxon rank-sum "
+                "stamped vs unstamped, normal approximation with tie and continuity "
+                "corrections (R's wilcox.test with ties)",
+            ),
+        ),
+        Method(
+            CORRECTED,
+            "non-numeric replication scores left out",
+            (
+                "as published, but reviews whose replication answer is '' or 'N/A' are left "
+                "out of the score comparison instead of scored 0",
+            ),
+        ),
+    ],
+    module="reprokg.studies.grsi",
+    options={"survey": Option("the review data set: consolidated or per-paper", "consolidated")},
+    read_options=("survey",),
+)
+
+#: Every study, in listing order.
+REGISTRY: dict[str, Study] = {
+    s.name: s for s in (SIGGRAPH2020, GK2018, PWC_CHECKLIST_2019, AUDITS, GRSI_STAMPS)
+}
+
+
+def get(name: str) -> Study:
+    """The study registered as ``name``; :class:`NotFound` naming the others."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise NotFound(f"no study {name!r}; registered studies: {', '.join(REGISTRY)}") from None

@@ -1,0 +1,169 @@
+"""The registry (every study named, cited, with its SPARQL and methods) and results written
+back through ingest: validated, with provenance, idempotent, revised, queryable."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rdflib.plugins.sparql import prepareQuery
+
+from reprokg.core.errors import NotFound, UsageError
+from reprokg.studies import results
+from reprokg.studies.registry import PUBLISHED, REGISTRY, get
+from tests.studies.stores import load_into, sources
+
+MODULE_API = ("read", "analyze", "format_table", "values", "charts", "is_empty")
+
+
+def test_the_issue_names_and_more() -> None:
+    assert list(REGISTRY)[:4] == ["siggraph2020", "gk2018", "pwc-checklist-2019", "audits"]
+    assert "grsi-stamps" in REGISTRY
+    with pytest.raises(NotFound, match="registered studies: siggraph2020"):
+        get("nope")
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_each_study_states_what_it_follows(name: str) -> None:
+    s = get(name)
+    assert s.default_method == PUBLISHED == s.methods[0].name
+    for m in s.methods:
+        assert m.summary and len(m.rules) >= 1 and all(len(r) > 20 for r in m.rules)
+    assert s.citation and s.follows and s.data and s.title
+    impl = s.impl()
+    assert all(callable(getattr(impl, f)) for f in MODULE_API), name
+    for text in s.sparql().values():
+        prepareQuery(text)
+    d = s.to_dict()
+    assert json.loads(json.dumps(d)) == d
+    with pytest.raises(UsageError, match="no method"):
+        s.method("nope")
+
+
+def test_listing_the_studies_imports_nothing_heavy() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from reprokg.studies.registry import REGISTRY; "
+        "[s.to_dict() for s in REGISTRY.values()]; "
+        "print(sorted(m for m in ('pandas','numpy','scipy','rdflib','matplotlib') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.fixture(scope="module")
+def fresh_store(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A store of its own: this module writes results into it."""
+    from reprokg.store import open_store
+
+    store = open_store(tmp_path_factory.mktemp("write-back") / "store")
+    load_into(store, sources(shared_data))
+    yield store
+    store.close()
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: str) -> None:
+    s = get(name)
+    method = s.methods[-1].name
+    res = s.run(fresh_store, method)
+    iri, first = results.save(fresh_store, s, res, method)
+    assert first.documents[0].status == "added"
+    assert first.documents[0].report is not None and first.documents[0].report.conforms
+    _, again = results.save(fresh_store, s, res, method)
+    assert again.documents[0].status == "unchanged"
+    # the stored document: kind, provenance, the study, the method, the JSON, the values
+    got = fresh_store.query(
+        "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+        "PREFIX prov: <http://www.w3.org/ns/prov#> "
+        "SELECT ?kind ?name ?method ?json ?when (COUNT(?v) AS ?values) WHERE { "
+        f"GRAPH <{iri}> {{ <{iri}> rk:documentKind ?kind ; prov:generatedAtTime ?when . "
+        "?r a rk:StudyResult ; rk:studyName ?name ; rk:analysisMethod ?method ; "
+        "<http://www.w3.org/1999/02/22-rdf-syntax-ns#value> ?json . "
+        "OPTIONAL { ?r rk:hasStudyValue ?v } } } GROUP BY ?kind ?name ?method ?json ?when"
+    )
+    (kind, sname, smethod, payload, _when, n_values) = got.rows[0]
+    assert (str(kind), str(sname), str(smethod)) == ("study-result", name, method)
+    assert json.loads(str(payload)) == json.loads(json.dumps(res, default=str))
+    assert int(n_values) == len(s.impl().values(res)) > 0
+    changed = {**res, "note": "changed"}
+    iri2, rev = results.save(fresh_store, s, changed, method)
+    assert rev.documents[0].status == "revised" and rev.documents[0].revision_of == iri
+    assert not fresh_store.has_document(iri)
+    fresh_store.delete_document(iri2)
+
+
+def test_values_carry_statistic_p_adjusted_p_and_n(fresh_store: Any) -> None:
+    s = get("siggraph2020")
+    res = s.run(fresh_store)
+    iri, _ = results.save(fresh_store, s, res, PUBLISHED)
+    rows = fresh_store.query(
+        "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+        "SELECT ?name ?p ?adj ?n ?pub WHERE { "
+        f"GRAPH <{iri}> {{ ?r rk:recomputedStudy ?pub ; rk:hasStudyValue ?v . "
+        "?v rk:valueName ?name ; rk:studyPValue ?p ; rk:sampleSize ?n . "
+        "OPTIONAL { ?v rk:adjustedPValue ?adj } } } ORDER BY ?name"
+    ).rows
+    by_name = {str(r[0]): r for r in rows}
+    t = res["tests"]["score_by_year"]
+    row = by_name["consolidated.tests.score_by_year"]
+    assert float(row[1]) == pytest.approx(t["p"]) and float(row[2]) == pytest.approx(
+        t["p_adjusted"]
+    )
+    assert int(row[3]) == 126
+    assert str(row[4]) == "https://doi.org/10.1145/3386569.3392413"
+    assert by_name["consolidated.tests.anova2_topic"][2] is None  # outside the BH family
+    fresh_store.delete_document(iri)
+
+
+def test_options_at_their_default_do_not_change_the_source_key() -> None:
+    s = get("audits")
+    assert results.source_key(s, PUBLISHED, {}) == "study-result:audits:published"
+    assert results.source_key(s, PUBLISHED, {"small_max": "0.02"}) == (
+        "study-result:audits:published"
+    )
+    assert results.source_key(s, PUBLISHED, {"small_max": "0.03"}) == (
+        "study-result:audits:published:small_max=0.03"
+    )
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_any_store_reads_the_same_rows(fresh_store: Any, name: str) -> None:
+    """A store without native queries (a remote one) answers through Store.query and
+    rdflib terms: the same rows, so the same result."""
+
+    class QueryOnly:  # what a remote backend offers: query() returning a SelectResult
+        def query(self, sparql: str) -> Any:
+            return fresh_store.query(sparql)
+
+    s = get(name)
+    native = s.run(fresh_store)
+    generic = s.run(QueryOnly())
+    assert json.dumps(generic, sort_keys=True, default=str) == json.dumps(
+        native, sort_keys=True, default=str
+    )
+
+
+def test_every_ontology_term_the_studies_read_is_declared() -> None:
+    """Catches a renamed property (a query would silently return nothing)."""
+    import re
+
+    from rdflib import Graph, URIRef
+    from rdflib.namespace import RDF
+
+    from reprokg.core.namespaces import RK
+    from tests.conftest import REPO
+
+    ontology = Graph()
+    for ttl in (REPO / "ontology").glob("*.ttl"):
+        ontology.parse(ttl, format="turtle")
+    for s in REGISTRY.values():
+        for path, text in s.sparql().items():
+            used = set(re.findall(r"\brk:([A-Za-z0-9]+)", text))
+            missing = sorted(t for t in used if (URIRef(RK[t]), RDF.type, None) not in ontology)
+            assert not missing, f"{path} uses undeclared rk: terms {missing}"
