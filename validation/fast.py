@@ -14,7 +14,7 @@ those; SPARQL cannot see them).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 import pyoxigraph as ox
@@ -105,7 +105,8 @@ class _Compiler:
         self.branches: list[Branch] = []
         self.patterns: list[str] = []
         self.prefixes: dict[str, str] = {}
-        self.n_bodies = 0
+        #: the ``sh:select`` bodies inlined (renamed): the only text not written here
+        self.bodies: list[str] = []
         for _s, p, _o in shapes:
             if p.startswith(_COMPONENT) and p not in _SUPPORTED:
                 raise Unsupported(str(p))
@@ -161,14 +162,15 @@ class _Compiler:
             raise Unsupported("sh:select form")
         if "$" in text or "SELECT" in upper[start:]:
             raise Unsupported("sh:select form")
-        self.n_bodies += 1
-        n = self.n_bodies
+        n = len(self.bodies) + 1
 
         def rename(m: re.Match[str]) -> str:
             name = m.group(1)
             return m.group(0) if name in ("this", "value") else f"?{name}_{n}"
 
-        return re.sub(r"\?(\w+)", rename, text[start + 1 : end])
+        body = re.sub(r"\?(\w+)", rename, text[start + 1 : end])
+        self.bodies.append(body)
+        return body
 
     # ----------------------------------------------------------------- targets
     def targets(self, shape: object) -> str | None:
@@ -368,6 +370,9 @@ class Compiled:
     query: str
     branches: list[Branch]
     queries: list[str]
+    #: the PREFIX lines and the ``sh:select`` bodies the queries inline
+    head: str = ""
+    bodies: list[str] = field(default_factory=list)
 
 
 @cache
@@ -407,7 +412,7 @@ def compile_kind(kind: str) -> Compiled | None:
         head + "SELECT DISTINCT ?g ?this ?value ?cid WHERE {\n" + "\nUNION\n".join(parts) + "\n}"
     )
     queries = [head + "SELECT DISTINCT ?g ?this ?value WHERE {" + p + "}" for p in parts]
-    return Compiled(query, c.branches, queries)
+    return Compiled(query, c.branches, queries, head, c.bodies)
 
 
 #: kind -> why it is not compiled (for the benchmark and tests to show)
@@ -509,19 +514,35 @@ def _query_iris(query: str) -> set[str] | None:
     return found if walk(algebra) else None
 
 
+#: an IRI as the compiler writes it (``_n3``, ``path``): always in angle brackets
+_WRITTEN_IRI = re.compile(r"<([^<>\"{}|^`\\\s]*)>")
+
+
 @cache
 def relevant_predicates(kind: str) -> frozenset[str] | None:
     """IRIs the kind's constraint queries can match (``rdf:type`` always), or None when
     any predicate can. Triples with other predicates cannot change any query's
     solutions, so they are not loaded: fewer quads to build, load and scan. Likewise
     ``rdf:type`` triples (asserted or entailed) of a class no query names, unless the
-    set holds :data:`OPEN_TYPES`."""
+    set holds :data:`OPEN_TYPES`.
+
+    Only the ``sh:select`` bodies are parsed (:func:`_query_iris`): the rest of each query
+    is the compiler's own text, whose predicates are always written IRIs (targets, paths,
+    ``a <class>``), so every IRI written there is kept. Parsing the whole queries with
+    rdflib took 2-9 s per kind (its pyparsing grammar reads ~10 KB/s), paid by the first
+    validation of each kind in every process. Over-approximating is safe (more triples
+    loaded); ``rdf:type`` written as an IRI (a path or a target on it) opens the types.
+    """
     compiled = compile_kind(kind)
     if compiled is None:
         return None
     keep = {_RDF_TYPE}
     for query in compiled.queries:
-        iris = _query_iris(query)
+        keep.update(_WRITTEN_IRI.findall(query, len(compiled.head)))
+    if f"<{_RDF_TYPE}>" in compiled.query:
+        keep.add(OPEN_TYPES)
+    for body in compiled.bodies:
+        iris = _query_iris(compiled.head + "SELECT * WHERE {" + body + "}")
         if iris is None:
             return None
         keep |= iris

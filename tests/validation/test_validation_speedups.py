@@ -125,6 +125,27 @@ def test_fast_engine_loads_only_what_its_queries_read() -> None:
     assert not any(p == str(unread) for _s, p, _o in quads)
 
 
+@pytest.mark.parametrize("kind", ["qrels", "mlrc"])
+def test_relevant_predicates_cover_what_the_full_parse_finds(kind: str) -> None:
+    """Only the sh:select bodies are parsed; every IRI rdflib's parse of the whole queries
+    finds (the old, 2-9 s per kind reading) must still be kept."""
+    compiled = shacl_fast.compile_kind(kind)
+    assert compiled is not None and compiled.bodies  # both kinds have SPARQL constraints
+    by_parse = {str(RDF.type)}
+    for query in compiled.queries:
+        iris = shacl_fast._query_iris(query)
+        assert iris is not None
+        by_parse |= iris
+    keep = shacl_fast.relevant_predicates(kind)
+    assert keep is not None and by_parse <= keep
+
+
+def test_a_body_with_a_variable_predicate_keeps_every_triple() -> None:
+    assert shacl_fast._query_iris("SELECT * WHERE { ?this ?p ?value }") is None
+    typed = shacl_fast._query_iris("SELECT * WHERE { ?this a ?value }")
+    assert typed is not None and shacl_fast.OPEN_TYPES in typed
+
+
 def test_blank_nodes_keep_their_labels_in_the_fast_engine() -> None:
     b = BNode("b1")
     graph = LazyGraph([(S, RDF.type, RK.Run), (S, RK.runTag, b)])
