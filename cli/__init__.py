@@ -14,12 +14,12 @@ import sys
 from collections.abc import Sequence
 
 from reprokg import __version__
-from reprokg.cli import annotate, compare, docs, serve, store, survey
+from reprokg.cli import annotate, compare, docs, evaluate, serve, store, survey
 from reprokg.cli.base import Handler
 from reprokg.core.errors import ReprokgError
 
 #: command modules in help order; each has ``register(command)``
-COMMANDS = (store, annotate, compare, docs, serve, survey)
+COMMANDS = (store, annotate, compare, evaluate, docs, serve, survey)
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
