@@ -93,7 +93,8 @@ def test_evaluate_save_puts_runs_on_the_leaderboard_once(tmp_path, capsys) -> No
         kinds = {
             str(k)
             for (k,) in store.query(
-                "SELECT DISTINCT ?k WHERE { ?g <https://w3id.org/reprokg/ontology#documentKind> ?k }"
+                "SELECT DISTINCT ?k WHERE "
+                "{ ?g <https://w3id.org/reprokg/ontology#documentKind> ?k }"
             ).rows
         }
     assert {"evaluation", "comparison", "run", "qrels"} <= kinds
