@@ -160,7 +160,15 @@ def _href_filter(context: Any, iri: str | None) -> str | None:
     return href(iri, b)
 
 
-templates.env.filters.update(href=_href_filter, short=short)
+@pass_context
+def _id_filter(context: Any, iri: str) -> str:
+    """The service's linked-data page of an IRI under the base (else the IRI)."""
+    request = context.get("request")
+    b = request.app.state.settings.base if request is not None else DEFAULT_BASE
+    return "/id/" + iri.removeprefix(b) if iri.startswith(b) else iri
+
+
+templates.env.filters.update(href=_href_filter, short=short, idlink=_id_filter)
 templates.env.globals.update(fmt_num=fmt_num)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from reprokg.core.errors import ReprokgError
 from reprokg.measures.effectiveness import Evaluator
 from reprokg.measures.inputs import qrels_from_store, run_from_store
-from reprokg.measures.primad import baseline_tags
+from reprokg.measures.primad import baseline_tags, run_tag
 from reprokg.store.base import Store
 
 
@@ -37,13 +37,18 @@ def per_topic(store: Store, inputs: list[dict], measure: str) -> tuple[list[Topi
         return [], "the qrels of this comparison are not stored"
     try:
         qrels = qrels_from_store(store, qrels_docs[0])
-        sides: dict[str, dict[str, object]] = {}
+        by_role: dict[str, list] = {}
         for r in inputs:
-            if r["role"] == "qrels" or not r.get("doc"):
-                continue
-            run = run_from_store(store, r["doc"])
-            side = "advanced" if run.graph and baseline_tags(run.graph, run.subject) else "baseline"
-            sides.setdefault(side, {})[r["role"]] = run
+            if r["role"] != "qrels" and r.get("doc"):
+                by_role.setdefault(r["role"], []).append(run_from_store(store, r["doc"]))
+        sides: dict[str, dict[str, object]] = {}
+        for role, runs in by_role.items():
+            # an advanced run names the tag of its baseline (another run of its role)
+            tags = {run_tag(r.graph, r.subject) for r in runs if r.graph is not None}
+            for run in runs:
+                named = set(baseline_tags(run.graph, run.subject)) if run.graph else set()
+                side = "advanced" if len(runs) > 1 and named & tags else "baseline"
+                sides.setdefault(side, {})[role] = run
     except ReprokgError as exc:
         return [], f"the stored inputs cannot be read: {exc}"
     evaluator = Evaluator(qrels.qrels, (measure,))

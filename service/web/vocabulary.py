@@ -31,7 +31,7 @@ class Term:
     @property
     def display(self) -> str:
         """``S1 — Source code available`` for a notated concept, else the label."""
-        if self.notation and self.label:
+        if self.notation and self.label and not self.label.startswith(self.notation):
             return f"{self.notation} — {self.label}"
         return self.label or self.notation or self.iri
 
