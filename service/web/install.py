@@ -41,10 +41,12 @@ def error_page(request: Request, exc: ReprokgError) -> Response | None:
 
 
 def warm(app: FastAPI) -> threading.Thread:
-    """Fill the caches the first visitors would wait for (papers index, home counts) in a
-    background thread, so the first page answers like the others."""
+    """Fill the caches the first visitors would wait for (home counts, papers index, the
+    survey study) in a background thread, so the first pages answer like the others."""
 
     def run() -> None:
+        from reprokg.service.web.render import cache
+        from reprokg.service.web.routes.analyses import survey_summary
         from reprokg.service.web.routes.home import summary
         from reprokg.service.web.routes.papers import paper_index
 
@@ -52,6 +54,7 @@ def warm(app: FastAPI) -> threading.Thread:
         try:
             summary(store)
             paper_index(store)
+            cache.get(store, "survey-analysis", lambda: survey_summary(store))
         except Exception:  # noqa: BLE001 - a warm-up failure only costs the first request
             log.exception("web: warming the caches failed")
 

@@ -79,7 +79,10 @@ def generation(store: Store) -> tuple[int, float]:
 
 
 class GenerationCache:
-    """Values computed from the store, kept until its generation changes (one per key)."""
+    """Values computed from the store, kept until its generation changes (one per key;
+    at most :attr:`size` keys, the oldest dropped first)."""
+
+    size = 512
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -93,7 +96,10 @@ class GenerationCache:
             return hit[1]
         value = compute()
         with self._lock:
+            self._values.pop(key, None)
             self._values[key] = (gen, value)
+            while len(self._values) > self.size:
+                self._values.pop(next(iter(self._values)))
         return value
 
 

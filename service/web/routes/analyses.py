@@ -57,7 +57,7 @@ def studies(request: Request, store: ReadStoreDep) -> Response:
     if fmt := wants(request):
         return tabular(fmt, surveys, STUDY_COLUMNS, "studies")
     results = rows_of(store, "study-results")
-    survey = cache.get(store, "survey-analysis", lambda: _survey(store))
+    survey = cache.get(store, "survey-analysis", lambda: survey_summary(store))
     return page(
         request,
         "studies.html",
@@ -71,7 +71,7 @@ def studies(request: Request, store: ReadStoreDep) -> Response:
     )
 
 
-def _survey(store) -> dict | None:
+def survey_summary(store) -> dict | None:
     """The code-replicability analysis of the consolidated data set, with its charts
     (``None`` when the graph holds no review of it)."""
     from reprokg.survey import analysis as sa

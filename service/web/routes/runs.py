@@ -16,6 +16,7 @@ from reprokg.service.web.render import (
     RK,
     SCHEMA,
     alternates,
+    cache,
     page,
     py,
     rows_of,
@@ -89,28 +90,37 @@ def run(request: Request, store: ReadStoreDep, iri: str) -> Response:
     except NamedQueryError as exc:
         raise UsageError(str(exc)) from exc
     p = {"run": target}
-    res = store.query(view_query("run-document").bind(p))
-    assert isinstance(res, GraphResult)
-    g = res.graph
+    card, tag = cache.get(store, f"run-card {target}", lambda: _card(store, target))
     scores = rows_of(store, "run-scores", p)
-    node = URIRef(target)
-    if len(g) == 0 and not scores:
+    if card is None and not scores:
         raise NotFound(f"no run header is stored for <{target}>")
     if fmt := wants(request):
         return tabular(fmt, scores, SCORE_COLUMNS, "run-scores")
-    card = []
-    for key, label in PRIMAD:
-        comp = g.value(node, URIRef(RK + key))
-        card.append({"key": key, "label": label, "entries": tree(g, comp) if comp else []})
-    tag = g.value(node, URIRef(RK + "runTag"))
     return page(
         request,
         "run.html",
         title=f"Run {tag or target}",
         iri=target,
-        card=card,
+        card=card or [],
         scores=scores,
         active="/runs",
         alternates=alternates(request),
         sparql_behind=[sparql_of("run-document", p), sparql_of("run-scores", p)],
     )
+
+
+def _card(store, target: str) -> tuple[list[dict] | None, str | None]:
+    """The PRIMAD card of a run (its header document walked from the run) and its tag;
+    kept until the store changes (a header is a few hundred triples walked in Python)."""
+    res = store.query(view_query("run-document").bind({"run": target}))
+    assert isinstance(res, GraphResult)
+    g = res.graph
+    if len(g) == 0:
+        return None, None
+    node = URIRef(target)
+    card = []
+    for key, label in PRIMAD:
+        comp = g.value(node, URIRef(RK + key))
+        card.append({"key": key, "label": label, "entries": tree(g, comp) if comp else []})
+    tag = g.value(node, URIRef(RK + "runTag"))
+    return card, str(tag) if tag is not None else None
