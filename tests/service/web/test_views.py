@@ -466,3 +466,22 @@ def test_every_view_answers_csv_and_json(client, url: str) -> None:
     assert parsed[0] == j["columns"] and len(parsed) - 1 == len(j["rows"])
     assert client.get(url + sep + "format=xml").status_code == 406
     assert not math.isnan(len(j["rows"]))
+
+
+def test_every_example_link_returns_rows(client) -> None:
+    """The home page's named-query links (each query's examples) all have rows in the
+    demo, and so do the example requests ``serve --demo`` prints."""
+    from reprokg.service.demo import EXAMPLE_REQUESTS
+    from reprokg.sparql.named import load_queries
+
+    page = html(client, "/")
+    for q in load_queries().values():
+        assert f"/queries/{q.name}/table" in page
+        for ex in q.examples:
+            got = client.get(f"/queries/{q.name}/table", params={**ex, "format": "json"})
+            assert got.status_code == 200 and got.json()["rows"], (q.name, ex)
+    for path in EXAMPLE_REQUESTS:
+        r = client.get(path)
+        assert r.status_code == 200, path
+        if path.startswith("/queries/") and "?" in path:
+            assert r.json()["results"]["bindings"], path
