@@ -21,6 +21,15 @@ router = APIRouter(include_in_schema=False)
 INPUT_TYPES = {"integer": "number", "decimal": "number", "iri": "url"}
 
 
+def without_header(sparql: str) -> str:
+    """The query without its leading comment lines (title, description, params, notes):
+    the page shows those next to the editor; the editor gets the query."""
+    lines = sparql.splitlines()
+    while lines and (not lines[0].strip() or lines[0].lstrip().startswith("#")):
+        lines.pop(0)
+    return "\n".join(lines) + "\n"
+
+
 @router.get("/query/prefixes.json")
 def prefixes() -> dict[str, str]:
     """YASGUI's prefix completer list (``prefixCcApi``): the prefixes the package binds,
@@ -40,7 +49,12 @@ def query(request: Request, settings: SettingsDep, form: str | None = None) -> R
         else:
             continue
         examples.append(
-            {"name": q.name, "title": q.title, "description": q.description, "sparql": text}
+            {
+                "name": q.name,
+                "title": q.title,
+                "description": q.description,
+                "sparql": without_header(text),
+            }
         )
     forms = [
         {

@@ -133,6 +133,8 @@ def test_yasgui_runs_a_named_query_example(
     assert "bm25+rm3" in text and "No data available" not in text
     assert page.locator(".yasr table tbody tr").count() == 3
     assert "example=find-baselines" in page.url
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"the results make the page scroll sideways by {overflow}px"
     shot(page, "query-find-baselines-1280")
     assert log.problems() == []
 
