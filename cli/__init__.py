@@ -15,12 +15,22 @@ import sys
 from collections.abc import Sequence
 
 from reprokg import __version__
-from reprokg.cli import annotate, compare, docs, serve, stability, store, study, survey
+from reprokg.cli import (
+    annotate,
+    compare,
+    docs,
+    evaluate,
+    serve,
+    stability,
+    store,
+    study,
+    survey,
+)
 from reprokg.cli.base import Handler, quick_exit_requested
 from reprokg.core.errors import ReprokgError
 
 #: command modules in help order; each has ``register(command)``
-COMMANDS = (store, annotate, compare, docs, serve, survey, study, stability)
+COMMANDS = (store, annotate, compare, evaluate, docs, serve, survey, study, stability)
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:

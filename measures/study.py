@@ -14,7 +14,6 @@ import math
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
-import ir_measures
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
@@ -23,13 +22,11 @@ from reprokg.core.document import Document
 from reprokg.core.errors import ReprokgError
 from reprokg.core.identifiers import mint, stable_key
 from reprokg.core.namespaces import MLS, RK, SCHEMA, new_graph
-from reprokg.loaders.qrels import collection_iri
 from reprokg.measures import primad
 from reprokg.measures.comparison import Comparison, compare
-from reprokg.measures.effectiveness import Evaluator
 from reprokg.measures.inputs import QrelsInput, RunInput
-from reprokg.measures.leaderboard import add_leaderboard, run_collections
 from reprokg.measures.registry import CROSS, REGISTRY, SAME, Options
+from reprokg.measures.reported import Scores, add_reported_scores, evaluate_reported
 from reprokg.store.base import Store
 
 KIND = "comparison"
@@ -50,7 +47,7 @@ class Study:
     qrels_rpl: QrelsInput | None
     primad: primad.PrimadComparison | None = None
     #: per role: reported measure name as written -> (ir-measures name, mean score)
-    reported: dict[str, dict[str, tuple[str, float]]] = field(default_factory=dict)
+    reported: dict[str, Scores] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return self.comparison.to_json()
@@ -61,37 +58,6 @@ def _pkg_version(name: str) -> str:
         return version(name)
     except PackageNotFoundError:
         return "unknown"
-
-
-def _reported_measures(inp: RunInput) -> list[str]:
-    if inp.graph is None or inp.subject is None:
-        return []
-    return sorted(
-        {
-            str(m)
-            for goal in inp.graph.objects(inp.subject, RK.researchGoal)
-            for ev in goal_evaluations(inp, goal)
-            for m in inp.graph.objects(ev, RK.reportedMeasure)
-        }
-    )
-
-
-def goal_evaluations(inp: RunInput, goal) -> list:
-    assert inp.graph is not None
-    return list(inp.graph.objects(goal, RK.evaluation))
-
-
-def _ir_measures_name(reported: str) -> str | None:
-    """ir-measures name for a measure as a header reports it (``map`` -> ``AP``)."""
-    for parse in (ir_measures.parse_trec_measure, ir_measures.parse_measure):
-        try:
-            parsed = parse(reported)
-        except Exception:  # noqa: BLE001 - unknown names are reported, not fatal
-            continue
-        parsed = parsed if isinstance(parsed, list) else [parsed]
-        if len(parsed) == 1:
-            return str(parsed[0])
-    return None
 
 
 def run_study(
@@ -166,27 +132,13 @@ def run_study(
     )
     comparison.warnings[:0] = warnings
     # the runs' reported measures, evaluated, so *find baselines* ranks real scores
-    reported: dict[str, dict[str, tuple[str, float]]] = {}
+    reported: dict[str, Scores] = {}
     for role, inp in inputs.items():
-        names = _reported_measures(inp)
-        if not names:
-            continue
-        q = (
-            qrels_rpl.qrels
-            if (kind == CROSS and role.startswith("rep") and qrels_rpl)
-            else qrels.qrels
-        )
-        resolved = {n: _ir_measures_name(n) for n in names}
-        unknown = [n for n, m in resolved.items() if m is None]
-        if unknown:
-            comparison.warnings.append(
-                f"{role.replace('_', ' ')}: reported measure(s) {', '.join(unknown)} not known "
-                "to ir-measures; not evaluated"
-            )
-        known = sorted({m for m in resolved.values() if m})
-        if known:
-            means = Evaluator(q, tuple(known)).evaluate(inp.run).means()
-            reported[role] = {n: (m, means[m]) for n, m in resolved.items() if m}
+        judged = _judging_qrels(role, kind, qrels, qrels_rpl)
+        scores, notes = evaluate_reported(inp, judged.qrels, role.replace("_", " "))
+        comparison.warnings.extend(notes)
+        if scores:
+            reported[role] = scores
     return Study(comparison, inputs, qrels, qrels_rpl if kind == CROSS else None, pc, reported)
 
 
@@ -197,23 +149,14 @@ def _num(x: float) -> Literal:
     return Literal(repr(float(x)), datatype=XSD.double)
 
 
-def _score_collection(study: Study, role: str, inp: RunInput) -> URIRef | None:
-    """The test collection a role's reported scores rank on (its leaderboard's).
-
-    The run header's shared collection node when it names exactly one (what the run says
-    it was evaluated on), else the collection of the qrels that judged the role, when
-    known; otherwise the scores are stored without a leaderboard (find-baselines cannot
-    rank a score whose collection nobody named).
-    """
-    named = run_collections(inp.graph, inp.subject) if inp.graph is not None else []
-    if len(named) == 1:
-        return named[0]
-    qrels = study.qrels_rpl if (study.qrels_rpl and role.startswith("rep")) else study.qrels
-    if qrels is not None and qrels.collection:
-        judged = collection_iri(qrels.collection)
-        if not named or judged in named:
-            return judged
-    return None
+def _judging_qrels(
+    role: str, kind: str, qrels: QrelsInput, qrels_rpl: QrelsInput | None
+) -> QrelsInput:
+    """The qrels that judge a role's run: the reproduced runs' own in a cross-collection
+    study, else the original qrels."""
+    if kind == CROSS and role.startswith("rep") and qrels_rpl is not None:
+        return qrels_rpl
+    return qrels
 
 
 def comparison_document(study: Study) -> Document:
@@ -242,18 +185,9 @@ def comparison_document(study: Study) -> Document:
         g.add((run, RK.runFile, runfile))
         g.add((runfile, RK.sha256, Literal(inp.sha256)))
         if role in study.reported:
-            collection = _score_collection(study, role, inp)
-            for reported_name, (im_name, score) in sorted(study.reported[role].items()):
-                v = mint("score", stable_key(key, role, reported_name))
-                g.add((run, RK.reportedScore, v))
-                g.add((v, RDF.type, MLS.ModelEvaluation))
-                g.add((v, RDF.type, RK.MeasureValue))
-                g.add((v, RK.measureName, Literal(reported_name)))
-                g.add((v, RK.irMeasuresName, Literal(im_name)))
-                g.add((v, MLS.hasValue, _num(score)))
-                g.add((v, PROV.wasGeneratedBy, mint("activity", key)))
-                if collection is not None:
-                    add_leaderboard(g, v, collection, reported_name)
+            kind = CROSS if study.qrels_rpl is not None else SAME
+            judged = _judging_qrels(role, kind, study.qrels, study.qrels_rpl)
+            add_reported_scores(g, run, inp, judged, study.reported[role], mint("activity", key))
     if study.primad is not None:
         g.add((node, RK.primadSignature, Literal(study.primad.signature)))
         for key_, changed in study.primad.changed.items():

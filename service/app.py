@@ -7,13 +7,11 @@ own app from the environment (:func:`app_from_env`) and opens the store read-onl
 
 from __future__ import annotations
 
-import html
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from fastapi.responses import HTMLResponse
 
 from reprokg import __version__
 from reprokg.core.settings import Settings
@@ -32,6 +30,7 @@ from reprokg.service.routes import (
     survey,
 )
 from reprokg.service.routes.sparql import sparql_router
+from reprokg.service.web import install as web
 from reprokg.store.base import InMemoryCopy, Store
 
 log = logging.getLogger("reprokg.service")
@@ -78,6 +77,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
             from starlette.concurrency import run_in_threadpool
 
             await run_in_threadpool(app.state.query_runner.get)
+        web.warm(app)
         yield
         runner = getattr(app.state, "query_runner", None)
         if runner is not None:
@@ -91,6 +91,9 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
         summary="A reproducibility knowledge graph: PRIMAD run metadata, audits and surveys "
         "as validated RDF, with named queries, linked-data IRIs and a SPARQL 1.1 endpoint.",
         lifespan=lifespan,
+        # the API docs are served offline by the web package (vendored Swagger UI)
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.query_runner = None
@@ -109,10 +112,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     app.include_router(stability.router)
     app.include_router(studies.router)
     _mount_sparql(app, settings)
-
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def index() -> str:
-        return _index_html(settings)
+    web.install(app)  # the views (/ , /papers, …), static files, offline /docs
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     if settings.access_log:
@@ -124,31 +124,3 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
 def app_from_env() -> FastAPI:
     """Factory for ``uvicorn --factory`` worker processes: settings from the environment."""
     return create_app(process_settings())
-
-
-def _index_html(settings: Settings) -> str:
-    from reprokg.sparql.named import load_queries
-
-    items = []
-    for q in load_queries().values():
-        href = "/queries/" + q.name + ("?" + q.example_query_string() if q.examples else "")
-        items.append(
-            f'<li><a href="{html.escape(href)}">{html.escape(q.name)}</a> — '
-            f"{html.escape(q.title)}</li>"
-        )
-    sparql_li = '<li><a href="/sparql">/sparql</a> — SPARQL 1.1 endpoint</li>'
-    demo = "<p>Demo mode: the bundled example data is loaded.</p>" if settings.demo else ""
-    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>reprokg</title></head><body>
-<h1>reprokg {html.escape(__version__)}</h1>{demo}
-<ul>
-<li><a href="/docs">/docs</a> — OpenAPI documentation</li>
-<li><a href="/documents">/documents</a> — stored documents</li>
-<li><a href="/queries">/queries</a> — named queries</li>{sparql_li}
-<li><a href="/measures/stability/studies">/measures/stability/studies</a> — stability
-studies (<code>/measures/stability?study=ID</code>: the analysis,
-<code>/measures/stability/chart.svg?study=ID</code>: its chart)</li>
-<li><a href="/health">/health</a></li>
-</ul>
-<h2>Named queries</h2><ul>{"".join(items)}</ul>
-</body></html>"""

@@ -1,11 +1,16 @@
 """``reprokg serve --demo``: the bundled example data in a fresh embedded store.
 
 The examples ship as package data (``examples/``: a survey subset, run files with
-ir_metadata headers, audits, stability studies), so the demo works from an installed
-wheel on a fresh machine, without the checkout or network access. After loading, every
-stability study is analysed (seed 003's model and tests) and the analysis stored as a
-``stability-analysis`` document, so the demo shows the computed results next to the
-observations; the examples' observations are illustrative, and their analyses say so.
+ir_metadata headers, qrels, audits, stability studies), so the demo works from an
+installed wheel on a fresh machine, without the checkout or network access.
+
+After loading, the demo does what a user would next: ``reprokg evaluate RUN… --qrels Q
+--save`` (the bundled runs' reported measures evaluated on the bundled qrels, so the
+leaderboards, *find baselines* and ``/leaderboards``, have rows), ``reprokg compare
+--save`` (the illustrative re-run against the original run: a stored comparison with its
+PRIMAD signature and measures) and ``reprokg stability --save`` of every stability study
+(seed 003's model and tests, stored as ``stability-analysis`` documents; the examples'
+observations are illustrative, and their analyses say so).
 """
 
 from __future__ import annotations
@@ -18,8 +23,21 @@ from pathlib import Path
 from reprokg.core.resources import data_dir
 from reprokg.store.base import Store
 
+#: run files (with ir_metadata headers and run lines) evaluated on :data:`DEMO_QRELS`
+DEMO_RUNS = (
+    "runs/annotated_run_example.txt",
+    "runs/bare_marker_run.txt",
+    "runs/reproduced_run.txt",
+)
+#: (original, reproduced) baseline runs the demo compares (``reprokg compare --save``)
+DEMO_COMPARISON = ("runs/annotated_run_example.txt", "runs/reproduced_run.txt")
+#: the toy qrels of the tutorial the runs' lines come from (Apache-2.0, LICENSE.toy)
+DEMO_QRELS = "runs/qrels.toy"
+
 #: Example queries printed when the demo starts (path and query string).
 EXAMPLE_REQUESTS = [
+    "/papers?year=2018&code=yes",
+    "/queries/find-baselines?collection=https://ir-datasets.com/nyt&measure=map",
     "/queries",
     "/queries/survey-code-availability",
     "/queries/publications-with-attribute?attribute=S1",
@@ -56,19 +74,20 @@ def load_demo(store: Store) -> dict[str, int]:
     from reprokg.ingest import ingest
 
     with ExitStack() as stack:
-        root = data_dir("examples")
-        if not root.is_dir():
+        if not data_dir("examples").is_dir():
             return {}
-        docs, errors = demo_documents(Path(stack.enter_context(resources.as_file(root))))
-    # Two example files describing the same thing (same source key, e.g. one study as CSV
-    # and as YAML) would replace each other on every start; the first one wins.
-    seen: set[str] = set()
-    unique = []
-    for doc in docs:
-        if doc.source_key not in seen:
-            seen.add(doc.source_key)
-            unique.append(doc)
-    result = ingest(store, unique)
+        root = Path(stack.enter_context(resources.as_file(data_dir("examples"))))
+        docs, errors = demo_documents(root)
+        # Two example files describing the same thing (same source key) would replace
+        # each other on every start; the first one wins.
+        seen: set[str] = set()
+        unique = []
+        for doc in docs:
+            if doc.source_key not in seen:
+                seen.add(doc.source_key)
+                unique.append(doc)
+        result = ingest(store, unique)
+        evaluate_demo_runs(store, root)
     counts: dict[str, int] = {}
     if len(unique) < len(docs):
         counts["skipped (same source key)"] = len(docs) - len(unique)
@@ -103,6 +122,29 @@ def demo_requests(store: Store) -> list[str]:
             f"/measures/stability/chart.svg?study={s.id}",
         ]
     return [*EXAMPLE_REQUESTS, *extra]
+
+
+def evaluate_demo_runs(store: Store, root: Path) -> None:
+    """``reprokg evaluate`` of :data:`DEMO_RUNS` on :data:`DEMO_QRELS` with ``--save`` (the
+    runs' reported map and P_10 on the leaderboards of their collection, nyt), then
+    ``reprokg compare --save`` of :data:`DEMO_COMPARISON`."""
+    from reprokg.measures.evaluation import evaluate_runs, save_evaluation
+    from reprokg.measures.inputs import qrels_from_bytes, run_from_bytes
+    from reprokg.measures.study import run_study, save_study
+
+    if not (root / DEMO_QRELS).is_file():
+        return
+    qrels = qrels_from_bytes((root / DEMO_QRELS).read_bytes(), "examples/" + DEMO_QRELS)
+    runs = {
+        name: run_from_bytes((root / name).read_bytes(), "examples/" + name)
+        for name in DEMO_RUNS
+        if (root / name).is_file()
+    }
+    if runs:
+        save_evaluation(store, evaluate_runs(qrels, list(runs.values())))
+    orig, rep = DEMO_COMPARISON
+    if orig in runs and rep in runs:
+        save_study(store, run_study(qrels, runs[orig], runs[rep]))
 
 
 def demo_store_dir(given: str | None) -> str:

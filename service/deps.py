@@ -11,7 +11,7 @@ import secrets
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from reprokg.core.errors import Forbidden, ReprokgError, Unauthorized
 from reprokg.core.settings import Settings
@@ -85,11 +85,13 @@ def error_response(exc: ReprokgError) -> JSONResponse:
     )
 
 
-async def _reprokg_error(_request: Request, exc: Exception) -> JSONResponse:
+async def _reprokg_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ReprokgError)
     if exc.http_status >= 500:
         log.error("%s: %s", type(exc).__name__, exc)
-    return error_response(exc)
+    # a browser gets the error as a page when the app has one (the web views install it)
+    page = getattr(request.app.state, "error_page", None)
+    return (page and page(request, exc)) or error_response(exc)
 
 
 def add_error_handler(app: FastAPI) -> None:

@@ -211,3 +211,16 @@ class InMemoryCopy(ABC):
     @abstractmethod
     def in_memory_copy(self) -> Store:
         """An in-memory store with the same quads (and the merge)."""
+
+
+class Generations(ABC):
+    """A store that counts the writes made through it: :attr:`generation` changes after
+    every write that may have changed what a query sees (documents, updates, restores).
+    Caches of query results (the web views' papers index) key on it; a read-only store's
+    generation never changes. A store without this capability (a remote endpoint others
+    may write to) cannot say, and such caches expire on a timer instead."""
+
+    @property
+    @abstractmethod
+    def generation(self) -> int:
+        """A number that is different after every completed write."""

@@ -38,6 +38,7 @@ Hard limits need a worker process that is killed (what the service does).
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import itertools
 import logging
@@ -56,6 +57,7 @@ from reprokg.store.base import (
     Backup,
     Checkpoints,
     DocumentWrite,
+    Generations,
     GraphResult,
     InMemoryCopy,
     MergeMaintenance,
@@ -189,7 +191,23 @@ def insert_data(iri: URIRef | str, triples: Iterable, *, ascii_only: bool = Fals
     return f"INSERT DATA {{ GRAPH {name} {{\n{body}\n}} }}"
 
 
-class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance, InMemoryCopy):
+def _counts_write(method: Callable[..., T]) -> Callable[..., T]:
+    """Bump the store's generation after ``method`` (a write) returns or fails: a reader
+    reads the generation before it queries, so a cache it fills is never newer than its key."""
+
+    @functools.wraps(method)
+    def write(self: OxigraphStore, *args: object, **kwargs: object) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._generation += 1
+
+    return write
+
+
+class OxigraphStore(
+    Store, NativeQueries, Checkpoints, Backup, MergeMaintenance, InMemoryCopy, Generations
+):
     """pyoxigraph on disk (``path``) or in memory (``path=None``, tests and benchmarks)."""
 
     def __init__(
@@ -202,6 +220,7 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         self.path = Path(path) if path is not None else None
         self.read_only = read_only
         self.blob_dir = Path(blob_dir) if blob_dir is not None else None
+        self._generation = 0
         try:
             if self.path is None:
                 self._store = ox.Store()
@@ -233,6 +252,7 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
 
     # ------------------------------------------------------------------ the merge
 
+    @_counts_write
     def rebuild_merge(self) -> None:
         """Make the default graph the merge of all named graphs, in one transaction.
 
@@ -260,6 +280,7 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
     def add_document(self, iri: URIRef | str, graph: Graph) -> None:
         self.replace_document(iri, graph, iri)
 
+    @_counts_write
     def replace_document(self, iri: URIRef | str, graph: Graph, old: URIRef | str) -> None:
         """One transaction: drop ``old`` and any previous ``iri``, write the new triples,
         keep the merged default graph exact."""
@@ -282,6 +303,7 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         except OSError as exc:
             raise StoreError(f"cannot write document {iri}: {exc}") from exc
 
+    @_counts_write
     def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
         """All of ``writes`` in ONE transaction: ``extend`` when every graph is new, else
         one SPARQL Update of ``DELETE``/``DROP``/``INSERT`` operations in order."""
@@ -311,6 +333,7 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         except (SyntaxError, ValueError, TypeError, OSError) as exc:
             raise StoreError(f"cannot write {len(writes)} document(s): {exc}") from exc
 
+    @_counts_write
     def delete_document(self, iri: URIRef | str) -> bool:
         self._check_writable()
         if str(iri) in RESERVED_GRAPHS:
@@ -321,6 +344,7 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         self._store.update(" ;\n".join(unmerge_ops(iri)))
         return True
 
+    @_counts_write
     def update(
         self,
         sparql: str,
@@ -429,6 +453,7 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         """The documents' quads only: the merge is derived, :meth:`restore` rebuilds it."""
         ox.serialize(self._document_quads(), out, rdf_format(fmt))
 
+    @_counts_write
     def restore(self, src: BinaryIO, fmt: str = "nquads") -> None:
         """Load a dump in one transaction (the whole file is held in memory).
 
@@ -488,6 +513,10 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
                 self._store.flush()
         # pyoxigraph closes RocksDB when the object is collected
         self._store = None  # type: ignore[assignment]
+
+    @property
+    def generation(self) -> int:
+        return self._generation
 
     def native_query(self, sparql: str) -> object:
         """pyoxigraph's own result object over the default graph (the merge; the union

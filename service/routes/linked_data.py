@@ -2,23 +2,22 @@
 
 RDF (Turtle, JSON-LD, N-Triples, RDF/XML) by ``Accept``; a readable HTML page otherwise.
 The view is DESCRIBE-like: the resource's own triples, the blank nodes it points to (one
-level, as in a concise bounded description) and the triples that point at it.
+level, as in a concise bounded description) and the triples that point at it. The HTML
+page (:mod:`reprokg.service.web.linked`) shows labels instead of bare IRIs.
 """
 
 from __future__ import annotations
 
-import html
-
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, Response
-from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.namespace import RDF, RDFS, SKOS
+from fastapi.responses import Response
+from rdflib import Graph, URIRef
+from rdflib.namespace import RDFS, SKOS
 
 from reprokg.core.errors import NotFound
-from reprokg.core.namespaces import SCHEMA, new_graph
+from reprokg.core.namespaces import SCHEMA
 from reprokg.service.deps import ReadStoreDep, SettingsDep
 from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
-from reprokg.store.base import GraphResult, SelectResult, Store
+from reprokg.store.base import GraphResult, Store
 
 router = APIRouter(tags=["linked data"])
 
@@ -36,28 +35,6 @@ def describe(store: Store, iri: URIRef) -> Graph:
     res = store.query(q)
     assert isinstance(res, GraphResult)
     return res.graph
-
-
-def labels(store: Store, terms: set[URIRef]) -> dict[URIRef, str]:
-    """A display label for each IRI that has one (rdfs:label, skos:prefLabel, schema:name)."""
-    if not terms:
-        return {}
-    values = " ".join(t.n3() for t in sorted(terms)[:500])
-    props = " ".join(p.n3() for p in LABEL_PROPS)
-    q = f"""SELECT ?s ?l WHERE {{ VALUES ?s {{ {values} }} VALUES ?p {{ {props} }} ?s ?p ?l }}"""
-    res = store.query(q)
-    assert isinstance(res, SelectResult)
-    out: dict[URIRef, str] = {}
-    for row in res.dicts():
-        lab = row.get("l")
-        s = row["s"]
-        if (
-            isinstance(s, URIRef)
-            and isinstance(lab, Literal)
-            and (s not in out or lab.language in (None, "en"))
-        ):
-            out[s] = str(lab)
-    return out
 
 
 @router.get(
@@ -82,68 +59,8 @@ def dereference(
     headers = {"Vary": "Accept"}
     if media != "text/html":
         return Response(serialise_graph(graph, media), media_type=media, headers=headers)
-    return HTMLResponse(render_html(store, iri, graph, settings.base), headers=headers)
+    from reprokg.service.web.linked import render  # the page, with labels (web views)
 
-
-def _local(iri: str, base: str) -> str | None:
-    return "/id/" + iri[len(base) :] if iri.startswith(base) else None
-
-
-def render_html(store: Store, iri: URIRef, graph: Graph, base: str) -> str:
-    g = new_graph()
-    for t in graph:
-        g.add(t)
-    iris = {t for t in g.all_nodes() if isinstance(t, URIRef)} | set(g.predicates())
-    names = labels(store, iris)  # type: ignore[arg-type]
-
-    def term(t: object) -> str:
-        if isinstance(t, URIRef):
-            text = names.get(t) or _qname(g, t)
-            href = _local(str(t), base) or str(t)
-            tip = html.escape(str(t))
-            return f'<a href="{html.escape(href)}" title="{tip}">{html.escape(text)}</a>'
-        if isinstance(t, BNode):
-            return (
-                "["
-                + "; ".join(f"{term(p)} {term(o)}" for p, o in sorted(g.predicate_objects(t)))
-                + "]"
-            )
-        assert isinstance(t, Literal)
-        suffix = f" @{t.language}" if t.language else ""
-        return f"<span>{html.escape(str(t))}</span>{html.escape(suffix)}"
-
-    title = names.get(iri) or str(iri)
-    types = ", ".join(term(o) for o in sorted(g.objects(iri, RDF.type)))
-    out_rows = "".join(
-        f"<tr><td>{term(p)}</td><td>{term(o)}</td></tr>"
-        for p, o in sorted(g.predicate_objects(iri))
-        if p != RDF.type
-    )
-    in_rows = "".join(
-        f"<tr><td>{term(s)}</td><td>{term(p)}</td></tr>"
-        for s, p in sorted(g.subject_predicates(iri))
-    )
-    alt = "".join(
-        f'<a href="?format={html.escape(m)}" rel="alternate" type="{m}">{m}</a> '
-        for m in RDF_MEDIA_TYPES
-    )
-    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>{html.escape(title)}</title>
-<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}
-td{{padding:.2em .6em;vertical-align:top}}</style>
-</head><body>
-<p><a href="/">reprokg</a></p>
-<h1>{html.escape(title)}</h1>
-<p><code>{html.escape(str(iri))}</code></p>
-<p>Type: {types or "—"}</p>
-<h2>Statements</h2><table>{out_rows}</table>
-<h2>Referenced by</h2><table>{in_rows or "<tr><td>—</td></tr>"}</table>
-<p>Also as RDF (send an Accept header): {alt}</p>
-</body></html>"""
-
-
-def _qname(g: Graph, iri: URIRef) -> str:
-    try:
-        return g.namespace_manager.normalizeUri(iri)
-    except Exception:
-        return str(iri)
+    html = render(request, store, iri, graph, settings.base)
+    html.headers.update(headers)
+    return html

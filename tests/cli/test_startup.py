@@ -21,6 +21,7 @@ COMMANDS = (
     "rebuild-merge",
     "annotate",
     "compare",
+    "evaluate",
     "docs",
     "serve",
     "survey-stats",

@@ -1,0 +1,156 @@
+"""``reprokg evaluate``: runs' reported measures, evaluated on qrels, onto the leaderboards.
+
+A run header says which measures the run reports; with the qrels of its test collection
+that is enough to compute them and rank the run against others on the same collection.
+This is the part of a comparison (:mod:`reprokg.measures.study`) that does not need a
+reproduction: the same functions (:mod:`reprokg.measures.reported`) evaluate and write the
+scores, so a run evaluated here and compared later has one score per measure.
+
+The result is a document of kind ``evaluation``: a ``prov:Activity`` that used the qrels,
+the run files and the software, and each run's ``rk:reportedScore`` values on their
+``rk:Leaderboard``. Its source key names the qrels and the run files, so evaluating the
+same runs again is *unchanged*, and a new qrels file makes another evaluation.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from rdflib import Literal, URIRef
+from rdflib.namespace import PROV, RDF, RDFS
+
+from reprokg import __version__
+from reprokg.core.document import Document
+from reprokg.core.errors import UsageError
+from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.measures.inputs import QrelsInput, RunInput
+from reprokg.measures.reported import (
+    Scores,
+    add_reported_scores,
+    evaluate_reported,
+    score_collection,
+)
+from reprokg.store.base import Store
+
+KIND = "evaluation"
+LOADER_NAME = "reprokg.measures.evaluation"
+
+
+@dataclass
+class RunScores:
+    run: RunInput
+    scores: Scores
+    collection: URIRef | None = None
+
+    @property
+    def subject(self) -> URIRef:
+        return self.run.subject or mint("run", stable_key("run-lines", self.run.sha256))
+
+
+@dataclass
+class Evaluation:
+    qrels: QrelsInput
+    runs: list[RunScores]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        basis = {"qrels": self.qrels.sha256, "runs": sorted(r.run.content_key for r in self.runs)}
+        return stable_key("evaluation", json.dumps(basis, sort_keys=True))
+
+    def to_json(self) -> dict:
+        return {
+            "qrels": self.qrels.name,
+            "runs": [
+                {
+                    "run": str(r.subject),
+                    "tag": _tag(r.run),
+                    "file": r.run.source.source_name if r.run.source else None,
+                    "scores": {
+                        name: {"ir_measures": im, "value": v}
+                        for name, (im, v) in sorted(r.scores.items())
+                    },
+                    "leaderboard_collection": str(r.collection) if r.collection else None,
+                }
+                for r in self.runs
+            ],
+            "warnings": self.warnings,
+        }
+
+
+def _tag(inp: RunInput) -> str | None:
+    if inp.graph is None or inp.subject is None:
+        return None
+    tag = inp.graph.value(inp.subject, RK.runTag)
+    return str(tag) if tag is not None else None
+
+
+def evaluate_runs(qrels: QrelsInput, runs: list[RunInput]) -> Evaluation:
+    """Each run's reported measures on ``qrels``; a run without a header (so without
+    reported measures) is refused: there is nothing to put on a leaderboard."""
+    if not runs:
+        raise UsageError("give at least one run")
+    out = Evaluation(qrels, [])
+    for i, inp in enumerate(runs, 1):
+        label = _tag(inp) or (inp.source.source_name if inp.source else f"run {i}")
+        if not inp.has_header:
+            raise UsageError(
+                f"{label}: no ir_metadata header, so no reported measures to evaluate "
+                "(annotate it with `reprokg annotate`)"
+            )
+        scores, notes = evaluate_reported(inp, qrels.qrels, label)
+        out.warnings.extend(notes)
+        if not scores:
+            out.warnings.append(f"{label}: its header reports no measure ir-measures knows")
+        out.runs.append(RunScores(inp, scores, score_collection(inp, qrels)))
+    return out
+
+
+def evaluation_document(ev: Evaluation) -> Document:
+    """The evaluation as a document of kind ``evaluation`` (see docs/comparisons.md)."""
+    key = ev.key
+    activity = mint("activity", key)
+    g = new_graph()
+    g.add((activity, RDF.type, PROV.Activity))
+    g.add((activity, RDFS.label, Literal("reported measures evaluated (reprokg evaluate)")))
+    g.add((activity, PROV.used, ev.qrels.subject))
+    g.add((ev.qrels.subject, RK.sha256, Literal(ev.qrels.sha256)))
+    sw = mint("software", f"reprokg-{__version__}")
+    g.add((sw, RDF.type, SCHEMA.SoftwareApplication))
+    g.add((sw, SCHEMA.name, Literal("reprokg")))
+    g.add((sw, SCHEMA.softwareVersion, Literal(__version__)))
+    g.add((activity, PROV.used, sw))
+    for r in ev.runs:
+        run = r.subject
+        g.add((run, RDF.type, RK.Run))
+        runfile = mint("runfile", r.run.sha256)
+        g.add((run, RK.runFile, runfile))
+        g.add((runfile, RK.sha256, Literal(r.run.sha256)))
+        g.add((activity, PROV.used, runfile))
+        add_reported_scores(g, run, r.run, ev.qrels, r.scores, activity)
+    for w in ev.warnings:
+        g.add((activity, RDFS.comment, Literal(w)))
+    source = json.dumps(ev.to_json(), sort_keys=True).encode()
+    return Document(
+        kind=KIND,
+        graph=g,
+        source_name=f"evaluation-{key}.json",
+        source_bytes=source,
+        loader=LOADER_NAME,
+        loader_version=__version__,
+        source_key=f"evaluation:{key}",
+        subject=activity,
+    )
+
+
+def save_evaluation(store: Store, ev: Evaluation) -> str:
+    """Store the evaluation (and the run and qrels documents read from files)."""
+    from reprokg.ingest import write_results
+
+    docs = [ev.qrels.source] if ev.qrels.source is not None else []
+    docs += [r.run.source for r in ev.runs if r.run.source is not None]
+    doc = evaluation_document(ev)
+    write_results(store, [*docs, doc])
+    return str(doc.subject)

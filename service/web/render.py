@@ -1,0 +1,233 @@
+"""What every view shares: running its SPARQL, the ``?format=csv|json`` answer, links to
+our own views instead of bare IRIs, the page template and the HTML error page.
+
+A view's rows are plain dicts of JSON-able values (IRIs as strings); the table, the CSV
+and the JSON of a view are made from the same list, so a download is what the page shows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import threading
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any, TypeVar
+from urllib.parse import urlencode
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from jinja2 import pass_context
+from rdflib import Literal
+
+from reprokg.core.errors import NotAcceptable, ReprokgError
+from reprokg.core.namespaces import DEFAULT_BASE
+from reprokg.service.web import vocabulary
+from reprokg.service.web.assets import make_templates
+from reprokg.service.web.view_queries import view_query
+from reprokg.store.base import Generations, SelectResult, Store
+
+T = TypeVar("T")
+RK = "https://w3id.org/reprokg/ontology#"
+SCHEMA = "http://schema.org/"
+#: ``?format=`` values every view answers besides HTML
+FORMATS = ("csv", "json")
+#: how long a cache of a store that cannot count its writes is trusted (seconds)
+UNCOUNTED_TTL = 60.0
+
+templates = make_templates()
+
+
+# --------------------------------------------------------------------------- values
+
+
+def py(term: Any) -> Any:
+    """An RDF term as a JSON-able value (IRIs and blank nodes as strings)."""
+    if isinstance(term, Literal):
+        v = term.toPython()
+        if isinstance(v, Decimal):
+            return float(v)
+        if isinstance(v, bool | int | float | str):
+            return v
+        return str(term)
+    return None if term is None else str(term)
+
+
+def rows_of(store: Store, name: str, params: dict[str, str] | None = None) -> list[dict]:
+    """The rows of view query ``name`` with ``params`` bound (named-query binding)."""
+    res = store.query(view_query(name).bind(params or {}))
+    assert isinstance(res, SelectResult)
+    return [{k: py(v) for k, v in row.items()} for row in res.dicts()]
+
+
+def sparql_of(name: str, params: dict[str, str] | None = None) -> tuple[str, str]:
+    """(title, bound SPARQL) of a view query, for the page's "SPARQL behind" section."""
+    q = view_query(name)
+    return q.title, q.bind(params or {})
+
+
+# --------------------------------------------------------------------------- caches
+
+
+def generation(store: Store) -> tuple[int, float]:
+    """A key that changes when the store's content may have: its write counter, or (for a
+    store that cannot count, e.g. a remote endpoint others write to) a 60 s time bucket."""
+    if isinstance(store, Generations):
+        return id(store), store.generation
+    return id(store), time.monotonic() // UNCOUNTED_TTL
+
+
+class GenerationCache:
+    """Values computed from the store, kept until its generation changes (one per key;
+    at most :attr:`size` keys, the oldest dropped first)."""
+
+    size = 512
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[str, tuple[object, Any]] = {}
+
+    def get(self, store: Store, key: str, compute: Callable[[], T]) -> T:
+        gen = generation(store)  # read before computing: a write meanwhile bumps it
+        with self._lock:
+            hit = self._values.get(key)
+        if hit is not None and hit[0] == gen:
+            return hit[1]
+        value = compute()
+        with self._lock:
+            self._values.pop(key, None)
+            self._values[key] = (gen, value)
+            while len(self._values) > self.size:
+                self._values.pop(next(iter(self._values)))
+        return value
+
+
+cache = GenerationCache()
+
+
+# --------------------------------------------------------------------------- links
+
+
+def href(iri: str | None, b: str = DEFAULT_BASE) -> str | None:
+    """Where a link to ``iri`` goes: our view of it when there is one, else the IRI
+    (``b``: the instance base the service dereferences at ``/id/``)."""
+    if not iri:
+        return None
+    if iri.startswith("https://doi.org/"):
+        return "/paper?" + urlencode({"doi": iri.removeprefix("https://doi.org/")})
+    if iri.startswith("https://orcid.org/"):
+        return "/person?" + urlencode({"orcid": iri.removeprefix("https://orcid.org/")})
+    if iri.startswith(b + "publication/"):
+        return "/paper?" + urlencode({"iri": iri})
+    if iri.startswith(b + "person/"):
+        return "/person?" + urlencode({"iri": iri})
+    if iri.startswith(b + "run/") and "/" not in iri.removeprefix(b + "run/"):
+        return "/run?" + urlencode({"iri": iri})
+    if iri.startswith(b + "comparison/") and "/" not in iri.removeprefix(b + "comparison/"):
+        return "/comparison?" + urlencode({"iri": iri})
+    if iri.startswith(b):
+        return "/id/" + iri.removeprefix(b)
+    return iri
+
+
+PREFIXES = (
+    (RK, "rk:"),
+    (SCHEMA, "schema:"),
+    ("http://www.w3.org/ns/prov#", "prov:"),
+    ("http://www.w3.org/2000/01/rdf-schema#", "rdfs:"),
+    ("http://www.w3.org/2004/02/skos/core#", "skos:"),
+    ("http://purl.org/dc/terms/", "dcterms:"),
+    ("http://www.w3.org/ns/mls#", "mls:"),
+)
+
+
+def short(iri: str | None) -> str:
+    """A readable name for an IRI: the ontology's label, else a prefixed name."""
+    if not iri:
+        return ""
+    known = vocabulary.label(iri)
+    if known:
+        return known
+    for ns, p in PREFIXES:
+        if iri.startswith(ns):
+            return p + iri[len(ns) :]
+    return iri
+
+
+def fmt_num(v: Any) -> Any:
+    return f"{v:.4g}" if isinstance(v, float) else v
+
+
+@pass_context
+def _href_filter(context: Any, iri: str | None) -> str | None:
+    request = context.get("request")
+    b = request.app.state.settings.base if request is not None else DEFAULT_BASE
+    return href(iri, b)
+
+
+@pass_context
+def _id_filter(context: Any, iri: str) -> str:
+    """The service's linked-data page of an IRI under the base (else the IRI)."""
+    request = context.get("request")
+    b = request.app.state.settings.base if request is not None else DEFAULT_BASE
+    return "/id/" + iri.removeprefix(b) if iri.startswith(b) else iri
+
+
+templates.env.filters.update(href=_href_filter, short=short, idlink=_id_filter)
+templates.env.globals.update(fmt_num=fmt_num)
+
+
+# --------------------------------------------------------------------------- answers
+
+
+def wants(request: Request) -> str | None:
+    """``csv`` or ``json`` when the request asks for the rows (``?format=``), else None."""
+    fmt = request.query_params.get("format")
+    if fmt in (None, "", "html"):
+        return None
+    if fmt not in FORMATS:
+        raise NotAcceptable(f"format must be csv or json, not {fmt!r}")
+    return fmt
+
+
+def tabular(fmt: str, rows: list[dict], columns: list[str], filename: str) -> Response:
+    """The rows a view shows, as CSV (header = column keys) or JSON ``{columns, rows}``."""
+    if fmt == "json":
+        return JSONResponse(
+            {"columns": columns, "rows": [{c: r.get(c) for c in columns} for r in rows]}
+        )
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for r in rows:
+        w.writerow(["" if r.get(c) is None else r.get(c) for c in columns])
+    return Response(
+        buf.getvalue(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'inline; filename="{filename}.csv"'},
+    )
+
+
+def alternates(request: Request) -> list[tuple[str, str]]:
+    """The same view's URL with ``format=csv`` and ``format=json`` (its state kept)."""
+    params = [(k, v) for k, v in request.query_params.multi_items() if k != "format"]
+    return [(f, request.url.path + "?" + urlencode([*params, ("format", f)])) for f in FORMATS]
+
+
+def page(request: Request, template: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
+    ctx.setdefault("active", request.url.path)
+    ctx.setdefault("demo", request.app.state.settings.demo)
+    return templates.TemplateResponse(request, template, ctx, status_code=status_code)
+
+
+def error_page(request: Request, exc: ReprokgError) -> HTMLResponse:
+    """Our error as a page (for a browser asking for HTML); the API answers JSON."""
+    return page(
+        request,
+        "error.html",
+        status_code=exc.http_status,
+        title=f"{exc.http_status}: {type(exc).__name__}",
+        message=str(exc),
+        active="",
+    )

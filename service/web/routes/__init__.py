@@ -1,0 +1,29 @@
+"""The web views, one router per family; :data:`ROUTERS` in navigation order."""
+
+from __future__ import annotations
+
+from reprokg.service.web.routes import (
+    analyses,
+    comparisons,
+    home,
+    leaderboards,
+    paper,
+    papers,
+    people,
+    query,
+    runs,
+    validate,
+)
+
+ROUTERS = [
+    home.router,
+    papers.router,
+    paper.router,
+    people.router,
+    runs.router,
+    leaderboards.router,
+    comparisons.router,
+    analyses.router,
+    query.router,
+    validate.router,
+]

@@ -1,0 +1,183 @@
+"""``/studies``, ``/stability``, ``/intrinsic-dimension``: analysis results the graph holds.
+
+What each reads is listed in :mod:`reprokg.service.web.analyses` (queries, JSON API,
+document kinds), so a family that changes its terms is adapted there.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from reprokg.service.deps import ReadStoreDep
+from reprokg.service.web import charts
+from reprokg.service.web.analyses import ANALYSES, api_available
+from reprokg.service.web.render import (
+    alternates,
+    cache,
+    page,
+    rows_of,
+    sparql_of,
+    tabular,
+    wants,
+)
+
+router = APIRouter(include_in_schema=False)
+
+STUDY_COLUMNS = ["survey", "label", "reviews", "papers", "papersWithCode"]
+STABILITY_COLUMNS = [
+    "study",
+    "label",
+    "dataSet",
+    "illustrative",
+    "experiments",
+    "observations",
+    "hypothesis",
+    "method",
+    "statistic",
+    "p",
+    "decision",
+]
+ID_COLUMNS = ["estimate", "dataSet", "label", "id", "approximated", "feature", "nid"]
+
+
+def _context(request: Request, key: str) -> dict:
+    a = ANALYSES[key]
+    return {
+        "analysis": a,
+        "api": a.api if api_available(request.app, a.api) else None,
+    }
+
+
+@router.get("/studies")
+def studies(request: Request, store: ReadStoreDep) -> Response:
+    """The code-replicability study recomputed from the graph (survey analysis), the
+    surveys and audits it reads, and other stored study results."""
+    surveys = rows_of(store, "surveys")
+    if fmt := wants(request):
+        return tabular(fmt, surveys, STUDY_COLUMNS, "studies")
+    results = rows_of(store, "study-results")
+    survey = cache.get(store, "survey-analysis", lambda: survey_summary(store))
+    return page(
+        request,
+        "studies.html",
+        title="Studies",
+        surveys=surveys,
+        results=results,
+        survey=survey,
+        alternates=alternates(request),
+        sparql_behind=[sparql_of("surveys"), sparql_of("study-results")],
+        **_context(request, "studies"),
+    )
+
+
+def survey_summary(store) -> dict | None:
+    """The code-replicability analysis of the consolidated data set, with its charts
+    (``None`` when the graph holds no review of it)."""
+    from reprokg.survey import analysis as sa
+
+    result = sa.analyze(store, "consolidated")
+    if not result.get("n_papers"):
+        return None
+    sharing = result["sharing"]
+
+    def props(group: dict) -> list[charts.Proportion]:
+        return [charts.Proportion(k, int(v["k"]), int(v["n"])) for k, v in group.items()]
+
+    tests = [
+        {
+            "test": tid,
+            "method": t["method"],
+            "statistic": t.get("statistic"),
+            "p": t.get("p"),
+            "p_adjusted": t.get("p_adjusted"),
+        }
+        for tid, t in result["tests"].items()
+    ]
+    provenance = next(
+        (t["provenance"] for t in result["tests"].values() if t.get("provenance")), {}
+    )
+    return {
+        "n_papers": result["n_papers"],
+        "chart_year": charts.proportion_chart(
+            props(sharing["by_year"]), "Code or binary shared per year (consolidated data)"
+        ),
+        "chart_topic": charts.proportion_chart(
+            props(sharing["by_topic"]), "Code or binary shared per topic (consolidated data)"
+        ),
+        "by_year": props(sharing["by_year"]),
+        "tests": tests,
+        "sparql": provenance.get("sparql", ""),
+        "method": provenance.get("method", ""),
+    }
+
+
+@router.get("/stability")
+def stability(request: Request, store: ReadStoreDep) -> Response:
+    rows = rows_of(store, "stability")
+    if fmt := wants(request):
+        return tabular(fmt, rows, STABILITY_COLUMNS, "stability")
+    found: dict[str, dict] = {}
+    for r in rows:
+        s = found.setdefault(r["study"], {**r, "tests": []})
+        if r.get("hypothesis"):
+            s["tests"].append(r)
+    for s in found.values():
+        obs = rows_of(store, "stability-observations", {"study": s["study"]})
+        groups: dict[str, list[float]] = {}
+        for o in obs:
+            groups.setdefault(o.get("experiment") or "?", []).append(float(o["value"]))
+        rows_ci = [
+            (k, *m, len(v))
+            for k, v in sorted(groups.items())
+            if (m := charts.mean_interval(v)) is not None
+        ]
+        s["observations"] = obs
+        s["chart"] = charts.interval_rows(
+            rows_ci, f"{obs[0]['metric'] if obs else 'Metric'}: mean per experiment, 95% t interval"
+        )
+    first = next(iter(found), None)
+    return page(
+        request,
+        "stability.html",
+        title="Stability",
+        studies=list(found.values()),
+        alternates=alternates(request),
+        sparql_behind=[
+            sparql_of("stability"),
+            *([sparql_of("stability-observations", {"study": first})] if first else []),
+        ],
+        **_context(request, "stability"),
+    )
+
+
+@router.get("/intrinsic-dimension")
+def intrinsic_dimension(request: Request, store: ReadStoreDep) -> Response:
+    rows = rows_of(store, "intrinsic-dimension")
+    if fmt := wants(request):
+        return tabular(fmt, rows, ID_COLUMNS, "intrinsic-dimension")
+    discard = rows_of(store, "feature-discard")
+    estimates: dict[str, dict] = {}
+    for r in rows:
+        e = estimates.setdefault(r["estimate"], {**r, "features": []})
+        if r.get("feature"):
+            e["features"].append(r)
+    for e in estimates.values():
+        e["chart"] = (
+            charts.bar_chart(
+                [(f["feature"], f.get("nid")) for f in e["features"][:40]],
+                "Normalised intrinsic dimension per feature",
+            )
+            if e["features"]
+            else None
+        )
+    return page(
+        request,
+        "intrinsic_dimension.html",
+        title="Intrinsic dimension",
+        estimates=list(estimates.values()),
+        discard=discard,
+        alternates=alternates(request),
+        sparql_behind=[sparql_of("intrinsic-dimension"), sparql_of("feature-discard")],
+        **_context(request, "intrinsic-dimension"),
+    )

@@ -1,0 +1,161 @@
+"""``/paper?doi=…``: a reproducibility passport — everything the graph joins on one DOI.
+
+Survey reviews (both code-replicability data sets) with the five 1–5 scores as a chart,
+documentation assessments, audits with each finding's attribute and evidence, stamps and
+badges, runs citing the paper and reproductions of them with their PRIMAD signature, and
+stability and intrinsic-dimension results linked to it.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from reprokg.core.errors import NotFound, UsageError
+from reprokg.core.identifiers import doi_iri
+from reprokg.service.deps import ReadStoreDep
+from reprokg.service.web import charts, vocabulary
+from reprokg.service.web.render import (
+    SCHEMA,
+    alternates,
+    page,
+    rows_of,
+    sparql_of,
+    tabular,
+    wants,
+)
+from reprokg.sparql.named import NamedQueryError, Param, to_term
+
+router = APIRouter(include_in_schema=False)
+
+#: the review scores replicability.graphics charts, in its order (query column, label)
+FIVE_SCORES = [
+    ("dependencies", "Dependencies"),
+    ("build", "Build"),
+    ("bugFix", "Bug fixes"),
+    ("replication", "Replication"),
+    ("adaptability", "Adaptability"),
+]
+#: the passport's parts: (key, view query)
+PARTS = [
+    ("reviews", "paper-reviews"),
+    ("assessments", "paper-assessments"),
+    ("audits", "paper-audits"),
+    ("runs", "paper-runs"),
+    ("studies", "paper-studies"),
+]
+STAMP = "https://w3id.org/reprokg/ontology#replicabilityStamp"
+BADGE = "https://w3id.org/reprokg/ontology#badge"
+
+
+def paper_iri(doi: str | None, iri: str | None) -> str:
+    """The publication's IRI from ``doi=`` (any accepted DOI form) or ``iri=``."""
+    if doi:
+        return str(doi_iri(doi))
+    if iri:
+        try:
+            return str(to_term(Param("iri", "iri"), iri))
+        except NamedQueryError as exc:
+            raise UsageError(str(exc)) from exc
+    raise UsageError("give doi= (a DOI) or iri= (the publication's IRI)")
+
+
+def ordered_authors(authors: list[dict], order: list[dict]) -> list[dict]:
+    """Authors in byline order (walking the rdf:List from its head), others after."""
+    if not order:
+        return authors
+    nxt = {r["node"]: (r["person"], r["next"]) for r in order}
+    heads = {r["head"] for r in order}
+    rank: dict[str, int] = {}
+    node = next(iter(heads)) if len(heads) == 1 else None
+    while node in nxt and len(rank) < len(nxt):
+        person, node = nxt[node]
+        rank.setdefault(person, len(rank))
+    return sorted(authors, key=lambda a: (rank.get(a["person"], 1 << 30), a.get("name") or ""))
+
+
+def passport(store, target: str) -> dict:
+    p = {"paper": target}
+    facts = rows_of(store, "paper", p)
+    if not facts:
+        raise NotFound(f"nothing is known about <{target}>")
+    out = {"paper": target, "facts": facts}
+    out["authors"] = ordered_authors(
+        rows_of(store, "paper-authors", p), rows_of(store, "paper-author-order", p)
+    )
+    for key, name in PARTS:
+        out[key] = rows_of(store, name, p)
+    return out
+
+
+@router.get("/paper")
+def paper(
+    request: Request, store: ReadStoreDep, doi: str | None = None, iri: str | None = None
+) -> Response:
+    target = paper_iri(doi, iri)
+    data = passport(store, target)
+    if fmt := wants(request):
+        if fmt == "json":
+            return JSONResponse(data)
+        rows = [{"part": k, **r} for k, _ in [("authors", ""), *PARTS] for r in data[k]]
+        cols = sorted({c for r in rows for c in r} - {"part"})
+        return tabular(fmt, rows, ["part", *cols], "paper")
+    facts = data["facts"]
+    by_prop: dict[str, list[dict]] = {}
+    for f in facts:
+        by_prop.setdefault(f["property"], []).append(f)
+    title = next((f["value"] for f in facts if f["property"] == SCHEMA + "name"), target)
+    score_charts = [
+        charts.bar_chart(
+            [(label, _score(r.get(k))) for k, label in FIVE_SCORES],
+            f"Review scores (1–5), {_survey_name(r)}",
+            domain=(0, 5),
+            fmt="{:.0f}",
+        )
+        for r in data["reviews"]
+        if any(r.get(k) is not None for k, _ in FIVE_SCORES)
+    ]
+    audits: dict[str, dict] = {}
+    for r in data["audits"]:
+        a = audits.setdefault(r["audit"], {**r, "findings": [], "metrics": []})
+        (a["findings"] if r.get("attribute") else a["metrics"]).append(r)
+    stamps = [f for f in facts if f["property"] in (STAMP, BADGE)]
+    sources = sorted(
+        {("survey: " + _survey_name(r)) for r in data["reviews"]}
+        | {"documentation assessment (GK2018)" for _ in data["assessments"][:1]}
+        | {"audit" for _ in data["audits"][:1]}
+        | {"run" for _ in data["runs"][:1]}
+        | {"stamp or badge" for s in stamps if s["value"] not in (False, "false")}
+        | {r["kind"] for r in data["studies"]}
+    )
+    return page(
+        request,
+        "paper.html",
+        title=title,
+        iri=target,
+        facts=by_prop,
+        stamps=stamps,
+        sources=sources,
+        score_charts=score_charts,
+        five=FIVE_SCORES,
+        authors=data["authors"],
+        reviews=data["reviews"],
+        assessments=data["assessments"],
+        audits=list(audits.values()),
+        runs=data["runs"],
+        studies=data["studies"],
+        alternates=alternates(request),
+        sparql_behind=[sparql_of(n, {"paper": target}) for n in ("paper", *dict(PARTS).values())],
+    )
+
+
+def _score(v: object) -> float | None:
+    try:
+        return float(v)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None  # "n/a": not applicable
+
+
+def _survey_name(r: dict) -> str:
+    s = r.get("survey") or ""
+    return vocabulary.label(s) or s.rsplit("#", 1)[-1]

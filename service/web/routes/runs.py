@@ -1,0 +1,126 @@
+"""``/runs`` (every run) and ``/run?iri=…`` (a run's PRIMAD card, reported measures and the
+leaderboards it is on)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from rdflib import BNode, Graph, URIRef
+from rdflib.namespace import RDF, RDFS, SKOS
+
+from reprokg.core.errors import NotFound, UsageError
+from reprokg.service.deps import ReadStoreDep
+from reprokg.service.web.render import (
+    RK,
+    SCHEMA,
+    alternates,
+    cache,
+    page,
+    py,
+    rows_of,
+    sparql_of,
+    tabular,
+    wants,
+)
+from reprokg.service.web.view_queries import view_query
+from reprokg.sparql.named import NamedQueryError, Param, to_term
+from reprokg.store.base import GraphResult
+
+router = APIRouter(include_in_schema=False)
+
+PRIMAD = [
+    ("platform", "P — Platform"),
+    ("researchGoal", "R — Research goal"),
+    ("implementation", "I — Implementation"),
+    ("method", "M — Method"),
+    ("actor", "A — Actor"),
+    ("data", "D — Data"),
+]
+RUN_COLUMNS = ["tag", "publication", "collection", "toolkit", "actor", "scores", "run"]
+SCORE_COLUMNS = ["measure", "irMeasure", "value", "rank", "onBoard", "collection", "board"]
+
+
+@router.get("/runs")
+def runs(request: Request, store: ReadStoreDep) -> Response:
+    rows = rows_of(store, "runs")
+    if fmt := wants(request):
+        return tabular(fmt, rows, RUN_COLUMNS, "runs")
+    return page(
+        request,
+        "runs.html",
+        title="Runs",
+        rows=rows,
+        alternates=alternates(request),
+        sparql_behind=[sparql_of("runs")],
+    )
+
+
+def tree(g: Graph, node: Any, depth: int = 0, seen: frozenset = frozenset()) -> list[dict]:
+    """A node's statements as nested items for the PRIMAD card (labels, not IRIs)."""
+    items = []
+    for p, o in sorted(g.predicate_objects(node)):
+        if p == RDF.type or p == URIRef(RK + "sequenceOrder") or o in seen:
+            continue
+        label = str(p).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+        nested = isinstance(o, URIRef | BNode) and any(True for _ in g.predicate_objects(o))
+        if nested and depth < 4:
+            name = (
+                g.value(o, URIRef(SCHEMA + "name"))
+                or g.value(o, RDFS.label)
+                or g.value(o, SKOS.prefLabel)
+            )
+            items.append(
+                {
+                    "key": label,
+                    "name": str(name) if name else None,
+                    "children": tree(g, o, depth + 1, seen | {node}),
+                }
+            )
+        else:
+            items.append({"key": label, "value": py(o), "iri": isinstance(o, URIRef)})
+    return items
+
+
+@router.get("/run")
+def run(request: Request, store: ReadStoreDep, iri: str) -> Response:
+    try:
+        target = str(to_term(Param("iri", "iri"), iri))
+    except NamedQueryError as exc:
+        raise UsageError(str(exc)) from exc
+    p = {"run": target}
+    card, tag = cache.get(store, f"run-card {target}", lambda: _card(store, target))
+    scores = rows_of(store, "run-scores", p)
+    if card is None and not scores:
+        raise NotFound(f"no run header is stored for <{target}>")
+    if fmt := wants(request):
+        return tabular(fmt, scores, SCORE_COLUMNS, "run-scores")
+    return page(
+        request,
+        "run.html",
+        title=f"Run {tag or target}",
+        iri=target,
+        card=card or [],
+        scores=scores,
+        active="/runs",
+        alternates=alternates(request),
+        sparql_behind=[sparql_of("run-document", p), sparql_of("run-scores", p)],
+    )
+
+
+def _card(store, target: str) -> tuple[list[dict] | None, str | None]:
+    """The PRIMAD card of a run (its header document walked from the run) and its tag;
+    kept until the store changes (a header is a few hundred triples walked in Python)."""
+    res = store.query(view_query("run-document").bind({"run": target}))
+    assert isinstance(res, GraphResult)
+    g = res.graph
+    if len(g) == 0:
+        return None, None
+    node = URIRef(target)
+    card = []
+    for key, label in PRIMAD:
+        comp = g.value(node, URIRef(RK + key))
+        card.append({"key": key, "label": label, "entries": tree(g, comp) if comp else []})
+    tag = g.value(node, URIRef(RK + "runTag"))
+    return card, str(tag) if tag is not None else None
