@@ -44,9 +44,10 @@ from reprokg.intrinsic_dimension.graph import (
     normalized_adjacency,
 )
 from reprokg.intrinsic_dimension.io import Table, read_data, read_edges
-from reprokg.intrinsic_dimension.result import analyse
+from reprokg.intrinsic_dimension.result import Analysis, analyse, analysis
 
 __all__ = [
+    "Analysis",
     "DEFAULT_FRACTIONS",
     "DEFAULT_SCORE",
     "DEFAULT_SUPPORT_LENGTH",
@@ -63,6 +64,7 @@ __all__ = [
     "Table",
     "adjacency",
     "analyse",
+    "analysis",
     "as_support",
     "bounds",
     "direct_profile",

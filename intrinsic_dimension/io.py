@@ -36,6 +36,15 @@ class Table:
         return int(self.values.shape[1])
 
 
+def _read_file(path: Path, source: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError as exc:
+        raise LoadError("no such file", source=source) from exc
+    except OSError as exc:
+        raise LoadError(f"cannot read the file: {exc.strerror or exc}", source=source) from exc
+
+
 def _digest(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
@@ -56,7 +65,7 @@ def read_data(
     """
     p = Path(path)
     source = name or str(path)
-    data = p.read_bytes() if raw is None else raw
+    data = _read_file(p, source) if raw is None else raw
     suffix = p.suffix.lower()
     if suffix == ".npy":
         table = _from_array(_load_npy(data, source), source, columns)
@@ -187,7 +196,7 @@ def read_edges(
     Indices are 0-based rows of the data matrix; every one must lie in [0, n).
     """
     source = name or str(path)
-    data = Path(path).read_bytes() if raw is None else raw
+    data = _read_file(Path(path), source) if raw is None else raw
     try:
         frame = pd.read_csv(io.BytesIO(data), header=None, dtype=str, skipinitialspace=True)
     except pd.errors.EmptyDataError:

@@ -17,28 +17,87 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from reprokg.intrinsic_dimension.compute import (
+    DEFAULT_SUPPORT_LENGTH,
+    Bounds,
     Progress,
     bounds,
     id_from_delta,
-    observable_diameter,
     prepare,
     profile,
     refine,
 )
-from reprokg.intrinsic_dimension.features import DEFAULT_SCORE, FeatureScore, feature_scores
-from reprokg.intrinsic_dimension.graph import hop_dimensions
+from reprokg.intrinsic_dimension.features import (
+    DEFAULT_SCORE,
+    FeatureScore,
+    FeatureScores,
+    feature_scores,
+)
+from reprokg.intrinsic_dimension.graph import HopResult, hop_dimensions
+
+#: below this many points the exact computation is the default; from here on a support
+#: sequence of the default length (the seed, §5.3: Algorithm 1 of Stubbemann et al. 2023b
+#: under 10^5 samples, the approximation with l = 10,000 above)
+EXACT_BELOW = 100_000
+
+
+def default_support(n: int, *, exact: bool, support: int | None) -> int | None:
+    """The support length to use: the one asked for, else none (exact) below
+    :data:`EXACT_BELOW` points or when ``exact`` is asked for, else the default length."""
+    if support is not None or exact or n < EXACT_BELOW:
+        return support
+    return DEFAULT_SUPPORT_LENGTH
 
 
 def _num(x: float) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
-def analyse(
+@dataclass(frozen=True)
+class Analysis:
+    """What :func:`analysis` computed: the issue's JSON (``result``) and the objects behind
+    it (the support-sequence bounds, the per-feature scores, the hop results), which the
+    table output and the stored document use beyond the JSON's fixed keys."""
+
+    result: dict[str, Any]
+    bounds: Bounds | None
+    features: FeatureScores | None
+    hops: list[HopResult] | None
+
+    def hop_details(self) -> dict[str, dict[str, Any]]:
+        """Per hop: the exact Δ and ID, or the certified bounds whose midpoint
+        ``result["hops"]`` gives (``{"discriminability", "id", "bounds"}``)."""
+        return {
+            str(r.hop): {
+                "discriminability": r.delta,
+                "id": None if r.id is None else _num(r.id),
+                "bounds": None if r.bounds is None else bounds_json(r.bounds),
+            }
+            for r in self.hops or []
+        }
+
+
+def bounds_json(b: Bounds) -> dict[str, Any]:
+    """The ``bounds`` object of the JSON result."""
+    return {
+        "discriminability": [b.delta_lower, b.delta_upper],
+        "id": [_num(b.id_lower), _num(b.id_upper)],
+        "relative_error": _num(b.relative_error),
+        "support": b.support.tolist(),
+    }
+
+
+def analyse(X: object, names: Sequence[str] | None = None, **options: Any) -> dict[str, Any]:
+    """The issue's JSON dict for ``X`` (see :func:`analysis` for the options)."""
+    return analysis(X, names, **options).result
+
+
+def analysis(
     X: object,
     names: Sequence[str] | None = None,
     *,
@@ -50,8 +109,8 @@ def analyse(
     edges: np.ndarray | None = None,
     workers: int | None = None,
     progress: Progress | None = None,
-) -> dict[str, Any]:
-    """Compute what the options ask for and return the issue's JSON dict.
+) -> Analysis:
+    """Compute what the options ask for.
 
     ``support`` None → exact; a length or explicit points → certified bounds, refined to
     the exact value as well when ``exact`` is True. ``features`` adds per-feature δ/NID
@@ -64,7 +123,8 @@ def analyse(
     names = [str(i) for i in range(d)] if names is None else [str(x) for x in names]
     if len(names) != d:
         raise ValueError(f"{len(names)} feature names for {d} features")
-    od = observable_diameter(X)
+    if len(set(names)) != d:
+        raise ValueError(f"feature names must be unique, got {names}")
     const = [nm for nm, r in zip(names, sf.ranges.tolist(), strict=True) if r == 0]
     if n < 2:
         warnings.append(f"only {n} point: Δ = 0 and the ID is infinite (written as null)")
@@ -80,7 +140,7 @@ def analyse(
     out: dict[str, Any] = {
         "n": n,
         "d": d,
-        "observable_diameter": float(od),
+        "observable_diameter": float(sf.od),
         "discriminability": None,
         "id": None,
         "exact": want_exact,
@@ -100,14 +160,10 @@ def analyse(
             progress=progress,
         )
     delta: float | None = None
+    b: Bounds | None = None
     if use_support:
         b = bounds(sf, support, workers=workers, progress=progress)  # type: ignore[arg-type]
-        out["bounds"] = {
-            "discriminability": [b.delta_lower, b.delta_upper],
-            "id": [_num(b.id_lower), _num(b.id_upper)],
-            "relative_error": _num(b.relative_error),
-            "support": b.support.tolist(),
-        }
+        out["bounds"] = bounds_json(b)
         if want_exact:
             delta = refine(sf, b, workers=workers, progress=progress)
     elif fs is not None and fs.exact:
@@ -127,10 +183,11 @@ def analyse(
             finite = np.isfinite(hi) & (lo > 0)
             worst = float(np.max((hi[finite] - lo[finite]) / lo[finite])) if finite.any() else 0.0
             warnings.append(
-                "per-feature delta and id are midpoints of bounds from the support sequence "
-                f"(score {fs.score.name!r}; largest relative error of a feature's id "
-                f"{worst:.3g})"
+                "per-feature delta and id are midpoints of certified bounds from the support "
+                f"sequence (score {fs.score.name!r}; largest relative error of a feature's id "
+                f"{worst:.3g}); ranks order the midpoints"
             )
+    res: list[HopResult] | None = None
     if hops is not None:
         if edges is None:
             raise ValueError("hops need a graph: pass the edges")
@@ -148,4 +205,4 @@ def analyse(
             warnings.append(
                 f"hop IDs are midpoints of certified bounds (largest relative error {worst:.3g})"
             )
-    return out
+    return Analysis(out, b, fs, res)
