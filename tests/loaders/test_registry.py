@@ -41,7 +41,16 @@ def test_every_module_with_a_kind_is_registered() -> None:
 
 def test_every_registered_loader_exposes_the_loader_api() -> None:
     found = loaders.loaders()
-    assert set(found) == {"run", "mlrc", "audit", "stability", "survey", "gk2018", "qrels"}
+    assert set(found) == {
+        "run",
+        "mlrc",
+        "audit",
+        "stability",
+        "feature-discard",
+        "survey",
+        "gk2018",
+        "qrels",
+    }
     for kind, module in found.items():
         assert kind == module.KIND
         assert module.LOADER_NAME.startswith("reprokg.loaders.")
