@@ -14,12 +14,12 @@ import sys
 from collections.abc import Sequence
 
 from reprokg import __version__
-from reprokg.cli import annotate, compare, docs, serve, store, survey
+from reprokg.cli import annotate, compare, docs, intrinsic_dimension, serve, store, survey
 from reprokg.cli.base import Handler
 from reprokg.core.errors import ReprokgError
 
 #: command modules in help order; each has ``register(command)``
-COMMANDS = (store, annotate, compare, docs, serve, survey)
+COMMANDS = (store, annotate, compare, docs, serve, survey, intrinsic_dimension)
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:

@@ -24,6 +24,7 @@ COMMANDS = (
     "docs",
     "serve",
     "survey-stats",
+    "intrinsic-dimension",
 )
 
 
