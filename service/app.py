@@ -20,7 +20,15 @@ from reprokg.core.settings import Settings
 from reprokg.service.deps import add_error_handler, check_write_token
 from reprokg.service.limits import BodyLimitMiddleware
 from reprokg.service.logs import AccessLogMiddleware, configure_access_log
-from reprokg.service.routes import comparisons, documents, health, linked_data, queries, survey
+from reprokg.service.routes import (
+    comparisons,
+    documents,
+    health,
+    intrinsic_dimension,
+    linked_data,
+    queries,
+    survey,
+)
 from reprokg.service.routes.sparql import sparql_router
 from reprokg.store.base import InMemoryCopy, Store
 
@@ -96,6 +104,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     app.include_router(linked_data.router)
     app.include_router(comparisons.router)
     app.include_router(survey.router)
+    app.include_router(intrinsic_dimension.router)
     _mount_sparql(app, settings)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
