@@ -183,9 +183,11 @@ def analysis(
             finite = np.isfinite(hi) & (lo > 0)
             worst = float(np.max((hi[finite] - lo[finite]) / lo[finite])) if finite.any() else 0.0
             warnings.append(
-                "per-feature delta and id are midpoints of certified bounds from the support "
-                f"sequence (score {fs.score.name!r}; largest relative error of a feature's id "
-                f"{worst:.3g}); ranks order the midpoints"
+                "per-feature delta and id are midpoints of certified bounds from a support "
+                f"sequence of {len(fs.support)} points"
+                f"{' dense at both ends' if isinstance(support, int) else ''} (score "
+                f"{fs.score.name!r}; largest relative error of a feature's id {worst:.3g}); "
+                "ranks order the midpoints"
             )
     res: list[HopResult] | None = None
     if hops is not None:

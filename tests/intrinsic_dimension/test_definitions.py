@@ -341,3 +341,35 @@ def test_progress_hook_reaches_its_total() -> None:
     for stage in ("exact", "support", "refine", "features"):
         done, total = seen[stage]
         assert done == total
+
+
+# --- per-feature support sequences, dense at both ends -----------------------------------
+
+
+def test_feature_support_sequence() -> None:
+    from reprokg.intrinsic_dimension.features import FEATURE_SUPPORT_MAX, feature_support_sequence
+
+    s = feature_support_sequence(1_000_000, 10_000)
+    assert s[0] == 2 and s[-1] == 1_000_000 and np.all(np.diff(s) > 0)
+    assert s.size <= FEATURE_SUPPORT_MAX
+    assert set(support_sequence(1_000_000, FEATURE_SUPPORT_MAX // 2).tolist()) <= set(s.tolist())
+    assert s[10] < 20  # dense at small k as well
+    assert feature_support_sequence(50, 100).tolist() == list(range(2, 51))
+
+
+def test_feature_bounds_with_a_length_bracket_and_beat_the_authors_sequence() -> None:
+    rng = np.random.default_rng(11)
+    X = np.column_stack(
+        [rng.normal(size=6000), rng.exponential(size=6000), rng.integers(0, 50, 6000)]
+    )
+    exact = feature_scores(X, score=FSCOD)
+    both = feature_scores(X, score=FSCOD, support=60)
+    authors = feature_scores(X, score=FSCOD, support=support_sequence(6000, 60))
+    lo, hi = both.delta_bounds[:, 0], both.delta_bounds[:, 1]
+    assert np.all(lo <= exact.delta * (1 + 1e-12)) and np.all(exact.delta <= hi * (1 + 1e-12))
+
+    def worst(fs):
+        lo, hi = fs.nid_bounds[:, 0], fs.nid_bounds[:, 1]
+        return float(np.max((hi - lo) / lo))
+
+    assert worst(both) < worst(authors) / 2
