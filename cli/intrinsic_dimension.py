@@ -135,12 +135,13 @@ def _intrinsic_dimension(args: argparse.Namespace) -> int:
     if args.support is not None and args.support < 2:
         raise UsageError("--support needs at least 2 points")
 
-    from reprokg.intrinsic_dimension.document import dataset_ref
     from reprokg.intrinsic_dimension.features import SCORES
     from reprokg.intrinsic_dimension.io import read_data, read_edges
     from reprokg.intrinsic_dimension.result import analysis, default_support
 
     columns = _columns(args.columns)
+    if args.dataset or args.save:  # rdflib and the store load only to link and save
+        from reprokg.intrinsic_dimension.document import dataset_ref
     if args.dataset:
         dataset_ref(args.dataset, "")  # a bad identifier fails before the data is read
     table = read_data(args.data, columns=columns, array=args.array)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from reprokg.core.errors import LoadError
 
@@ -82,6 +81,8 @@ def read_data(
 
 
 def _read_csv(data: bytes, source: str, columns: Sequence[str] | None, sep: str) -> Table:
+    import pandas as pd  # only for tables: .npy/.npz need numpy alone
+
     try:
         frame = pd.read_csv(io.BytesIO(data), sep=sep, skipinitialspace=True)
     except pd.errors.EmptyDataError as exc:
@@ -195,6 +196,8 @@ def read_edges(
 
     Indices are 0-based rows of the data matrix; every one must lie in [0, n).
     """
+    import pandas as pd
+
     source = name or str(path)
     data = _read_file(Path(path), source) if raw is None else raw
     try:

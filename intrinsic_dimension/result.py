@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,7 +38,9 @@ from reprokg.intrinsic_dimension.features import (
     FeatureScores,
     feature_scores,
 )
-from reprokg.intrinsic_dimension.graph import HopResult, hop_dimensions
+
+if TYPE_CHECKING:
+    from reprokg.intrinsic_dimension.graph import HopResult
 
 #: below this many points the exact computation is the default; from here on a support
 #: sequence of the default length (the seed, §5.3: Algorithm 1 of Stubbemann et al. 2023b
@@ -193,6 +195,8 @@ def analysis(
     if hops is not None:
         if edges is None:
             raise ValueError("hops need a graph: pass the edges")
+        from reprokg.intrinsic_dimension.graph import hop_dimensions  # scipy, for graphs only
+
         res = hop_dimensions(
             X,
             edges,

@@ -176,3 +176,21 @@ def test_progress_bar_only_on_a_terminal_and_only_when_long() -> None:
     text = bar.stream.getvalue()
     assert "\r   support [#####     ]  50.0%" in text
     assert "[##########] 100.0%" in text and text.endswith("\n")
+
+
+def test_an_npy_needs_numpy_alone(tmp_path: Path) -> None:
+    """As users run it: reading an .npy and computing its ID loads neither pandas nor scipy
+    nor rdflib (a CSV loads pandas, --hops scipy, --save the store)."""
+    import subprocess
+    import sys
+
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).normal(size=(50, 3)))
+    code = (
+        "import sys, contextlib, io\n"
+        "from reprokg.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['intrinsic-dimension', {str(tmp_path / 'x.npy')!r}]) == 0\n"
+        "print(sorted(m for m in ('pandas', 'scipy', 'rdflib', 'pyoxigraph') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
