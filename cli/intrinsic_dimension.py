@@ -223,9 +223,12 @@ def format_table(result: dict[str, Any], table: Any, done: Any) -> str:
         lines.append(
             f"features (score {done.features.score.name}; rank 1 = highest NID, discarded first)"
         )
-        lines.append(f"{'rank':>5}  {'feature':<24} {'delta':>14} {'NID':>16}")
+        width = max(24, *(len(name) for name in features))  # long CSV headers stay aligned
+        lines.append(f"{'rank':>5}  {'feature':<{width}} {'delta':>14} {'NID':>16}")
         for name, f in sorted(features.items(), key=lambda kv: kv[1]["rank"]):
-            lines.append(f"{f['rank']:>5}  {name:<24} {f['delta']:>14.8g} {_g(f['id'], 10):>16}")
+            lines.append(
+                f"{f['rank']:>5}  {name:<{width}} {f['delta']:>14.8g} {_g(f['id'], 10):>16}"
+            )
         from reprokg.intrinsic_dimension.features import discard_curve
 
         lines.append("")
