@@ -117,7 +117,8 @@ def analysis(
     ``support`` None → exact; a length or explicit points → certified bounds, refined to
     the exact value as well when ``exact`` is True. ``features`` adds per-feature δ/NID
     and ranks (with ``support``: midpoints of per-feature bounds); ``hops`` with ``edges``
-    adds the ID of hop 0..K features (with ``support``: midpoints of their bounds).
+    adds the ID of hop 0..K features (with ``support``: midpoints of their bounds, unless
+    ``exact`` is True, which computes them exactly too).
     """
     warnings: list[str] = []
     sf = prepare(X, workers=workers)
@@ -197,16 +198,19 @@ def analysis(
             raise ValueError("hops need a graph: pass the edges")
         from reprokg.intrinsic_dimension.graph import hop_dimensions  # scipy, for graphs only
 
+        # --exact asks for exact values everywhere: hops are then computed exactly (the
+        # pruned profile of each hop raised over the previous ones), not bounded
+        hop_support = support if use_support and not want_exact else None
         res = hop_dimensions(
             X,
             edges,
             hops,
-            support=support if use_support else None,
+            support=hop_support,
             workers=workers,
             progress=progress,
         )
         out["hops"] = {str(r.hop): _num(r.value) for r in res}
-        if use_support:
+        if hop_support is not None:
             worst = max(r.bounds.relative_error for r in res if r.bounds is not None)
             warnings.append(
                 f"hop IDs are midpoints of certified bounds (largest relative error {worst:.3g})"

@@ -207,6 +207,11 @@ def test_hops_in_the_result(tmp_path: Path) -> None:
     bounded = analyse(X, hops=1, edges=edges, support=6)
     assert list(bounded["hops"]) == ["0", "1"]
     assert any("hop IDs" in w for w in bounded["warnings"])
+    # with --exact the hops are exact as well (values of the unbounded run above)
+    refined = analyse(X, hops=2, edges=edges, support=6, exact=True)
+    assert refined["bounds"] is not None and refined["exact"] is True
+    assert np.allclose(list(refined["hops"].values()), want, rtol=1e-12)
+    assert not any("hop IDs" in w for w in refined["warnings"])
     with pytest.raises(ValueError, match="graph"):
         analyse(X, hops=1)
     dumps(out)
