@@ -20,6 +20,7 @@ from reprokg.cli import (
     compare,
     docs,
     evaluate,
+    intrinsic_dimension,
     serve,
     stability,
     store,
@@ -30,7 +31,18 @@ from reprokg.cli.base import Handler, quick_exit_requested
 from reprokg.core.errors import ReprokgError
 
 #: command modules in help order; each has ``register(command)``
-COMMANDS = (store, annotate, compare, evaluate, docs, serve, survey, study, stability)
+COMMANDS = (
+    store,
+    annotate,
+    compare,
+    evaluate,
+    docs,
+    serve,
+    survey,
+    study,
+    stability,
+    intrinsic_dimension,
+)
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:

@@ -29,6 +29,7 @@ LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.mlrc",
     "reprokg.loaders.audit",
     "reprokg.loaders.stability",
+    "reprokg.loaders.feature_discard",
     "reprokg.loaders.replicability_graphics",
     "reprokg.loaders.gundersen_kjensmo",
     "reprokg.loaders.pwc_checklist",

@@ -23,6 +23,7 @@ from reprokg.service.routes import (
     comparisons,
     documents,
     health,
+    intrinsic_dimension,
     linked_data,
     queries,
     stability,
@@ -111,6 +112,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     app.include_router(survey.router)
     app.include_router(stability.router)
     app.include_router(studies.router)
+    app.include_router(intrinsic_dimension.router)
     _mount_sparql(app, settings)
     web.install(app)  # the views (/ , /papers, …), static files, offline /docs
 

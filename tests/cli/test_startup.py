@@ -27,6 +27,7 @@ COMMANDS = (
     "survey-stats",
     "stability",
     "study",
+    "intrinsic-dimension",
 )
 
 

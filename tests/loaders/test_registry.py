@@ -46,6 +46,7 @@ def test_every_registered_loader_exposes_the_loader_api() -> None:
         "mlrc",
         "audit",
         "stability",
+        "feature-discard",
         "survey",
         "gk2018",
         "pwc-checklist",

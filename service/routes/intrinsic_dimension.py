@@ -1,0 +1,185 @@
+"""``POST /measures/intrinsic-dimension`` (upload a data file, get its geometric intrinsic
+dimension, optionally store it) and ``GET /measures/intrinsic-dimension/{result_id}``.
+
+POST takes ``multipart/form-data``: the file ``data`` (a CSV with a header row, a ``.npy``
+or a ``.npz``, told apart by the file name), optionally the file ``graph`` (an edge list)
+and the options of ``reprokg intrinsic-dimension`` as form fields. The answer is the
+command's JSON (``n``, ``d``, ``observable_diameter``, ``discriminability``, ``id``,
+``exact``, ``bounds``, ``features``, ``hops``, ``warnings``) plus ``stored``: ``null``, or
+with ``save=true`` where the result went (its IRI, the ``result_id`` GET takes, the data
+set, the file's name and sha256). Saving writes to the store, so it needs the bearer token
+(401 without, 403 wrong); computing alone does not. Files are limited like every upload
+(``Settings.max_body_bytes``, 413). Handlers are plain ``def``: the computation and the
+store calls block, so they run in the thread pool.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, File, Form, Request, Response, UploadFile, status
+from pydantic import BaseModel, Field
+
+from reprokg.core.errors import TooLarge, UsageError
+from reprokg.core.settings import Settings
+from reprokg.service.deps import SettingsDep, StoreDep, check_write_token
+
+router = APIRouter(prefix="/measures/intrinsic-dimension", tags=["measures"])
+
+
+class BoundsModel(BaseModel):
+    discriminability: tuple[float, float] = Field(description="[Δ₋, Δ₊]")
+    id: tuple[float | None, float | None] = Field(
+        description="[1/Δ₊², 1/Δ₋²]; null for an infinite bound"
+    )
+    relative_error: float | None = Field(description="(1/Δ₋² − 1/Δ₊²)/(1/Δ₊²)")
+    support: list[int] = Field(description="the support sequence 2 = s₁ < … < s_l = n")
+
+
+class FeatureModel(BaseModel):
+    delta: float = Field(description="normalized discriminability δ_f")
+    id: float | None = Field(description="normalized intrinsic dimension 1/δ_f² (null: ∞)")
+    rank: int = Field(description="1 = highest NID, discarded first")
+
+
+class DataFileModel(BaseModel):
+    name: str
+    sha256: str
+
+
+class StoredModel(BaseModel):
+    iri: str = Field(description="the estimate's IRI (rk:IntrinsicDimensionEstimate)")
+    result_id: str = Field(description="what GET /measures/intrinsic-dimension/{result_id} takes")
+    status: str = Field(description="added, revised, unchanged (POST) or stored (GET)")
+    dataset: str = Field(description="the data set's IRI (rk:ofDataSet)")
+    data_file: DataFileModel
+    columns: list[str] | None
+    score: str | None = Field(description="the per-feature score, when features were computed")
+
+
+class IntrinsicDimensionModel(BaseModel):
+    """The result of ``reprokg intrinsic-dimension --format json`` plus ``stored``."""
+
+    n: int
+    d: int
+    observable_diameter: float
+    discriminability: float | None = Field(description="exact Δ (null when only bounded)")
+    id: float | None = Field(description="exact ID = 1/Δ² (null when only bounded or ∞)")
+    exact: bool
+    bounds: BoundsModel | None
+    features: dict[str, FeatureModel] | None
+    hops: dict[str, float | None] | None = Field(
+        description="ID at hop 0..K (midpoints of certified bounds with a support sequence)"
+    )
+    warnings: list[str]
+    stored: StoredModel | None = None
+
+
+class ErrorModel(BaseModel):
+    detail: dict = Field(description='{"error": class name, "message": text, …}')
+
+
+_ERRORS: dict[int | str, dict] = {
+    400: {"model": ErrorModel, "description": "unreadable data or graph, bad option"},
+    401: {"model": ErrorModel, "description": "save=true without a bearer token"},
+    403: {"model": ErrorModel, "description": "wrong token, or writing is off"},
+    413: {"model": ErrorModel, "description": "a file over the size limit"},
+    422: {"model": ErrorModel, "description": "the result failed its shapes (not stored)"},
+}
+
+
+def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, bytes]:
+    data = upload.file.read(settings.max_body_bytes + 1)
+    name = upload.filename or field
+    if len(data) > settings.max_body_bytes:
+        raise TooLarge(
+            f"file larger than the limit of {settings.max_body_bytes} bytes",
+            source=name,
+            details={"limit": settings.max_body_bytes},
+        )
+    return name, data
+
+
+@router.post(
+    "",
+    response_model=IntrinsicDimensionModel,
+    status_code=status.HTTP_200_OK,
+    responses={201: {"model": IntrinsicDimensionModel, "description": "computed and stored"}}
+    | _ERRORS,
+    summary="Geometric intrinsic dimension of an uploaded data file (stored with save=true)",
+)
+def post_intrinsic_dimension(
+    request: Request,
+    response: Response,
+    store: StoreDep,
+    settings: SettingsDep,
+    data: Annotated[UploadFile, File(description="CSV (header row), .npy or .npz")],
+    graph: Annotated[
+        UploadFile | None, File(description="edge list CSV (two columns of row indices)")
+    ] = None,
+    exact: Annotated[bool, Form(description="the exact value (with support: refined)")] = False,
+    support: Annotated[int | None, Form(ge=2, description="support-sequence length")] = None,
+    features: Annotated[bool, Form(description="per-feature scores and ranks")] = False,
+    score: Annotated[Literal["fscod", "range"], Form(description="per-feature score")] = "fscod",
+    hops: Annotated[int | None, Form(ge=0, description="ID after 1..K hops (with graph)")] = None,
+    columns: Annotated[str | None, Form(description="feature columns, comma-separated")] = None,
+    array: Annotated[str | None, Form(description="the array of an .npz")] = None,
+    dataset: Annotated[str | None, Form(description="the data set's DOI or IRI")] = None,
+    save: Annotated[bool, Form(description="store the result (bearer token)")] = False,
+) -> dict:
+    if save:
+        check_write_token(settings, request.headers.get("authorization"))
+    if (hops is None) != (graph is None):
+        raise UsageError("hops and graph go together")
+
+    from reprokg.intrinsic_dimension.document import dataset_ref, save_result
+    from reprokg.intrinsic_dimension.features import SCORES
+    from reprokg.intrinsic_dimension.io import read_data, read_edges
+    from reprokg.intrinsic_dimension.result import analysis, default_support
+
+    name, raw = _read(data, settings, "data")
+    cols = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
+    table = read_data(name, columns=cols, array=array, raw=raw, name=name)
+    ref = dataset_ref(dataset, table.sha256) if (save or dataset) else None
+    edges = None
+    if graph is not None:
+        gname, graw = _read(graph, settings, "graph")
+        edges = read_edges(gname, table.n, raw=graw, name=gname)
+    done = analysis(
+        table.values,
+        table.names,
+        support=default_support(table.n, exact=exact, support=support),
+        exact=exact,
+        features=features,
+        score=SCORES[score],
+        hops=hops,
+        edges=edges,
+    )
+    out = dict(done.result)
+    out["stored"] = None
+    if save:
+        assert ref is not None
+        out["stored"] = save_result(
+            store,
+            done.result,
+            file_name=table.source,
+            sha256=table.sha256,
+            dataset=ref,
+            columns=cols,
+            score=score,
+            hop_details=done.hop_details(),
+        )
+        response.status_code = status.HTTP_201_CREATED
+    return out
+
+
+@router.get(
+    "/{result_id}",
+    response_model=IntrinsicDimensionModel,
+    responses={404: {"model": ErrorModel, "description": "no stored result with that id"}},
+    summary="A stored intrinsic-dimension result, as it was computed",
+)
+def get_intrinsic_dimension(result_id: str, store: StoreDep) -> dict:
+    from reprokg.intrinsic_dimension.document import stored_result
+
+    return stored_result(store, result_id)
