@@ -88,6 +88,7 @@ def load_demo(store: Store) -> dict[str, int]:
                 unique.append(doc)
         result = ingest(store, unique)
         evaluate_demo_runs(store, root)
+        id_status = estimate_demo_dimension(store, root)
     counts: dict[str, int] = {}
     if len(unique) < len(docs):
         counts["skipped (same source key)"] = len(docs) - len(unique)
@@ -98,7 +99,37 @@ def load_demo(store: Store) -> dict[str, int]:
     for status in analyse_stability(store):
         key = f"stability analysis {status}"
         counts[key] = counts.get(key, 0) + 1
+    if id_status is not None:
+        counts[f"intrinsic dimension {id_status}"] = 1
     return counts
+
+
+#: a real data set the demo estimates the intrinsic dimension of (UCI Wine, CC BY 4.0)
+DEMO_ID_DATA = "intrinsic_dimension/wine.csv"
+DEMO_ID_DATASET = "https://archive.ics.uci.edu/dataset/109/wine"
+
+
+def estimate_demo_dimension(store: Store, root: Path) -> str | None:
+    """``reprokg intrinsic-dimension wine.csv --features --dataset UCI --save`` (exact, the
+    default score): the stored estimate the intrinsic-dimension views and the
+    ``datasets-by-intrinsic-dimension`` example read; the write's outcome."""
+    from reprokg.intrinsic_dimension.document import dataset_ref, save_result
+    from reprokg.intrinsic_dimension.io import read_data
+    from reprokg.intrinsic_dimension.result import analysis
+
+    path = root / DEMO_ID_DATA
+    if not path.is_file():
+        return None
+    table = read_data(path)
+    done = analysis(table.values, table.names, features=True)
+    stored = save_result(
+        store,
+        done.result,
+        file_name="examples/" + DEMO_ID_DATA,
+        sha256=table.sha256,
+        dataset=dataset_ref(DEMO_ID_DATASET, table.sha256),
+    )
+    return str(stored["status"])
 
 
 def analyse_stability(store: Store) -> list[str]:

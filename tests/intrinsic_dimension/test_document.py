@@ -288,3 +288,27 @@ def test_feature_discard_experiment_end_to_end(store, tmp_path: Path) -> None:
     # the estimate the experiment links to is the one the query above lists
     by_id = _rows(store, "datasets-by-intrinsic-dimension", min="0")
     assert [str(r["estimate"]) for r in by_id] == [stored["iri"]]
+
+
+def test_discarded_features_of_steps_without_features(store) -> None:
+    """The seed-000 example publishes no ranking and lists no features: each step is one
+    row with its scores (from the YAML: 0.65 before, 0.64 … 0.48 after) and no feature."""
+    path = Path(__file__).resolve().parents[2] / "examples/intrinsic_dimension/sagn_sle_yelp.yaml"
+    [doc] = feature_discard.load(path.read_bytes(), path.name)
+    assert [d.status for d in ingest(store, [doc]).documents] == ["added"]
+    rows = _rows(store, "discarded-features", experiment=str(doc.subject))
+    assert [float(r["proportion"]) for r in rows] == [i / 10 for i in range(1, 10)]
+    assert {r["source"] for r in rows} == {"unknown"}
+    assert all("feature" not in r for r in rows)
+    assert [float(r["score_after"]) for r in rows] == [
+        0.64,
+        0.63,
+        0.62,
+        0.61,
+        0.59,
+        0.57,
+        0.55,
+        0.52,
+        0.48,
+    ]
+    assert {float(r["score_before"]) for r in rows} == {0.65}

@@ -62,9 +62,17 @@ def test_load_demo_loads_every_example(tmp_path) -> None:
         "?s rk:isIllustrative true }"
     )
     assert len(res.rows) == 2
+    # the UCI Wine estimate: 11.2785420816569 by the authors' idim and obsdim
+    # (tests/intrinsic_dimension/test_oracles.py computes it with both on the same data)
+    assert counts.get("intrinsic dimension added") == 1
+    res = store.query(
+        "PREFIX rk: <https://w3id.org/reprokg/ontology#> SELECT ?id WHERE { "
+        "?e rk:intrinsicDimensionValue ?id }"
+    )
+    assert [round(float(v[0]), 10) for v in res.rows] == [11.2785420817]
     # idempotent: loading and analysing again adds nothing
     again = set(load_demo(store)) - {"skipped (same source key)"}
-    assert again == {"unchanged", "stability analysis unchanged"}
+    assert again == {"unchanged", "stability analysis unchanged", "intrinsic dimension unchanged"}
     store.close()
 
 

@@ -74,9 +74,9 @@ def studies(request: Request, store: ReadStoreDep) -> Response:
 def survey_summary(store) -> dict | None:
     """The code-replicability analysis of the consolidated data set, with its charts
     (``None`` when the graph holds no review of it)."""
-    from reprokg.survey import analysis as sa
+    from reprokg.studies import siggraph2020
 
-    result = sa.analyze(store, "consolidated")
+    result = siggraph2020.analyze(siggraph2020.read(store, "consolidated"))
     if not result.get("n_papers"):
         return None
     sharing = result["sharing"]

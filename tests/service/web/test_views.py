@@ -355,10 +355,22 @@ def test_stability_studies_and_hypotheses(client, demo_store) -> None:
     assert "Illustrative values" in page and "H3" in page and "rejected" in page.lower()
 
 
-def test_intrinsic_dimension_empty_state(client, demo_store) -> None:
-    assert ask(demo_store, "SELECT ?e WHERE { ?e a rk:IntrinsicDimensionEstimate }") == []
-    assert rows(client, "/intrinsic-dimension") == []
-    assert "No intrinsic-dimension results in this graph yet" in html(
+def test_intrinsic_dimension_rows_are_the_stored_estimate(client, demo_store) -> None:
+    """The demo stores the UCI Wine estimate (ID 11.2785420816569 by the authors' idim and
+    obsdim, tests/intrinsic_dimension/test_oracles.py): one row per feature, 13 features."""
+    want = ask(
+        demo_store,
+        "SELECT ?e ?id ?name ?nid WHERE { ?e a rk:IntrinsicDimensionEstimate ; "
+        "rk:intrinsicDimensionValue ?id ; rk:hasFeatureDimension ?f . "
+        "?f rk:featureName ?name ; rk:normalizedIntrinsicDimension ?nid }",
+    )
+    got = rows(client, "/intrinsic-dimension")
+    assert len(got) == len(want) == 13
+    assert {(r["estimate"], r["feature"]) for r in got} == {(str(w["e"]), w["name"]) for w in want}
+    assert {round(float(r["id"]), 10) for r in got} == {11.2785420817}
+    nids = [float(r["nid"]) for r in got]
+    assert nids == sorted(nids, reverse=True)  # highest first, as the seed discards them
+    assert "No intrinsic-dimension results in this graph yet" not in html(
         client, "/intrinsic-dimension"
     )
 
