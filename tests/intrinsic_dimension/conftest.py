@@ -8,13 +8,18 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 from tests.conftest import IN_CI
 
 
 def oracle(name: str) -> ModuleType:
-    """Import a test-only oracle or bundled-data package: an error in CI, a skip elsewhere."""
-    if IN_CI:
-        return importlib.import_module(name)
-    return pytest.importorskip(name, reason=f"test-only dependency {name} is not installed")
+    """Import a test-only oracle or bundled-data package: an error in CI, a skip elsewhere.
+
+    Imported inside ``np.errstate()``: idim calls ``numpy.seterr(divide="raise")`` at import,
+    which would otherwise make later tests' numpy (and repro_eval's) raise on 1/0."""
+    with np.errstate():
+        if IN_CI:
+            return importlib.import_module(name)
+        return pytest.importorskip(name, reason=f"test-only dependency {name} is not installed")
