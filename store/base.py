@@ -211,3 +211,24 @@ class InMemoryCopy(ABC):
     @abstractmethod
     def in_memory_copy(self) -> Store:
         """An in-memory store with the same quads (and the merge)."""
+
+
+class Liveness(ABC):
+    """A cheap check that the store answers (``/health``), never a scan."""
+
+    @abstractmethod
+    def ping(self) -> None:
+        """Return when the store answers; raise :class:`StoreError` otherwise."""
+
+
+class Counters(ABC):
+    """Figures the store keeps as it writes, read without touching the data."""
+
+    @abstractmethod
+    def document_count(self) -> int:
+        """How many documents (named graphs, bookkeeping graphs excepted) are stored."""
+
+    @abstractmethod
+    def version(self) -> int:
+        """A number that changes with every committed write (what a result cache keys on);
+        constant while the store is opened read-only (a snapshot)."""

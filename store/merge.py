@@ -26,12 +26,18 @@ LEGACY_DEFAULT_GRAPH = "https://w3id.org/reprokg/store#legacy-default-graph"
 SCRATCH_GRAPH = "https://w3id.org/reprokg/store#update-scratch"
 #: named graph of the maintained figures (document count, store version; store/counters.py)
 COUNTERS_GRAPH = "https://w3id.org/reprokg/store#counters"
+#: empty named graph: the document count and version are kept in COUNTERS_GRAPH (v1)
+COUNTERS_MARKER = "https://w3id.org/reprokg/store#counters-v1"
 #: named graph of the leaderboards' ranked windows (store/ranks.py)
 RANKS_GRAPH = "https://w3id.org/reprokg/store#leaderboard-ranks"
+#: empty named graph: every leaderboard's window in RANKS_GRAPH is maintained (v1)
+RANKS_MARKER = "https://w3id.org/reprokg/store#leaderboard-ranks-v1"
 #: bookkeeping graphs with triples of their own: never documents, never merged, not dumped
 NOT_MERGED = (SCRATCH_GRAPH, COUNTERS_GRAPH, RANKS_GRAPH)
+#: empty bookkeeping graphs (their presence is the state)
+MARKERS = (MERGED_MARKER, STALE_MARKER, COUNTERS_MARKER, RANKS_MARKER)
 #: bookkeeping graphs that are never documents
-RESERVED_GRAPHS = frozenset({MERGED_MARKER, STALE_MARKER, *NOT_MERGED})
+RESERVED_GRAPHS = frozenset({*MARKERS, *NOT_MERGED})
 #: ``FILTER`` keeping ``?g`` to the graphs whose triples are merged
 _MERGED_ONLY = "FILTER(?g NOT IN (" + ", ".join(f"<{g}>" for g in NOT_MERGED) + "))"
 

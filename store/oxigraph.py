@@ -50,14 +50,17 @@ from typing import BinaryIO, TypeVar
 import pyoxigraph as ox
 from rdflib import BNode, Graph, URIRef
 
+import reprokg.store.counters as counters
 from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StoreError
 from reprokg.store.base import (
     AskResult,
     Backup,
     Checkpoints,
+    Counters,
     DocumentWrite,
     GraphResult,
     InMemoryCopy,
+    Liveness,
     MergeMaintenance,
     NativeQueries,
     QueryResult,
@@ -69,6 +72,7 @@ from reprokg.store.bulk import remove_leftovers
 from reprokg.store.merge import (
     LEGACY_DEFAULT_GRAPH,
     MARK_STALE,
+    MARKERS,
     MERGED_MARKER,
     RESERVED_GRAPHS,
     UpdatePlan,
@@ -161,6 +165,13 @@ def _batch_nquads(writes: Sequence[DocumentWrite]) -> str | None:
     return "".join(lines)
 
 
+def new_graphs(store: ox.Store, quads: Iterable[ox.Quad]) -> int:
+    """How many named graphs of ``quads`` the store does not hold yet (documents added)."""
+    names = {q.graph_name for q in quads if isinstance(q.graph_name, ox.NamedNode)}
+    reserved = {ox.NamedNode(g) for g in RESERVED_GRAPHS}
+    return sum(1 for g in names - reserved if not store.contains_named_graph(g))
+
+
 def merged_quads(quads: list[ox.Quad]) -> list[ox.Quad]:
     """``quads`` plus their triples in the default graph (the merge; duplicates are no-ops)."""
     return quads + [ox.Quad(q.subject, q.predicate, q.object) for q in quads]
@@ -187,7 +198,16 @@ def insert_data(iri: URIRef | str, triples: Iterable, *, ascii_only: bool = Fals
     return f"INSERT DATA {{ GRAPH {name} {{\n{body}\n}} }}"
 
 
-class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance, InMemoryCopy):
+class OxigraphStore(
+    Store,
+    NativeQueries,
+    Checkpoints,
+    Backup,
+    MergeMaintenance,
+    InMemoryCopy,
+    Liveness,
+    Counters,
+):
     """pyoxigraph on disk (``path``) or in memory (``path=None``, tests and benchmarks)."""
 
     def __init__(
@@ -196,12 +216,15 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         *,
         read_only: bool = False,
         blob_dir: str | Path | None = None,
+        _raw: ox.Store | None = None,
     ) -> None:
         self.path = Path(path) if path is not None else None
         self.read_only = read_only
         self.blob_dir = Path(blob_dir) if blob_dir is not None else None
         try:
-            if self.path is None:
+            if _raw is not None:  # a copy made by in_memory_copy
+                self._store = _raw
+            elif self.path is None:
                 self._store = ox.Store()
             elif read_only:
                 self._store = ox.Store.read_only(str(self.path))
@@ -213,6 +236,9 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         self._write_lock = threading.RLock()
         #: what the last maintenance at open or on demand did, with timings (benchmarks)
         self.maintenance: dict[str, dict] = {}
+        self._documents = 0  # kept as the store writes (store/counters.py)
+        self._version = 0
+        self._deltas = 0  # delta quads in the counters graph (folded beyond FOLD_AT)
         if not read_only:
             remove_leftovers(self.path)
         #: the default graph holds the complete merge (else queries use the union flag)
@@ -234,6 +260,53 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
                         self.path,
                     )
                 self.rebuild_merge()
+        if not self.maintenance.get("merge"):  # a rebuild has just counted
+            self._open_counters()
+
+    # ------------------------------------------------------------------ counters
+
+    def _open_counters(self) -> None:
+        state = counters.read(self._store)
+        if state is None:
+            if self.read_only:  # counted once, on the graph index
+                self._documents, self._version = counters.count_documents(self._store), 0
+            else:
+                self._documents, self._version = counters.recount(self._store, writes=0)
+                self._deltas = 1
+            return
+        self._documents, self._version, self._deltas = state
+        if self._deltas > counters.FOLD_AT and not self.read_only and counters.fold(self._store):
+            self._deltas = 1
+
+    def _committed(self, delta: int) -> None:
+        """After a write committed: the figures follow; the deltas are folded now and then
+        (a transaction of its own: the figures are right either way)."""
+        self._documents += delta
+        self._version += 1
+        self._deltas += 1
+        if self._deltas > counters.FOLD_AT and counters.fold(self._store):
+            self._deltas = 1
+
+    def _recounted(self) -> None:
+        """After a write whose effect on the documents is not known."""
+        self._documents, self._version = counters.recount(self._store, floor=self._version + 1)
+        self._deltas = 1
+
+    def document_count(self) -> int:
+        """The number of documents, kept as the store writes (no scan)."""
+        return self._documents
+
+    def version(self) -> int:
+        """Grows with every committed write (constant while opened read-only: the store is
+        a snapshot then)."""
+        return self._version
+
+    def ping(self) -> None:
+        """One RocksDB point lookup."""
+        try:
+            self._store.contains_named_graph(ox.NamedNode(MERGED_MARKER))
+        except (AttributeError, OSError) as exc:  # closed (None) or the disk went away
+            raise StoreError(f"store {self.path or ':memory:'} does not answer: {exc}") from exc
 
     # ------------------------------------------------------------------ the merge
 
@@ -251,6 +324,9 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         with self._write_lock:
             self.maintenance["merge"] = rebuild_merge_in_bulk(self._store, self.path)
             self.merged = True
+            # a rebuild follows writes whose extent is not known (raw writes, an update
+            # with variable graphs, a crash mid-update): count the documents again
+            self._recounted()
             if self.path is not None:
                 self._store.flush()
 
@@ -270,62 +346,64 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
     def replace_document(self, iri: URIRef | str, graph: Graph, old: URIRef | str) -> None:
         """One transaction: drop ``old`` and any previous ``iri``, write the new triples,
         keep the merged default graph exact."""
-        self._check_writable()
-        name = ox.NamedNode(str(iri))
-        old_name = ox.NamedNode(str(old))
-        try:
-            if not self._store.contains_named_graph(name) and (
-                old_name == name or not self._store.contains_named_graph(old_name)
-            ):
-                self._store.extend(merged_quads(graph_quads(iri, graph)))
-                return
-            ops = unmerge_ops(iri)
-            if str(old) != str(iri):
-                ops += unmerge_ops(old)
-            ops += [insert_data(iri, graph), merge_op(iri)]
-            self._store.update(" ;\n".join(ops))
-        except (SyntaxError, ValueError, TypeError) as exc:  # a term pyoxigraph refuses
-            raise StoreError(f"cannot write document {iri}: {exc}") from exc
-        except OSError as exc:
-            raise StoreError(f"cannot write document {iri}: {exc}") from exc
+        replaces = URIRef(str(old)) if str(old) != str(iri) else None
+        self.write_documents([DocumentWrite(URIRef(str(iri)), graph, replaces)])
 
     def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
-        """All of ``writes`` in ONE transaction: ``extend`` when every graph is new, else
-        one SPARQL Update of ``DELETE``/``DROP``/``INSERT`` operations in order."""
+        """All of ``writes`` in ONE transaction: an N-Quads ``load`` (or ``extend`` when a
+        term is a blank node) when every graph is new, else one SPARQL Update of
+        ``DELETE``/``DROP``/``INSERT`` operations in order. The document count's delta is
+        part of the same transaction."""
         self._check_writable()
         if not writes:
             return
-        try:
-            fresh = all(
-                w.replaces is None
-                and not self._store.contains_named_graph(ox.NamedNode(str(w.iri)))
-                for w in writes
-            )
-            if fresh and len({str(w.iri) for w in writes}) == len(writes):
-                text = _batch_nquads(writes)
-                if text is None:
-                    self._store.extend(_batch_merged_quads(writes))
-                else:  # one transaction, like extend; every term was checked by pyoxigraph
-                    self._store.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
-                return
-            ops: list[str] = []
-            for w in writes:
-                ops += unmerge_ops(w.iri)
-                if w.replaces is not None and str(w.replaces) != str(w.iri):
-                    ops += unmerge_ops(w.replaces)
-                ops += [insert_data(w.iri, w.triples), merge_op(w.iri)]
-            self._store.update(" ;\n".join(ops))
-        except (SyntaxError, ValueError, TypeError, OSError) as exc:
-            raise StoreError(f"cannot write {len(writes)} document(s): {exc}") from exc
+        with self._write_lock:
+            try:
+                delta = counters.document_delta(
+                    self._store,
+                    [(str(w.iri), str(w.replaces) if w.replaces else None) for w in writes],
+                )
+                fresh = all(
+                    w.replaces is None
+                    and not self._store.contains_named_graph(ox.NamedNode(str(w.iri)))
+                    for w in writes
+                )
+                if fresh and len({str(w.iri) for w in writes}) == len(writes):
+                    text = _batch_nquads(writes)
+                    if text is None:
+                        self._store.extend(
+                            [*_batch_merged_quads(writes), counters.delta_quad(delta)]
+                        )
+                    else:  # one transaction, like extend; every term was checked by pyoxigraph
+                        self._store.load(
+                            text + counters.delta_nquad(delta),
+                            format=ox.RdfFormat.N_QUADS,
+                            lenient=True,
+                        )
+                else:
+                    ops: list[str] = []
+                    for w in writes:
+                        ops += unmerge_ops(w.iri)
+                        if w.replaces is not None and str(w.replaces) != str(w.iri):
+                            ops += unmerge_ops(w.replaces)
+                        ops += [insert_data(w.iri, w.triples), merge_op(w.iri)]
+                    ops.append(counters.delta_insert(delta))
+                    self._store.update(" ;\n".join(ops))
+            except (SyntaxError, ValueError, TypeError, OSError) as exc:
+                what = str(writes[0].iri) if len(writes) == 1 else f"{len(writes)} documents"
+                raise StoreError(f"cannot write {what}: {exc}") from exc
+            self._committed(delta)
 
     def delete_document(self, iri: URIRef | str) -> bool:
         self._check_writable()
         if str(iri) in RESERVED_GRAPHS:
             return False
         name = ox.NamedNode(str(iri))
-        if not self._store.contains_named_graph(name):
-            return False
-        self._store.update(" ;\n".join(unmerge_ops(iri)))
+        with self._write_lock:
+            if not self._store.contains_named_graph(name):
+                return False
+            self._store.update(" ;\n".join([*unmerge_ops(iri), counters.delta_insert(-1)]))
+            self._committed(-1)
         return True
 
     def update(
@@ -355,6 +433,9 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         # three transactions (pyoxigraph refuses a PREFIX/BASE after ";", so our
         # operations cannot share the user's request): before, the update, after
         with self._write_lock:
+            present = {
+                g: self._store.contains_named_graph(ox.NamedNode(g)) for g in plan.graphs or ()
+            }
             self._store.update(plan.before)
             try:
                 self._store.update(sparql)
@@ -364,9 +445,14 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
             except OSError as exc:
                 raise StoreError(str(exc)) from exc
             if plan.graphs is None:  # written graphs unknown: the whole merge, in bulk
-                self._resync()
+                self._resync()  # (and the documents counted again)
             else:
-                self._store.update(plan.after())
+                delta = sum(
+                    self._store.contains_named_graph(ox.NamedNode(g)) - present[g]
+                    for g in plan.graphs
+                )
+                self._store.update(plan.after() + " ;\n" + counters.delta_insert(delta))
+                self._committed(delta)
             self.merged = True
 
     # ------------------------------------------------------------------ reads
@@ -449,16 +535,21 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         """
         self._check_writable()
         legacy = ox.NamedNode(LEGACY_DEFAULT_GRAPH)
-        try:
-            quads = [
-                q
-                if isinstance(q.graph_name, ox.NamedNode | ox.BlankNode)
-                else ox.Quad(q.subject, q.predicate, q.object, legacy)
-                for q in ox.parse(src, rdf_format(fmt))
-            ]
-            self._store.extend(merged_quads(quads))
-        except SyntaxError as exc:
-            raise StoreError(f"cannot restore: {exc}") from exc
+        with self._write_lock:
+            try:
+                quads = [
+                    q
+                    if isinstance(q.graph_name, ox.NamedNode | ox.BlankNode)
+                    else ox.Quad(q.subject, q.predicate, q.object, legacy)
+                    for q in ox.parse(src, rdf_format(fmt))
+                ]
+                reserved = {ox.NamedNode(g) for g in RESERVED_GRAPHS}
+                quads = [q for q in quads if q.graph_name not in reserved]
+                delta = new_graphs(self._store, quads)
+                self._store.extend([*merged_quads(quads), counters.delta_quad(delta)])
+            except SyntaxError as exc:
+                raise StoreError(f"cannot restore: {exc}") from exc
+            self._committed(delta)
 
     def backup(self, target: str | Path) -> None:
         """``target/oxigraph`` (RocksDB checkpoint, hard links) + a copy of ``blobs/``."""
@@ -487,11 +578,13 @@ class OxigraphStore(Store, NativeQueries, Checkpoints, Backup, MergeMaintenance,
         this machine (benchmarks/sparql)."""
         buf = io.BytesIO()
         self._store.dump(buf, ox.RdfFormat.N_QUADS)
-        mirror = OxigraphStore(None, blob_dir=self.blob_dir)
-        mirror._store.bulk_load(input=buf.getvalue(), format=ox.RdfFormat.N_QUADS)
-        if not self.merged:  # a pre-merge store opened read-only: build the merge in memory
-            mirror.rebuild_merge()
-        return mirror
+        raw = ox.Store()
+        raw.bulk_load(input=buf.getvalue(), format=ox.RdfFormat.N_QUADS)
+        for marker in MARKERS:  # empty graphs: not in an N-Quads dump
+            if self._store.contains_named_graph(ox.NamedNode(marker)):
+                raw.add_graph(ox.NamedNode(marker))
+        # a pre-merge store opened read-only: the copy builds the merge in memory
+        return OxigraphStore(None, blob_dir=self.blob_dir, _raw=raw)
 
     def close(self) -> None:
         if not self.read_only:
@@ -541,30 +634,36 @@ class RawStore:
         return self._owner._store.query(query, **kwargs)
 
     def extend(self, quads: Iterable[ox.Quad]) -> None:
-        self._owner._store.extend(self._with_merge(quads))
+        self._write(self._owner._store.extend, quads)
 
     def bulk_extend(self, quads: Iterable[ox.Quad]) -> None:
-        self._owner._store.bulk_extend(self._with_merge(quads))
+        self._write(self._owner._store.bulk_extend, quads)
 
     def add(self, quad: ox.Quad) -> None:
         self.extend([quad])
 
-    def _with_merge(self, quads: Iterable[ox.Quad]) -> list[ox.Quad]:
-        quads = list(quads)
-        if not self._owner.merged:
-            return quads
-        return merged_quads([q for q in quads if not isinstance(q.graph_name, ox.DefaultGraph)])
+    def _write(self, write: Callable[[list[ox.Quad]], None], quads: Iterable[ox.Quad]) -> None:
+        owner = self._owner
+        with owner._write_lock:
+            quads = list(quads)
+            delta = new_graphs(owner._store, quads)
+            if owner.merged:
+                named = [q for q in quads if not isinstance(q.graph_name, ox.DefaultGraph)]
+                quads = merged_quads(named)
+            write([*quads, counters.delta_quad(delta)])
+            owner._committed(delta)
 
     def __getattr__(self, name: str) -> object:
         attr = getattr(self._owner._store, name)
-        if name not in self._RESYNC_AFTER or not self._owner.merged:
+        if name not in self._RESYNC_AFTER:
             return attr
         owner = self._owner
 
         def write(*args: object, **kwargs: object) -> object:
-            owner._store.update(" ;\n".join(MARK_STALE))
-            out = attr(*args, **kwargs)
-            owner._resync()
+            with owner._write_lock:
+                owner._store.update(" ;\n".join(MARK_STALE))
+                out = attr(*args, **kwargs)
+                owner._resync()  # the merge and the document count again, in bulk
             return out
 
         return write

@@ -22,6 +22,7 @@ from reprokg.store.merge import (
     LEGACY_DEFAULT_GRAPH,
     MARK_MERGED,
     MERGED_MARKER,
+    RESERVED_GRAPHS,
     RESYNC_OPS,
     STALE_MARKER,
 )
@@ -84,13 +85,13 @@ def _default_set(path: Path) -> set[tuple[str, str, str]]:
 
 
 def _named_set(path: Path) -> set[tuple[str, str, str]]:
-    """The merge by definition: every triple of a named graph (markers are empty)."""
+    """The merge by definition: every triple of a document graph (not bookkeeping)."""
     s = ox.Store.read_only(str(path))
     try:
         return {
             (str(q.subject), str(q.predicate), str(q.object))
             for q in s
-            if not isinstance(q.graph_name, ox.DefaultGraph)
+            if isinstance(q.graph_name, ox.NamedNode) and q.graph_name.value not in RESERVED_GRAPHS
         }
     finally:
         del s
