@@ -59,18 +59,26 @@ TMP_PREFIX = "reprokg-merge-"
 _CHUNK = 64 << 20
 _XSD = b"http://www.w3.org/2001/XMLSchema#"
 #: the short forms oxigraph's TSV writer uses for xsd:integer/decimal/double/boolean
-#: objects (sparesults, ``write_tsv_term``). The object is the last field of a row, so
-#: each rewrite is anchored between a TAB and the end of the line; a lexical form is
-#: kept as written ("01" stays "01")
-_SHORT = (
-    (re.compile(rb"\t([+-]?[0-9]+)\n"), rb'\t"\1"^^<' + _XSD + rb"integer>\n"),
-    (re.compile(rb"\t([+-]?[0-9]*\.[0-9]+)\n"), rb'\t"\1"^^<' + _XSD + rb"decimal>\n"),
-    (
-        re.compile(rb"\t([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][+-]?[0-9]+)\n"),
-        rb'\t"\1"^^<' + _XSD + rb"double>\n",
-    ),
-    (re.compile(rb"\t(true|false)\n"), rb'\t"\1"^^<' + _XSD + rb"boolean>\n"),
-)
+#: objects (sparesults, ``write_tsv_term``): an object that starts with none of ``"<_``.
+#: The object is the last field of a row, so the match is anchored between a TAB and the
+#: end of the line; its lexical form is kept as written ("01" stays "01")
+_SHORT = re.compile(rb"\t([^\t\n\"<_][^\t\n]*)\n")
+_DOUBLE = re.compile(rb"[eE]")
+
+
+def _typed(m: re.Match[bytes]) -> bytes:
+    v = m.group(1)
+    if v in (b"true", b"false"):
+        kind = b"boolean"
+    elif _DOUBLE.search(v):
+        kind = b"double"
+    elif b"." in v:
+        kind = b"decimal"
+    else:
+        kind = b"integer"
+    return b'\t"' + v + b'"^^<' + _XSD + kind + b">\n"
+
+
 _SELECT_ALL = "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } }"
 
 
@@ -132,8 +140,7 @@ def tsv_to_ntriples(src: str | Path, dst: str | Path) -> None:
             chunk = rest + chunk
             cut = chunk.rfind(b"\n") + 1  # whole lines; the rest waits for the next chunk
             chunk, rest = chunk[:cut], chunk[cut:]
-            for rx, rep in _SHORT:
-                chunk = rx.sub(rep, chunk)
+            chunk = _SHORT.sub(_typed, chunk)
             fo.write(chunk.replace(b"\t", b" ").replace(b"\n", b" .\n"))
         if rest.strip():
             raise ValueError("TSV results did not end with a newline")

@@ -178,6 +178,8 @@ def test_tsv_short_forms_become_ntriples(tmp_path: Path) -> None:
         b"<http://a>\t<http://p>\t.5\n"
         b"<http://a>\t<http://p>\t1.0e-3\n"
         b"<http://a>\t<http://p>\tfalse\n"
+        b"<http://a>\t<http://p>\t+07\n"
+        b"<http://a>\t<http://p>\t1.E3\n"
         b'<http://a>\t<http://p>\t"a\\tb"@en\n'
     )
     nt = tmp_path / "r.nt"
@@ -188,5 +190,7 @@ def test_tsv_short_forms_become_ntriples(tmp_path: Path) -> None:
         f'".5"^^<{XSD}decimal>',
         f'"1.0e-3"^^<{XSD}double>',
         f'"false"^^<{XSD}boolean>',
+        f'"+07"^^<{XSD}integer>',
+        f'"1.E3"^^<{XSD}double>',
         '"a\\tb"@en',
     ]
