@@ -232,3 +232,22 @@ class Counters(ABC):
     def version(self) -> int:
         """A number that changes with every committed write (what a result cache keys on);
         constant while the store is opened read-only (a snapshot)."""
+
+
+class LeaderboardRanks(ABC):
+    """A store that keeps the first entries of each leaderboard ranked as it writes, so the
+    top of a board is read by index instead of ranking every score on it (find-baselines
+    at 10M triples: 236 ms ranking, 18 ms reading; issue 17)."""
+
+    #: how many entries are ranked per board
+    ranks_window: int
+
+    @abstractmethod
+    def ranked_entries(self, board: str) -> int | None:
+        """How many entries of ``board`` are ranked (all of them when fewer than
+        :attr:`ranks_window`); ``None`` when its ranks are not current (then rank it)."""
+
+    @abstractmethod
+    def ranks_pattern(self, board: str, limit: int) -> str:
+        """A SPARQL group pattern binding ``?rank ?run ?score ?value`` to the first
+        ``limit`` entries of ``board`` in order (``DESC(?score) ?run ?value``)."""

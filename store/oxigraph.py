@@ -51,6 +51,7 @@ import pyoxigraph as ox
 from rdflib import BNode, Graph, URIRef
 
 import reprokg.store.counters as counters
+import reprokg.store.ranks as ranks
 from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StoreError
 from reprokg.store.base import (
     AskResult,
@@ -60,6 +61,7 @@ from reprokg.store.base import (
     DocumentWrite,
     GraphResult,
     InMemoryCopy,
+    LeaderboardRanks,
     Liveness,
     MergeMaintenance,
     NativeQueries,
@@ -177,6 +179,32 @@ def merged_quads(quads: list[ox.Quad]) -> list[ox.Quad]:
     return quads + [ox.Quad(q.subject, q.predicate, q.object) for q in quads]
 
 
+_RANKED_PREDICATES = frozenset(
+    URIRef(p.value) for p in (ranks.ON_BOARD, ranks.HAS_VALUE, ranks.REPORTED)
+)
+
+
+def _rank_plan(store: ox.Store, writes: Sequence[DocumentWrite]) -> ranks.Plan:
+    """What ``writes`` do to the leaderboards: their scored triples, and those of the
+    stored graphs they replace."""
+    plan = ranks.Plan()
+    for w in writes:
+        for s, p, o in w.triples:
+            if p in _RANKED_PREDICATES:
+                plan.add_triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o))
+        for g in (w.iri, w.replaces):
+            if g is not None and store.contains_named_graph(ox.NamedNode(str(g))):
+                plan.add_graph(store, str(g))
+    return plan
+
+
+def _quads_plan(quads: Iterable[ox.Quad]) -> ranks.Plan:
+    plan = ranks.Plan()
+    for q in quads:
+        plan.add_triple(q.subject, q.predicate, q.object)
+    return plan
+
+
 def has_merge(raw: ox.Store) -> bool:
     """Whether a pyoxigraph store's default graph holds the complete merge."""
     return raw.contains_named_graph(ox.NamedNode(MERGED_MARKER))
@@ -207,6 +235,7 @@ class OxigraphStore(
     InMemoryCopy,
     Liveness,
     Counters,
+    LeaderboardRanks,
 ):
     """pyoxigraph on disk (``path``) or in memory (``path=None``, tests and benchmarks)."""
 
@@ -260,8 +289,10 @@ class OxigraphStore(
                         self.path,
                     )
                 self.rebuild_merge()
-        if not self.maintenance.get("merge"):  # a rebuild has just counted
+        if not self.maintenance.get("merge"):  # a rebuild has just counted and ranked
             self._open_counters()
+            if not read_only:
+                self._open_ranks()
 
     # ------------------------------------------------------------------ counters
 
@@ -308,6 +339,49 @@ class OxigraphStore(
         except (AttributeError, OSError) as exc:  # closed (None) or the disk went away
             raise StoreError(f"store {self.path or ':memory:'} does not answer: {exc}") from exc
 
+    # ------------------------------------------------------------------ ranks
+
+    #: entries ranked per leaderboard (store/ranks.py)
+    ranks_window = ranks.WINDOW
+
+    def _open_ranks(self) -> None:
+        """A writable open: boards left stale by a crash re-ranked; a store without ranks
+        (older, bulk-loaded) ranked in full."""
+        if not self.merged:
+            return
+        if ranks.maintained(self._store):
+            if ranks.repair(self._store):
+                self.maintenance["ranks"] = {"repaired": True}
+        else:
+            self.maintenance["ranks"] = ranks.rebuild_all(self._store)
+
+    def ranked_entries(self, board: str) -> int | None:
+        """How many entries of ``board`` are ranked (all of them when fewer than
+        :attr:`ranks_window`); ``None`` when its ranks are not current."""
+        return ranks.window_size(self._store, board)
+
+    def ranks_pattern(self, board: str, limit: int) -> str:
+        """SPARQL group pattern binding ``?rank ?run ?score ?value``: the first ``limit``
+        entries of ``board``, read by index."""
+        return ranks.window_pattern(board, limit)
+
+    @contextlib.contextmanager
+    def _ranked(self, plan: ranks.Plan) -> Iterator[None]:
+        """Around one write: its boards marked stale before, re-ranked after (also when
+        the write failed: nothing changed then, and the marks go)."""
+        if not plan or not self.merged or not ranks.maintained(self._store):
+            yield
+            return
+        plan.add_boards_of_values(self._store)
+        ranks.mark_stale(self._store, plan.boards)
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(OSError, SyntaxError, ValueError):
+                ranks.after_write(self._store, plan)
+            raise
+        ranks.after_write(self._store, plan)
+
     # ------------------------------------------------------------------ the merge
 
     def rebuild_merge(self) -> None:
@@ -324,6 +398,7 @@ class OxigraphStore(
         with self._write_lock:
             self.maintenance["merge"] = rebuild_merge_in_bulk(self._store, self.path)
             self.merged = True
+            self.maintenance["ranks"] = ranks.rebuild_all(self._store)
             # a rebuild follows writes whose extent is not known (raw writes, an update
             # with variable graphs, a crash mid-update): count the documents again
             self._recounted()
@@ -357,7 +432,7 @@ class OxigraphStore(
         self._check_writable()
         if not writes:
             return
-        with self._write_lock:
+        with self._write_lock, self._ranked(_rank_plan(self._store, writes)):
             try:
                 delta = counters.document_delta(
                     self._store,
@@ -402,8 +477,11 @@ class OxigraphStore(
         with self._write_lock:
             if not self._store.contains_named_graph(name):
                 return False
-            self._store.update(" ;\n".join([*unmerge_ops(iri), counters.delta_insert(-1)]))
-            self._committed(-1)
+            plan = ranks.Plan()
+            plan.add_graph(self._store, str(iri))
+            with self._ranked(plan):
+                self._store.update(" ;\n".join([*unmerge_ops(iri), counters.delta_insert(-1)]))
+                self._committed(-1)
         return True
 
     def update(
@@ -436,6 +514,13 @@ class OxigraphStore(
             present = {
                 g: self._store.contains_named_graph(ox.NamedNode(g)) for g in plan.graphs or ()
             }
+            rank_plan = ranks.Plan()
+            keep_ranks = plan.graphs is not None and self.merged and ranks.maintained(self._store)
+            if keep_ranks:
+                for g in plan.graphs or ():
+                    rank_plan.add_graph(self._store, g)
+                rank_plan.add_boards_of_values(self._store)
+                ranks.mark_stale(self._store, rank_plan.boards)
             self._store.update(plan.before)
             try:
                 self._store.update(sparql)
@@ -451,8 +536,16 @@ class OxigraphStore(
                     self._store.contains_named_graph(ox.NamedNode(g)) - present[g]
                     for g in plan.graphs
                 )
-                self._store.update(plan.after() + " ;\n" + counters.delta_insert(delta))
+                after = [plan.after(), counters.delta_insert(delta)]
+                if keep_ranks:  # the boards the update wrote, marked with the resync
+                    for g in plan.graphs:
+                        rank_plan.add_graph(self._store, g)
+                    rank_plan.add_boards_of_values(self._store)
+                    after.append(ranks.stale_insert(rank_plan.boards))
+                self._store.update(" ;\n".join(after))
                 self._committed(delta)
+                if keep_ranks:
+                    ranks.after_write(self._store, rank_plan)
             self.merged = True
 
     # ------------------------------------------------------------------ reads
@@ -546,10 +639,11 @@ class OxigraphStore(
                 reserved = {ox.NamedNode(g) for g in RESERVED_GRAPHS}
                 quads = [q for q in quads if q.graph_name not in reserved]
                 delta = new_graphs(self._store, quads)
-                self._store.extend([*merged_quads(quads), counters.delta_quad(delta)])
             except SyntaxError as exc:
                 raise StoreError(f"cannot restore: {exc}") from exc
-            self._committed(delta)
+            with self._ranked(_quads_plan(quads)):
+                self._store.extend([*merged_quads(quads), counters.delta_quad(delta)])
+                self._committed(delta)
 
     def backup(self, target: str | Path) -> None:
         """``target/oxigraph`` (RocksDB checkpoint, hard links) + a copy of ``blobs/``."""
@@ -650,8 +744,9 @@ class RawStore:
             if owner.merged:
                 named = [q for q in quads if not isinstance(q.graph_name, ox.DefaultGraph)]
                 quads = merged_quads(named)
-            write([*quads, counters.delta_quad(delta)])
-            owner._committed(delta)
+            with owner._ranked(_quads_plan(quads)):
+                write([*quads, counters.delta_quad(delta)])
+                owner._committed(delta)
 
     def __getattr__(self, name: str) -> object:
         attr = getattr(self._owner._store, name)
