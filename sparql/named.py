@@ -13,8 +13,9 @@ of its declared type (DOIs and ORCIDs normalised by :mod:`reprokg.core.identifie
 ir_datasets id of type ``collection`` becomes the shared collection IRI minted from it), then
 written with ``Term.n3()`` into a ``VALUES ?name { term }`` block placed at the start of
 the query's outermost ``WHERE`` group, so the engine joins on it like a constant (or where
-the template has a line ``#@values``, e.g. inside a sub-select that must rank the bound
-rows before the outer query fetches more about them).
+the template has lines ``#@values``, each replaced: e.g. inside a sub-select that must
+rank the bound rows before the outer query fetches more about them, or at the start of
+each branch of a ``UNION``, which pyoxigraph otherwise evaluates unbound before joining).
 Lines of the template that end with ``#? name`` belong to optional parameter ``name``
 and are dropped when it is not given (the template, not the value, is edited).
 An integer parameter named ``limit`` replaces the template's last ``LIMIT n`` (1 to
@@ -150,9 +151,8 @@ class NamedQuery:
         if not terms:
             return text
         block = values_block(terms)
-        marker = _VALUES_MARK_RE.search(text)
-        if marker:
-            return text[: marker.start()] + block.lstrip("\n") + text[marker.end() :]
+        if _VALUES_MARK_RE.search(text):  # every marker: e.g. each branch of a UNION
+            return _VALUES_MARK_RE.sub(lambda _m: block.lstrip("\n"), text)
         m = _WHERE_RE.search(_blank_comments(text))
         if not m:
             raise NamedQueryError(f"query {self.name!r} has no WHERE group to bind values in")
