@@ -338,7 +338,7 @@ def serve(
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600  # --in-memory: each worker copies the store first
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(proc.stderr.read())
