@@ -526,6 +526,8 @@ class OxigraphStore(
                 self._store.update(sparql)
             except SyntaxError as exc:
                 self._store.update(plan.undo)  # nothing was written
+                if keep_ranks:  # the boards' marks go (their windows are unchanged)
+                    ranks.after_write(self._store, rank_plan)
                 raise QuerySyntaxError(str(exc)) from exc
             except OSError as exc:
                 raise StoreError(str(exc)) from exc
