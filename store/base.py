@@ -249,5 +249,5 @@ class LeaderboardRanks(ABC):
 
     @abstractmethod
     def ranks_pattern(self, board: str, limit: int) -> str:
-        """A SPARQL group pattern binding ``?rank ?run ?score ?value`` to the first
-        ``limit`` entries of ``board`` in order (``DESC(?score) ?run ?value``)."""
+        """A SPARQL group pattern binding ``?rank ?run ?score`` to the first ``limit``
+        entries of ``board`` in order (``DESC(?score) ?run``, then the score node)."""

@@ -361,8 +361,8 @@ class OxigraphStore(
         return ranks.window_size(self._store, board)
 
     def ranks_pattern(self, board: str, limit: int) -> str:
-        """SPARQL group pattern binding ``?rank ?run ?score ?value``: the first ``limit``
-        entries of ``board``, read by index."""
+        """SPARQL group pattern binding ``?rank ?run ?score``: the first ``limit`` entries
+        of ``board``, read by index."""
         return ranks.window_pattern(board, limit)
 
     @contextlib.contextmanager

@@ -74,15 +74,16 @@ def board_query(board: str, limit: int | None = None) -> str:
     )
 
 
-def window_pattern(board: str, limit: int) -> str:
-    """SPARQL group pattern binding ``?rank ?run ?score ?value`` for the first ``limit``
-    entries of ``board`` (read by index: the buckets covering ``limit``)."""
+def window_pattern(board: str, limit: int, *, value: bool = False) -> str:
+    """SPARQL group pattern binding ``?rank ?run ?score`` (and ``?value``: one more
+    lookup per entry) for the first ``limit`` entries of ``board`` (read by index: the
+    buckets covering ``limit``)."""
     buckets = " ".join(f"<{board}#ranks-{b}>" for b in range(-(-limit // BUCKET)))
+    also = f" ; <{RKS}value> ?value" if value else ""
     return (
         f"VALUES ?rankBucket {{ {buckets} }} GRAPH <{RANKS_GRAPH}> {{ "
         f"?rankBucket <{RKS}slot> ?rankSlot . ?rankSlot <{RKS}rank> ?rank . "
-        f"FILTER(?rank <= {limit}) ?rankSlot <{RKS}run> ?run ; <{RKS}score> ?score ; "
-        f"<{RKS}value> ?value }}"
+        f"FILTER(?rank <= {limit}) ?rankSlot <{RKS}run> ?run ; <{RKS}score> ?score{also} }}"
     )
 
 
@@ -105,7 +106,7 @@ def read_window(store: ox.Store, board: str) -> list[Entry]:
     """The stored window of ``board`` in rank order."""
     q = (
         "SELECT ?value ?score ?run WHERE { "
-        + window_pattern(board, WINDOW).replace(f"FILTER(?rank <= {WINDOW}) ", "")
+        + window_pattern(board, WINDOW, value=True).replace(f"FILTER(?rank <= {WINDOW}) ", "")
         + " } ORDER BY ?rank"
     )
     return [(r[0], r[1], r[2]) for r in store.query(q)]  # type: ignore[misc]

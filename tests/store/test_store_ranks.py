@@ -37,6 +37,7 @@ SELECT ?value ?score ?run WHERE {{
 }} ORDER BY DESC(?score) ?run ?value
 """
 WINDOW_READ = "SELECT ?value ?score ?run WHERE {{ {pattern} }} ORDER BY ?rank"
+RANK_READ = "SELECT ?score ?run WHERE {{ {pattern} }} ORDER BY ?rank"
 
 
 @pytest.fixture(autouse=True)
@@ -82,7 +83,11 @@ def _check(store: OxigraphStore) -> None:
         board = str(_board(i))
         full = _rows(store, FULL.format(board=board))
         assert store.ranked_entries(board) == min(len(full), ranks.WINDOW)
-        window = _rows(store, WINDOW_READ.format(pattern=store.ranks_pattern(board, 5)))
+        pattern = ranks.window_pattern(board, 5, value=True)
+        window = _rows(store, WINDOW_READ.format(pattern=pattern))
+        assert _rows(store, RANK_READ.format(pattern=store.ranks_pattern(board, 3))) == [
+            (s, r) for _v, s, r in full[:3]
+        ]
         assert window == full[: ranks.WINDOW], f"board {i}"
         params = {"collection": COLLECTIONS[i % 2], "measure": MEASURES[i // 2 % 2], "limit": "4"}
         q = get_query("find-baselines")
