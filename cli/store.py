@@ -171,10 +171,11 @@ def print_result(res: QueryResult, fmt: str) -> None:
 def cmd_query(args: argparse.Namespace) -> int:
     if args.name:
         from reprokg.sparql import named as named_queries
+        from reprokg.sparql import ranked
 
         params = named_queries.parse_param_args(args.param or [])
         with _store(args, read_only=args.read_only) as store:
-            res = named_queries.run(store, args.name, params, timeout=args.timeout)
+            res = ranked.run(store, args.name, params, timeout=args.timeout)
     else:
         if not args.sparql:
             raise UsageError("give a SPARQL query (text, @file.rq or - for stdin) or --name")

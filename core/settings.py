@@ -70,6 +70,9 @@ class Settings:
     #: run named queries in the request thread (bounded, vetted queries) instead of the
     #: SPARQL endpoint's kill-able worker processes (which cost a process hop per query)
     named_queries_inline: bool = True
+    #: megabytes of named-query results kept per process, keyed by the store's version
+    #: (any write invalidates); 0 turns the cache off (sparql/cache.py)
+    named_query_cache_mb: int = 64
     #: IRIs that SPARQL ``LOAD`` may fetch (empty: LOAD refused)
     load_allowlist: tuple[str, ...] = ()
     #: SHACL engine: ``fast`` (shapes compiled to SPARQL), ``pyshacl``, or ``compare``
@@ -102,6 +105,7 @@ class Settings:
             "demo": _flag(env.get("REPROKG_DEMO")),
             "access_log": _flag(env.get("REPROKG_ACCESS_LOG"), default=True),
             "named_queries_inline": _flag(env.get("REPROKG_NAMED_QUERIES_INLINE"), default=True),
+            "named_query_cache_mb": int(env.get("REPROKG_NAMED_QUERY_CACHE_MB") or 64),
             "load_allowlist": tuple(
                 s for s in (env.get("REPROKG_LOAD_ALLOWLIST") or "").split() if s
             ),
@@ -129,6 +133,7 @@ class Settings:
             "REPROKG_DEMO": "1" if self.demo else "0",
             "REPROKG_ACCESS_LOG": "1" if self.access_log else "0",
             "REPROKG_NAMED_QUERIES_INLINE": "1" if self.named_queries_inline else "0",
+            "REPROKG_NAMED_QUERY_CACHE_MB": str(self.named_query_cache_mb),
             "REPROKG_LOAD_ALLOWLIST": " ".join(self.load_allowlist),
             "REPROKG_SHACL_ENGINE": self.shacl_engine,
             "REPROKG_BLOB_DIR": self.blob_dir,
