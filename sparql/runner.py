@@ -49,6 +49,7 @@ from reprokg.core.errors import Busy, QuerySyntaxError, QueryTimeout, StoreError
 from reprokg.store.base import (
     AskResult,
     Checkpoints,
+    Counters,
     GraphResult,
     QueryResult,
     SelectResult,
@@ -339,16 +340,24 @@ class Snapshots:
         self.made = 0  # checkpoints made (observability, benchmarks)
         atexit.register(self.close)  # a server stopped without closing its runner
 
+    def _signature(self) -> tuple:
+        """What changes when the store was written: its version where it keeps one
+        (``Counters``: every write through the store, raw bulk writes included, moves it;
+        RocksDB's background flushes and compactions do not), else its WAL and MANIFEST."""
+        if isinstance(self.store, Counters):
+            return ("version", self.store.version())
+        return _dir_signature(self.db, wal_only=True)
+
     def current(self) -> str:
         with self._lock:
-            sig = _dir_signature(self.db, wal_only=True)
+            sig = self._signature()
             if self._current is not None and sig == self._sig:
                 return self._current
             # Flush first so the checkpoint itself does not switch the WAL (which would
             # look like a write next time); a write landing after ``sig`` is read only
             # makes the next call take one more checkpoint, never a stale one.
             self.store.flush()
-            sig = _dir_signature(self.db, wal_only=True)
+            sig = self._signature()
             self._n += 1
             target = self.root / f"snap-{self._n:06d}"
             self.store.checkpoint(target)
