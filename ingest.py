@@ -374,7 +374,10 @@ def ingest_paths(
 
 
 def load_error_report(exc: LoadError) -> Report:
-    """A read/parse failure in report form (``constraint`` = ``LoadError``)."""
+    """A read/parse failure in report form (``constraint`` = ``LoadError``, or
+    ``LimitExceeded`` for a source refused by an input limit before parsing)."""
+    from reprokg.core.errors import LimitExceeded
+
     return Report(
         source=exc.source or "<input>",
         results=[
@@ -384,7 +387,7 @@ def load_error_report(exc: LoadError) -> Report:
                 path=exc.field,
                 line=exc.line,
                 source=exc.source,
-                constraint="LoadError",
+                constraint="LimitExceeded" if isinstance(exc, LimitExceeded) else "LoadError",
             )
         ],
     )

@@ -23,6 +23,7 @@ from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.identifiers import doi_iri, mint, stable_key
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.loaders.limits import check_lines
 from reprokg.loaders.source import Scalar, decode_text, parse_yaml
 
 KIND = "stability"
@@ -92,6 +93,7 @@ def _typed_literal(value: Any) -> Literal:
 
 
 def _read_csv(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, str]]]]:
+    check_lines(text, name, delimiter=",")  # line length and fields before the csv reader
     meta: dict[str, Any] = {}
     body_start = 0
     lines = text.split("\n")
