@@ -75,6 +75,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from reprokg.core.settings import Settings, configure
     from reprokg.service.app import create_app
+    from reprokg.service.http import uvicorn_options
 
     overrides: dict[str, object] = {
         "access_log": not args.no_access_log,
@@ -100,9 +101,11 @@ def serve(args: argparse.Namespace) -> int:
         with open_store(settings.store) as store:
             demo_counts = load_demo(store)
     url = f"http://{args.host}:{args.port}"
-    uv_log = {"access_log": False, "log_level": "info"}
     if args.read_only:
         settings = settings.with_(read_only=True)
+    configure(settings)
+    # connection limits and timeouts, deliberately (service/http.py)
+    uv_log = {"access_log": False, "log_level": "info", **uvicorn_options(settings)}
     if args.workers <= 1:
         app = create_app(settings)
         _print_banner(url, demo_counts, settings.store, 1)

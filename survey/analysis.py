@@ -347,10 +347,23 @@ def _tests(df: pd.DataFrame) -> dict[str, dict[str, Any]]:
         )
         out["citations_2014_code_vs_no_code"] = _test_dict(res)
     scored = anova_rows(df)
-    if len(scored) and scored["year"].nunique() > 1 and scored["reviewer"].nunique() > 1:
-        res = ss.anova_two_factor(scored, "replication_score", "year", "reviewer")
-        out["score_by_year"] = _test_dict(res["year"])
-        out["score_by_reviewer"] = _test_dict(res["reviewer"])
+    levels = scored["year"].nunique() + scored["reviewer"].nunique() if len(scored) else 0
+    # the main-effects model has levels - 1 parameters: with no residual degree of freedom
+    # left (a few papers, each year or reviewer alone) the F test is undefined (statsmodels
+    # raised ValueError on the demo data: a 500 for /measures/survey?dataset=both)
+    if (
+        len(scored)
+        and scored["year"].nunique() > 1
+        and scored["reviewer"].nunique() > 1
+        and len(scored) > levels - 1
+    ):
+        try:
+            res = ss.anova_two_factor(scored, "replication_score", "year", "reviewer")
+        except (ValueError, np.linalg.LinAlgError):
+            res = None  # a degenerate design: the two tests are left out (undefined)
+        if res is not None and all(math.isfinite(r.p) for r in res.values()):
+            out["score_by_year"] = _test_dict(res["year"])
+            out["score_by_reviewer"] = _test_dict(res["reviewer"])
     return out
 
 

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from reprokg.core.errors import StoreError, UsageError
-from reprokg.service.deps import ReadStoreDep, SettingsDep
+from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
 from reprokg.sparql.named import (
     get_query,
     load_queries,
@@ -92,7 +92,10 @@ def list_queries(request: Request) -> dict:
     "/queries/{name}",
     name="run_query",
     summary="Run a named query; parameters in the query string",
-    responses={200: {"content": {t: {} for t in RESULT_TYPES}}},
+    responses={
+        200: {"description": "the query's results", "content": {t: {} for t in RESULT_TYPES}},
+        **error_responses(400, 404, 406, 503),
+    },
 )
 async def run_query(
     name: str,

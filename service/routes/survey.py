@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Response
 
 from reprokg.core.errors import NotFound
-from reprokg.service.deps import StoreDep
+from reprokg.service.deps import StoreDep, error_responses
 from reprokg.survey import analysis as sa
 from reprokg.survey import charts as sc
 
@@ -21,7 +21,7 @@ router = APIRouter(prefix="/measures/survey", tags=["measures"])
 Dataset = Literal["consolidated", "per-paper", "both"]
 
 
-@router.get("")
+@router.get("", responses=error_responses(503))
 def survey_measures(
     store: StoreDep,
     dataset: Annotated[Dataset, Query(description="which review data set; both = keyed")] = (
@@ -32,7 +32,13 @@ def survey_measures(
     return sa.analyze(store, dataset)
 
 
-@router.get("/charts/{name}")
+@router.get(
+    "/charts/{name}",
+    responses={
+        200: {"description": "the chart", "content": {"image/svg+xml": {}, "image/png": {}}},
+        **error_responses(404),
+    },
+)
 def survey_chart(
     name: str,
     store: StoreDep,
