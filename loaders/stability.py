@@ -106,14 +106,18 @@ def _read_csv(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dic
             meta[m.group(1)] = m.group(2)
     else:
         body_start = len(lines)
-    reader = csv.DictReader(io.StringIO("\n".join(lines[body_start:])))
-    if reader.fieldnames is None:
-        _fail(name, "no CSV header row after the # lines", body_start + 1, None)
+    reader = csv.DictReader(io.StringIO("\n".join(lines[body_start:]), newline=""))
     rows = []
-    for row in reader:
-        if None in row:
-            _fail(name, "more cells than header columns", body_start + reader.line_num, None)
-        rows.append((body_start + reader.line_num, {k: (v or "").strip() for k, v in row.items()}))
+    try:  # a stray quote or carriage return is the csv module's error: located, not raised
+        if reader.fieldnames is None:
+            _fail(name, "no CSV header row after the # lines", body_start + 1, None)
+        for row in reader:
+            if None in row:
+                _fail(name, "more cells than header columns", body_start + reader.line_num, None)
+            cells = {k: (v or "").strip() for k, v in row.items()}
+            rows.append((body_start + reader.line_num, cells))
+    except csv.Error as exc:
+        _fail(name, f"CSV error: {exc}", body_start + max(reader.line_num, 1), None)
     if "publication" in meta:
         meta["publication"] = {
             "doi" if meta["publication"].startswith("10.") else "url": meta["publication"]
