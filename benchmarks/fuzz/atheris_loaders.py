@@ -96,7 +96,10 @@ _DONE = re.compile(r"Done (\d+) runs in (\d+) second")
 def run_kind(kind: str, seconds: int, corpus: Path, rss_mb: int, timeout: int) -> dict:
     corpus.mkdir(parents=True, exist_ok=True)
     for f in seed_files(kind, SHARED):
-        shutil.copy(f, corpus / f"seed-{f.parent.name}-{f.name}")
+        data = f.read_bytes()
+        if len(data) > 8_000:  # cut large seeds to whole lines: libFuzzer mutates small inputs
+            data = b"".join(data.splitlines(keepends=True)[:20])[:8_000]
+        (corpus / f"seed-{f.parent.name}-{f.name}").write_bytes(data)
     FINDINGS.mkdir(exist_ok=True)
     cmd = [
         sys.executable,

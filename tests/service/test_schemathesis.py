@@ -18,24 +18,22 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
-schemathesis = pytest.importorskip("schemathesis")
-
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis.errors import Unsatisfiable  # noqa: E402
-from schemathesis.checks import not_a_server_error  # noqa: E402
-from schemathesis.core.failures import Failure, FailureGroup  # noqa: E402
-from schemathesis.generation.modes import GenerationMode  # noqa: E402
-from schemathesis.specs.openapi.checks import (  # noqa: E402
+import schemathesis  # a test dependency (pyproject's test extra): missing is a failure
+from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
+from schemathesis.checks import not_a_server_error
+from schemathesis.core.failures import Failure, FailureGroup
+from schemathesis.generation.modes import GenerationMode
+from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
 )
 
-from reprokg.core.settings import Settings  # noqa: E402
-from reprokg.service.app import create_app  # noqa: E402
-from reprokg.store import open_store  # noqa: E402
+from reprokg.core.settings import Settings
+from reprokg.service.app import create_app
+from reprokg.store import open_store
 
 TOKEN = "schemathesis-token"
 MAX = int(os.environ.get("ST_MAX_EXAMPLES", "12"))
