@@ -103,8 +103,10 @@ class Settings:
     # --- isolation of uploads (service): parsing and validation in worker processes
     #: worker processes parsing and validating uploads; 0 parses in the request thread
     parse_workers: int = 2
-    #: seconds one upload may take to parse and validate (the worker is killed after)
-    parse_timeout: float = 60.0
+    #: seconds one upload may take to parse and validate (the worker is killed after); the
+    #: largest real source (consolidatedData.json, 1.6 MB, 374 documents) takes ~100 s on
+    #: a busy 2-CPU machine, and must pass
+    parse_timeout: float = 300.0
     #: address space of a parse worker (MiB, ``RLIMIT_AS``); 0 = no limit
     parse_memory_mb: int = 3_072
 
