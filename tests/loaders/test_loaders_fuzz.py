@@ -11,6 +11,7 @@ the limit) and written back. A loader may load such input or refuse it with a lo
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from functools import cache
@@ -205,7 +206,7 @@ def _paths(tree: object) -> list[tuple]:
 
 def _mutate(tree: object, path: tuple, how: str, value: object) -> object:
     if not path:
-        return [tree] if how == "inflate" else value
+        return [tree] if how == "inflate" else copy.deepcopy(value)
     parent = tree
     for step in path[:-1]:
         parent = parent[step]  # type: ignore[index]
@@ -213,7 +214,10 @@ def _mutate(tree: object, path: tuple, how: str, value: object) -> object:
     if how == "remove":
         del parent[last]  # type: ignore[attr-defined]
     elif how == "swap":
-        parent[last] = value  # type: ignore[index]
+        # a copy: the sampled lists and dicts are shared between examples, and the same
+        # object put twice into one tree, then into itself, made a cycle that _paths
+        # walked until the machine ran out of memory (22 GB)
+        parent[last] = copy.deepcopy(value)  # type: ignore[index]
     else:  # inflate: wrap the value in 100 lists (past the depth limit of 64)
         wrapped = parent[last]  # type: ignore[index]
         for _ in range(100):
