@@ -509,7 +509,10 @@ def _authors(c: _Ctx, key: str, v: Any) -> None:
             c.g.add((person, SCHEMA.givenName, Literal(given)))
         if family:
             c.g.add((person, SCHEMA.familyName, Literal(family)))
-        for aff in a.get("affiliation") or []:
+        affs = a.get("affiliation")
+        if not isinstance(affs, list):  # one affiliation as a scalar or object, or none
+            affs = [] if _empty(affs) else [affs]
+        for aff in affs:
             aname = aff.get("name") if isinstance(aff, dict) else aff
             if not _empty(aname):
                 c.g.add((person, RK.affiliationName, Literal(str(aname).strip())))

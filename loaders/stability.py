@@ -273,7 +273,8 @@ def load(data: bytes, name: str) -> list[Document]:
             if k not in ROW_KEYS and not k.startswith("hp.") and k != "config":
                 messages.append(Message("Info", k, f"unknown column {k} ignored", line=line))
 
-    for i, h in enumerate(meta.get("hypotheses") or []):
+    raw_hypotheses = meta.get("hypotheses")
+    for i, h in enumerate(raw_hypotheses if isinstance(raw_hypotheses, list) else []):
         path = f"hypotheses[{i}]"
         if not isinstance(h, dict):
             _fail(name, "expected a mapping", getattr(h, "line", None), path)

@@ -273,6 +273,8 @@ def test_fuzz_findings_stay_fixed(path: Path) -> None:
 
     stability-csv-carriage-return.csv: this suite found it (a '\\r' in an unquoted CSV
     field was the csv module's ``_csv.Error``, a 500 on /validate).
+    survey-affiliation-not-a-list.json: this suite too (an author's ``affiliation: 5`` was
+    iterated: a TypeError).
     """
     kind = path.name.split("-", 1)[0]
     assert kind in KINDS
