@@ -22,7 +22,13 @@ from reprokg.store.base import Counters, Liveness
 router = APIRouter(tags=["service"])
 
 
-@router.get("/health", summary="Service health: store reachable, document count, version")
+@router.get(
+    "/health",
+    summary="Service health: store reachable, document count, version",
+    responses={
+        503: {"description": "the store is unreachable", "content": {"application/json": {}}}
+    },
+)
 def health(store: StoreDep, settings: SettingsDep) -> JSONResponse:
     body: dict[str, object] = {
         "version": __version__,

@@ -15,7 +15,7 @@ from fastapi.responses import Response
 
 from reprokg.core.errors import StoreError, UsageError
 from reprokg.core.settings import Settings
-from reprokg.service.deps import ReadStoreDep, SettingsDep
+from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
 from reprokg.sparql import ranked
 from reprokg.sparql.cache import ResultCache
 from reprokg.sparql.named import (
@@ -104,7 +104,10 @@ def list_queries(request: Request) -> dict:
     "/queries/{name}",
     name="run_query",
     summary="Run a named query; parameters in the query string",
-    responses={200: {"content": {t: {} for t in RESULT_TYPES}}},
+    responses={
+        200: {"description": "the query's results", "content": {t: {} for t in RESULT_TYPES}},
+        **error_responses(400, 404, 406, 503),
+    },
 )
 async def run_query(
     name: str,
