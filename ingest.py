@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS, XSD
@@ -247,19 +248,26 @@ def ingest(
     force: bool = False,
     progress: Progress | None = None,
     index: StoredIndex | None = None,
+    validated: Sequence[Report] | None = None,
 ) -> IngestResult:
     """Validate ``documents`` in batches and store each as one named graph (atomically).
 
     ``force`` rewrites documents whose content is already stored (e.g. after a loader
-    upgrade); otherwise they are reported ``unchanged``.
+    upgrade); otherwise they are reported ``unchanged``. ``validated`` are the documents'
+    reports when they were validated already (the service's parse workers), in order.
     """
     user = user if user is not None else settings().user
     index = index or StoredIndex(store)
     result = IngestResult()
     done = 0
+    offset = 0
     for batch in _batches(documents, max(1, batch_size)):
         index.lookup(batch)
-        reports = validate_documents(batch)
+        if validated is not None:
+            reports = list(validated[offset : offset + len(batch)])
+            offset += len(batch)
+        else:
+            reports = validate_documents(batch)
         now = datetime.now(UTC).replace(microsecond=0)
         writes: list[DocumentWrite] = []
         outcomes: list[DocumentOutcome] = []
@@ -374,7 +382,10 @@ def ingest_paths(
 
 
 def load_error_report(exc: LoadError) -> Report:
-    """A read/parse failure in report form (``constraint`` = ``LoadError``)."""
+    """A read/parse failure in report form (``constraint`` = ``LoadError``, or
+    ``LimitExceeded`` for a source refused by an input limit before parsing)."""
+    from reprokg.core.errors import LimitExceeded
+
     return Report(
         source=exc.source or "<input>",
         results=[
@@ -384,7 +395,7 @@ def load_error_report(exc: LoadError) -> Report:
                 path=exc.field,
                 line=exc.line,
                 source=exc.source,
-                constraint="LoadError",
+                constraint="LimitExceeded" if isinstance(exc, LimitExceeded) else "LoadError",
             )
         ],
     )
@@ -409,3 +420,62 @@ def validate_paths(
         reports.extend(validate_in_processes(chunk, size))
     reports.extend(load_error_report(e) for e in errors)
     return reports
+
+
+# --- uploads (the service) ----------------------------------------------------------------
+
+
+def load_sources(sources: Sequence[tuple[str, bytes]], kind: str | None) -> list[Document]:
+    """Documents from uploaded ``(file name, bytes)`` via the loader registry (the kind
+    sniffed per file unless given); refusals name the file."""
+    from reprokg import loaders
+    from reprokg.core.errors import UnsupportedInput
+
+    known = loaders.loaders()
+    if kind is not None and kind not in known:
+        raise UnsupportedInput(
+            f"unknown document kind {kind!r}; known: {', '.join(sorted(known))}", field="kind"
+        )
+    docs: list[Document] = []
+    for name, data in sources:
+        head = data[: loaders.HEAD_BYTES].decode("utf-8", errors="replace")
+        k = kind or loaders.detect_kind(name, head)
+        if not k:
+            if b"\x00" in data[:8192]:
+                raise UnsupportedInput("binary input; expected UTF-8 text", source=name)
+            raise UnsupportedInput(
+                "no loader recognises this input; pass ?kind= "
+                f"({', '.join(sorted(known))}) or upload a supported format",
+                source=name,
+            )
+        docs.extend(loaders.load_bytes(data, name, kind=k))
+    return docs
+
+
+def parse_uploads(
+    mode: str, sources: Sequence[tuple[str, bytes]], kind: str | None
+) -> tuple[list[Report], list[Document]]:
+    """Load and validate uploads: the reports, and (``mode="store"``) the documents when
+    all of them conform (nothing of a batch with a violation is stored)."""
+    docs = load_sources(sources, kind)
+    reports = validate_documents(docs)
+    keep = mode == "store" and all(r.conforms for r in reports)
+    return reports, docs if keep else []
+
+
+def parse_job(payload: tuple[Any, ...]) -> dict[str, Any]:
+    """:func:`parse_uploads` as the job of the service's parse workers
+    (:class:`~reprokg.core.pool.WorkerPool`), where a crash or a runaway on hostile input
+    cannot take the server with it: ``(mode, sources, kind, settings)`` in (the service's
+    settings: its input limits, base and engine, which the worker's environment may not
+    have), the reports and the documents packed for the pipe
+    (:func:`reprokg.core.document.pack`) out.
+    """
+    from reprokg.core.document import pack
+    from reprokg.core.settings import configure
+
+    mode, sources, kind, job_settings = payload
+    if job_settings is not None and job_settings != settings():
+        configure(job_settings)
+    reports, docs = parse_uploads(mode, sources, kind)
+    return {"reports": reports, "documents": [pack(d) for d in docs]}

@@ -4,7 +4,8 @@ Building the parser imports only argparse and the command modules of this packag
 import nothing heavy at module level: each handler imports its work when it runs, so
 ``reprokg --version`` and ``--help`` start at once (tests/cli/test_startup.py). Errors are
 mapped here, once: a :class:`~reprokg.core.errors.ReprokgError` prints one line and exits
-with its ``exit_code`` (0 success, 1 validation failure, 2 usage or I/O error).
+with its ``exit_code`` (0 success, 1 validation failure or an input over a limit, 2 usage
+or I/O error).
 """
 
 from __future__ import annotations
@@ -77,6 +78,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = " ".join(str(exc).split("\n"))  # one line, whatever the engine wrote
         print(f"reprokg {args.command}: {message}", file=sys.stderr)
         return exc.exit_code
+    except (RecursionError, MemoryError) as exc:
+        # a backstop: the input limits refuse what would get here (one line, not a
+        # traceback thousands of frames long)
+        print(
+            f"reprokg {args.command}: {type(exc).__name__}: input too deep or large",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         return 130
 

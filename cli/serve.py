@@ -82,6 +82,7 @@ def serve(args: argparse.Namespace) -> int:
     from reprokg.core.settings import configure
     from reprokg.core.settings import settings as current_settings
     from reprokg.service.app import create_app
+    from reprokg.service.http import uvicorn_options
 
     overrides: dict[str, object] = {
         "access_log": not args.no_access_log,
@@ -108,9 +109,11 @@ def serve(args: argparse.Namespace) -> int:
             demo_counts = load_demo(store)
             requests = demo_requests(store)
     url = f"http://{args.host}:{args.port}"
-    uv_log = {"access_log": False, "log_level": "info"}
     if args.read_only:
         settings = settings.with_(read_only=True)
+    configure(settings)
+    # connection limits and timeouts, deliberately (service/http.py)
+    uv_log = {"access_log": False, "log_level": "info", **uvicorn_options(settings)}
     if args.workers <= 1:
         app = create_app(settings)
         _print_banner(url, demo_counts, settings.store, 1, requests)

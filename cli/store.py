@@ -107,13 +107,28 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
         print(bind_prefixes(g).serialize(format="turtle"))
     else:
+        refused = 0
         for r in reports:
-            print(r.to_text())
-        ok = sum(1 for r in reports if r.conforms)
-        print(f"{ok} of {len(reports)} document(s) conform")
+            if _refused(r):  # one line: the file, the place and why (no report block)
+                refused += 1
+                print(r.results[0].to_text())
+            else:
+                print(r.to_text())
+        if refused < len(reports):  # a summary only when something was read
+            ok = sum(1 for r in reports if r.conforms)
+            print(f"{ok} of {len(reports)} document(s) conform")
     if any(r.constraint == "LoadError" for rep in reports for r in rep.results):
-        return 2
+        return 2  # unreadable input
+    # 1: violations, or an input refused by a limit (read, and refused like a violation)
     return 0 if all(r.conforms for r in reports) else 1
+
+
+def _refused(report) -> bool:  # noqa: ANN001 - a validation Report
+    """A source that could not be read or was over a limit (nothing was validated)."""
+    return len(report.results) == 1 and report.results[0].constraint in (
+        "LoadError",
+        "LimitExceeded",
+    )
 
 
 # --------------------------------------------------------------------------- query
@@ -171,10 +186,11 @@ def print_result(res: QueryResult, fmt: str) -> None:
 def cmd_query(args: argparse.Namespace) -> int:
     if args.name:
         from reprokg.sparql import named as named_queries
+        from reprokg.sparql import ranked
 
         params = named_queries.parse_param_args(args.param or [])
         with _store(args, read_only=args.read_only) as store:
-            res = named_queries.run(store, args.name, params, timeout=args.timeout)
+            res = ranked.run(store, args.name, params, timeout=args.timeout)
     else:
         if not args.sparql:
             raise UsageError("give a SPARQL query (text, @file.rq or - for stdin) or --name")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from rdflib import Graph, URIRef
+from rdflib import BNode, Graph, Literal, URIRef
 
 from reprokg.core.identifiers import content_hash, document_iri
 
@@ -58,3 +59,48 @@ class Document:
     @property
     def iri(self) -> URIRef:
         return document_iri(self.sha256)
+
+
+# --- documents across a process boundary (the service's parse workers) -----------------
+
+
+def _plain(term: Any) -> Any:
+    """An rdflib term as plain values: an IRI as ``str``, a blank node or literal a tuple."""
+    if isinstance(term, URIRef):
+        return str(term)
+    if isinstance(term, BNode):
+        return ("b", str(term))
+    if isinstance(term, Literal):
+        dt = term.datatype
+        return ("l", str(term), str(dt) if dt is not None else None, term.language)
+    raise TypeError(f"not an RDF term: {term!r}")
+
+
+def _term(value: Any) -> Any:
+    if isinstance(value, str):
+        return URIRef(value)
+    if value[0] == "b":
+        return BNode(value[1])
+    _, lexical, dt, lang = value
+    if lang:
+        return Literal(lexical, lang=lang)
+    # normalize=False: the lexical form as the loader wrote it ("0.10", "1.0E6")
+    return Literal(lexical, datatype=URIRef(dt) if dt else None, normalize=False)
+
+
+def pack(doc: Document) -> dict[str, Any]:
+    """``doc`` as plain values for a pipe: its triples as tuples of ``str`` (pickling rdflib
+    terms and graphs costs several times more), the other fields as they are."""
+    fields = {k: v for k, v in doc.__dict__.items() if not k.startswith("_") and k != "graph"}
+    fields["triples"] = [(_plain(s), _plain(p), _plain(o)) for s, p, o in doc.graph]
+    return fields
+
+
+def unpack(fields: dict[str, Any]) -> Document:
+    """The :class:`Document` :func:`pack` was made from (same triples, same sha256)."""
+    from reprokg.core.lazy_graph import LazyGraph
+
+    fields = dict(fields)
+    triples = fields.pop("triples")
+    graph = LazyGraph((_term(s), _term(p), _term(o)) for s, p, o in triples)
+    return Document(graph=graph, **fields)

@@ -98,6 +98,55 @@ class TooLarge(LoadError):
     http_status = 413
 
 
+class LimitExceeded(LoadError):
+    """A source over one of the input limits, refused before any parser saw it.
+
+    ``limit`` names the limit (``depth``, ``aliases``, ``anchors``; the size limits are
+    :class:`InputTooLarge`) and ``value`` its setting; the message says where ("nesting
+    deeper than 64 at line 1, column 65"). Exit code 1: the file was read and refused,
+    like a document with violations (2 stays for input that cannot be read at all).
+    """
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        limit: str = "",
+        value: int | float = 0,
+        source: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.limit = limit
+        self.value = value
+        super().__init__(
+            message,
+            source=source,
+            line=line,
+            column=column,
+            field=field,
+            details={"limit": limit, "limit_value": value},
+        )
+
+
+class InputTooLarge(LimitExceeded, TooLarge):
+    """A source over a size limit (nodes, line length, fields per line): 413."""
+
+    http_status = 413
+
+
+class ParserCrashed(LoadError):
+    """The isolated process parsing an upload died on it (a signal, e.g. a C parser's stack
+    overflow); the service kept running and nothing was stored."""
+
+
+class TooCostly(TooLarge):
+    """Parsing and validating an upload ran past its time or memory limit (413)."""
+
+
 class ValidationFailed(ReprokgError):
     """A document with SHACL violations; nothing was written."""
 

@@ -73,7 +73,9 @@ def doi_iri(value: str) -> URIRef:
             f"{raw!r} is not a DOI: expected 10.<registrant>/<suffix>, optionally prefixed "
             "by doi: or https://doi.org/"
         )
-    return URIRef("https://doi.org/" + quote(bare.lower(), safe="/:;()._-<>[]~!$&'*+,=@"))
+    # ``<`` and ``>`` (old SICI DOIs have them) are not IRI characters: percent-encoded,
+    # as doi.org resolves them, or the store refuses the IRI (``[`` ``]`` likewise)
+    return URIRef("https://doi.org/" + quote(bare.lower(), safe="/:;()._-~!$&'*+,=@"))
 
 
 def is_doi(value: str) -> bool:

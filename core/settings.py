@@ -70,6 +70,9 @@ class Settings:
     #: run named queries in the request thread (bounded, vetted queries) instead of the
     #: SPARQL endpoint's kill-able worker processes (which cost a process hop per query)
     named_queries_inline: bool = True
+    #: megabytes of named-query results kept per process, keyed by the store's version
+    #: (any write invalidates); 0 turns the cache off (sparql/cache.py)
+    named_query_cache_mb: int = 64
     #: IRIs that SPARQL ``LOAD`` may fetch (empty: LOAD refused)
     load_allowlist: tuple[str, ...] = ()
     #: SHACL engine: ``fast`` (shapes compiled to SPARQL), ``pyshacl``, or ``compare``
@@ -84,6 +87,41 @@ class Settings:
     #: HTTP Digest credentials for a remote store's updates (Virtuoso's /sparql-auth)
     sparql_user: str | None = None
     sparql_password: str = field(default="", repr=False)
+
+    # --- limits on untrusted input, checked before any parser sees it (docs/security.md)
+    #: nested collections in a YAML/JSON source (block or flow), and groups in a SPARQL
+    #: query; PyYAML's C composer overflows the stack at ~24,000 levels (SIGSEGV)
+    max_depth: int = 64
+    #: scalars + collections + aliases of one YAML/JSON source (an upper bound for YAML)
+    max_nodes: int = 200_000
+    #: YAML aliases (``*a``) per document: the alias-bomb vector; our formats need none
+    max_aliases: int = 100
+    #: YAML anchors (``&a``) per document
+    max_anchors: int = 1_000
+    #: characters per line of YAML, CSV and TREC files (JSON is exempt: one minified line)
+    max_line_length: int = 65_536
+    #: fields per CSV row or whitespace-separated TREC line
+    max_fields: int = 1_000
+
+    # --- isolation of uploads (service): parsing and validation in worker processes
+    #: worker processes parsing and validating uploads; 0 parses in the request thread
+    parse_workers: int = 2
+    #: seconds one upload may take to parse and validate (the worker is killed after); the
+    #: largest real source (consolidatedData.json, 1.6 MB, 374 documents) takes ~100 s on
+    #: a busy 2-CPU machine, and must pass
+    parse_timeout: float = 300.0
+    #: address space of a parse worker (MiB, ``RLIMIT_AS``); 0 = no limit
+    parse_memory_mb: int = 3_072
+
+    # --- the HTTP server (uvicorn, ``reprokg serve``)
+    #: most connections + requests in progress per server process; more answer 503
+    limit_concurrency: int = 2_048
+    #: seconds an idle keep-alive connection is kept open
+    timeout_keep_alive: float = 5.0
+    #: seconds a client has to send a request's head once it starts (or connects)
+    header_timeout: float = 10.0
+    #: bytes a request's head (request line + headers) may have
+    max_header_bytes: int = 65_536
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -102,6 +140,7 @@ class Settings:
             "demo": _flag(env.get("REPROKG_DEMO")),
             "access_log": _flag(env.get("REPROKG_ACCESS_LOG"), default=True),
             "named_queries_inline": _flag(env.get("REPROKG_NAMED_QUERIES_INLINE"), default=True),
+            "named_query_cache_mb": int(env.get("REPROKG_NAMED_QUERY_CACHE_MB") or 64),
             "load_allowlist": tuple(
                 s for s in (env.get("REPROKG_LOAD_ALLOWLIST") or "").split() if s
             ),
@@ -112,6 +151,10 @@ class Settings:
             "sparql_user": env.get("REPROKG_SPARQL_USER") or None,
             "sparql_password": env.get("REPROKG_SPARQL_PASSWORD") or "",
         }
+        for name, kind in _LIMITS.items():
+            raw = env.get("REPROKG_" + name.upper())
+            if raw:
+                values[name] = kind(raw)
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
 
@@ -129,10 +172,12 @@ class Settings:
             "REPROKG_DEMO": "1" if self.demo else "0",
             "REPROKG_ACCESS_LOG": "1" if self.access_log else "0",
             "REPROKG_NAMED_QUERIES_INLINE": "1" if self.named_queries_inline else "0",
+            "REPROKG_NAMED_QUERY_CACHE_MB": str(self.named_query_cache_mb),
             "REPROKG_LOAD_ALLOWLIST": " ".join(self.load_allowlist),
             "REPROKG_SHACL_ENGINE": self.shacl_engine,
             "REPROKG_BLOB_DIR": self.blob_dir,
         }
+        env.update({"REPROKG_" + name.upper(): str(getattr(self, name)) for name in _LIMITS})
         optional = {
             "REPROKG_WRITE_TOKEN": self.write_token,
             "REPROKG_USER": self.user,
@@ -146,6 +191,23 @@ class Settings:
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
 
+
+#: the numeric limits read as ``REPROKG_<NAME>`` (``REPROKG_MAX_DEPTH`` ...), with their types
+_LIMITS: dict[str, type] = {
+    "max_depth": int,
+    "max_nodes": int,
+    "max_aliases": int,
+    "max_anchors": int,
+    "max_line_length": int,
+    "max_fields": int,
+    "parse_workers": int,
+    "parse_timeout": float,
+    "parse_memory_mb": int,
+    "limit_concurrency": int,
+    "timeout_keep_alive": float,
+    "header_timeout": float,
+    "max_header_bytes": int,
+}
 
 _current: Settings | None = None
 

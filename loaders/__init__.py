@@ -18,7 +18,8 @@ from pathlib import Path
 from types import ModuleType
 
 from reprokg.core.document import Document
-from reprokg.core.errors import LoadError
+from reprokg.core.errors import InputTooLarge, LimitExceeded, LoadError
+from reprokg.loaders.limits import current_limits
 from reprokg.loaders.source import decode_text, read_bytes
 
 log = logging.getLogger(__name__)
@@ -97,7 +98,22 @@ def load_bytes(data: bytes, name: str, kind: str | None = None) -> list[Document
                 f"cannot tell which kind of source this is; give --kind (known: {known})",
                 source=name,
             )
-    return list(loader_for(kind).load(data, name))
+    try:
+        return list(loader_for(kind).load(data, name))
+    except RecursionError:
+        # a backstop: the limits checked before parsing should make this unreachable
+        log.warning("RecursionError loading %s as %s (input limits missed it)", name, kind)
+        raise LimitExceeded(
+            f"the input nests too deeply for the {kind} loader",
+            limit="depth",
+            value=current_limits().max_depth,
+            source=name,
+        ) from None
+    except MemoryError:
+        log.warning("MemoryError loading %s as %s", name, kind)
+        raise InputTooLarge(
+            f"not enough memory to load this input as {kind}", limit="memory", source=name
+        ) from None
 
 
 def iter_source_files(paths: list[str | Path]) -> Iterator[Path]:

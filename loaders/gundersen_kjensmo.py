@@ -22,6 +22,7 @@ from reprokg.core.document import Document, Message
 from reprokg.core.errors import LoadError
 from reprokg.core.identifiers import mint, stable_key
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.loaders.limits import check_lines
 from reprokg.loaders.source import decode_text
 
 KIND = "gk2018"
@@ -161,6 +162,7 @@ def _venue(conf: str) -> tuple[str, int | None]:
 
 def load(data: bytes, name: str) -> list[Document]:
     text = decode_text(data, name)
+    check_lines(text, name, delimiter=",")  # line length and fields before the csv reader
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)

@@ -155,7 +155,8 @@ def load(data: bytes, name: str) -> list[Document]:
 
     # affiliations, then authors (ordered)
     affs: dict[str, str] = {}
-    for a in head.get("affiliations") or []:
+    raw_affs = head.get("affiliations")
+    for a in raw_affs if isinstance(raw_affs, list) else []:  # not a list: nothing to read
         if isinstance(a, dict) and _text(a.get("code")):
             name_ = ", ".join(x for x in (_text(a.get("name")), _text(a.get("address"))) if x)
             affs[_text(a.get("code")) or ""] = name_
@@ -350,7 +351,8 @@ def load(data: bytes, name: str) -> list[Document]:
             )
 
     # contributors: editors and named reviewers
-    for j, c in enumerate(head.get("contributors") or [], 1):
+    raw_contributors = head.get("contributors")
+    for j, c in enumerate(raw_contributors if isinstance(raw_contributors, list) else [], 1):
         if not isinstance(c, dict):
             continue
         role = (_text(c.get("role")) or "").lower()

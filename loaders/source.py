@@ -15,14 +15,11 @@ from typing import Any
 
 import yaml
 
-from reprokg.core.errors import LoadError
+from reprokg.core.errors import InputTooLarge, LoadError
+from reprokg.loaders.limits import check_json, check_yaml, current_limits
 
 #: Largest source file accepted (bytes); the service applies its own, smaller body limit.
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
-#: YAML aliases allowed per document: ir_metadata needs none, alias bombs need many.
-MAX_YAML_ALIASES = 100
-#: Nodes allowed per YAML document, counted with aliases expanded.
-MAX_YAML_NODES = 200_000
 
 
 class Scalar(str):
@@ -101,10 +98,11 @@ class _ScalarLoader(yaml.SafeLoader):
     def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
-            if self._aliases > MAX_YAML_ALIASES:
+            limit = current_limits().max_aliases
+            if self._aliases > limit:  # a backstop: check_yaml counted the ``*`` already
                 event = self.peek_event()
                 raise yaml.MarkedYAMLError(
-                    problem=f"more than {MAX_YAML_ALIASES} YAML aliases (alias bomb?)",
+                    problem=f"more than {limit} YAML aliases (alias bomb?)",
                     problem_mark=event.start_mark,
                 )
         return super().compose_node(parent, index)
@@ -173,13 +171,14 @@ class _NotPlain(Exception):
 
 def _plain_tree(root: yaml.Node, line_offset: int, name: str) -> Any:
     """What ``construct_document`` makes of a composed document of plain mappings,
-    sequences and scalars (every ir_metadata header), built in one recursive pass:
-    PyYAML's generic constructor (generators, recursion bookkeeping) was a third of
-    loading a run header. Lines are shifted and nodes counted as :func:`parse_yaml`
-    does afterwards for the general path (``_shift_lines``, ``_count_nodes``); only
-    used for alias-free texts, where no node is shared.
+    sequences and scalars (every ir_metadata header), built in one pass: PyYAML's generic
+    constructor (generators, recursion bookkeeping) was a third of loading a run header.
+    Lines are shifted and nodes counted as :func:`parse_yaml` does afterwards for the
+    general path (``_shift_lines``, ``_count_nodes``); only used for alias-free texts,
+    where no node is shared. Iterative (an explicit stack): no input nests it into a
+    ``RecursionError``, whatever got past the pre-scan.
     """
-    budget = MAX_YAML_NODES
+    budget = current_limits().max_nodes
     scalar_tags, quoted_styles = _SCALAR_TAGS, _QUOTED_STYLES
     scalar_node, mapping_node, sequence_node = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
 
@@ -195,7 +194,8 @@ def _plain_tree(root: yaml.Node, line_offset: int, name: str) -> Any:
             quoted=node.style in quoted_styles,
         )
 
-    def build(node: yaml.Node) -> Any:
+    def shell(node: yaml.Node) -> Any:
+        """A node's value: a scalar, or an empty container whose items are filled later."""
         nonlocal budget
         budget -= 1
         cls = type(node)
@@ -203,47 +203,74 @@ def _plain_tree(root: yaml.Node, line_offset: int, name: str) -> Any:
             return scalar(node)
         if cls is mapping_node and node.tag == _MAP_TAG:
             out: dict = {}
+            stack.append((node, out))
+            return out
+        if cls is sequence_node and node.tag == _SEQ_TAG:
+            items: list = []
+            stack.append((node, items))
+            return items
+        raise _NotPlain
+
+    stack: list[tuple[yaml.Node, Any]] = []
+    value = shell(root)
+    while stack:
+        node, target = stack.pop()
+        if type(target) is dict:
             for key_node, value_node in node.value:
                 if type(key_node) is not scalar_node:
                     raise _NotPlain
                 key = scalar(key_node)
-                out[key] = build(value_node)
-            return out
-        if cls is sequence_node and node.tag == _SEQ_TAG:
-            return [build(item) for item in node.value]
-        raise _NotPlain
-
-    value = build(root)
+                target[key] = shell(value_node)
+        else:
+            target.extend(shell(item) for item in node.value)
+        if budget < 0:
+            break
     if budget < 0:
-        raise LoadError(
-            f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", source=name
-        )
+        _too_many_nodes(name)
     return value
 
 
-def _count_nodes(value: Any, name: str, budget: list[int]) -> None:
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise LoadError(
-            f"YAML expands to more than {MAX_YAML_NODES} nodes (alias bomb?)", source=name
-        )
-    if isinstance(value, dict):
-        for v in value.values():
-            _count_nodes(v, name, budget)
-    elif isinstance(value, list):
-        for v in value:
-            _count_nodes(v, name, budget)
+def _too_many_nodes(name: str) -> None:
+    limit = current_limits().max_nodes
+    raise InputTooLarge(
+        f"YAML expands to more than {limit} nodes (alias bomb?)",
+        limit="nodes",
+        value=limit,
+        source=name,
+    )
 
 
-def parse_yaml(text: str, name: str, *, line_offset: int = 0) -> Any:
+def _count_nodes(value: Any, name: str) -> None:
+    """Refuse a document of more than ``max_nodes`` values, aliases expanded (iterative:
+    an alias-built document can be wide and deep)."""
+    budget = current_limits().max_nodes
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        budget -= 1
+        if budget < 0:
+            _too_many_nodes(name)
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+def parse_yaml(text: str, name: str, *, line_offset: int = 0, check_lines: bool = True) -> Any:
     """One YAML document with :class:`Scalar` leaves; syntax errors carry line and column.
 
     ``line_offset`` shifts reported lines when the YAML was cut out of a larger file
-    (a run file's header).
+    (a run file's header); ``check_lines=False`` when the caller checked the lines of the
+    whole file already. The text is checked against the input limits first
+    (:func:`~reprokg.loaders.limits.check_yaml`: depth, nodes, aliases, line length), so
+    neither the C composer nor anything recursive sees a deeper document.
     """
+    check_yaml(text, name, line_offset=line_offset, check_lines=check_lines)
     use_c = _FastScalarLoader is not None and "*" not in text
-    loader = _FastScalarLoader(text) if use_c else _ScalarLoader(text)  # type: ignore[misc]
+    loader = None
     try:
+        # the reader checks the characters when the loader is made: inside the try
+        loader = _FastScalarLoader(text) if use_c else _ScalarLoader(text)  # type: ignore[misc]
         if use_c:  # no alias: build plain documents directly (lines shifted, nodes counted)
             node = loader.get_single_node()
             if node is None:
@@ -262,35 +289,54 @@ def parse_yaml(text: str, name: str, *, line_offset: int = 0) -> Any:
             line=(mark.line + 1 + line_offset) if mark else None,
             column=(mark.column + 1) if mark else None,
         ) from exc
+    except yaml.reader.ReaderError as exc:
+        line, column = _line_column(text, exc.position)
+        char = chr(exc.character) if isinstance(exc.character, int) else exc.character
+        raise LoadError(
+            f"YAML cannot hold the character {char!r} ({exc.reason})",
+            source=name,
+            line=line + line_offset,
+            column=column,
+        ) from exc
     except yaml.YAMLError as exc:
         raise LoadError(f"YAML error: {exc}", source=name) from exc
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     _shift_lines(value, line_offset)
-    _count_nodes(value, name, [MAX_YAML_NODES])
+    _count_nodes(value, name)
     return value
 
 
-def _shift_lines(value: Any, offset: int, seen: set[int] | None = None) -> None:
+def _line_column(text: str, pos: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    pos = max(0, min(pos, len(text)))
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _shift_lines(value: Any, offset: int) -> None:
+    """Add ``offset`` to every scalar's line, each shared (aliased) node once."""
     if not offset:
         return
-    seen = set() if seen is None else seen
-    if id(value) in seen:
-        return
-    seen.add(id(value))
-    if isinstance(value, Scalar):
-        value.line += offset
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            if isinstance(k, Scalar):
-                _shift_lines(k, offset, seen)
-            _shift_lines(v, offset, seen)
-    elif isinstance(value, list):
-        for v in value:
-            _shift_lines(v, offset, seen)
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if isinstance(v, Scalar):
+            v.line += offset
+        elif isinstance(v, dict):
+            stack.extend(k for k in v if isinstance(k, Scalar))
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
 
 
 def parse_json(text: str, name: str) -> Any:
+    """A JSON value, its nesting and size checked first (:func:`check_json`)."""
+    check_json(text, name)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

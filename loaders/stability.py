@@ -28,6 +28,7 @@ from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.identifiers import doi_iri, mint, stable_key
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.loaders.limits import check_lines
 from reprokg.loaders.source import Scalar, decode_text, parse_yaml
 
 KIND = "stability"
@@ -104,6 +105,7 @@ def _typed_literal(value: Any) -> Literal:
 
 
 def _read_csv(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, str]]]]:
+    check_lines(text, name, delimiter=",")  # line length and fields before the csv reader
     meta: dict[str, Any] = {}
     body_start = 0
     lines = text.split("\n")
@@ -116,14 +118,18 @@ def _read_csv(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dic
             meta[m.group(1)] = m.group(2)
     else:
         body_start = len(lines)
-    reader = csv.DictReader(io.StringIO("\n".join(lines[body_start:])))
-    if reader.fieldnames is None:
-        _fail(name, "no CSV header row after the # lines", body_start + 1, None)
+    reader = csv.DictReader(io.StringIO("\n".join(lines[body_start:]), newline=""))
     rows = []
-    for row in reader:
-        if None in row:
-            _fail(name, "more cells than header columns", body_start + reader.line_num, None)
-        rows.append((body_start + reader.line_num, {k: (v or "").strip() for k, v in row.items()}))
+    try:  # a stray quote or carriage return is the csv module's error: located, not raised
+        if reader.fieldnames is None:
+            _fail(name, "no CSV header row after the # lines", body_start + 1, None)
+        for row in reader:
+            if None in row:
+                _fail(name, "more cells than header columns", body_start + reader.line_num, None)
+            cells = {k: (v or "").strip() for k, v in row.items()}
+            rows.append((body_start + reader.line_num, cells))
+    except csv.Error as exc:
+        _fail(name, f"CSV error: {exc}", body_start + max(reader.line_num, 1), None)
     if "publication" in meta:
         meta["publication"] = {
             "doi" if meta["publication"].startswith("10.") else "url": meta["publication"]
@@ -304,7 +310,8 @@ def load(data: bytes, name: str) -> list[Document]:
                 added.add(("unknown", k))  # once per column, at its first line
                 messages.append(Message("Info", k, f"unknown column {k} ignored", line=line))
 
-    for i, h in enumerate(meta.get("hypotheses") or []):
+    raw_hypotheses = meta.get("hypotheses")
+    for i, h in enumerate(raw_hypotheses if isinstance(raw_hypotheses, list) else []):
         path = f"hypotheses[{i}]"
         if not isinstance(h, dict):
             _fail(name, "expected a mapping", getattr(h, "line", None), path)

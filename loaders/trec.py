@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from reprokg.core.errors import LoadError
+from reprokg.loaders.limits import check_lines
 from reprokg.loaders.source import decode_text, read_bytes
 
 #: Columns of a TREC run line.
@@ -220,6 +221,7 @@ def read_run(source: str | Path | bytes, name: str | None = None) -> Run:
     if fast is not None:
         return fast
     text = decode_text(data, display)
+    check_lines(text, display)  # line length and fields before anything splits lines
     cols = _fast_columns(text, 6)
     if cols is not None:
         try:
@@ -510,6 +512,7 @@ def parse_qrels_text(text: str, name: str) -> ParsedQrels:
                 pass
             else:
                 return _parsed_qrels(cols, rels, None, 1)
+    check_lines(text, name)  # before the line-by-line reader
     columns: list[list[str]] = [[], [], [], []]
     rels = []
     collection: str | None = None
@@ -616,6 +619,7 @@ def parse_run_text(text: str, name: str, first_line: int = 1) -> ParsedRun:
         fast = _parse_clean(body, name, first_line)
     if fast is not None:
         return fast
+    check_lines(text, name, line_offset=first_line - 1)  # before the line-by-line reader
     lines = text.split("\n")
     summary = summarise([(first_line + i, t) for i, t in enumerate(lines)], name)
     return ParsedRun(summary, read_run(summary.data, name))

@@ -8,17 +8,20 @@ own app from the environment (:func:`app_from_env`) and opens the store read-onl
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
 from reprokg import __version__
+from reprokg.core.pool import preload
 from reprokg.core.settings import Settings
 from reprokg.core.settings import settings as process_settings
 from reprokg.service.deps import add_error_handler, check_write_token
 from reprokg.service.limits import BodyLimitMiddleware
-from reprokg.service.logs import AccessLogMiddleware, configure_access_log
+from reprokg.service.logs import AccessLogMiddleware, RequestIdMiddleware, configure_access_log
+from reprokg.service.parsing import PRELOAD, ParsePool
 from reprokg.service.routes import (
     comparisons,
     documents,
@@ -73,16 +76,18 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        from starlette.concurrency import run_in_threadpool
+
         if app.state.query_runner is not None:
             # start the query workers now, not on the first request (~2 s of process start)
-            from starlette.concurrency import run_in_threadpool
-
             await run_in_threadpool(app.state.query_runner.get)
         web.warm(app)
+        await run_in_threadpool(app.state.parse_pool.start)  # the upload parsers too
         yield
         runner = getattr(app.state, "query_runner", None)
         if runner is not None:
             runner.close()
+        app.state.parse_pool.close()
         if owns_store:
             app.state.store.close()
 
@@ -98,6 +103,11 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     )
     app.state.settings = settings
     app.state.query_runner = None
+    # worker processes fork from one forkserver: have it import what both kinds need once
+    preload(*PRELOAD, "pyoxigraph", "reprokg.sparql.runner")
+    app.state.parse_pool = ParsePool(settings)
+    # an app dropped without its lifespan ending (tests) still stops its parse workers
+    weakref.finalize(app, app.state.parse_pool.close)
     app.state.store = store if store is not None else open_service_store(settings)
     app.state.read_store = None
     if settings.memory_mirror and settings.read_only:
@@ -120,6 +130,8 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     if settings.access_log:
         configure_access_log(True)
         app.add_middleware(AccessLogMiddleware)
+    # outermost: every request gets an id, and no exception leaves the app as a bare 500
+    app.add_middleware(RequestIdMiddleware)
     return app
 
 

@@ -78,23 +78,57 @@ async def require_write_token(request: Request, settings: SettingsDep) -> None:
 WriteAccess = Annotated[None, Depends(require_write_token)]
 
 
-def error_response(exc: ReprokgError) -> JSONResponse:
-    """The one mapping of our errors to HTTP: the error's status, its message as JSON."""
+def error_response(exc: ReprokgError, request_id: str | None = None) -> JSONResponse:
+    """The one mapping of our errors to HTTP: the error's status, its message as JSON (with
+    the request id of a server error, which the log names too)."""
+    detail = exc.to_dict()
+    if request_id and exc.http_status >= 500:
+        detail["request_id"] = request_id
     return JSONResponse(
-        {"detail": exc.to_dict()}, status_code=exc.http_status, headers=exc.headers or None
+        {"detail": detail}, status_code=exc.http_status, headers=exc.headers or None
     )
 
 
 async def _reprokg_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ReprokgError)
+    rid = getattr(request.state, "request_id", None)
     if exc.http_status >= 500:
-        log.error("%s: %s", type(exc).__name__, exc)
+        log.error("request %s: %s: %s", rid, type(exc).__name__, exc)
     # a browser gets the error as a page when the app has one (the web views install it)
     page = getattr(request.app.state, "error_page", None)
-    return (page and page(request, exc)) or error_response(exc)
+    return (page and page(request, exc)) or error_response(exc, rid)
 
 
 def add_error_handler(app: FastAPI) -> None:
     """Answer every :class:`ReprokgError` a route raises with its status and message (the
     service's app has it; an app that mounts one of our routers on its own adds it too)."""
     app.add_exception_handler(ReprokgError, _reprokg_error)
+
+
+# --- what the OpenAPI schema says about errors (schemathesis holds us to it) -------------
+
+#: the body of every error answer: ``{"detail": {"error", "message", ...}}`` (FastAPI's own
+#: request validation errors: ``{"detail": [...]}``)
+ERROR_BODY: dict[str, Any] = {
+    "type": "object",
+    "properties": {"detail": {}},
+    "required": ["detail"],
+}
+_WHY = {
+    400: "unreadable or refused input: the LoadError fields (source, line, column, field), "
+    "or the input limit passed (limit, limit_value)",
+    401: "no bearer token (writes need one)",
+    403: "wrong token, writing over HTTP is off, or the store is read-only",
+    404: "no such document, query, chart, comparison or IRI",
+    406: "no offered media type is acceptable",
+    413: "body, file or parsing cost over a limit",
+    415: "unsupported content type, or no loader recognises the input",
+    422: "SHACL violations (the reports; nothing stored), or a malformed parameter",
+    503: "busy or over the time limit; try again (Retry-After)",
+}
+
+
+def error_responses(*codes: int, media: str = "application/json") -> dict[int | str, Any]:
+    """OpenAPI ``responses`` entries for the error statuses a route answers."""
+    schema = ERROR_BODY if media == "application/json" else {"type": "string"}
+    return {c: {"description": _WHY[c], "content": {media: {"schema": schema}}} for c in codes}

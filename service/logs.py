@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 import time
+import uuid
 from typing import Any
 
 ACCESS_LOGGER = "reprokg.access"
@@ -70,5 +72,87 @@ class AccessLogMiddleware:
                 "duration_ms": round((time.perf_counter() - start) * 1000, 2),
                 "bytes": info["bytes"],
                 "client": f"{client[0]}:{client[1]}" if client else None,
+                "request_id": request_id_of(scope),
             }
             self.logger.info("access", extra={"access": entry})
+
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+log = logging.getLogger("reprokg.service")
+
+
+def request_id_of(scope: dict) -> str | None:
+    """The id :class:`RequestIdMiddleware` gave the request (``None`` outside it)."""
+    state = scope.get("state")
+    return state.get("request_id") if isinstance(state, dict) else None
+
+
+class RequestIdMiddleware:
+    """Give every request an id (the client's ``X-Request-ID`` when it is a plain token)
+    and answer it in ``X-Request-ID``; turn any exception that escapes the app into a
+    logged 500 with a JSON body naming that id, never a bare error page or a traceback.
+
+    Outermost of our middlewares: the access log and the routes see the id
+    (:func:`request_id_of`, ``request.state.request_id``).
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rid = None
+        for name, value in scope.get("headers", ()):
+            if name == b"x-request-id":
+                text = value.decode("latin-1")
+                rid = text if _REQUEST_ID.fullmatch(text) else None
+        rid = rid or uuid.uuid4().hex[:16]
+        scope.setdefault("state", {})["request_id"] = rid
+        started = False
+
+        async def send_with_id(message: dict) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = list(message.get("headers", []))
+                headers.append((b"x-request-id", rid.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        except Exception as exc:
+            log.error(
+                "request %s %s %s failed: %s",
+                rid,
+                scope.get("method"),
+                scope.get("path"),
+                f"{type(exc).__name__}: {exc}"[:500],
+                exc_info=not isinstance(exc, RecursionError),  # no 1,000-frame traceback
+            )
+            if started:  # part of the answer is out: the server closes the connection
+                raise
+            body = json.dumps(
+                {
+                    "detail": {
+                        "error": "InternalError",
+                        "message": "the service failed on this request; it logged the "
+                        "failure under this request id",
+                        "request_id": rid,
+                    }
+                }
+            ).encode()
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 500,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                        (b"x-request-id", rid.encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})

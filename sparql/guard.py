@@ -115,8 +115,39 @@ def _refuse_service(tree: Any) -> None:
             )
 
 
+def check_nesting(text: str, max_depth: int | None = None) -> None:
+    """Refuse a text whose groups and brackets nest deeper than ``max_depth`` (default: the
+    input limit ``max_depth``) before any parser sees it: the engines' parsers recurse per
+    level (3,000 nested ``{`` killed a query worker, and pyparsing's stack is Python's)."""
+    if max_depth is None:
+        from reprokg.core.settings import settings
+
+        max_depth = settings().max_depth
+    if text.count("{") + text.count("(") + text.count("[") <= max_depth:
+        return
+    code = _code_only(text)
+    depth = 0
+    for m in _BRACKET.finditer(code):
+        if m.group() in "{([":
+            depth += 1
+            if depth > max_depth:
+                pos = m.start()
+                line = code.count("\n", 0, pos) + 1
+                column = pos - (code.rfind("\n", 0, pos) + 1) + 1
+                raise Refused(
+                    f"nesting deeper than {max_depth} at line {line}, column {column}",
+                    details={"limit": "depth", "limit_value": max_depth},
+                )
+        else:
+            depth = max(0, depth - 1)
+
+
+_BRACKET = re.compile(r"[{}()\[\]]")
+
+
 def inspect_query(text: str) -> Inspection:
     """Check a query: refuse SERVICE; report form and whether it names its own dataset."""
+    check_nesting(text)
     if not _may_hide_keyword(text, ("service", "from")):
         return Inspection("query", None, False, parsed=False)
     tree = _parse_query(text)
@@ -133,6 +164,7 @@ def inspect_update(text: str, *, load_allow: Sequence[str] = ()) -> Inspection:
 
     Always parsed (updates are rare and a syntax error must be a 400 before the store).
     """
+    check_nesting(text)
     tree = _parse_update(text)
     _refuse_service(tree)
     allowed = set(load_allow)

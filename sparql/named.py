@@ -13,8 +13,9 @@ of its declared type (DOIs and ORCIDs normalised by :mod:`reprokg.core.identifie
 ir_datasets id of type ``collection`` becomes the shared collection IRI minted from it), then
 written with ``Term.n3()`` into a ``VALUES ?name { term }`` block placed at the start of
 the query's outermost ``WHERE`` group, so the engine joins on it like a constant (or where
-the template has a line ``#@values``, e.g. inside a sub-select that must rank the bound
-rows before the outer query fetches more about them).
+the template has lines ``#@values``, each replaced: e.g. inside a sub-select that must
+rank the bound rows before the outer query fetches more about them, or at the start of
+each branch of a ``UNION``, which pyoxigraph otherwise evaluates unbound before joining).
 Lines of the template that end with ``#? name`` belong to optional parameter ``name``
 and are dropped when it is not given (the template, not the value, is edited).
 An integer parameter named ``limit`` replaces the template's last ``LIMIT n`` (1 to
@@ -141,6 +142,28 @@ class NamedQuery:
 
     def bind(self, values: dict[str, str]) -> str:
         """The query text with ``values`` bound as ``VALUES`` blocks of RDF terms."""
+        terms, limit = self.terms(values)
+        text = "\n".join(
+            line for line, optional in self._lines if optional is None or optional in terms
+        )
+        if limit is not None:
+            text = _set_limit(self.name, text, int(limit))
+        if not terms:
+            return text
+        block = values_block(terms)
+        if _VALUES_MARK_RE.search(text):  # every marker: e.g. each branch of a UNION
+            return _VALUES_MARK_RE.sub(lambda _m: block.lstrip("\n"), text)
+        m = _WHERE_RE.search(_blank_comments(text))
+        if not m:
+            raise NamedQueryError(f"query {self.name!r} has no WHERE group to bind values in")
+        return text[: m.end()] + block + text[m.end() :]
+
+    def optional_lines(self, name: str) -> list[str]:
+        """The template's lines that belong to optional parameter ``name``."""
+        return [line for line, optional in self._lines if optional == name]
+
+    def terms(self, values: dict[str, str]) -> tuple[dict[str, Identifier], Identifier | None]:
+        """The parameters (and the ``# bind:`` terms) as RDF terms, and ``limit`` apart."""
         unknown = sorted(set(values) - {p.name for p in self.params})
         if unknown:
             raise NamedQueryError(
@@ -161,21 +184,14 @@ class NamedQuery:
         for d in self.derived:
             if all(a in terms for a in d.args):
                 terms[d.name] = DERIVED[d.function](*(terms[a] for a in d.args))
-        text = "\n".join(
-            line for line, optional in self._lines if optional is None or optional in terms
-        )
         if limit is not None:
-            text = _set_limit(self.name, text, int(limit))
-        if not terms:
-            return text
-        block = "".join(f"\n  VALUES ?{n} {{ {t.n3()} }}" for n, t in terms.items())
-        marker = _VALUES_MARK_RE.search(text)
-        if marker:
-            return text[: marker.start()] + block.lstrip("\n") + text[marker.end() :]
-        m = _WHERE_RE.search(_blank_comments(text))
-        if not m:
-            raise NamedQueryError(f"query {self.name!r} has no WHERE group to bind values in")
-        return text[: m.end()] + block + text[m.end() :]
+            _set_limit(self.name, "LIMIT 1", int(limit))  # checked: 1..MAX_LIMIT
+        return terms, limit
+
+
+def values_block(terms: dict[str, Identifier]) -> str:
+    """``VALUES ?name { term }`` lines (terms written by rdflib, never raw text)."""
+    return "".join(f"\n  VALUES ?{n} {{ {t.n3()} }}" for n, t in terms.items())
 
 
 def _set_limit(query: str, text: str, limit: int) -> str:

@@ -31,14 +31,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import multiprocessing as mp
 import os
-import queue
 import shutil
 import threading
 import time
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +43,11 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Identifier
 
 from reprokg.core.errors import Busy, QuerySyntaxError, QueryTimeout, StoreError
+from reprokg.core.pool import JobCrashed, JobTimeout, PoolBusy, PoolError, Worker, WorkerPool
 from reprokg.store.base import (
     AskResult,
     Checkpoints,
+    Counters,
     GraphResult,
     QueryResult,
     SelectResult,
@@ -163,52 +162,42 @@ def _execute(store: Any, job: QueryJob, cap: int) -> tuple[str, Any, bool]:
     return ("graph", data, truncated)
 
 
-def _worker_main(conn: Connection) -> None:
-    """Serve jobs until the pipe closes.
+#: what this worker process has open: (store handle, path, directory signature)
+_opened: dict[str, Any] = {"store": None, "path": "", "sig": ()}
 
-    ``("run", job, cap, path, live)`` → ``("ok" | "syntax" | "error", payload)``. ``path``
-    is an immutable snapshot (reopened only when the parent names another one) or, with
-    ``live``, a directory that may change (reopened when its files changed).
+
+def query_job(msg: tuple[QueryJob, int, str, bool]) -> tuple[str, Any]:
+    """Run one query in a worker process (:class:`~reprokg.core.pool.WorkerPool` job).
+
+    ``(job, cap, path, live)`` → ``("ok" | "syntax" | "error", payload)``. ``path`` is an
+    immutable snapshot (reopened only when the parent names another one) or, with
+    ``live``, a directory that may change (reopened when its files changed). The handle
+    stays open between jobs: the worker is a long-lived process.
     """
     import pyoxigraph as ox
 
-    store = None
-    opened = ""
-    sig: tuple = ()
-    try:
-        conn.send(("ready", os.getpid()))
-    except OSError:
-        return
-    while True:
+    job, cap, path, live = msg
+    reply: tuple[str, Any] = ("error", "not run")
+    for attempt in range(2):
         try:
-            msg = conn.recv()
-        except (EOFError, OSError):
-            return
-        if msg is None:
-            return
-        _, job, cap, path, live = msg
-        reply: tuple
-        for attempt in range(2):
-            try:
-                now = _dir_signature(path) if live else ()
-                if store is None or path != opened or now != sig or attempt:
-                    store = None
-                    store = ox.Store.read_only(path)
-                    opened, sig = path, now
-                reply = ("ok", _execute(store, job, cap))
-                break
-            except SyntaxError as exc:
-                reply = ("syntax", str(exc))
-                break
-            except OSError as exc:
-                reply = ("error", f"{type(exc).__name__}: {exc}")
-            except Exception as exc:  # noqa: BLE001 - reported to the parent
-                reply = ("error", f"{type(exc).__name__}: {exc}")
-                break
-        try:
-            conn.send(reply)
-        except (BrokenPipeError, OSError):
-            return
+            now = _dir_signature(path) if live else ()
+            if (
+                _opened["store"] is None
+                or path != _opened["path"]
+                or now != _opened["sig"]
+                or attempt
+            ):
+                _opened["store"] = None
+                _opened["store"] = ox.Store.read_only(path)
+                _opened["path"], _opened["sig"] = path, now
+            return ("ok", _execute(_opened["store"], job, cap))
+        except SyntaxError as exc:
+            return ("syntax", str(exc))
+        except OSError as exc:
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - reported to the parent
+            return ("error", f"{type(exc).__name__}: {exc}")
+    return reply
 
 
 # --- the parent side ------------------------------------------------------------------
@@ -258,44 +247,6 @@ class QueryRunner:
         """Stop workers."""
 
 
-class _Worker:
-    def __init__(self, ctx: Any) -> None:
-        self.conn, child = ctx.Pipe(duplex=True)
-        self.proc = ctx.Process(
-            target=_worker_main, args=(child,), daemon=True, name="reprokg-query-worker"
-        )
-        self.proc.start()
-        child.close()
-        self.snapshot: str | None = None  # what it has open (snapshots are kept until unused)
-
-    def wait_ready(self, timeout: float) -> None:
-        """Block until the worker has imported pyoxigraph and said so (start-up is not
-        charged to the first query's time limit)."""
-        if not self.conn.poll(timeout):
-            self.kill()
-            raise StoreError(f"query worker did not start within {timeout:g} s")
-        msg = self.conn.recv()
-        if not (isinstance(msg, tuple) and msg and msg[0] == "ready"):
-            self.kill()
-            raise StoreError(f"query worker sent {msg!r} instead of ready")
-
-    def kill(self) -> None:
-        try:
-            self.proc.kill()
-            self.proc.join(5)
-        finally:
-            self.conn.close()
-
-    def stop(self) -> None:
-        with contextlib.suppress(OSError):
-            self.conn.send(None)
-        self.proc.join(2)
-        if self.proc.is_alive():
-            self.proc.kill()
-            self.proc.join(2)
-        self.conn.close()
-
-
 def _remove_orphans(base: Path) -> None:
     """Delete checkpoint folders of server processes that died without cleaning up."""
     if not base.is_dir():
@@ -339,16 +290,24 @@ class Snapshots:
         self.made = 0  # checkpoints made (observability, benchmarks)
         atexit.register(self.close)  # a server stopped without closing its runner
 
+    def _signature(self) -> tuple:
+        """What changes when the store was written: its version where it keeps one
+        (``Counters``: every write through the store, raw bulk writes included, moves it;
+        RocksDB's background flushes and compactions do not), else its WAL and MANIFEST."""
+        if isinstance(self.store, Counters):
+            return ("version", self.store.version())
+        return _dir_signature(self.db, wal_only=True)
+
     def current(self) -> str:
         with self._lock:
-            sig = _dir_signature(self.db, wal_only=True)
+            sig = self._signature()
             if self._current is not None and sig == self._sig:
                 return self._current
             # Flush first so the checkpoint itself does not switch the WAL (which would
             # look like a write next time); a write landing after ``sig`` is read only
             # makes the next call take one more checkpoint, never a stale one.
             self.store.flush()
-            sig = _dir_signature(self.db, wal_only=True)
+            sig = self._signature()
             self._n += 1
             target = self.root / f"snap-{self._n:06d}"
             self.store.checkpoint(target)
@@ -378,7 +337,8 @@ class ProcessQueryRunner(QueryRunner):
     opened in place, reopened when its files change). ``workers`` processes (default:
     CPU count, at most 4) are started at construction with the ``forkserver`` context
     (no thread state of the server is copied; replacements fork from a warm server) and
-    the constructor waits until they are ready. A request waits for a free worker at
+    the constructor waits until they are ready (:class:`~reprokg.core.pool.WorkerPool`,
+    shared with the service's upload parsing). A request waits for a free worker at
     most ``timeout`` seconds (:class:`Busy` after that); the query then gets
     ``timeout`` seconds (:class:`QueryTimeout` after that, and the worker is killed).
     """
@@ -398,54 +358,31 @@ class ProcessQueryRunner(QueryRunner):
         self.timeout = timeout
         self.row_cap = row_cap
         self.size = workers or max(1, min(4, os.cpu_count() or 1))
-        self._ctx = mp.get_context(start_method)
-        if start_method == "forkserver":
-            # "__main__" too: the server imports the main module once, so forked workers
-            # skip re-importing it (multiprocessing does that per child otherwise).
-            self._ctx.set_forkserver_preload(["__main__", "pyoxigraph", "reprokg.sparql.runner"])
-        self._idle: queue.Queue[_Worker] = queue.Queue()
-        self._all: set[_Worker] = set()
-        self._lock = threading.Lock()
-        self._closed = False
         self.killed = 0  # workers killed for overrunning (observability, tests)
-        started = [_Worker(self._ctx) for _ in range(self.size)]
-        for w in started:
-            w.wait_ready(start_timeout)
-            self._all.add(w)
-            self._idle.put(w)
+        self.pool = WorkerPool(
+            "reprokg.sparql.runner:query_job",
+            size=self.size,
+            timeout=timeout,
+            start_method=start_method,
+            preload_modules=("pyoxigraph",),
+            start_timeout=start_timeout,
+            name="reprokg-query-worker",
+        )
 
-    def _add_worker(self) -> None:
-        if self._closed:
-            return
-        w = _Worker(self._ctx)
-        try:
-            w.wait_ready(120)
-        except StoreError:
-            return
-        with self._lock:
-            if self._closed:
-                w.stop()
-                return
-            self._all.add(w)
-        self._idle.put(w)
+    @property
+    def _all(self) -> list[Worker]:
+        """The live worker processes (tests look at their pids)."""
+        return self.pool.workers()
 
-    def _replace(self, dead: _Worker) -> None:
-        with self._lock:
-            self._all.discard(dead)
-        threading.Thread(
-            target=self._add_worker, name="reprokg-worker-respawn", daemon=True
-        ).start()
-
-    def _target(self, w: _Worker) -> tuple[str, bool]:
+    def _target(self, w: Worker) -> tuple[str, bool]:
         """The directory the worker must read, and whether it may change under it."""
         if self.snapshots is None:
             assert self.path is not None
             return self.path, True
         snap = self.snapshots.current()
-        if w.snapshot != snap:
-            w.snapshot = snap
-            with self._lock:
-                in_use = {x.snapshot for x in self._all if x.snapshot}
+        if w.state.get("snapshot") != snap:
+            w.state["snapshot"] = snap
+            in_use = {x.state["snapshot"] for x in self.pool.workers() if "snapshot" in x.state}
             self.snapshots.collect(in_use)
         return snap, False
 
@@ -454,36 +391,23 @@ class ProcessQueryRunner(QueryRunner):
     ) -> RunOutcome:
         limit = self.timeout if timeout is None else timeout
         cap = self.row_cap if row_cap is None else row_cap
-        if self._closed:
-            raise StoreError("query runner is closed")
         try:
-            w = self._idle.get(timeout=limit)
-        except queue.Empty:
+            with self.pool.acquire(limit) as w:
+                t0 = time.perf_counter()
+                path, live = self._target(w)
+                status, payload = self.pool.call(w, (job, cap, path, live), limit)
+        except PoolBusy:
             raise Busy(
                 f"all {self.size} query workers stayed busy for {limit:g} s; try again",
                 headers={"Retry-After": "1"},
             ) from None
-        t0 = time.perf_counter()
-        try:
-            path, live = self._target(w)
-        except Exception:
-            self._idle.put(w)
-            raise
-        try:
-            w.conn.send(("run", job, cap, path, live))
-            if not w.conn.poll(limit):
-                raise TimeoutError
-            status, payload = w.conn.recv()
-        except TimeoutError:
+        except JobTimeout:
             self.killed += 1
-            w.kill()
-            self._replace(w)
             raise QueryTimeout(f"query stopped after its {limit:g} s time limit") from None
-        except (EOFError, OSError) as exc:  # the worker died (e.g. out of memory)
-            w.kill()
-            self._replace(w)
-            raise StoreError(f"query worker failed: {exc or 'died'}") from None
-        self._idle.put(w)
+        except JobCrashed as exc:  # the engine died on it (e.g. its parser's stack)
+            raise StoreError(f"the query engine's process died on this query ({exc})") from None
+        except PoolError as exc:  # out of memory, a closed runner
+            raise StoreError(f"query worker failed: {exc}") from None
         elapsed = time.perf_counter() - t0
         if status == "syntax":
             raise QuerySyntaxError(payload)
@@ -493,12 +417,7 @@ class ProcessQueryRunner(QueryRunner):
         return RunOutcome(_to_result(kind, data), truncated, cap, elapsed)
 
     def close(self) -> None:
-        self._closed = True
-        with self._lock:
-            workers = list(self._all)
-            self._all.clear()
-        for w in workers:
-            w.stop()
+        self.pool.close()
         if self.snapshots is not None:
             self.snapshots.close()
 

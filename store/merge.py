@@ -24,21 +24,45 @@ STALE_MARKER = "https://w3id.org/reprokg/store#merge-stale"
 LEGACY_DEFAULT_GRAPH = "https://w3id.org/reprokg/store#legacy-default-graph"
 #: named graph holding, during an update, the previous triples of the graphs it writes
 SCRATCH_GRAPH = "https://w3id.org/reprokg/store#update-scratch"
+#: named graph of the maintained figures (document count, store version; store/counters.py)
+COUNTERS_GRAPH = "https://w3id.org/reprokg/store#counters"
+#: empty named graph: the document count and version are kept in COUNTERS_GRAPH (v1)
+COUNTERS_MARKER = "https://w3id.org/reprokg/store#counters-v1"
+#: named graph of the leaderboards' ranked windows (store/ranks.py)
+RANKS_GRAPH = "https://w3id.org/reprokg/store#leaderboard-ranks"
+#: empty named graph: every leaderboard's window in RANKS_GRAPH is maintained (v1)
+RANKS_MARKER = "https://w3id.org/reprokg/store#leaderboard-ranks-v1"
+#: bookkeeping graphs with triples of their own: never documents, never merged, not dumped
+NOT_MERGED = (SCRATCH_GRAPH, COUNTERS_GRAPH, RANKS_GRAPH)
+#: empty bookkeeping graphs (their presence is the state)
+MARKERS = (MERGED_MARKER, STALE_MARKER, COUNTERS_MARKER, RANKS_MARKER)
 #: bookkeeping graphs that are never documents
-RESERVED_GRAPHS = frozenset({MERGED_MARKER, STALE_MARKER, SCRATCH_GRAPH})
+RESERVED_GRAPHS = frozenset({*MARKERS, *NOT_MERGED})
+#: ``FILTER`` keeping ``?g`` to the graphs whose triples are merged
+_MERGED_ONLY = "FILTER(?g NOT IN (" + ", ".join(f"<{g}>" for g in NOT_MERGED) + "))"
 
 #: the default graph := the merge of all named graphs (idempotent; O(store))
 RESYNC_OPS = (
     f"DROP SILENT GRAPH <{SCRATCH_GRAPH}>",
-    "DELETE { ?s ?p ?o } WHERE { ?s ?p ?o FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } }",
-    "INSERT { ?s ?p ?o } WHERE { GRAPH ?g { ?s ?p ?o } FILTER NOT EXISTS { ?s ?p ?o } }",
+    "DELETE { ?s ?p ?o } WHERE { ?s ?p ?o "
+    f"FILTER NOT EXISTS {{ GRAPH ?g {{ ?s ?p ?o }} {_MERGED_ONLY} }} }}",
+    f"INSERT {{ ?s ?p ?o }} WHERE {{ GRAPH ?g {{ ?s ?p ?o }} {_MERGED_ONLY} "
+    "FILTER NOT EXISTS { ?s ?p ?o } }",
 )
 #: move default-graph triples no named graph holds into LEGACY_DEFAULT_GRAPH
 KEEP_LEGACY_OP = (
     f"INSERT {{ GRAPH <{LEGACY_DEFAULT_GRAPH}> {{ ?s ?p ?o }} }} "
-    "WHERE { ?s ?p ?o FILTER NOT EXISTS { GRAPH ?g { ?s ?p ?o } } }"
+    f"WHERE {{ ?s ?p ?o FILTER NOT EXISTS {{ GRAPH ?g {{ ?s ?p ?o }} {_MERGED_ONLY} }} }}"
 )
 MARK_MERGED = (f"DROP SILENT GRAPH <{STALE_MARKER}>", f"CREATE SILENT GRAPH <{MERGED_MARKER}>")
+
+
+def delete_unheld_op() -> str:
+    """Remove from the default graph the triples no merged named graph holds (an anti-join:
+    reads the whole merge, writes only what goes)."""
+    return RESYNC_OPS[1]
+
+
 MARK_STALE = (f"DROP SILENT GRAPH <{MERGED_MARKER}>", f"CREATE SILENT GRAPH <{STALE_MARKER}>")
 
 
@@ -80,6 +104,12 @@ def written_graphs(sparql: str) -> frozenset[str] | None:
         return None
     graphs: set[str] | None = set()
     for op in ops:
+        targets = _targets(op)
+        if targets and targets & RESERVED_GRAPHS:
+            raise UpdateRefused(
+                f"{op.name}: {', '.join(sorted(targets & RESERVED_GRAPHS))} is the store's "
+                "own bookkeeping (https://w3id.org/reprokg/store#…), not a document"
+            )
         why = _default_write(op)
         if why:
             raise UpdateRefused(
@@ -87,7 +117,6 @@ def written_graphs(sparql: str) -> frozenset[str] | None:
                 "(named graphs) and follows them; write a named graph (GRAPH <…> / WITH "
                 "<…> / INTO GRAPH <…>) instead"
             )
-        targets = _targets(op)
         graphs = None if targets is None or graphs is None else graphs | targets
     return frozenset(graphs) if graphs is not None else None
 

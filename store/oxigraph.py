@@ -38,7 +38,6 @@ Hard limits need a worker process that is killed (what the service does).
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import itertools
 import logging
@@ -51,30 +50,33 @@ from typing import BinaryIO, TypeVar
 import pyoxigraph as ox
 from rdflib import BNode, Graph, URIRef
 
+import reprokg.store.counters as counters
+import reprokg.store.ranks as ranks
 from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StoreError
 from reprokg.store.base import (
     AskResult,
     Backup,
     Checkpoints,
+    Counters,
     DocumentWrite,
-    Generations,
     GraphResult,
     InMemoryCopy,
+    LeaderboardRanks,
+    Liveness,
     MergeMaintenance,
     NativeQueries,
     QueryResult,
     SelectResult,
     Store,
 )
+from reprokg.store.bulk import rebuild_merge as rebuild_merge_in_bulk
+from reprokg.store.bulk import remove_leftovers
 from reprokg.store.merge import (
-    KEEP_LEGACY_OP,
     LEGACY_DEFAULT_GRAPH,
-    MARK_MERGED,
     MARK_STALE,
+    MARKERS,
     MERGED_MARKER,
     RESERVED_GRAPHS,
-    RESYNC_OPS,
-    STALE_MARKER,
     UpdatePlan,
     merge_op,
     unmerge_ops,
@@ -165,9 +167,42 @@ def _batch_nquads(writes: Sequence[DocumentWrite]) -> str | None:
     return "".join(lines)
 
 
+def new_graphs(store: ox.Store, quads: Iterable[ox.Quad]) -> int:
+    """How many named graphs of ``quads`` the store does not hold yet (documents added)."""
+    names = {q.graph_name for q in quads if isinstance(q.graph_name, ox.NamedNode)}
+    reserved = {ox.NamedNode(g) for g in RESERVED_GRAPHS}
+    return sum(1 for g in names - reserved if not store.contains_named_graph(g))
+
+
 def merged_quads(quads: list[ox.Quad]) -> list[ox.Quad]:
     """``quads`` plus their triples in the default graph (the merge; duplicates are no-ops)."""
     return quads + [ox.Quad(q.subject, q.predicate, q.object) for q in quads]
+
+
+_RANKED_PREDICATES = frozenset(
+    URIRef(p.value) for p in (ranks.ON_BOARD, ranks.HAS_VALUE, ranks.REPORTED)
+)
+
+
+def _rank_plan(store: ox.Store, writes: Sequence[DocumentWrite]) -> ranks.Plan:
+    """What ``writes`` do to the leaderboards: their scored triples, and those of the
+    stored graphs they replace."""
+    plan = ranks.Plan()
+    for w in writes:
+        for s, p, o in w.triples:
+            if p in _RANKED_PREDICATES:
+                plan.add_triple(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o))
+        for g in (w.iri, w.replaces):
+            if g is not None and store.contains_named_graph(ox.NamedNode(str(g))):
+                plan.add_graph(store, str(g))
+    return plan
+
+
+def _quads_plan(quads: Iterable[ox.Quad]) -> ranks.Plan:
+    plan = ranks.Plan()
+    for q in quads:
+        plan.add_triple(q.subject, q.predicate, q.object)
+    return plan
 
 
 def has_merge(raw: ox.Store) -> bool:
@@ -191,22 +226,16 @@ def insert_data(iri: URIRef | str, triples: Iterable, *, ascii_only: bool = Fals
     return f"INSERT DATA {{ GRAPH {name} {{\n{body}\n}} }}"
 
 
-def _counts_write(method: Callable[..., T]) -> Callable[..., T]:
-    """Bump the store's generation after ``method`` (a write) returns or fails: a reader
-    reads the generation before it queries, so a cache it fills is never newer than its key."""
-
-    @functools.wraps(method)
-    def write(self: OxigraphStore, *args: object, **kwargs: object) -> T:
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self._generation += 1
-
-    return write
-
-
 class OxigraphStore(
-    Store, NativeQueries, Checkpoints, Backup, MergeMaintenance, InMemoryCopy, Generations
+    Store,
+    NativeQueries,
+    Checkpoints,
+    Backup,
+    MergeMaintenance,
+    InMemoryCopy,
+    Liveness,
+    Counters,
+    LeaderboardRanks,
 ):
     """pyoxigraph on disk (``path``) or in memory (``path=None``, tests and benchmarks)."""
 
@@ -216,13 +245,15 @@ class OxigraphStore(
         *,
         read_only: bool = False,
         blob_dir: str | Path | None = None,
+        _raw: ox.Store | None = None,
     ) -> None:
         self.path = Path(path) if path is not None else None
         self.read_only = read_only
         self.blob_dir = Path(blob_dir) if blob_dir is not None else None
-        self._generation = 0
         try:
-            if self.path is None:
+            if _raw is not None:  # a copy made by in_memory_copy
+                self._store = _raw
+            elif self.path is None:
                 self._store = ox.Store()
             elif read_only:
                 self._store = ox.Store.read_only(str(self.path))
@@ -230,6 +261,15 @@ class OxigraphStore(
                 self._store = ox.Store(str(self.path))
         except OSError as exc:
             raise StoreError(f"cannot open store at {self.path}: {exc}") from exc
+        #: one writer at a time in this process (writes and the maintenance after them)
+        self._write_lock = threading.RLock()
+        #: what the last maintenance at open or on demand did, with timings (benchmarks)
+        self.maintenance: dict[str, dict] = {}
+        self._documents = 0  # kept as the store writes (store/counters.py)
+        self._version = 0
+        self._deltas = 0  # delta quads in the counters graph (folded beyond FOLD_AT)
+        if not read_only:
+            remove_leftovers(self.path)
         #: the default graph holds the complete merge (else queries use the union flag)
         self.merged = has_merge(self._store)
         if not self.merged:
@@ -243,18 +283,111 @@ class OxigraphStore(
             else:
                 if self.path is not None and any(True for _ in self._store.named_graphs()):
                     log.warning(
-                        "building the merged default graph of %s once (a store made before "
-                        "reprokg kept one, or left mid-update): one transaction, about a "
-                        "minute per million triples",
+                        "building the merged default graph of %s (a store made before "
+                        "reprokg kept one, bulk-loaded, or left mid-update or mid-rebuild): "
+                        "a bulk write, about 25 s per million triples on 2 cores",
                         self.path,
                     )
                 self.rebuild_merge()
+        if not self.maintenance.get("merge"):  # a rebuild has just counted and ranked
+            self._open_counters()
+            if not read_only:
+                self._open_ranks()
+
+    # ------------------------------------------------------------------ counters
+
+    def _open_counters(self) -> None:
+        state = counters.read(self._store)
+        if state is None:
+            if self.read_only:  # counted once, on the graph index
+                self._documents, self._version = counters.count_documents(self._store), 0
+            else:
+                self._documents, self._version = counters.recount(self._store, writes=0)
+                self._deltas = 1
+            return
+        self._documents, self._version, self._deltas = state
+        if self._deltas > counters.FOLD_AT and not self.read_only and counters.fold(self._store):
+            self._deltas = 1
+
+    def _committed(self, delta: int) -> None:
+        """After a write committed: the figures follow; the deltas are folded now and then
+        (a transaction of its own: the figures are right either way)."""
+        self._documents += delta
+        self._version += 1
+        self._deltas += 1
+        if self._deltas > counters.FOLD_AT and counters.fold(self._store):
+            self._deltas = 1
+
+    def _recounted(self) -> None:
+        """After a write whose effect on the documents is not known."""
+        self._documents, self._version = counters.recount(self._store, floor=self._version + 1)
+        self._deltas = 1
+
+    def document_count(self) -> int:
+        """The number of documents, kept as the store writes (no scan)."""
+        return self._documents
+
+    def version(self) -> int:
+        """Grows with every committed write (constant while opened read-only: the store is
+        a snapshot then)."""
+        return self._version
+
+    def ping(self) -> None:
+        """One RocksDB point lookup."""
+        try:
+            self._store.contains_named_graph(ox.NamedNode(MERGED_MARKER))
+        except (AttributeError, OSError) as exc:  # closed (None) or the disk went away
+            raise StoreError(f"store {self.path or ':memory:'} does not answer: {exc}") from exc
+
+    # ------------------------------------------------------------------ ranks
+
+    #: entries ranked per leaderboard (store/ranks.py)
+    ranks_window = ranks.WINDOW
+
+    def _open_ranks(self) -> None:
+        """A writable open: boards left stale by a crash re-ranked; a store without ranks
+        (older, bulk-loaded) ranked in full."""
+        if not self.merged:
+            return
+        if ranks.maintained(self._store):
+            if ranks.repair(self._store):
+                self.maintenance["ranks"] = {"repaired": True}
+        else:
+            self.maintenance["ranks"] = ranks.rebuild_all(self._store)
+
+    def ranked_entries(self, board: str) -> int | None:
+        """How many entries of ``board`` are ranked (all of them when fewer than
+        :attr:`ranks_window`); ``None`` when its ranks are not current."""
+        return ranks.window_size(self._store, board)
+
+    def ranks_pattern(self, board: str, limit: int) -> str:
+        """SPARQL group pattern binding ``?rank ?run ?score``: the first ``limit`` entries
+        of ``board``, read by index."""
+        return ranks.window_pattern(board, limit)
+
+    @contextlib.contextmanager
+    def _ranked(self, plan: ranks.Plan) -> Iterator[None]:
+        """Around one write: its boards marked stale before, re-ranked after (also when
+        the write failed: nothing changed then, and the marks go)."""
+        if not plan or not self.merged or not ranks.maintained(self._store):
+            yield
+            return
+        plan.add_boards_of_values(self._store)
+        ranks.mark_stale(self._store, plan.boards)
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(OSError, SyntaxError, ValueError):
+                ranks.after_write(self._store, plan)
+            raise
+        ranks.after_write(self._store, plan)
 
     # ------------------------------------------------------------------ the merge
 
-    @_counts_write
     def rebuild_merge(self) -> None:
-        """Make the default graph the merge of all named graphs, in one transaction.
+        """Make the default graph the merge of all named graphs, as a bulk write
+        (:mod:`reprokg.store.bulk`: stale marker, streamed bulk load, merged marker; an
+        interrupted rebuild is redone on the next writable open).
 
         A store from before the merge (no marker at all) may hold triples of its own in
         the default graph; those no document holds are kept in
@@ -262,14 +395,19 @@ class OxigraphStore(
         crash between an update and its re-synchronisation is just re-synchronised.
         """
         self._check_writable()
-        stale = self._store.contains_named_graph(ox.NamedNode(STALE_MARKER))
-        ops = [*([] if stale else [KEEP_LEGACY_OP]), *RESYNC_OPS, *MARK_MERGED]
-        self._store.update(" ;\n".join(ops))
-        self.merged = True
+        with self._write_lock:
+            self.maintenance["merge"] = rebuild_merge_in_bulk(self._store, self.path)
+            self.merged = True
+            self.maintenance["ranks"] = ranks.rebuild_all(self._store)
+            # a rebuild follows writes whose extent is not known (raw writes, an update
+            # with variable graphs, a crash mid-update): count the documents again
+            self._recounted()
+            if self.path is not None:
+                self._store.flush()
 
     def _resync(self) -> None:
-        self._store.update(" ;\n".join([*RESYNC_OPS, *MARK_MERGED]))
-        self.merged = True
+        """The merge re-synchronised after a write of unknown extent (stale marker set)."""
+        self.rebuild_merge()
 
     # ------------------------------------------------------------------ writes
 
@@ -280,71 +418,72 @@ class OxigraphStore(
     def add_document(self, iri: URIRef | str, graph: Graph) -> None:
         self.replace_document(iri, graph, iri)
 
-    @_counts_write
     def replace_document(self, iri: URIRef | str, graph: Graph, old: URIRef | str) -> None:
         """One transaction: drop ``old`` and any previous ``iri``, write the new triples,
         keep the merged default graph exact."""
-        self._check_writable()
-        name = ox.NamedNode(str(iri))
-        old_name = ox.NamedNode(str(old))
-        try:
-            if not self._store.contains_named_graph(name) and (
-                old_name == name or not self._store.contains_named_graph(old_name)
-            ):
-                self._store.extend(merged_quads(graph_quads(iri, graph)))
-                return
-            ops = unmerge_ops(iri)
-            if str(old) != str(iri):
-                ops += unmerge_ops(old)
-            ops += [insert_data(iri, graph), merge_op(iri)]
-            self._store.update(" ;\n".join(ops))
-        except (SyntaxError, ValueError, TypeError) as exc:  # a term pyoxigraph refuses
-            raise StoreError(f"cannot write document {iri}: {exc}") from exc
-        except OSError as exc:
-            raise StoreError(f"cannot write document {iri}: {exc}") from exc
+        replaces = URIRef(str(old)) if str(old) != str(iri) else None
+        self.write_documents([DocumentWrite(URIRef(str(iri)), graph, replaces)])
 
-    @_counts_write
     def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
-        """All of ``writes`` in ONE transaction: ``extend`` when every graph is new, else
-        one SPARQL Update of ``DELETE``/``DROP``/``INSERT`` operations in order."""
+        """All of ``writes`` in ONE transaction: an N-Quads ``load`` (or ``extend`` when a
+        term is a blank node) when every graph is new, else one SPARQL Update of
+        ``DELETE``/``DROP``/``INSERT`` operations in order. The document count's delta is
+        part of the same transaction."""
         self._check_writable()
         if not writes:
             return
-        try:
-            fresh = all(
-                w.replaces is None
-                and not self._store.contains_named_graph(ox.NamedNode(str(w.iri)))
-                for w in writes
-            )
-            if fresh and len({str(w.iri) for w in writes}) == len(writes):
-                text = _batch_nquads(writes)
-                if text is None:
-                    self._store.extend(_batch_merged_quads(writes))
-                else:  # one transaction, like extend; every term was checked by pyoxigraph
-                    self._store.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
-                return
-            ops: list[str] = []
-            for w in writes:
-                ops += unmerge_ops(w.iri)
-                if w.replaces is not None and str(w.replaces) != str(w.iri):
-                    ops += unmerge_ops(w.replaces)
-                ops += [insert_data(w.iri, w.triples), merge_op(w.iri)]
-            self._store.update(" ;\n".join(ops))
-        except (SyntaxError, ValueError, TypeError, OSError) as exc:
-            raise StoreError(f"cannot write {len(writes)} document(s): {exc}") from exc
+        with self._write_lock, self._ranked(_rank_plan(self._store, writes)):
+            try:
+                delta = counters.document_delta(
+                    self._store,
+                    [(str(w.iri), str(w.replaces) if w.replaces else None) for w in writes],
+                )
+                fresh = all(
+                    w.replaces is None
+                    and not self._store.contains_named_graph(ox.NamedNode(str(w.iri)))
+                    for w in writes
+                )
+                if fresh and len({str(w.iri) for w in writes}) == len(writes):
+                    text = _batch_nquads(writes)
+                    if text is None:
+                        self._store.extend(
+                            [*_batch_merged_quads(writes), counters.delta_quad(delta)]
+                        )
+                    else:  # one transaction, like extend; every term was checked by pyoxigraph
+                        self._store.load(
+                            text + counters.delta_nquad(delta),
+                            format=ox.RdfFormat.N_QUADS,
+                            lenient=True,
+                        )
+                else:
+                    ops: list[str] = []
+                    for w in writes:
+                        ops += unmerge_ops(w.iri)
+                        if w.replaces is not None and str(w.replaces) != str(w.iri):
+                            ops += unmerge_ops(w.replaces)
+                        ops += [insert_data(w.iri, w.triples), merge_op(w.iri)]
+                    ops.append(counters.delta_insert(delta))
+                    self._store.update(" ;\n".join(ops))
+            except (SyntaxError, ValueError, TypeError, OSError) as exc:
+                what = str(writes[0].iri) if len(writes) == 1 else f"{len(writes)} documents"
+                raise StoreError(f"cannot write {what}: {exc}") from exc
+            self._committed(delta)
 
-    @_counts_write
     def delete_document(self, iri: URIRef | str) -> bool:
         self._check_writable()
         if str(iri) in RESERVED_GRAPHS:
             return False
         name = ox.NamedNode(str(iri))
-        if not self._store.contains_named_graph(name):
-            return False
-        self._store.update(" ;\n".join(unmerge_ops(iri)))
+        with self._write_lock:
+            if not self._store.contains_named_graph(name):
+                return False
+            plan = ranks.Plan()
+            plan.add_graph(self._store, str(iri))
+            with self._ranked(plan):
+                self._store.update(" ;\n".join([*unmerge_ops(iri), counters.delta_insert(-1)]))
+                self._committed(-1)
         return True
 
-    @_counts_write
     def update(
         self,
         sparql: str,
@@ -371,16 +510,45 @@ class OxigraphStore(
         plan = UpdatePlan.of(sparql)
         # three transactions (pyoxigraph refuses a PREFIX/BASE after ";", so our
         # operations cannot share the user's request): before, the update, after
-        self._store.update(plan.before)
-        try:
-            self._store.update(sparql)
-        except SyntaxError as exc:
-            self._store.update(plan.undo)  # nothing was written
-            raise QuerySyntaxError(str(exc)) from exc
-        except OSError as exc:
-            raise StoreError(str(exc)) from exc
-        self._store.update(plan.after())
-        self.merged = True
+        with self._write_lock:
+            present = {
+                g: self._store.contains_named_graph(ox.NamedNode(g)) for g in plan.graphs or ()
+            }
+            rank_plan = ranks.Plan()
+            keep_ranks = plan.graphs is not None and self.merged and ranks.maintained(self._store)
+            if keep_ranks:
+                for g in plan.graphs or ():
+                    rank_plan.add_graph(self._store, g)
+                rank_plan.add_boards_of_values(self._store)
+                ranks.mark_stale(self._store, rank_plan.boards)
+            self._store.update(plan.before)
+            try:
+                self._store.update(sparql)
+            except SyntaxError as exc:
+                self._store.update(plan.undo)  # nothing was written
+                if keep_ranks:  # the boards' marks go (their windows are unchanged)
+                    ranks.after_write(self._store, rank_plan)
+                raise QuerySyntaxError(str(exc)) from exc
+            except OSError as exc:
+                raise StoreError(str(exc)) from exc
+            if plan.graphs is None:  # written graphs unknown: the whole merge, in bulk
+                self._resync()  # (and the documents counted again)
+            else:
+                delta = sum(
+                    self._store.contains_named_graph(ox.NamedNode(g)) - present[g]
+                    for g in plan.graphs
+                )
+                after = [plan.after(), counters.delta_insert(delta)]
+                if keep_ranks:  # the boards the update wrote, marked with the resync
+                    for g in plan.graphs:
+                        rank_plan.add_graph(self._store, g)
+                    rank_plan.add_boards_of_values(self._store)
+                    after.append(ranks.stale_insert(rank_plan.boards))
+                self._store.update(" ;\n".join(after))
+                self._committed(delta)
+                if keep_ranks:
+                    ranks.after_write(self._store, rank_plan)
+            self.merged = True
 
     # ------------------------------------------------------------------ reads
 
@@ -453,7 +621,6 @@ class OxigraphStore(
         """The documents' quads only: the merge is derived, :meth:`restore` rebuilds it."""
         ox.serialize(self._document_quads(), out, rdf_format(fmt))
 
-    @_counts_write
     def restore(self, src: BinaryIO, fmt: str = "nquads") -> None:
         """Load a dump in one transaction (the whole file is held in memory).
 
@@ -463,16 +630,22 @@ class OxigraphStore(
         """
         self._check_writable()
         legacy = ox.NamedNode(LEGACY_DEFAULT_GRAPH)
-        try:
-            quads = [
-                q
-                if isinstance(q.graph_name, ox.NamedNode | ox.BlankNode)
-                else ox.Quad(q.subject, q.predicate, q.object, legacy)
-                for q in ox.parse(src, rdf_format(fmt))
-            ]
-            self._store.extend(merged_quads(quads))
-        except SyntaxError as exc:
-            raise StoreError(f"cannot restore: {exc}") from exc
+        with self._write_lock:
+            try:
+                quads = [
+                    q
+                    if isinstance(q.graph_name, ox.NamedNode | ox.BlankNode)
+                    else ox.Quad(q.subject, q.predicate, q.object, legacy)
+                    for q in ox.parse(src, rdf_format(fmt))
+                ]
+                reserved = {ox.NamedNode(g) for g in RESERVED_GRAPHS}
+                quads = [q for q in quads if q.graph_name not in reserved]
+                delta = new_graphs(self._store, quads)
+            except SyntaxError as exc:
+                raise StoreError(f"cannot restore: {exc}") from exc
+            with self._ranked(_quads_plan(quads)):
+                self._store.extend([*merged_quads(quads), counters.delta_quad(delta)])
+                self._committed(delta)
 
     def backup(self, target: str | Path) -> None:
         """``target/oxigraph`` (RocksDB checkpoint, hard links) + a copy of ``blobs/``."""
@@ -501,11 +674,13 @@ class OxigraphStore(
         this machine (benchmarks/sparql)."""
         buf = io.BytesIO()
         self._store.dump(buf, ox.RdfFormat.N_QUADS)
-        mirror = OxigraphStore(None, blob_dir=self.blob_dir)
-        mirror._store.bulk_load(input=buf.getvalue(), format=ox.RdfFormat.N_QUADS)
-        if not self.merged:  # a pre-merge store opened read-only: build the merge in memory
-            mirror.rebuild_merge()
-        return mirror
+        raw = ox.Store()
+        raw.bulk_load(input=buf.getvalue(), format=ox.RdfFormat.N_QUADS)
+        for marker in MARKERS:  # empty graphs: not in an N-Quads dump
+            if self._store.contains_named_graph(ox.NamedNode(marker)):
+                raw.add_graph(ox.NamedNode(marker))
+        # a pre-merge store opened read-only: the copy builds the merge in memory
+        return OxigraphStore(None, blob_dir=self.blob_dir, _raw=raw)
 
     def close(self) -> None:
         if not self.read_only:
@@ -513,10 +688,6 @@ class OxigraphStore(
                 self._store.flush()
         # pyoxigraph closes RocksDB when the object is collected
         self._store = None  # type: ignore[assignment]
-
-    @property
-    def generation(self) -> int:
-        return self._generation
 
     def native_query(self, sparql: str) -> object:
         """pyoxigraph's own result object over the default graph (the merge; the union
@@ -559,30 +730,37 @@ class RawStore:
         return self._owner._store.query(query, **kwargs)
 
     def extend(self, quads: Iterable[ox.Quad]) -> None:
-        self._owner._store.extend(self._with_merge(quads))
+        self._write(self._owner._store.extend, quads)
 
     def bulk_extend(self, quads: Iterable[ox.Quad]) -> None:
-        self._owner._store.bulk_extend(self._with_merge(quads))
+        self._write(self._owner._store.bulk_extend, quads)
 
     def add(self, quad: ox.Quad) -> None:
         self.extend([quad])
 
-    def _with_merge(self, quads: Iterable[ox.Quad]) -> list[ox.Quad]:
-        quads = list(quads)
-        if not self._owner.merged:
-            return quads
-        return merged_quads([q for q in quads if not isinstance(q.graph_name, ox.DefaultGraph)])
+    def _write(self, write: Callable[[list[ox.Quad]], None], quads: Iterable[ox.Quad]) -> None:
+        owner = self._owner
+        with owner._write_lock:
+            quads = list(quads)
+            delta = new_graphs(owner._store, quads)
+            if owner.merged:
+                named = [q for q in quads if not isinstance(q.graph_name, ox.DefaultGraph)]
+                quads = merged_quads(named)
+            with owner._ranked(_quads_plan(quads)):
+                write([*quads, counters.delta_quad(delta)])
+                owner._committed(delta)
 
     def __getattr__(self, name: str) -> object:
         attr = getattr(self._owner._store, name)
-        if name not in self._RESYNC_AFTER or not self._owner.merged:
+        if name not in self._RESYNC_AFTER:
             return attr
         owner = self._owner
 
         def write(*args: object, **kwargs: object) -> object:
-            owner._store.update(" ;\n".join(MARK_STALE))
-            out = attr(*args, **kwargs)
-            owner._resync()
+            with owner._write_lock:
+                owner._store.update(" ;\n".join(MARK_STALE))
+                out = attr(*args, **kwargs)
+                owner._resync()  # the merge and the document count again, in bulk
             return out
 
         return write

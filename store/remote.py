@@ -50,6 +50,7 @@ from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StoreError
 from reprokg.store.base import (
     AskResult,
     GraphResult,
+    Liveness,
     MergeMaintenance,
     QueryResult,
     SelectResult,
@@ -140,7 +141,7 @@ def parse_results_json(data: bytes) -> SelectResult | AskResult:
     return SelectResult(variables, rows)
 
 
-class RemoteStore(Store, MergeMaintenance):
+class RemoteStore(Store, MergeMaintenance, Liveness):
     """A SPARQL 1.1 endpoint: ``url`` is the query endpoint; ``dialect+http://`` picks a dialect."""
 
     def __init__(
@@ -220,6 +221,13 @@ class RemoteStore(Store, MergeMaintenance):
         legacy = [KEEP_LEGACY_OP] if self._into is None and self._state() != "stale" else []
         self._update(" ;\n".join([*legacy, *self._resync_ops(), *self._mark("merged")]))
         self._merged = True
+
+    def ping(self) -> None:
+        """``ASK {}`` with a short time limit (``/health``)."""
+        try:
+            self._post(self.url, [("query", "ASK { }")], "application/sparql-results+json", 2.0)
+        except QueryTimeout as exc:
+            raise StoreError(str(exc)) from exc
 
     def _ask(self, sparql: str) -> bool:
         r = self._post(self.url, [("query", sparql)], "application/sparql-results+json", None)

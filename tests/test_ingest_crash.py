@@ -22,6 +22,7 @@ from rdflib import Literal, URIRef
 
 from reprokg.core.namespaces import RK
 from reprokg.store import open_store
+from reprokg.store.base import Counters
 
 EX = "http://example.org/"
 
@@ -71,6 +72,8 @@ def _check(store_dir, reported: list[str]) -> int:
             assert items == declared, f"{g}: {items} items, declares {declared}"
             assert graph.value(g, RK.sourceSha256) == Literal(str(g).rsplit("/", 1)[-1])
         assert all(c == 1 for c in keys.values()), f"a source key has several graphs: {keys}"
+        # the document count kept with the writes (store/counters.py) never drifts
+        assert isinstance(store, Counters) and store.document_count() == len(graphs)
         # per key, the last write the child reported is stored — unless the write in
         # flight at the kill (number len(reported), same key) replaced it after committing
         in_flight_key = f"key{len(reported) % 7}"

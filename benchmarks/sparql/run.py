@@ -31,7 +31,9 @@ import httpx
 import pyoxigraph as ox
 
 from benchmarks.sparql.generate import COLLECTIONS, MEASURES, TOOLKITS, _lit, write
+from reprokg.sparql import ranked
 from reprokg.sparql.named import get_query
+from reprokg.store.oxigraph import OxigraphStore
 
 
 def pct(values: list[float], p: float) -> float:
@@ -179,19 +181,17 @@ def literal_form(c: dict[str, str]) -> str:
     )
 
 
-def merged_store(path: Path) -> None:
-    """Give a bulk-loaded store the merged default graph reprokg keeps (and serves from).
-
-    Opening it writable once builds the merge (``OxigraphStore``); the in-process timings
-    then read the default graph, as the service does.
-    """
-    from reprokg.store.oxigraph import OxigraphStore
-
+def merged_store(path: Path) -> OxigraphStore:
+    """Give a bulk-loaded store the merged default graph and the leaderboard ranks reprokg
+    keeps (and serves from): opening it writable once builds both (``OxigraphStore``);
+    the in-process timings then read the default graph, as the service does."""
     t0 = time.perf_counter()
     s = OxigraphStore(path)
-    built = s.merged
-    s.close()
-    print(f"merged default graph ready ({time.perf_counter() - t0:.1f} s): {built}", flush=True)
+    print(
+        f"merged default graph and ranks ready ({time.perf_counter() - t0:.1f} s): {s.maintenance}",
+        flush=True,
+    )
+    return s
 
 
 def time_inprocess(store: ox.Store, make, cs: list[dict[str, str]]) -> tuple[float, int]:
@@ -311,11 +311,13 @@ def cpu_shares(before: list[int], after: list[int]) -> dict[str, float]:
 
 
 def serve(
-    store_dir: str, port: int, workers: int = 1, extra: tuple[str, ...] = ()
+    store_dir: str, port: int, workers: int = 1, extra: tuple[str, ...] = (), cache_mb: int = 0
 ) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPROKG_")}
     if "REPROKG_NAMED_QUERIES_INLINE" in os.environ:  # compare the worker-process path
         env["REPROKG_NAMED_QUERIES_INLINE"] = os.environ["REPROKG_NAMED_QUERIES_INLINE"]
+    # uncached unless asked: the cached figures are reported apart (sparql/cache.py)
+    env["REPROKG_NAMED_QUERY_CACHE_MB"] = str(cache_mb)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -336,7 +338,7 @@ def serve(
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600  # --in-memory: each worker copies the store first
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(proc.stderr.read())
@@ -349,18 +351,66 @@ def serve(
     raise RuntimeError("server did not start")
 
 
-def in_memory(nq: Path, shipped, cs: list[dict[str, str]], inproc: dict) -> None:
-    """The same query on an in-memory pyoxigraph store: what the on-disk lookups cost."""
+def in_memory(disk: OxigraphStore, shipped, cs: list[dict[str, str]], inproc: dict) -> None:
+    """The same queries on the in-memory copy the service's ``--in-memory`` mirror holds
+    (documents, merge and ranks): what the on-disk lookups cost."""
     t0 = time.perf_counter()
-    mem = ox.Store()
-    mem.bulk_load(path=str(nq), format=ox.RdfFormat.N_QUADS)
-    # the merge in the default graph, as the service's in-memory mirror holds it
-    mem.bulk_extend([ox.Quad(q.subject, q.predicate, q.object) for q in mem])
-    print(f"pyoxigraph in-memory load: {time.perf_counter() - t0:.1f} s", flush=True)
-    time_inprocess(mem, shipped.bind, cs[:1])
-    inproc["shipped, in-memory store"] = time_inprocess(mem, shipped.bind, cs[:50])
-    print(f"in-process in-memory pyoxigraph: p50 {inproc['shipped, in-memory store'][0]:.2f} ms")
-    del mem
+    copy = disk.in_memory_copy()
+    print(f"pyoxigraph in-memory copy: {time.perf_counter() - t0:.1f} s", flush=True)
+    mem = copy.raw
+    forms = {
+        "template (ranks every score), in-memory store": shipped.bind,
+        "ranked (store's leaderboard ranks), in-memory store": lambda c: ranked.plan(
+            shipped, c, copy
+        ),
+    }
+    for name, make in forms.items():
+        time_inprocess(mem, make, cs[:1])
+        inproc[name] = time_inprocess(mem, make, cs[:100])
+        print(f"in-process pyoxigraph, {name}: p50 {inproc[name][0]:.2f} ms", flush=True)
+    copy.close()
+
+
+def http_runs(
+    args: argparse.Namespace, store_dir: str, extra: tuple[str, ...], cs: list, cache_mb: int
+) -> list[tuple[str, float, float, float]]:
+    """One server, its HTTP runs: 1 client, then N clients (wrk and/or httpx)."""
+    tag = ", cached" if cache_mb else ""
+    port = free_port()
+    proc = serve(store_dir, port, args.workers, extra, cache_mb)
+    try:
+        url = f"http://127.0.0.1:{port}/queries/find-baselines"
+        asyncio.run(load_test(url, cs, args.clients, 2.0))  # warm-up
+        lat1, _e1, el1 = asyncio.run(load_test(url, cs, 1, args.single_seconds))
+        rows: list[tuple[str, float, float, float]] = [
+            (f"1 client (httpx){tag}", pct(lat1, 50) * 1000, pct(lat1, 99) * 1000, len(lat1) / el1)
+        ]
+        if args.client in ("wrk", "both"):
+            t0_cpu = cpu_times()
+            p50, p99, rps, bad, cpu = wrk_test(url, cs, args.clients, args.seconds)
+            shares = cpu_shares(t0_cpu, cpu_times())
+            print(
+                f"HTTP wrk: p50 {p50:.1f} ms, p99 {p99:.1f} ms, {rps:.1f} req/s, {bad} errors, "
+                f"wrk CPU {cpu:.1f} s over {args.seconds:.0f} s; machine CPU "
+                + ", ".join(f"{k} {v:.0%}" for k, v in shares.items()),
+                flush=True,
+            )
+            rows.append((f"{args.clients} clients (wrk){tag}", p50, p99, rps))
+        if args.client in ("httpx", "both"):
+            c0 = time.process_time()
+            lat, errors, elapsed = asyncio.run(load_test(url, cs, args.clients, args.seconds))
+            cpu = time.process_time() - c0
+            p50, p99, rps = pct(lat, 50) * 1000, pct(lat, 99) * 1000, len(lat) / elapsed
+            print(
+                f"HTTP httpx: {len(lat)} requests, {errors} errors, p50 {p50:.1f} ms, "
+                f"p99 {p99:.1f} ms, {rps:.1f} req/s, client CPU {cpu:.1f} s over {elapsed:.0f} s",
+                flush=True,
+            )
+            rows.append((f"{args.clients} clients (httpx){tag}", p50, p99, rps))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return rows
 
 
 # ------------------------------------------------------------------ main
@@ -391,6 +441,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--optional-queries", type=int, default=3, help="queries timed on the first draft"
     )
+    ap.add_argument(
+        "--cache",
+        action="store_true",
+        help="also run the HTTP load with the named-query result cache on (reported apart)",
+    )
     args = ap.parse_args(argv)
 
     work = Path(args.data or tempfile.mkdtemp(prefix="reprokg-bench-sparql-"))
@@ -411,14 +466,15 @@ def main(argv: list[str] | None = None) -> int:
         store.flush()
         del store
         print(f"pyoxigraph bulk load: {time.perf_counter() - t0:.1f} s", flush=True)
-    merged_store(store_dir / "oxigraph")
-    store = ox.Store(str(store_dir / "oxigraph"))
+    disk = merged_store(store_dir / "oxigraph")
+    store = disk.raw
 
     cs = combos(200)
     shipped = get_query("find-baselines")
     # (name, formulation, queries timed): the slow first draft is timed on few queries
     forms = [
-        ("shipped: from the leaderboard node", shipped.bind, 50),
+        ("ranked: the store's leaderboard ranks", lambda c: ranked.plan(shipped, c, disk), 100),
+        ("shipped: from the leaderboard node", shipped.bind, 100),
         ("previous: collection node -> runs -> scores", walk_form, 50),
         ("before: join on the collection literal", literal_form, 50),
         ("literal, FILTER on params", filter_form, 20),
@@ -452,49 +508,26 @@ def main(argv: list[str] | None = None) -> int:
             f"({inproc[name][1]} rows over {k} queries)",
             flush=True,
         )
+    if not args.http_only:  # the ranked plan answers what the template answers
+        differ = sum(
+            [tuple(r) for r in store.query(ranked.plan(shipped, c, disk))]
+            != [tuple(r) for r in store.query(shipped.bind(c))]
+            for c in cs[:100]
+        )
+        print(f"ranked vs template: {differ} of 100 parameter sets differ", flush=True)
     del store
     if not args.http_only:
-        in_memory(nq, shipped, cs, inproc)
+        in_memory(disk, shipped, cs, inproc)
+    disk.close()  # the server opens the store next
     t0 = time.perf_counter()
     sum(range(10**7))
     calib = time.perf_counter() - t0
     print(f"CPU calibration: sum(range(10**7)) took {calib:.2f} s", flush=True)
 
-    port = free_port()
     extra = ("--read-only", "--in-memory") if args.in_memory else ()
-    proc = serve(str(store_dir), port, args.workers, extra)
-    try:
-        url = f"http://127.0.0.1:{port}/queries/find-baselines"
-        asyncio.run(load_test(url, cs, args.clients, 2.0))  # warm-up
-        lat1, _e1, el1 = asyncio.run(load_test(url, cs, 1, args.single_seconds))
-        rows: list[tuple[str, float, float, float]] = [
-            ("1 client (httpx)", pct(lat1, 50) * 1000, pct(lat1, 99) * 1000, len(lat1) / el1)
-        ]
-        if args.client in ("wrk", "both"):
-            t0_cpu = cpu_times()
-            p50, p99, rps, bad, cpu = wrk_test(url, cs, args.clients, args.seconds)
-            shares = cpu_shares(t0_cpu, cpu_times())
-            print(
-                f"HTTP wrk: p50 {p50:.1f} ms, p99 {p99:.1f} ms, {rps:.1f} req/s, {bad} errors, "
-                f"wrk CPU {cpu:.1f} s over {args.seconds:.0f} s; machine CPU "
-                + ", ".join(f"{k} {v:.0%}" for k, v in shares.items()),
-                flush=True,
-            )
-            rows.append((f"{args.clients} clients (wrk)", p50, p99, rps))
-        if args.client in ("httpx", "both"):
-            c0 = time.process_time()
-            lat, errors, elapsed = asyncio.run(load_test(url, cs, args.clients, args.seconds))
-            cpu = time.process_time() - c0
-            p50, p99, rps = pct(lat, 50) * 1000, pct(lat, 99) * 1000, len(lat) / elapsed
-            print(
-                f"HTTP httpx: {len(lat)} requests, {errors} errors, p50 {p50:.1f} ms, "
-                f"p99 {p99:.1f} ms, {rps:.1f} req/s, client CPU {cpu:.1f} s over {elapsed:.0f} s",
-                flush=True,
-            )
-            rows.append((f"{args.clients} clients (httpx)", p50, p99, rps))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    rows: list[tuple[str, float, float, float]] = []
+    for cache_mb in (0, 64) if args.cache else (0,):
+        rows += http_runs(args, str(store_dir), extra, cs, cache_mb)
     load = os.getloadavg()
 
     rd_p50 = float("nan")

@@ -11,7 +11,6 @@ the bearer token like the documents API. GET rebuilds the same object from the g
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Request, status
@@ -30,7 +29,7 @@ from reprokg.measures.inputs import (
 )
 from reprokg.measures.registry import Options
 from reprokg.measures.study import comparison_json, run_study, save_study
-from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess
+from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.store.base import SelectResult, Store
 
 router = APIRouter(tags=["comparisons"])
@@ -95,10 +94,48 @@ def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, byt
     return out
 
 
+def _json(data: str | bytes, source: str) -> Any:
+    """A JSON value from a request, its nesting checked before the (recursive) decoder."""
+    from reprokg.loaders.source import decode_text, parse_json
+
+    text = decode_text(data, source) if isinstance(data, bytes) else data
+    return parse_json(text, source)
+
+
 @router.post(
     "/comparisons",
     status_code=status.HTTP_201_CREATED,
     summary="Compute reproducibility measures for stored or uploaded runs and store them",
+    responses={
+        201: {
+            "description": "the comparison as compare's JSON, with its iri and id",
+            "links": {
+                "GetComparison": {
+                    "operationId": "get_comparison",
+                    "parameters": {"comparison_id": "$response.body#/id"},
+                }
+            },
+        },
+        **error_responses(400, 401, 403, 404, 413, 415, 422, 503),
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {"schema": {"type": "object"}},
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "orig_base": {"type": "string", "format": "binary"},
+                            "qrels": {"type": "string", "format": "binary"},
+                        },
+                    }
+                },
+            },
+        }
+    },
+    operation_id="post_comparison",
 )
 async def post_comparison(
     request: Request, store: StoreDep, settings: SettingsDep, _auth: WriteAccess
@@ -119,17 +156,11 @@ async def post_comparison(
                     )
                 files[key] = (value.filename or key, data)
             elif key == "options":
-                try:
-                    refs[key] = json.loads(value)
-                except json.JSONDecodeError as exc:
-                    raise LoadError(f"not JSON ({exc.msg})", field="options") from exc
+                refs[key] = _json(value, "options")
             else:
                 refs[key] = value
     else:
-        try:
-            refs = json.loads(await request.body() or b"{}")
-        except json.JSONDecodeError as exc:
-            raise LoadError(f"not JSON: {exc.msg}", source="request body") from exc
+        refs = _json(await request.body() or b"{}", "request body")
         if not isinstance(refs, dict):
             raise LoadError("expected a JSON object", source="request body")
     unknown = set(refs) | set(files)
@@ -143,7 +174,12 @@ async def post_comparison(
 _FIND = SPARQL_PREFIXES + "SELECT ?g WHERE { GRAPH ?g { ?c a rk:ReproductionComparison } }"
 
 
-@router.get("/comparisons/{comparison_id}", summary="A stored comparison, as compare's JSON")
+@router.get(
+    "/comparisons/{comparison_id}",
+    summary="A stored comparison, as compare's JSON",
+    responses=error_responses(404),
+    operation_id="get_comparison",
+)
 def get_comparison(comparison_id: str, store: StoreDep) -> dict:
     node = mint("comparison", comparison_id)
     res = store.query(_FIND.replace("?c a", f"<{node}> a"))

@@ -21,7 +21,7 @@ from reprokg.core.errors import LoadError, NotFound, UnsupportedInput
 from reprokg.core.identifiers import document_iri
 from reprokg.core.namespaces import RK, SPARQL_PREFIXES
 from reprokg.core.settings import Settings
-from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess
+from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import SelectResult
 
@@ -47,6 +47,24 @@ _EXT_FOR_TYPE = {
     "text/csv": ".csv",
 }
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
+#: the request body of an upload, as the OpenAPI schema declares it
+UPLOAD_BODY = {
+    "required": True,
+    "content": {
+        **{t: {"schema": {"type": "string"}} for t in sorted(TEXT_TYPES - {"application/json"})},
+        "application/json": {"schema": {}},
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "file": {"type": "array", "items": {"type": "string", "format": "binary"}}
+                },
+            }
+        },
+    },
+}
+#: media types an original upload is served with
+_ORIGINAL_MEDIA = ("application/json", "application/yaml", "text/csv", "text/plain")
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
@@ -87,35 +105,11 @@ async def _read_uploads(request: Request, settings: Settings, name: str | None) 
     return [Upload(_safe_name(name, "upload" + _EXT_FOR_TYPE.get(ctype, ".txt")), data)]
 
 
-def _load(uploads: list[Upload], kind: str | None) -> list[Document]:
-    """Documents from uploaded bytes via the loader registry (format sniffed unless ``kind``)."""
-    from reprokg import loaders
-
-    known = loaders.loaders()
-    if kind is not None and kind not in known:
-        raise UnsupportedInput(
-            f"unknown document kind {kind!r}; known: {', '.join(sorted(known))}", field="kind"
-        )
-    docs: list[Document] = []
-    for up in uploads:
-        head = up.data[:4096].decode("utf-8", errors="replace")
-        k = kind or loaders.detect_kind(up.name, head)
-        if not k:
-            if b"\x00" in up.data[:8192]:
-                raise UnsupportedInput("binary input; expected UTF-8 text", source=up.name)
-            raise UnsupportedInput(
-                "no loader recognises this input; pass ?kind= "
-                f"({', '.join(sorted(known))}) or upload a supported format",
-                source=up.name,
-            )
-        docs.extend(loaders.load_bytes(up.data, up.name, kind=k))
-    return docs
-
-
-def _validate(docs: list[Document]) -> list:
-    from reprokg.validation.batching import validate_documents
-
-    return validate_documents(docs)
+def _parse(request: Request, mode: str, uploads: list[Upload], kind: str | None):
+    """Reports and (``store``, all conforming) documents, parsed and validated in the app's
+    parse workers (:mod:`reprokg.service.parsing`)."""
+    sources = [(up.name, up.data) for up in uploads]
+    return request.app.state.parse_pool.parse(mode, sources, kind)
 
 
 def _warnings(reports: list) -> list[dict]:
@@ -124,7 +118,7 @@ def _warnings(reports: list) -> list[dict]:
     ]
 
 
-def _store_documents(store, docs: list[Document]) -> list[dict]:
+def _store_documents(store, docs: list[Document], reports: list) -> list[dict]:
     from reprokg.ingest import ingest
 
     if getattr(store, "blob_dir", None) is not None:
@@ -132,7 +126,7 @@ def _store_documents(store, docs: list[Document]) -> list[dict]:
         # without its original). LF line ends, so the blob's name is the document id.
         for doc in docs:
             store.store_blob(doc.source_bytes.replace(b"\r\n", b"\n"))
-    result = ingest(store, docs)
+    result = ingest(store, docs, validated=reports)  # validated by the parse worker
     out = []
     for item in result.documents:
         out.append(
@@ -153,14 +147,23 @@ def _store_documents(store, docs: list[Document]) -> list[dict]:
     status_code=201,
     summary="Upload one source file (raw YAML/JSON/run file) or several (multipart)",
     responses={
-        201: {"description": "stored; document IRIs and warnings"},
-        400: {"description": "unreadable input (LoadError fields)"},
-        401: {"description": "no bearer token"},
-        403: {"description": "wrong token, or writing over HTTP is off"},
-        413: {"description": "body over the limit"},
-        415: {"description": "unsupported content type or format"},
-        422: {"description": "SHACL violations: the reports; nothing stored"},
+        201: {
+            "description": "stored; document IRIs and warnings",
+            "links": {
+                "GetDocument": {
+                    "operationId": "get_document",
+                    "parameters": {"doc_id": "$response.body#/documents/0/id"},
+                },
+                "DeleteDocument": {
+                    "operationId": "delete_document",
+                    "parameters": {"doc_id": "$response.body#/documents/0/id"},
+                },
+            },
+        },
+        **error_responses(400, 401, 403, 413, 415, 422, 503),
     },
+    openapi_extra={"requestBody": UPLOAD_BODY},
+    operation_id="post_documents",
 )
 async def post_documents(
     request: Request,
@@ -171,21 +174,26 @@ async def post_documents(
     name: str | None = Query(None, description="file name of a raw body (helps sniffing)"),
 ) -> JSONResponse:
     uploads = await _read_uploads(request, settings, name)
-    docs = await run_in_threadpool(_load, uploads, kind)
-    reports = await run_in_threadpool(_validate, docs)
+    reports, docs = await run_in_threadpool(_parse, request, "store", uploads, kind)
     if not all(r.conforms for r in reports):
         return JSONResponse(
             {"conforms": False, "stored": [], "reports": [r.to_dict() for r in reports]},
             status_code=422,
         )
-    stored = await run_in_threadpool(_store_documents, store, docs)
+    stored = await run_in_threadpool(_store_documents, store, docs, reports)
     return JSONResponse(
         {"conforms": True, "documents": stored, "warnings": _warnings(reports)},
         status_code=201,
     )
 
 
-@router.post("/validate", summary="Validate like POST /documents; never stores")
+@router.post(
+    "/validate",
+    summary="Validate like POST /documents; never stores",
+    responses=error_responses(400, 413, 415, 422, 503),
+    openapi_extra={"requestBody": UPLOAD_BODY},
+    operation_id="validate",
+)
 async def post_validate(
     request: Request,
     settings: SettingsDep,
@@ -193,8 +201,7 @@ async def post_validate(
     name: str | None = Query(None),
 ) -> JSONResponse:
     uploads = await _read_uploads(request, settings, name)
-    docs = await run_in_threadpool(_load, uploads, kind)
-    reports = await run_in_threadpool(_validate, docs)
+    reports, _docs = await run_in_threadpool(_parse, request, "validate", uploads, kind)
     return JSONResponse(
         {"conforms": all(r.conforms for r in reports), "reports": [r.to_dict() for r in reports]}
     )
@@ -236,7 +243,11 @@ def document_records(store) -> list[dict]:
     return sorted(records.values(), key=lambda r: (r.get("kind") or "", r.get("source") or ""))
 
 
-@router.get("/documents", summary="Stored documents with kind, source file and sha256")
+@router.get(
+    "/documents",
+    summary="Stored documents with kind, source file and sha256",
+    operation_id="list_documents",
+)
 def list_documents(store: StoreDep) -> dict:
     docs = document_records(store)
     return {"count": len(docs), "documents": docs}
@@ -274,7 +285,14 @@ def _original(store, graph, iri: URIRef) -> tuple[bytes, str, str] | None:
 @router.get(
     "/documents/{doc_id}",
     summary="A document as RDF (by Accept) or its original file (?original=true)",
-    responses={200: {"content": {t: {} for t in RDF_MEDIA_TYPES}}},
+    responses={
+        200: {
+            "description": "the document's graph, or the file as uploaded",
+            "content": {t: {} for t in (*RDF_MEDIA_TYPES, *_ORIGINAL_MEDIA)},
+        },
+        **error_responses(404, 406),
+    },
+    operation_id="get_document",
 )
 def get_document(
     doc_id: str,
@@ -305,7 +323,13 @@ def get_document(
     return Response(serialise_graph(graph, media), media_type=media)
 
 
-@router.delete("/documents/{doc_id}", status_code=204, summary="Delete a stored document")
+@router.delete(
+    "/documents/{doc_id}",
+    status_code=204,
+    summary="Delete a stored document",
+    responses=error_responses(401, 403, 404),
+    operation_id="delete_document",
+)
 def delete_document(
     doc_id: str, store: StoreDep, settings: SettingsDep, _auth: WriteAccess
 ) -> Response:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from reprokg.core.errors import TooLarge, UsageError
 from reprokg.core.settings import Settings
-from reprokg.service.deps import SettingsDep, StoreDep, check_write_token
+from reprokg.service.deps import SettingsDep, StoreDep, check_write_token, error_responses
 
 router = APIRouter(prefix="/measures/intrinsic-dimension", tags=["measures"])
 
@@ -75,19 +75,6 @@ class IntrinsicDimensionModel(BaseModel):
     stored: StoredModel | None = None
 
 
-class ErrorModel(BaseModel):
-    detail: dict = Field(description='{"error": class name, "message": text, …}')
-
-
-_ERRORS: dict[int | str, dict] = {
-    400: {"model": ErrorModel, "description": "unreadable data or graph, bad option"},
-    401: {"model": ErrorModel, "description": "save=true without a bearer token"},
-    403: {"model": ErrorModel, "description": "wrong token, or writing is off"},
-    413: {"model": ErrorModel, "description": "a file over the size limit"},
-    422: {"model": ErrorModel, "description": "the result failed its shapes (not stored)"},
-}
-
-
 def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, bytes]:
     data = upload.file.read(settings.max_body_bytes + 1)
     name = upload.filename or field
@@ -105,7 +92,7 @@ def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, byte
     response_model=IntrinsicDimensionModel,
     status_code=status.HTTP_200_OK,
     responses={201: {"model": IntrinsicDimensionModel, "description": "computed and stored"}}
-    | _ERRORS,
+    | error_responses(400, 401, 403, 413, 422),
     summary="Geometric intrinsic dimension of an uploaded data file (stored with save=true)",
 )
 def post_intrinsic_dimension(
@@ -176,7 +163,7 @@ def post_intrinsic_dimension(
 @router.get(
     "/{result_id}",
     response_model=IntrinsicDimensionModel,
-    responses={404: {"model": ErrorModel, "description": "no stored result with that id"}},
+    responses=error_responses(404),
     summary="A stored intrinsic-dimension result, as it was computed",
 )
 def get_intrinsic_dimension(result_id: str, store: StoreDep) -> dict:

@@ -8,18 +8,32 @@ page (:mod:`reprokg.service.web.linked`) shows labels instead of bare IRIs.
 
 from __future__ import annotations
 
+import re
+
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDFS, SKOS
 
-from reprokg.core.errors import NotFound
+from reprokg.core.errors import NotFound, QuerySyntaxError
 from reprokg.core.namespaces import SCHEMA
-from reprokg.service.deps import ReadStoreDep, SettingsDep
+from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
 from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import GraphResult, Store
 
 router = APIRouter(tags=["linked data"])
+
+#: the characters of an IRI path (RFC 3987 ``ipath``: unreserved, sub-delims, ``:@/``,
+#: percent-encodings and the UCS ranges IRIs allow), nothing else
+_IRI_PATH = re.compile(
+    "(?:[A-Za-z0-9\\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2}"
+    "|[\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef"
+    "\U00010000-\U0001fffd\U00020000-\U0002fffd\U00030000-\U0003fffd"
+    "\U00040000-\U0004fffd\U00050000-\U0005fffd\U00060000-\U0006fffd"
+    "\U00070000-\U0007fffd\U00080000-\U0008fffd\U00090000-\U0009fffd"
+    "\U000a0000-\U000afffd\U000b0000-\U000bfffd\U000c0000-\U000cfffd"
+    "\U000d0000-\U000dfffd\U000e1000-\U000efffd])+"
+)
 
 OFFERS = ["text/html", *RDF_MEDIA_TYPES]
 LABEL_PROPS = (RDFS.label, SKOS.prefLabel, SCHEMA.name, SCHEMA.headline)
@@ -40,7 +54,10 @@ def describe(store: Store, iri: URIRef) -> Graph:
 @router.get(
     "/id/{path:path}",
     summary="Dereference an instance IRI minted under the base",
-    responses={200: {"content": {t: {} for t in OFFERS}}},
+    responses={
+        200: {"content": {t: {} for t in OFFERS}},
+        **error_responses(404, 406),
+    },
 )
 def dereference(
     path: str,
@@ -49,11 +66,16 @@ def dereference(
     settings: SettingsDep,
     format: str | None = Query(None, description="a media type, overriding Accept"),
 ) -> Response:
-    iri = URIRef(settings.base + path)
-    if any(c in path for c in ' <>"{}|\\^`'):
+    if not _IRI_PATH.fullmatch(path):
+        # control characters, spaces, <>"{}|\^` and the like make no IRI (the store
+        # refused the query with a syntax error: a 500 before)
         raise NotFound("not an IRI path")
+    iri = URIRef(settings.base + path)
     media = negotiate(format or request.headers.get("accept"), OFFERS, aliases={})
-    graph = describe(store, iri)
+    try:
+        graph = describe(store, iri)
+    except QuerySyntaxError:  # an IRI the engine still refuses: nothing is known about it
+        raise NotFound("not an IRI path") from None
     if len(graph) == 0:
         raise NotFound(f"nothing is known about <{iri}>")
     headers = {"Vary": "Accept"}

@@ -14,7 +14,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from reprokg.core.errors import StoreError, UsageError
-from reprokg.service.deps import ReadStoreDep, SettingsDep
+from reprokg.core.settings import Settings
+from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
+from reprokg.sparql import ranked
+from reprokg.sparql.cache import ResultCache
 from reprokg.sparql.named import (
     get_query,
     load_queries,
@@ -51,6 +54,15 @@ def engine_limiter(request: Request) -> anyio.CapacityLimiter:
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
         limiter = state.engine_limiter = anyio.CapacityLimiter(cores or os.cpu_count() or 1)
     return limiter
+
+
+def result_cache(request: Request, settings: Settings) -> ResultCache:
+    """This process's named-query result cache (sparql/cache.py), made at first use."""
+    state = request.app.state
+    cache = getattr(state, "result_cache", None)
+    if cache is None:
+        cache = state.result_cache = ResultCache(settings.named_query_cache_mb << 20)
+    return cache
 
 
 def _run_native(store, sparql: str, media: str) -> Response:
@@ -92,7 +104,10 @@ def list_queries(request: Request) -> dict:
     "/queries/{name}",
     name="run_query",
     summary="Run a named query; parameters in the query string",
-    responses={200: {"content": {t: {} for t in RESULT_TYPES}}},
+    responses={
+        200: {"description": "the query's results", "content": {t: {} for t in RESULT_TYPES}},
+        **error_responses(400, 404, 406, 503),
+    },
 )
 async def run_query(
     name: str,
@@ -109,12 +124,23 @@ async def run_query(
     else:
         media = negotiate(request.headers.get("accept"), RESULT_TYPES, aliases={})
     params = {k: v for k, v in request.query_params.multi_items() if k not in _RESERVED}
-    sparql = query.bind(params)  # NamedQueryError: 400
     native = _native(store) if settings.named_queries_inline else None
     if native is not None:
-        return await anyio.to_thread.run_sync(
+        # a hit: the same request was answered (and its parameters checked) since the
+        # last write; a miss is planned on the store's ranks (sparql/ranked.py)
+        cache = result_cache(request, settings)
+        key = cache.key(native, name, tuple(sorted(params.items())), media)
+        hit = cache.get(key)
+        if hit is not None:
+            return Response(hit[0], media_type=hit[1], headers={"X-Reprokg-Cache": "hit"})
+        sparql = ranked.plan(query, params, native)  # NamedQueryError: 400
+        resp = await anyio.to_thread.run_sync(
             _run_native, native, sparql, media, limiter=engine_limiter(request)
         )
+        cache.put(key, bytes(resp.body), resp.media_type or media)
+        resp.headers["X-Reprokg-Cache"] = "miss" if key is not None else "off"
+        return resp
+    sparql = query.bind(params)  # NamedQueryError: 400
     return await anyio.to_thread.run_sync(_run_other, request, store, settings, sparql, media)
 
 

@@ -43,7 +43,7 @@ from fastapi.responses import PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from reprokg.core.errors import NotAcceptable, ReprokgError
-from reprokg.service.deps import check_write_token
+from reprokg.service.deps import check_write_token, error_responses
 from reprokg.service.service_description import service_description
 from reprokg.sparql import results as fmt
 from reprokg.sparql.guard import (
@@ -297,6 +297,48 @@ def _star_columns(res: SelectResult, text: str) -> SelectResult:
     return SelectResult(names, [tuple(row[i] for i in idx) for row in res.rows])
 
 
+_RESULT_MEDIA = sorted(
+    {*fmt.SELECT_TYPES, *fmt.ASK_TYPES, *fmt.GRAPH_TYPES, *SD_TYPES, "text/plain"}
+)
+_OK = {
+    "description": "results, or the service description",
+    "content": dict.fromkeys(_RESULT_MEDIA, {}),
+}
+_ERRORS = error_responses(400, 401, 403, 406, 413, 415, 503, media="text/plain")
+_OPENAPI_RESPONSES: dict[str, dict] = {
+    "GET": {200: _OK, **_ERRORS},
+    "POST": {200: _OK, 204: {"description": "the update was applied"}, **_ERRORS},
+}
+_PROTOCOL_PARAMS = [
+    {"name": name, "in": "query", "required": False, "schema": {"type": "string"}}
+    for name in ("query", "default-graph-uri", "named-graph-uri", "format")
+]
+_FORM_FIELDS = {
+    name: {"type": "string"}
+    for name in (
+        "query",
+        "update",
+        "default-graph-uri",
+        "named-graph-uri",
+        "using-graph-uri",
+        "using-named-graph-uri",
+    )
+}
+_OPENAPI_EXTRA: dict[str, dict] = {
+    "GET": {"parameters": _PROTOCOL_PARAMS},
+    "POST": {
+        "requestBody": {
+            "required": True,
+            "content": {
+                FORM: {"schema": {"type": "object", "properties": _FORM_FIELDS}},
+                QUERY_TYPE: {"schema": {"type": "string"}},
+                UPDATE_TYPE: {"schema": {"type": "string"}},
+            },
+        }
+    },
+}
+
+
 def sparql_router(
     *,
     get_store: Callable[[], Store],
@@ -418,6 +460,8 @@ def sparql_router(
             summary="SPARQL 1.1 Protocol endpoint (query, update, service description)",
             description=doc,
             response_class=Response,
+            responses=_OPENAPI_RESPONSES[method],
+            openapi_extra=_OPENAPI_EXTRA[method],
         )
     router.add_api_route(path + "/", endpoint, methods=["GET", "POST"], include_in_schema=False)
     return router

@@ -19,7 +19,7 @@ from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, Field
 
 from reprokg.core.errors import UsageError
-from reprokg.service.deps import ReadStoreDep
+from reprokg.service.deps import ReadStoreDep, error_responses
 
 router = APIRouter(prefix="/measures/stability", tags=["measures"])
 
@@ -164,7 +164,7 @@ def _analyse(store, study, method, alpha, metric, pair):  # noqa: ANN001, ANN202
     )
 
 
-@router.get("", response_model=StabilityAnalysis)
+@router.get("", response_model=StabilityAnalysis, responses=error_responses(400, 404))
 def stability_analysis(
     store: ReadStoreDep,
     study: StudyParam = None,
@@ -192,7 +192,7 @@ _MEDIA = {"svg": "image/svg+xml", "png": "image/png"}
 @router.get(
     "/chart.{fmt}",
     response_class=Response,
-    responses={200: {"content": {m: {} for m in _MEDIA.values()}}},
+    responses={200: {"content": {m: {} for m in _MEDIA.values()}}, **error_responses(400, 404)},
 )
 def stability_chart(
     fmt: Literal["svg", "png"],

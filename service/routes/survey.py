@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Response
 
 from reprokg.core.errors import NotFound
-from reprokg.service.deps import StoreDep
+from reprokg.service.deps import StoreDep, error_responses
 from reprokg.studies import siggraph2020
 from reprokg.studies.registry import SIGGRAPH2020
 from reprokg.survey import charts as sc
@@ -24,7 +24,7 @@ Dataset = Literal["consolidated", "per-paper", "both"]
 Method = Literal["published", "corrected"]
 
 
-@router.get("")
+@router.get("", responses=error_responses(503))
 def survey_measures(
     store: StoreDep,
     dataset: Annotated[Dataset, Query(description="which review data set; both = keyed")] = (
@@ -39,7 +39,13 @@ def survey_measures(
     return SIGGRAPH2020.run(store, method, dataset=dataset)
 
 
-@router.get("/charts/{name}")
+@router.get(
+    "/charts/{name}",
+    responses={
+        200: {"description": "the chart", "content": {"image/svg+xml": {}, "image/png": {}}},
+        **error_responses(404),
+    },
+)
 def survey_chart(
     name: str,
     store: StoreDep,

@@ -26,7 +26,7 @@ from reprokg.core.namespaces import DEFAULT_BASE
 from reprokg.service.web import vocabulary
 from reprokg.service.web.assets import make_templates
 from reprokg.service.web.view_queries import view_query
-from reprokg.store.base import Generations, SelectResult, Store
+from reprokg.store.base import Counters, SelectResult, Store
 
 T = TypeVar("T")
 RK = "https://w3id.org/reprokg/ontology#"
@@ -71,10 +71,11 @@ def sparql_of(name: str, params: dict[str, str] | None = None) -> tuple[str, str
 
 
 def generation(store: Store) -> tuple[int, float]:
-    """A key that changes when the store's content may have: its write counter, or (for a
-    store that cannot count, e.g. a remote endpoint others write to) a 60 s time bucket."""
-    if isinstance(store, Generations):
-        return id(store), store.generation
+    """A key that changes when the store's content may have: its version (``Counters``:
+    every committed write moves it), or (for a store that cannot say, e.g. a remote
+    endpoint others write to) a 60 s time bucket."""
+    if isinstance(store, Counters):
+        return id(store), store.version()
     return id(store), time.monotonic() // UNCOUNTED_TTL
 
 

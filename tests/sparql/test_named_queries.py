@@ -179,3 +179,40 @@ def test_values_marker_binds_inside_a_sub_select() -> None:
     assert bound.index('VALUES ?x { "a" }') > inner  # inside the sub-select, not the outer group
     assert "#@values" not in bound
     prepareQuery(bound)
+
+
+def test_values_in_every_union_branch_answer_as_bound_outside() -> None:
+    """reproductions-of-doi binds ?doi in each UNION branch (every ``#@values`` line is
+    replaced): the same rows as the template bound once outside the UNION."""
+    from rdflib import Graph, Literal, URIRef
+
+    from reprokg.core.namespaces import RK
+    from reprokg.sparql.named import get_query, parse_query
+    from reprokg.store.oxigraph import OxigraphStore
+
+    ex = "http://example.org/"
+    doi = URIRef("https://doi.org/10.1007/978-3-030-15712-8_26")
+    g = Graph()
+    for i in range(3):
+        run, goal = URIRef(f"{ex}run{i}"), URIRef(f"{ex}goal{i}")
+        g.add((run, RK.researchGoal, goal))
+        g.add((run, RK.runTag, Literal(f"t{i}")))
+        if i == 0:
+            g.add((goal, RK.publication, doi))
+        else:
+            ev = URIRef(f"{ex}ev{i}")
+            g.add((goal, RK.evaluation, ev))
+            g.add((ev, RK.baselineRunTag, Literal("t0")))
+    g.add((URIRef(ex + "audit"), RK.auditedPublication, doi))
+    g.add((URIRef(ex + "rep"), RK.reproduces, doi))
+    store = OxigraphStore()
+    store.add_document(URIRef(ex + "d"), g)
+    q = get_query("reproductions-of-doi")
+    params = {"doi": str(doi)}
+    branch_bound = q.bind(params)
+    assert branch_bound.count("VALUES ?doi") == 4
+    assert all(line.strip() != "#@values" for line in branch_bound.splitlines())
+    outside = parse_query("outside", q.sparql.replace("#@values", "")).bind(params)
+    assert outside.count("VALUES ?doi") == 1
+    rows = store.query(branch_bound).rows
+    assert len(rows) == 5 and rows == store.query(outside).rows

@@ -1,0 +1,136 @@
+"""Uploads are parsed and validated in pre-forked worker processes, never in the server.
+
+One upload must not take the service down: a C parser that overflows its stack on a
+crafted file, a quadratic loop, a memory blow-up. The input limits
+(:mod:`reprokg.loaders.limits`) refuse what we know to be dangerous before any parser sees
+it; this is the second wall for what we do not know yet. ``POST /validate`` and
+``POST /documents`` hand the raw bytes to :func:`reprokg.ingest.parse_job` in a
+:class:`~reprokg.core.pool.WorkerPool` (``parse_workers`` processes, ``parse_timeout``
+seconds and ``parse_memory_mb`` of address space each) and get reports and documents back;
+the server only writes. A worker that dies or overruns is replaced while the others go on
+serving, and the request gets a sentence: 400 (the parser died on this input), 413 (it
+needed more time or memory than allowed) or 503 (every worker busy; ``Retry-After``).
+
+``parse_workers = 0`` parses in the request's thread instead (tests, embedding).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+
+from reprokg.core.document import Document, unpack
+from reprokg.core.errors import Busy, ParserCrashed, TooCostly
+from reprokg.core.pool import (
+    JobCrashed,
+    JobFailed,
+    JobOutOfMemory,
+    JobTimeout,
+    PoolBusy,
+    PoolError,
+    WorkerPool,
+    preload,
+)
+from reprokg.core.settings import Settings
+from reprokg.validation.report import Report
+
+log = logging.getLogger("reprokg.service")
+
+#: modules the forkserver imports once, so a replacement parse worker starts warm
+PRELOAD = ("reprokg.ingest", "reprokg.loaders", "reprokg.validation.batching", "yaml")
+#: jobs after which a parse worker is replaced by a fresh process (heap fragmentation)
+MAX_JOBS = 1_000
+
+
+class ParsePool:
+    """The app's parse workers, started on first use (or by :meth:`start` at start-up)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        #: what the workers need of the settings (no secrets cross the pipe)
+        self._job_settings = settings.with_(write_token=None, sparql_password="")
+        self._pool: WorkerPool | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.settings.parse_workers > 0
+
+    def start(self) -> WorkerPool | None:
+        if not self.enabled or self._closed:
+            return None
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    s = self.settings
+                    self._pool = WorkerPool(
+                        "reprokg.ingest:parse_job",
+                        size=s.parse_workers,
+                        timeout=s.parse_timeout,
+                        memory_limit=(s.parse_memory_mb << 20) or None,
+                        max_jobs=MAX_JOBS,
+                        preload_modules=PRELOAD,
+                        name="reprokg-parse-worker",
+                    )
+        return self._pool
+
+    def close(self) -> None:
+        self._closed = True
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def parse(
+        self, mode: str, sources: Sequence[tuple[str, bytes]], kind: str | None
+    ) -> tuple[list[Report], list[Document]]:
+        """:func:`reprokg.ingest.parse_uploads` run in a worker (or here when
+        ``parse_workers`` is 0). Failures of the worker become the errors a client should
+        see; the upload's own errors (``LoadError``) come back as themselves."""
+        pool = self.start()
+        if pool is None:
+            from reprokg.ingest import parse_uploads
+
+            return parse_uploads(mode, sources, kind)
+        names = ", ".join(name for name, _ in sources)[:200] or None
+        try:
+            out = pool.run((mode, list(sources), kind, self._job_settings))
+        except PoolBusy:
+            raise Busy(
+                f"all {pool.size} parser processes stayed busy for {pool.wait:g} s; try again",
+                headers={"Retry-After": "5"},
+            ) from None
+        except JobTimeout:
+            log.warning("parse worker killed after %gs on %s", pool.timeout, names)
+            raise TooCostly(
+                f"parsing and validating took longer than the limit of {pool.timeout:g} s; "
+                "nothing was stored",
+                source=names,
+                details={"limit": "parse_timeout", "limit_value": pool.timeout},
+            ) from None
+        except JobOutOfMemory:
+            mib = self.settings.parse_memory_mb
+            log.warning("parse worker out of memory on %s", names)
+            raise TooCostly(
+                f"parsing and validating needs more than the parser's memory limit ({mib} MiB); "
+                "nothing was stored",
+                source=names,
+                details={"limit": "parse_memory_mb", "limit_value": mib},
+            ) from None
+        except JobCrashed as exc:
+            log.error("parse worker died on %s: %s", names, exc)
+            raise ParserCrashed(
+                f"the parser process died on this input ({exc}); nothing was stored, and "
+                "the service goes on",
+                source=names,
+            ) from None
+        except JobFailed as exc:
+            log.error("parse worker failed on %s: %s", names, exc.remote_traceback)
+            raise RuntimeError(f"parse worker failed: {exc}") from None
+        except PoolError as exc:  # closed, or no worker could start
+            raise Busy(f"the parser processes are not available: {exc}") from None
+        return out["reports"], [unpack(d) for d in out["documents"]]
+
+
+__all__ = ["PRELOAD", "ParsePool", "preload"]

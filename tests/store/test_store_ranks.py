@@ -1,0 +1,174 @@
+"""Leaderboard ranks kept by the embedded store (store/ranks.py): after inserts, revisions,
+deletes, SPARQL updates and reopening, every board's ranked window equals the first rows
+of a full ``ORDER BY`` over the same data (written here, independently of the store's own
+reference query), and find-baselines answers the same from the ranks as from the template.
+A small window (5 entries in buckets of 2) makes boards overflow it and entries move in
+and out."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import XSD
+
+import reprokg.store.ranks as ranks
+from reprokg.core.identifiers import leaderboard_iri
+from reprokg.core.namespaces import RK
+from reprokg.loaders.qrels import collection_iri
+from reprokg.sparql import ranked
+from reprokg.sparql.named import get_query
+from reprokg.store.base import DocumentWrite, LeaderboardRanks, SelectResult
+from reprokg.store.oxigraph import OxigraphStore
+
+EX = "http://example.org/"
+MLS_VALUE = URIRef("http://www.w3.org/ns/mls#hasValue")
+COLLECTIONS = ["toy/a", "toy/b"]
+MEASURES = ["map", "ndcg"]
+
+#: the order find-baselines promises, written out in full (no LIMIT: Python cuts)
+FULL = """
+SELECT ?value ?score ?run WHERE {{
+  ?value <https://w3id.org/reprokg/ontology#onLeaderboard> <{board}> .
+  ?value <http://www.w3.org/ns/mls#hasValue> ?score .
+  ?run <https://w3id.org/reprokg/ontology#reportedScore> ?value .
+}} ORDER BY DESC(?score) ?run ?value
+"""
+WINDOW_READ = "SELECT ?value ?score ?run WHERE {{ {pattern} }} ORDER BY ?rank"
+RANK_READ = "SELECT ?score ?run WHERE {{ {pattern} }} ORDER BY ?rank"
+
+
+@pytest.fixture(autouse=True)
+def small_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ranks, "WINDOW", 5)
+    monkeypatch.setattr(ranks, "BUCKET", 2)
+    monkeypatch.setattr(OxigraphStore, "ranks_window", 5)
+
+
+def _board(i: int) -> URIRef:
+    return leaderboard_iri(collection_iri(COLLECTIONS[i % 2]), MEASURES[i // 2 % 2])
+
+
+def _scores(doc: int, rng: random.Random, n: int = 3) -> Graph:
+    """A document reporting ``n`` scores of its runs on random boards (scores repeat, so
+    ties are broken by run, then value; integers and decimals mixed)."""
+    g = Graph()
+    for k in range(n):
+        run = URIRef(f"{EX}run{rng.randrange(12)}")
+        v = URIRef(f"{EX}doc{doc}/score{k}")
+        g.add((run, RK.reportedScore, v))
+        g.add((run, RK.runTag, Literal(f"tag-{run[-2:]}")))
+        g.add((v, RK.onLeaderboard, _board(rng.randrange(4))))
+        x = rng.choice([1, 2, 3]) if rng.random() < 0.3 else rng.randrange(40) / 8
+        g.add(
+            (
+                v,
+                MLS_VALUE,
+                Literal(str(x), datatype=XSD.integer if isinstance(x, int) else XSD.decimal),
+            )
+        )
+    return g
+
+
+def _rows(store: OxigraphStore, sparql: str) -> list[tuple]:
+    res = store.query(sparql)
+    assert isinstance(res, SelectResult)
+    return res.rows
+
+
+def _check(store: OxigraphStore) -> None:
+    for i in range(4):
+        board = str(_board(i))
+        full = _rows(store, FULL.format(board=board))
+        assert store.ranked_entries(board) == min(len(full), ranks.WINDOW)
+        pattern = ranks.window_pattern(board, 5, value=True)
+        window = _rows(store, WINDOW_READ.format(pattern=pattern))
+        assert _rows(store, RANK_READ.format(pattern=store.ranks_pattern(board, 3))) == [
+            (s, r) for _v, s, r in full[:3]
+        ]
+        assert window == full[: ranks.WINDOW], f"board {i}"
+        params = {"collection": COLLECTIONS[i % 2], "measure": MEASURES[i // 2 % 2], "limit": "4"}
+        q = get_query("find-baselines")
+        planned = ranked.plan(q, params, store)
+        assert "leaderboard-ranks" in planned
+        assert _rows(store, planned) == _rows(store, q.bind(params))
+
+
+def test_ranks_follow_inserts_revisions_deletes_and_updates(tmp_path: Path) -> None:
+    rng = random.Random(17)
+    store = OxigraphStore(tmp_path / "db")
+    assert isinstance(store, LeaderboardRanks)
+    docs: dict[int, URIRef] = {}
+    _check(store)
+    # inserts: fresh batches (the N-Quads load path)
+    for batch in range(3):
+        writes = [
+            DocumentWrite(URIRef(f"{EX}doc{d}"), list(_scores(d, rng)))
+            for d in range(batch * 4, batch * 4 + 4)
+        ]
+        store.write_documents(writes)
+        docs.update({int(str(w.iri)[len(EX) + 3 :]): w.iri for w in writes})
+        _check(store)
+    for step in range(25):
+        op = rng.choice(["revise", "revise", "rename", "delete", "insert", "update"])
+        d = rng.choice(sorted(docs))
+        if op == "revise":  # same graph rewritten: scores change, move boards, vanish
+            store.add_document(docs[d], _scores(d + 100 * step, rng, rng.randrange(0, 4)))
+        elif op == "rename":  # a revision under a new IRI
+            new = URIRef(f"{EX}doc{d}v{step}")
+            store.replace_document(new, _scores(d + 100 * step, rng), docs[d])
+            docs[d] = new
+        elif op == "delete":
+            assert store.delete_document(docs.pop(d))
+        elif op == "insert":
+            n = 1000 + step
+            docs[n] = URIRef(f"{EX}doc{n}")
+            store.add_document(docs[n], _scores(n, rng))
+        else:  # a SPARQL Update on a named graph: a score changed in place
+            store.update(
+                f"DELETE {{ GRAPH <{docs[d]}> {{ ?v <{MLS_VALUE}> ?x }} }} "
+                f"INSERT {{ GRAPH <{docs[d]}> {{ ?v <{MLS_VALUE}> 9.5 }} }} "
+                f"WHERE {{ GRAPH <{docs[d]}> {{ ?v <{MLS_VALUE}> ?x }} }}"
+            )
+        _check(store)
+        if not docs:
+            break
+    store.close()
+    store = OxigraphStore(tmp_path / "db")  # reopened: the ranks are the stored ones
+    _check(store)
+    store.rebuild_merge()  # ranked again from scratch: the same
+    _check(store)
+    store.close()
+
+
+def test_a_store_without_ranks_is_ranked_at_open_and_stale_boards_are_repaired(
+    tmp_path: Path,
+) -> None:
+    rng = random.Random(3)
+    store = OxigraphStore(tmp_path / "db")
+    store.write_documents(
+        [DocumentWrite(URIRef(f"{EX}doc{d}"), list(_scores(d, rng, 6))) for d in range(6)]
+    )
+    board = str(_board(0))
+    store._store.extend(ranks.stale_quads([board]))  # a crash after a write, before its ranks
+    assert store.ranked_entries(board) is None
+    q = get_query("find-baselines")
+    params = {"collection": COLLECTIONS[0], "measure": MEASURES[0]}
+    assert "leaderboard-ranks" not in ranked.plan(q, params, store)  # the template answers
+    store.close()
+    store = OxigraphStore(tmp_path / "db")  # the writable open re-ranks the stale board
+    assert store.maintenance["ranks"] == {"repaired": True}
+    _check(store)
+    # a store from before the ranks (no marker, no windows): ranked at its first open
+    store._store.update(
+        "DROP SILENT GRAPH <https://w3id.org/reprokg/store#leaderboard-ranks> ; "
+        "DROP SILENT GRAPH <https://w3id.org/reprokg/store#leaderboard-ranks-v1>"
+    )
+    assert store.ranked_entries(board) is None
+    store.close()
+    store = OxigraphStore(tmp_path / "db")
+    assert store.maintenance["ranks"]["boards"] == 4
+    _check(store)
+    store.close()
