@@ -63,6 +63,27 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
             ("qrels.txt", b"".join(f"30{i % 3} 0 doc{i} {i % 3}\n".encode() for i in range(40)))
         ],
         "mlrc": [],
+        "feature-discard": [
+            (p.name, p.read_bytes())
+            for p in sorted((EXAMPLES / "intrinsic_dimension").glob("*.yaml"))
+        ],
+        "pwc-checklist": [
+            (
+                "code_checklist-neurips2019.csv",
+                _head(EXAMPLES / "survey/pwc-checklist-2019/code_checklist-neurips2019.csv", 15),
+            )
+        ],
+        "grsi": [
+            (
+                "grsi_paper_data.json",
+                json.dumps(
+                    json.loads(
+                        (EXAMPLES / "survey/grsi/grsi_paper_data-subset.json").read_text("utf-8")
+                    )[:3],
+                    indent=1,
+                ).encode(),
+            )
+        ],
     }
     subset = json.loads((EXAMPLES / "survey/consolidatedData-subset.json").read_text("utf-8"))
     out["survey"].append(("consolidatedData.json", json.dumps(subset[:2], indent=1).encode()))
@@ -77,7 +98,18 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
     return out
 
 
-KINDS = ["run", "audit", "mlrc", "stability", "survey", "gk2018", "qrels"]
+KINDS = [
+    "run",
+    "audit",
+    "mlrc",
+    "stability",
+    "feature-discard",
+    "survey",
+    "gk2018",
+    "pwc-checklist",
+    "grsi",
+    "qrels",
+]
 
 
 def _load(data: bytes, name: str, kind: str) -> None:
@@ -230,7 +262,9 @@ def _structured(kind: str) -> list[tuple[str, bytes]]:
     return [(n, d) for n, d in _seed(kind) if n.endswith((".yaml", ".json"))]
 
 
-@pytest.mark.parametrize("kind", ["run", "audit", "mlrc", "stability", "survey"])
+@pytest.mark.parametrize(
+    "kind", ["run", "audit", "mlrc", "stability", "feature-discard", "survey", "grsi"]
+)
 @FUZZ
 @given(
     pick=st.integers(0, 100),
