@@ -6,6 +6,8 @@ schema.org is bound as ``http://schema.org/`` on purpose: rdflib 7 defaults to
 
 from __future__ import annotations
 
+import re
+
 from rdflib import Graph, Namespace, URIRef
 from rdflib.namespace import DCAT, DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, XSD
 
@@ -58,6 +60,12 @@ PREFIXES: dict[str, Namespace] = {
     "xsd": XSD,
     "sh": SH,
 }
+
+
+def rkx_term(key: str) -> URIRef:
+    """The ``rkx:`` property an unknown source key is kept under (open world): the key with
+    every character outside ``A-Za-z0-9_-`` replaced by ``_``."""
+    return RKX[re.sub(r"[^A-Za-z0-9_-]", "_", key)]
 
 
 def bind_prefixes(graph: Graph) -> Graph:

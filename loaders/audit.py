@@ -24,7 +24,7 @@ from rdflib.namespace import PROV, RDFS
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri, stable_key
-from reprokg.core.namespaces import RK, RKX, new_graph
+from reprokg.core.namespaces import RK, new_graph, rkx_term
 from reprokg.core.namespaces import SCHEMA as SDO
 from reprokg.loaders.source import Scalar, decode_text, parse_json, parse_yaml
 
@@ -253,7 +253,7 @@ def _decimal(value: float | int) -> Literal:
 def _rkx(g, node: URIRef, data: dict, known: set[str]) -> None:
     for key, v in data.items():
         if key not in known and not isinstance(v, dict | list):
-            g.add((node, RKX[re.sub(r"[^A-Za-z0-9_-]", "_", key)], Literal(str(v))))
+            g.add((node, rkx_term(key), Literal(str(v))))
 
 
 def load(data: bytes, name: str) -> list[Document]:

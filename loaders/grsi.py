@@ -29,7 +29,7 @@ from rdflib import RDF, Literal, URIRef
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.identifiers import doi_iri, mint, stable_key
-from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.source import decode_text
 
 KIND = "grsi"
@@ -182,7 +182,7 @@ def _record(rec: dict[str, Any], name: str, line: int) -> tuple[Document, URIRef
         g.add((node, RK.visualizationVenueRule, Literal(rec["type"].strip())))
     for key, value in rec.items():
         if key not in KNOWN:
-            g.add((node, RKX[re.sub(r"[^A-Za-z0-9_-]", "_", key)], Literal(str(value))))
+            g.add((node, rkx_term(key), Literal(str(value))))
             msgs.append(Message("Info", key, f"unknown key {key!r} kept under rkx:", str(node)))
     source = json.dumps(rec, ensure_ascii=False, sort_keys=True).encode("utf-8")
     return Document(

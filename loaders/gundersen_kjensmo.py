@@ -21,9 +21,9 @@ from rdflib.namespace import PROV
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import LoadError
 from reprokg.core.identifiers import mint, stable_key
-from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.limits import check_lines
-from reprokg.loaders.source import decode_text
+from reprokg.loaders.source import csv_line, decode_text
 
 KIND = "gk2018"
 LOADER_NAME = "reprokg.loaders.gundersen_kjensmo"
@@ -311,7 +311,7 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
             and col not in ("result_outcome", "affiliation", "authors", "link", "comments")
             and rec[col].strip()
         ):
-            g.add((review, RKX[re.sub(r"[^A-Za-z0-9_-]", "_", col)], Literal(rec[col].strip())))
+            g.add((review, rkx_term(col), Literal(rec[col].strip())))
             msgs.append(
                 Message(
                     "Info",
@@ -322,7 +322,7 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
                     line,
                 )
             )
-    source = (",".join(header) + "\n" + ",".join(_csv_cell(rec[c]) for c in header) + "\n").encode()
+    source = (",".join(header) + "\n" + csv_line(rec[c] for c in header) + "\n").encode()
     return Document(
         kind=KIND,
         graph=g,
@@ -335,9 +335,3 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
         lines={c: line for c in header},
         subject=review,
     )
-
-
-def _csv_cell(value: str) -> str:
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="").writerow([value])
-    return buf.getvalue()

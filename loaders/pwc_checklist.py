@@ -22,8 +22,8 @@ from rdflib import RDF, Literal, URIRef
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import LoadError
 from reprokg.core.identifiers import mint, stable_key
-from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
-from reprokg.loaders.source import decode_text
+from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
+from reprokg.loaders.source import csv_line, decode_text
 
 KIND = "pwc-checklist"
 LOADER_NAME = "reprokg.loaders.pwc_checklist"
@@ -137,7 +137,7 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
             keep(col, "1 or 0")
     for col in header:
         if col not in REQUIRED and rec[col]:
-            g.add((node, RKX[re.sub(r"[^A-Za-z0-9_-]", "_", col)], Literal(rec[col])))
+            g.add((node, rkx_term(col), Literal(rec[col])))
             msgs.append(
                 Message(
                     "Info",
@@ -148,7 +148,7 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
                     line,
                 )
             )
-    source = (",".join(header) + "\n" + ",".join(_cell(rec[c]) for c in header) + "\n").encode()
+    source = (",".join(header) + "\n" + csv_line(rec[c] for c in header) + "\n").encode()
     return Document(
         kind=KIND,
         graph=g,
@@ -161,9 +161,3 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
         lines={c: line for c in header},
         subject=node,
     )
-
-
-def _cell(value: str) -> str:
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="").writerow([value])
-    return buf.getvalue()

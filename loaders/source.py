@@ -9,7 +9,10 @@ have made, for fields whose schema type really is a number or boolean.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +75,14 @@ def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[byt
             f"input is {len(data)} bytes; the limit is {MAX_SOURCE_BYTES} bytes", source=display
         )
     return data, display
+
+
+def csv_line(cells: Iterable[str]) -> str:
+    """One CSV record (quoted where needed, no line end): a row's bytes as its document's
+    source when a CSV file is loaded as one document per row."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow(cells)
+    return buf.getvalue()
 
 
 def decode_text(data: bytes, name: str) -> str:
