@@ -148,30 +148,24 @@ def analysis_document(
         "t": RK.tValue,
         "p": RK.pValue,
     }
-    for term, row in result["fixed_effects"].items():
-        n = node("fixed", term)
-        g.add((a, RK.hasFixedEffect, n))
-        g.add((n, RDF.type, RK.FixedEffectEstimate))
-        g.add((n, RK.termName, Literal(term)))
-        numbers(n, row, t_props)
-    for term, row in result["variance_components"].items():
-        if row["variance"] is None:
-            continue
-        n = node("variance", term)
-        g.add((a, RK.hasVarianceComponent, n))
-        g.add((n, RDF.type, RK.VarianceComponent))
-        g.add((n, RK.termName, Literal(term)))
-        numbers(n, row, {"variance": RK.variance, "sd": RK.standardDeviation})
-    for term, row in result["random_effects_tests"].items():
-        if row["npar"] is None:
-            continue
-        n = node("ranova", term)
-        g.add((a, RK.hasRandomEffectTest, n))
-        g.add((n, RDF.type, RK.RandomEffectTest))
-        g.add((n, RK.termName, Literal(term)))
-        numbers(
-            n,
-            row,
+    # (result section, node kind, link from the analysis, class, the key whose null means
+    # "not computed", numbers): one node per term of each section
+    term_sections = (
+        ("fixed_effects", "fixed", RK.hasFixedEffect, RK.FixedEffectEstimate, None, t_props),
+        (
+            "variance_components",
+            "variance",
+            RK.hasVarianceComponent,
+            RK.VarianceComponent,
+            "variance",
+            {"variance": RK.variance, "sd": RK.standardDeviation},
+        ),
+        (
+            "random_effects_tests",
+            "ranova",
+            RK.hasRandomEffectTest,
+            RK.RandomEffectTest,
+            "npar",
             {
                 "npar": RK.parameterCount,
                 "loglik": RK.logLikelihood,
@@ -180,15 +174,13 @@ def analysis_document(
                 "df": RK.degreesOfFreedom,
                 "p": RK.pValue,
             },
-        )
-    for term, row in result["anova"].items():
-        n = node("anova", term)
-        g.add((a, RK.hasFixedEffectTest, n))
-        g.add((n, RDF.type, RK.FixedEffectFTest))
-        g.add((n, RK.termName, Literal(term)))
-        numbers(
-            n,
-            row,
+        ),
+        (
+            "anova",
+            "anova",
+            RK.hasFixedEffectTest,
+            RK.FixedEffectFTest,
+            None,
             {
                 "sum_sq": RK.sumOfSquares,
                 "mean_sq": RK.meanSquare,
@@ -197,7 +189,17 @@ def analysis_document(
                 "f": RK.fValue,
                 "p": RK.pValue,
             },
-        )
+        ),
+    )
+    for section, kind, link, cls, required, props in term_sections:
+        for term, row in result[section].items():
+            if required is not None and row[required] is None:
+                continue
+            n = node(kind, term)
+            g.add((a, link, n))
+            g.add((n, RDF.type, cls))
+            g.add((n, RK.termName, Literal(term)))
+            numbers(n, row, props)
     for name, row in result["contrasts"].items():
         first, second = _split_contrast(name, experiments)
         n = node("contrast", name)
