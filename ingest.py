@@ -33,7 +33,8 @@ from rdflib.namespace import PROV, RDF, RDFS, XSD
 from reprokg import __version__
 from reprokg.core.document import Document
 from reprokg.core.errors import IdentifierError, LoadError, ValidationFailed
-from reprokg.core.identifiers import mint, orcid_iri, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import mint, orcid_iri
 from reprokg.core.namespaces import RK, SCHEMA, SPARQL_PREFIXES
 from reprokg.core.settings import settings
 from reprokg.store.base import DocumentWrite, SelectResult, Store

@@ -73,7 +73,7 @@ def _compare(args: argparse.Namespace) -> int:
     from reprokg.measures.effectiveness import DEFAULT_MEASURES
     from reprokg.measures.inputs import resolve_qrels, resolve_run
     from reprokg.measures.registry import Options
-    from reprokg.measures.study import run_study, save_study
+    from reprokg.measures.study import run_study
 
     store = None
     if _needs_store(args):
@@ -104,6 +104,8 @@ def _compare(args: argparse.Namespace) -> int:
         study = run_study(qrels, runs[0], runs[1], runs[2], runs[3], qrels_rpl, options)
         out = study.to_json()
         if args.save:
+            from reprokg.measures.comparison_document import save_study
+
             out["iri"] = save_study(store, study)
         if args.format == "json":
             json.dump(out, sys.stdout, indent=2)

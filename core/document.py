@@ -7,7 +7,8 @@ from typing import Any
 
 from rdflib import BNode, Graph, Literal, URIRef
 
-from reprokg.core.identifiers import content_hash, document_iri
+from reprokg.core.hashing import content_hash
+from reprokg.core.identifiers import document_iri
 
 
 @dataclass

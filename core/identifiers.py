@@ -7,7 +7,6 @@ Minted keys are stable for the same content: hashes or natural keys, never count
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -16,6 +15,7 @@ from urllib.parse import quote
 from rdflib import URIRef
 
 from reprokg.core.errors import IdentifierError
+from reprokg.core.hashing import stable_key
 from reprokg.core.settings import settings
 
 _ORCID_RE = re.compile(r"^(\d{4})-?(\d{4})-?(\d{4})-?(\d{3}[\dX])$")
@@ -84,20 +84,6 @@ def is_doi(value: str) -> bool:
     except IdentifierError:
         return False
     return True
-
-
-def content_hash(data: bytes | str) -> str:
-    """sha256 hex of content; text is normalised (UTF-8, LF line ends) first."""
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    data = data.replace(b"\r\n", b"\n")
-    return hashlib.sha256(data).hexdigest()
-
-
-def stable_key(*parts: object, length: int = 20) -> str:
-    """A short key derived from natural-key parts; the same parts give the same key."""
-    joined = "\x1f".join("" if p is None else str(p) for p in parts)
-    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:length]
 
 
 def base_iri() -> str:

@@ -41,7 +41,6 @@ VANN = TermNamespace("http://purl.org/vocab/vann/")
 ORCID = TermNamespace("https://orcid.org/")
 DOI = TermNamespace("https://doi.org/")
 
-DEFAULT_BASE = "https://w3id.org/reprokg/id/"
 
 PREFIXES: dict[str, Namespace] = {
     "rk": RK,

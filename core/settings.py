@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from reprokg.core.namespaces import DEFAULT_BASE
+#: the instance-data base when ``REPROKG_BASE`` is not set
+DEFAULT_BASE = "https://w3id.org/reprokg/id/"
+
 
 #: the store used when none is named (``--store`` / ``REPROKG_STORE``)
 DEFAULT_STORE = "./reprokg-data"

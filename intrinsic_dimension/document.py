@@ -39,7 +39,8 @@ from rdflib.namespace import RDF, RDFS, XSD
 from reprokg import __version__
 from reprokg.core.document import Document
 from reprokg.core.errors import IdentifierError, NotFound
-from reprokg.core.identifiers import doi_iri, is_doi, mint, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import doi_iri, is_doi, mint
 from reprokg.core.namespaces import RK, SPARQL_PREFIXES, new_graph
 from reprokg.ingest import write_results
 from reprokg.store.base import SelectResult, Store

@@ -16,11 +16,14 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from reprokg.core.document import Document
 from reprokg.core.errors import InputTooLarge, LimitExceeded, LoadError
 from reprokg.loaders.limits import current_limits
 from reprokg.loaders.source import decode_text, read_bytes
+
+if TYPE_CHECKING:
+    from reprokg.core.document import Document
 
 log = logging.getLogger(__name__)
 

@@ -23,10 +23,12 @@ from rdflib.namespace import PROV, RDFS
 
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
-from reprokg.core.identifiers import doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import RK, new_graph, rkx_term
 from reprokg.core.namespaces import SCHEMA as SDO
-from reprokg.loaders.source import Scalar, decode_text, parse_json, parse_yaml
+from reprokg.loaders.source import decode_text, parse_json
+from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
 KIND = "audit"
 LOADER_NAME = "reprokg.loaders.audit"

@@ -28,7 +28,8 @@ from rdflib import RDF, Literal, URIRef
 
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
-from reprokg.core.identifiers import doi_iri, mint, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.source import decode_text
 

@@ -22,9 +22,11 @@ from rdflib.namespace import PROV
 
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
-from reprokg.core.identifiers import doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
-from reprokg.loaders.source import Scalar, decode_text, parse_yaml
+from reprokg.loaders.source import decode_text
+from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
 KIND = "mlrc"
 LOADER_NAME = "reprokg.loaders.mlrc"

@@ -21,7 +21,8 @@ from rdflib import RDF, Literal, URIRef
 
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import LoadError
-from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.source import csv_line, decode_text
 

@@ -20,7 +20,8 @@ from rdflib.namespace import DCAT, DCTERMS, PROV, RDF, XSD
 
 from reprokg import __version__
 from reprokg.core.document import Document, Message
-from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.trec import Qrels, parse_qrels_text

@@ -33,7 +33,8 @@ from rdflib.namespace import PROV
 
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
-from reprokg.core.identifiers import doi_iri, mint, orcid_iri, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.core.resources import data_dir
 from reprokg.loaders import survey_options as opts

@@ -26,10 +26,12 @@ from rdflib import RDF, RDFS, XSD, Literal, URIRef
 
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
-from reprokg.core.identifiers import doi_iri, mint, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.limits import check_lines
-from reprokg.loaders.source import Scalar, decode_text, parse_yaml
+from reprokg.loaders.source import decode_text
+from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
 KIND = "stability"
 LOADER_NAME = "reprokg.loaders.stability"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from operator import itemgetter
 from pathlib import Path
 
@@ -30,6 +31,20 @@ from reprokg.loaders.source import decode_text, read_bytes
 
 #: Columns of a TREC run line.
 RUN_COLUMNS = ("topic", "iteration", "docno", "rank", "score", "tag")
+#: a TREC run line (topic Q0 docno rank score tag): a file starting so has no YAML header
+RUN_LINE = re.compile(r"^\s*\S+\s+\S+\s+\S+\s+-?\d+\s+\S+\s+\S+\s*$")
+_NOT_SPACE = re.compile(r"\S")
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of ``text`` ("" when there is none), found without
+    splitting the whole text into lines."""
+    m = _NOT_SPACE.search(text)
+    if m is None:
+        return ""
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.start())
+    return text[start:] if end < 0 else text[start:end]
 
 
 @dataclass
@@ -49,8 +64,9 @@ class RunSummary:
     #: line number (1-based, in the whole file) of the first run line
     first_line: int = 0
 
-    @property
+    @cached_property
     def sha256(self) -> str:
+        """Asked for by the document, its run-file node and the comparison: hashed once."""
         return hashlib.sha256(self.data).hexdigest()
 
 
@@ -296,8 +312,59 @@ def _all_digits(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
 
 def _numbers(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray, dtype: type) -> np.ndarray:
     """The tokens as numbers, parsed by numpy's cast of byte strings, which reads them as
-    Python's ``float``/``int`` do (tests/loaders/test_trec.py); ValueError as they would."""
-    return _fixed(raw, starts, ends).astype(dtype)
+    Python's ``float``/``int`` do (tests/loaders/test_trec.py); ValueError as they would.
+    Floats in plain decimal notation take :func:`_plain_decimals` first."""
+    tokens = _fixed(raw, starts, ends)
+    if dtype is not np.float64:
+        return tokens.astype(dtype)
+    values, plain = _plain_decimals(tokens)
+    if not plain.all():
+        values[~plain] = tokens[~plain].astype(np.float64)
+    return values
+
+
+#: 10**k as floats, exact for k <= 22 (5**22 < 2**53)
+_POWERS_OF_TEN = np.asarray([float(10**k) for k in range(23)])
+
+
+def _plain_decimals(tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Floats of the tokens ``[+-]digits[.digits]`` whose digits make an integer m below
+    2**53 with at most 22 decimals, and a mask of those tokens.
+
+    Such a token is m / 10**k with both operands exact doubles, and IEEE division rounds
+    the quotient correctly: it is the correctly rounded value ``float`` gives (Clinger's
+    fast path, the first case of every correct strtod). Read one byte column at a time,
+    about three times faster than numpy's cast, which took a third of a run file's parse.
+    Other tokens (exponents, more digits, inf, nan, underscores) are left to the cast.
+    """
+    n = len(tokens)
+    b = tokens.view(np.uint8).reshape(n, -1)
+    d = b - np.uint8(48)  # a digit's value; other bytes wrap to 10 or more
+    digit = d < 10
+    dot = b == 46
+    first = b[:, 0]
+    negative = first == 45
+    # a sign only first; NUL is the padding (tokens hold no NUL)
+    plain = np.all(digit[:, 1:] | dot[:, 1:] | (b[:, 1:] == 0), axis=1)
+    plain &= negative | (first == 43) | dot[:, 0] | digit[:, 0]
+    mantissa = np.zeros(n, dtype=np.int64)
+    digits = np.zeros(n, dtype=np.int64)
+    decimals = np.zeros(n, dtype=np.int64)
+    dots = np.zeros(n, dtype=np.int64)
+    after_dot = np.zeros(n, dtype=bool)
+    for k in range(b.shape[1]):  # Horner's rule, one byte column at a time
+        g = digit[:, k]
+        mantissa = np.where(g, mantissa * 10 + d[:, k], mantissa)
+        digits += g
+        decimals += g & after_dot
+        after_dot |= dot[:, k]
+        dots += dot[:, k]
+    # more than 18 digits may have wrapped int64: the cast reads those
+    plain &= (dots <= 1) & (digits >= 1) & (digits <= 18) & (mantissa <= 2**53)
+    plain &= decimals <= 22
+    values = mantissa / _POWERS_OF_TEN[np.minimum(decimals, 22)]
+    np.negative(values, out=values, where=negative)
+    return values, plain
 
 
 def _read_run_bytes(data: bytes, display: str) -> Run | None:
@@ -642,7 +709,10 @@ def _parse_clean(body: bytes, name: str, first_line: int) -> ParsedRun | None:
     topic_keys = _fixed(raw, starts[:, 0], ends[:, 0])
     tag_keys = _fixed(raw, starts[:, 5], ends[:, 5])
     change = np.flatnonzero(topic_keys[1:] != topic_keys[:-1]) + 1
-    if len(np.unique(topic_keys[np.concatenate(([0], change))])) == len(change) + 1:
+    # each topic's lines in one block: the blocks' topics are distinct (sorted, no neighbour
+    # equal; np.unique without counts would import numpy.ma, 17 ms of every compare)
+    firsts = np.sort(topic_keys[np.concatenate(([0], change))])
+    if not np.any(firsts[1:] == firsts[:-1]):
         per_topic = np.diff(np.concatenate(([0], change, [n])))  # one block per topic
     else:
         _, per_topic = np.unique(topic_keys, return_counts=True)

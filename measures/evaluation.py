@@ -23,15 +23,12 @@ from rdflib.namespace import PROV, RDF, RDFS
 from reprokg import __version__
 from reprokg.core.document import Document
 from reprokg.core.errors import UsageError
-from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.measures.inputs import QrelsInput, RunInput
-from reprokg.measures.reported import (
-    Scores,
-    add_reported_scores,
-    evaluate_reported,
-    score_collection,
-)
+from reprokg.measures.leaderboard import add_reported_scores, score_collection
+from reprokg.measures.reported import Scores, evaluate_reported
 from reprokg.store.base import Store
 
 KIND = "evaluation"

@@ -1,7 +1,9 @@
 """Runs and qrels for a comparison, from files or from stored documents.
 
 A run given by path is read with the ir_metadata loader (its header graph, for PRIMAD
-and reported measures) and its lines with :func:`reprokg.measures.trec.read_run`. A run
+and reported measures; the run lines read once with it), or, when the file has no header,
+by :func:`reprokg.loaders.trec.parse_run_text` alone (the document built only if asked
+for: ``reprokg compare`` on plain runs needs neither rdflib nor the loader). A run
 given by document id (the document IRI, ``doc/<sha256>`` or the bare sha256) is found in
 the store: the run node of that named graph, its run file's sha256, and the run lines
 from the store's blob folder (the ingest pipeline stores attachments there).
@@ -10,43 +12,94 @@ from the store's blob folder (the ingest pipeline stores attachments there).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rdflib import Graph, URIRef
-from rdflib.namespace import DCAT, RDF
-
-from reprokg.core.document import Document
 from reprokg.core.errors import LoadError
-from reprokg.core.identifiers import content_hash, document_iri
-from reprokg.core.namespaces import RK
-from reprokg.loaders.ir_metadata.loader import load_run_file
-from reprokg.loaders.qrels import load_qrels_file
-from reprokg.loaders.source import read_bytes
-from reprokg.loaders.trec import Qrels, Run, read_qrels, read_run
-from reprokg.store.base import Store
+from reprokg.core.hashing import content_hash
+from reprokg.loaders.source import decode_text, read_bytes
+from reprokg.loaders.trec import (
+    RUN_LINE,
+    Qrels,
+    Run,
+    RunSummary,
+    first_line,
+    parse_qrels_text,
+    parse_run_text,
+)
+
+if TYPE_CHECKING:
+    from rdflib import Graph, URIRef
+
+    from reprokg.core.document import Document
+    from reprokg.store.base import Store
 
 _SHA = re.compile(r"^[0-9a-f]{64}$")
 
 
 @dataclass
 class RunInput:
-    """A parsed run plus what the graph knows about it (when it has a header or is stored)."""
+    """A parsed run plus what the graph knows about it (when it has a header or is stored).
+
+    A run file without an ir_metadata header is read without building its document: the
+    measures need only its lines. ``source``, ``graph`` and ``subject`` then build the
+    document from the same bytes when something asks (``--save`` stores it), and the
+    hashes are taken when asked for, so a plain ``reprokg compare`` never imports rdflib.
+    """
 
     run: Run
-    sha256: str  # of the run lines as the run loader normalises them
-    graph: Graph | None = None
-    subject: URIRef | None = None
+    name: str = ""
     document: URIRef | None = None  # the stored document it came from
     has_header: bool = False
-    #: the loaded run document when read from a file (to store it with --save)
-    source: Document | None = None
+    #: sha256 of the run lines (else taken from ``_summary`` when asked for)
+    _sha256: str | None = field(default=None, repr=False)
+    _summary: RunSummary | None = field(default=None, repr=False)
+    #: the file's bytes when read from a file (its document is built from them)
+    _file: bytes | None = field(default=None, repr=False)
+    _graph: Graph | None = field(default=None, repr=False)
+    _subject: URIRef | None = field(default=None, repr=False)
+    _source: Document | None = field(default=None, repr=False)
+
+    @property
+    def sha256(self) -> str:
+        """sha256 of the run lines as the run loader normalises them (the attachment)."""
+        if self._sha256 is None:
+            if self._summary is None:
+                raise ValueError(f"{self.name}: a run input without its run lines' hash")
+            self._sha256 = self._summary.sha256
+        return self._sha256
+
+    def _load(self) -> None:
+        if self._source is None and self._graph is None and self._file is not None:
+            from reprokg.loaders.ir_metadata.loader import load_run_file
+
+            doc, _run = load_run_file(self._file, self.name)
+            self._source, self._graph, self._subject = doc, doc.graph, doc.subject
+
+    @property
+    def graph(self) -> Graph | None:
+        self._load()
+        return self._graph
+
+    @property
+    def subject(self) -> URIRef | None:
+        self._load()
+        return self._subject
+
+    @property
+    def source(self) -> Document | None:
+        """The loaded run document when read from a file (to store it with --save)."""
+        self._load()
+        return self._source
 
     @property
     def content_key(self) -> str:
         """What identifies this input's content: its document's sha256 (header included)."""
-        if self.source is not None:
-            return self.source.sha256
+        if self._source is not None:
+            return self._source.sha256
+        if self._file is not None:
+            return content_hash(self._file)  # what the document's sha256 is
         if self.document is not None:
             return str(self.document).rsplit("/", 1)[-1]
         return self.sha256
@@ -56,11 +109,32 @@ class RunInput:
 class QrelsInput:
     qrels: Qrels
     sha256: str
-    subject: URIRef
     name: str
     document: URIRef | None = None
     collection: str | None = None
-    source: Document | None = None
+    _subject: URIRef | None = field(default=None, repr=False)
+    _source: Document | None = field(default=None, repr=False)
+    #: the file's bytes while its document is not built yet
+    _data: bytes | None = field(default=None, repr=False)
+
+    @property
+    def subject(self) -> URIRef:
+        """The qrels node (minted from the lines' sha256, as the qrels loader mints it)."""
+        if self._subject is None:
+            from reprokg.loaders.qrels import qrels_iri
+
+            self._subject = qrels_iri(self.sha256)
+        return self._subject
+
+    @property
+    def source(self) -> Document | None:
+        """The qrels document when read from a file (to store it with --save)."""
+        if self._source is None and self._data is not None:
+            from reprokg.loaders.qrels import load_qrels_file
+
+            self._source = load_qrels_file(self._data, self.name, collection=self.collection)[0]
+            self._data = None
+        return self._source
 
 
 def looks_like_document_id(ref: str) -> bool:
@@ -70,6 +144,10 @@ def looks_like_document_id(ref: str) -> bool:
 
 def document_ref(ref: str) -> URIRef:
     """The document IRI for an IRI, ``doc/<sha256>`` or a bare sha256."""
+    from rdflib import URIRef
+
+    from reprokg.core.identifiers import document_iri
+
     s = ref.strip()
     if _SHA.match(s):
         return document_iri(s)
@@ -79,7 +157,18 @@ def document_ref(ref: str) -> URIRef:
 
 
 def run_from_bytes(data: bytes, name: str) -> RunInput:
-    """A run file (annotated or plain TREC lines), its lines read once."""
+    """A run file (annotated or plain TREC lines), its lines read once.
+
+    A file whose first line is a run line has no header (the run loader reads it as run
+    lines only): its lines are parsed here and its document is built only when asked for.
+    Anything else (a header, or lines the loader must report on) goes through the loader.
+    """
+    text = decode_text(data, name)
+    if RUN_LINE.match(first_line(text)):
+        parsed = parse_run_text(text, name)
+        return RunInput(parsed.run, name, _summary=parsed.summary, _file=data)
+    from reprokg.loaders.ir_metadata.loader import load_run_file
+
     doc, run = load_run_file(data, name)
     lines = next(iter(doc.attachments.values()), None)
     if lines is None or run is None:
@@ -87,12 +176,14 @@ def run_from_bytes(data: bytes, name: str) -> RunInput:
     # the loader says so when the file has no ir_metadata header
     header = not any(m.path == "ir_metadata" for m in doc.messages)
     return RunInput(
-        run=run,
-        sha256=content_hash(lines),
-        graph=doc.graph,
-        subject=doc.subject,
+        run,
+        name,
         has_header=header,
-        source=doc,
+        _sha256=content_hash(lines),
+        _file=data,
+        _graph=doc.graph,
+        _subject=doc.subject,
+        _source=doc,
     )
 
 
@@ -102,6 +193,11 @@ def run_from_path(path: str | Path) -> RunInput:
 
 
 def run_from_store(store: Store, ref: str) -> RunInput:
+    from rdflib.namespace import RDF
+
+    from reprokg.core.namespaces import RK
+    from reprokg.loaders.trec import read_run
+
     iri = document_ref(ref)
     g = store.get_document(iri)
     if len(g) == 0:
@@ -122,12 +218,13 @@ def run_from_store(store: Store, ref: str) -> RunInput:
         True for _ in g.objects(subject, RK.researchGoal)
     )
     return RunInput(
-        run=read_run(data, str(iri)),
-        sha256=sha,
-        graph=g,
-        subject=subject,
+        read_run(data, str(iri)),
+        str(iri),
         document=iri,
         has_header=header,
+        _sha256=sha,
+        _graph=g,
+        _subject=subject,
     )
 
 
@@ -141,15 +238,24 @@ def resolve_run(ref: str, store: Store | None) -> RunInput:
 
 
 def qrels_from_bytes(data: bytes, name: str, collection: str | None = None) -> QrelsInput:
-    doc, qrels = load_qrels_file(data, name, collection=collection)
-    sha = next(iter(doc.attachments))
-    coll = collection
-    for t in doc.graph.subjects(DCAT.distribution, doc.subject):
-        coll = coll or str(doc.graph.value(t, RK.irDatasetsId))
-    return QrelsInput(qrels, sha, doc.subject, name, collection=coll, source=doc)
+    """A qrels file's judgements (as the qrels loader reads them); its document is built
+    when asked for."""
+    parsed = parse_qrels_text(decode_text(data, name), name)
+    return QrelsInput(
+        parsed.qrels,
+        content_hash(parsed.data),
+        name,
+        collection=collection or parsed.collection,
+        _data=data,
+    )
 
 
 def qrels_from_store(store: Store, ref: str) -> QrelsInput:
+    from rdflib.namespace import DCAT, RDF
+
+    from reprokg.core.namespaces import RK
+    from reprokg.loaders.trec import read_qrels
+
     iri = document_ref(ref)
     g = store.get_document(iri)
     subjects = [s for s in g.subjects(RDF.type, DCAT.Distribution) if (s, RK.sha256, None) in g]
@@ -164,7 +270,7 @@ def qrels_from_store(store: Store, ref: str) -> QrelsInput:
     coll = next(
         (str(g.value(t, RK.irDatasetsId)) for t in g.subjects(DCAT.distribution, subjects[0])), None
     )
-    return QrelsInput(read_qrels(data, str(iri)), sha, subjects[0], str(iri), iri, coll)
+    return QrelsInput(read_qrels(data, str(iri)), sha, str(iri), iri, coll, _subject=subjects[0])
 
 
 def resolve_qrels(ref: str, store: Store | None, collection: str | None = None) -> QrelsInput:

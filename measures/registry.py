@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rdflib import URIRef
-
-from reprokg.core.identifiers import mint
 from reprokg.loaders.trec import Run
 from reprokg.measures import reproducibility as rp
 from reprokg.measures.effectiveness import DEFAULT_MEASURES, TopicScores
 from reprokg.measures.trec import RUN_LENGTH
+
+if TYPE_CHECKING:
+    from rdflib import URIRef
 
 SAME = "same-collection"
 CROSS = "cross-collection"
@@ -56,6 +56,8 @@ class Measure:
     @property
     def iri(self) -> URIRef:
         """The node the comparison document describes the measure at (``{base}measure/…``)."""
+        from reprokg.core.identifiers import mint  # rdflib: only when a document is written
+
         return mint("measure", self.name)
 
     def applies_to(self, kind: str) -> bool:

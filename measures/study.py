@@ -1,37 +1,25 @@
-"""A full comparison from inputs: PRIMAD, study kind, measures, and its RDF document.
+"""A full comparison from inputs: PRIMAD, study kind and measures.
 
 :func:`run_study` ties the pieces together for the CLI and the API: it pairs the runs
-by their metadata, derives the PRIMAD signature and the study kind from the headers,
-computes the measures (:func:`reprokg.measures.comparison.compare`) and builds the
-``comparison`` document (:func:`comparison_document`) whose triples are documented in
-``docs/comparisons.md``.
+by their metadata, derives the PRIMAD signature and the study kind from the headers and
+computes the measures (:func:`reprokg.measures.comparison.compare`). The result as an RDF
+document (``docs/comparisons.md``) is :mod:`reprokg.measures.comparison_document`.
 """
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from rdflib import Literal, URIRef
-from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
-
-from reprokg import __version__
-from reprokg.core.document import Document
 from reprokg.core.errors import ReprokgError
-from reprokg.core.identifiers import mint, stable_key
-from reprokg.core.namespaces import MLS, RK, SCHEMA, new_graph
-from reprokg.measures import primad
 from reprokg.measures.comparison import Comparison, compare
 from reprokg.measures.inputs import QrelsInput, RunInput
-from reprokg.measures.registry import CROSS, REGISTRY, SAME, Options
-from reprokg.measures.reported import Scores, add_reported_scores, evaluate_reported
-from reprokg.store.base import Store
+from reprokg.measures.registry import CROSS, SAME, Options
+from reprokg.measures.reported import Scores, evaluate_reported
 
-KIND = "comparison"
-LOADER_NAME = "reprokg.measures.study"
-SIDES = {"baseline": RK.BaselineSide, "advanced": RK.AdvancedSide}
+if TYPE_CHECKING:
+    from reprokg.measures.primad import PrimadComparison
+
 ROLES = ("orig_base", "orig_adv", "rep_base", "rep_adv")
 
 
@@ -45,19 +33,12 @@ class Study:
     inputs: dict[str, RunInput]
     qrels: QrelsInput
     qrels_rpl: QrelsInput | None
-    primad: primad.PrimadComparison | None = None
+    primad: PrimadComparison | None = None
     #: per role: reported measure name as written -> (ir-measures name, mean score)
     reported: dict[str, Scores] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return self.comparison.to_json()
-
-
-def _pkg_version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def run_study(
@@ -78,8 +59,12 @@ def run_study(
     }
     # baseline/advanced pairing by metadata: an advanced run names its baseline's tag
     for side, base, adv in (("original", orig_base, orig_adv), ("reproduced", rep_base, rep_adv)):
-        if adv is None or adv.graph is None or base.graph is None:
+        if adv is None or not (adv.has_header or adv.document is not None):
+            continue  # a run file without a header names no baseline
+        if adv.graph is None or base.graph is None:
             continue
+        from reprokg.measures import primad  # rdflib: only for runs with metadata
+
         named = primad.baseline_tags(adv.graph, adv.subject)
         tag = primad.run_tag(base.graph, base.subject)
         if named and tag not in named:
@@ -90,6 +75,8 @@ def run_study(
     # PRIMAD: which components changed between the original and the reproduced baseline
     pc = None
     if orig_base.has_header and rep_base.has_header:
+        from reprokg.measures import primad
+
         pc = primad.compare_runs(
             orig_base.graph, orig_base.subject, rep_base.graph, rep_base.subject
         )
@@ -134,7 +121,7 @@ def run_study(
     # the runs' reported measures, evaluated, so *find baselines* ranks real scores
     reported: dict[str, Scores] = {}
     for role, inp in inputs.items():
-        judged = _judging_qrels(role, kind, qrels, qrels_rpl)
+        judged = judging_qrels(role, kind, qrels, qrels_rpl)
         scores, notes = evaluate_reported(inp, judged.qrels, role.replace("_", " "))
         comparison.warnings.extend(notes)
         if scores:
@@ -142,14 +129,7 @@ def run_study(
     return Study(comparison, inputs, qrels, qrels_rpl if kind == CROSS else None, pc, reported)
 
 
-# --------------------------------------------------------------------------- RDF
-
-
-def _num(x: float) -> Literal:
-    return Literal(repr(float(x)), datatype=XSD.double)
-
-
-def _judging_qrels(
+def judging_qrels(
     role: str, kind: str, qrels: QrelsInput, qrels_rpl: QrelsInput | None
 ) -> QrelsInput:
     """The qrels that judge a role's run: the reproduced runs' own in a cross-collection
@@ -157,200 +137,3 @@ def _judging_qrels(
     if kind == CROSS and role.startswith("rep") and qrels_rpl is not None:
         return qrels_rpl
     return qrels
-
-
-def comparison_document(study: Study) -> Document:
-    """The comparison as a document of kind ``comparison`` (see docs/comparisons.md)."""
-    c = study.comparison
-    shas = {role: inp.content_key for role, inp in study.inputs.items()}
-    basis = {
-        "runs": shas,
-        "qrels": study.qrels.sha256,
-        "qrels_rpl": study.qrels_rpl.sha256 if study.qrels_rpl else None,
-        "options": c.options.to_json(),
-    }
-    key = stable_key("comparison", json.dumps(basis, sort_keys=True))
-    node = mint("comparison", key)
-    g = new_graph()
-    g.add((node, RDF.type, RK.ReproductionComparison))
-    g.add((node, RDF.type, PROV.Entity))
-    g.add((node, DCTERMS.type, Literal(c.kind)))
-    g.add((node, RDFS.label, Literal(f"{c.kind} comparison ({c.primad or 'no PRIMAD signature'})")))
-    for role, inp in study.inputs.items():
-        pred = RK.originalRun if role.startswith("orig") else RK.reproducingRun
-        run = inp.subject or mint("run", stable_key("run-lines", inp.sha256))
-        g.add((node, pred, run))
-        g.add((run, RDF.type, RK.Run))
-        runfile = mint("runfile", inp.sha256)
-        g.add((run, RK.runFile, runfile))
-        g.add((runfile, RK.sha256, Literal(inp.sha256)))
-        if role in study.reported:
-            kind = CROSS if study.qrels_rpl is not None else SAME
-            judged = _judging_qrels(role, kind, study.qrels, study.qrels_rpl)
-            add_reported_scores(g, run, inp, judged, study.reported[role], mint("activity", key))
-    if study.primad is not None:
-        g.add((node, RK.primadSignature, Literal(study.primad.signature)))
-        for key_, changed in study.primad.changed.items():
-            g.add((node, primad.CHANGED_PREDICATE[key_], Literal(changed)))
-        for concept in primad.study_kinds(study.primad.signature):
-            g.add((node, RK.studyKind, concept))
-    # provenance: the activity, the software and the parameters
-    activity = mint("activity", key)
-    g.add((node, PROV.wasGeneratedBy, activity))
-    g.add((activity, RDF.type, PROV.Activity))
-    g.add((activity, RDFS.label, Literal("reproducibility measures (reprokg compare)")))
-    for name, ver in (
-        ("reprokg", __version__),
-        ("ir-measures", _pkg_version("ir-measures")),
-        ("pytrec-eval-terrier", _pkg_version("pytrec-eval-terrier")),
-        ("scipy", _pkg_version("scipy")),
-    ):
-        sw = mint("software", f"{name}-{ver}")
-        g.add((sw, RDF.type, SCHEMA.SoftwareApplication))
-        g.add((sw, SCHEMA.name, Literal(name)))
-        g.add((sw, SCHEMA.softwareVersion, Literal(ver)))
-        g.add((activity, PROV.used, sw))
-    for pname, pvalue in c.options.to_json().items():
-        value = (
-            ",".join(pvalue)
-            if isinstance(pvalue, list)
-            else str(pvalue).lower()
-            if isinstance(pvalue, bool)
-            else str(pvalue)
-        )
-        p = mint("parameter", stable_key(key, pname))
-        g.add((p, RDF.type, RK.ParameterSetting))
-        g.add((p, RK.parameterName, Literal(pname)))
-        g.add((p, RK.parameterValue, Literal(value)))
-        g.add((activity, PROV.used, p))
-    for q in (study.qrels, study.qrels_rpl):
-        if q is not None:
-            g.add((activity, PROV.used, q.subject))
-            g.add((q.subject, RK.sha256, Literal(q.sha256)))
-    for inp in study.inputs.values():
-        g.add((activity, PROV.used, mint("runfile", inp.sha256)))
-    for w in c.warnings:
-        g.add((node, RDFS.comment, Literal(w)))
-    # the measure definitions used, with citations
-    for m in REGISTRY.values():
-        if m.name not in c.measures:
-            continue
-        mi = m.iri
-        g.add((mi, RDF.type, RK.EvaluationMeasure))
-        g.add((mi, RDFS.label, Literal(m.label, lang="en")))
-        g.add((mi, SKOS.definition, Literal(m.definition, lang="en")))
-        g.add((mi, DCTERMS.bibliographicCitation, URIRef(m.citation)))
-    # every measure value
-    for name, value in c.measures.items():
-        mi = REGISTRY[name].iri
-        for side, eff, x in _flatten(value):
-            v = mint("value", stable_key(key, name, side or "", eff or ""))
-            g.add((node, RK.measureValue, v))
-            g.add((v, RDF.type, RK.MeasureValue))
-            g.add((v, RDF.type, MLS.ModelEvaluation))
-            g.add((v, MLS.specifiedBy, mi))
-            g.add((v, RK.measureName, Literal(name)))
-            if eff is not None:
-                g.add((v, RK.irMeasuresName, Literal(eff)))
-            if side is not None:
-                g.add((v, RK.runSide, SIDES[side]))
-            if x is not None and math.isfinite(x):
-                g.add((v, MLS.hasValue, _num(x)))
-            g.add((v, PROV.wasGeneratedBy, activity))
-    source = json.dumps({"basis": basis, "result": c.to_json()}, sort_keys=True).encode()
-    return Document(
-        kind=KIND,
-        graph=g,
-        source_name=f"comparison-{key}.json",
-        source_bytes=source,
-        loader=LOADER_NAME,
-        loader_version=__version__,
-        source_key=f"comparison:{key}",
-        subject=node,
-    )
-
-
-def _flatten(value) -> list[tuple[str | None, str | None, float | None]]:
-    """(side, effectiveness measure, value) triples of one measure's JSON value."""
-    out = []
-    if isinstance(value, dict) and set(value) <= set(SIDES):
-        for side, v in value.items():
-            if isinstance(v, dict):
-                out += [(side, eff, x) for eff, x in v.items()]
-            else:
-                out.append((side, None, v))
-    elif isinstance(value, dict):
-        out += [(None, eff, x) for eff, x in value.items()]
-    else:
-        out.append((None, None, value))
-    return out
-
-
-# --------------------------------------------------------------------------- back to JSON
-
-
-def comparison_json(g, node: URIRef) -> dict:
-    """The ``compare --format json`` object rebuilt from a stored comparison's triples."""
-    from reprokg.measures.effectiveness import DEFAULT_MEASURES
-
-    params = {
-        str(g.value(p, RK.parameterName)): str(g.value(p, RK.parameterValue))
-        for a in g.objects(node, PROV.wasGeneratedBy)
-        for p in g.objects(a, PROV.used)
-        if (p, RDF.type, RK.ParameterSetting) in g
-    }
-    order = params.get("measures", ",".join(DEFAULT_MEASURES)).split(",")
-    rank = {m: i for i, m in enumerate(order)}
-    side_of = {v: k for k, v in SIDES.items()}
-    raw: dict[str, list[tuple[str | None, str | None, float | None]]] = {}
-    for v in g.objects(node, RK.measureValue):
-        name = str(g.value(v, RK.measureName))
-        eff = g.value(v, RK.irMeasuresName)
-        side = g.value(v, RK.runSide)
-        x = g.value(v, MLS.hasValue)
-        raw.setdefault(name, []).append(
-            (
-                side_of.get(side) if side is not None else None,
-                str(eff) if eff is not None else None,
-                float(x) if x is not None else None,
-            )
-        )
-    measures: dict = {}
-    for name in [m for m in REGISTRY if m in raw] + sorted(set(raw) - set(REGISTRY)):
-        items = sorted(raw[name], key=lambda t: (t[0] != "baseline", rank.get(t[1] or "", 1e9)))
-        out: dict = {}
-        for side, eff, x in items:
-            if side is not None and eff is not None:
-                out.setdefault(side, {})[eff] = x
-            elif side is not None:
-                out[side] = x
-            elif eff is not None:
-                out[eff] = x
-        measures[name] = out
-    signature = g.value(node, RK.primadSignature)
-    options = {
-        "depth": int(params.get("depth", 1000)),
-        "order": params.get("order", "file"),
-        "rbo_p": float(params.get("rbo_p", 0.95)),
-        "rbo_depth": int(params.get("rbo_depth", 1000)),
-        "rbo_extrapolated": params.get("rbo_extrapolated", "false") == "true",
-        "measures": order,
-    }
-    return {
-        "primad": str(signature) if signature is not None else None,
-        "kind": str(g.value(node, DCTERMS.type)),
-        "measures": measures,
-        "warnings": sorted(str(c) for c in g.objects(node, RDFS.comment)),
-        "options": options,
-    }
-
-
-def save_study(store: Store, study: Study) -> str:
-    """Store the comparison document (and the run/qrels documents read from files)."""
-    docs = [q.source for q in (study.qrels, study.qrels_rpl) if q is not None and q.source]
-    docs += [inp.source for inp in study.inputs.values() if inp.source is not None]
-    from reprokg.ingest import write_results  # validation and the store: only when saving
-
-    doc = comparison_document(study)
-    write_results(store, [*docs, doc])
-    return str(doc.subject)

@@ -159,9 +159,10 @@ def evaluate_demo_runs(store: Store, root: Path) -> None:
     """``reprokg evaluate`` of :data:`DEMO_RUNS` on :data:`DEMO_QRELS` with ``--save`` (the
     runs' reported map and P_10 on the leaderboards of their collection, nyt), then
     ``reprokg compare --save`` of :data:`DEMO_COMPARISON`."""
+    from reprokg.measures.comparison_document import save_study
     from reprokg.measures.evaluation import evaluate_runs, save_evaluation
     from reprokg.measures.inputs import qrels_from_bytes, run_from_bytes
-    from reprokg.measures.study import run_study, save_study
+    from reprokg.measures.study import run_study
 
     if not (root / DEMO_QRELS).is_file():
         return

@@ -33,7 +33,8 @@ from rdflib.namespace import PROV, RDF, RDFS, XSD
 
 from reprokg import __version__
 from reprokg.core.document import Document
-from reprokg.core.identifiers import mint, stable_key
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 
 KIND = "stability-analysis"

@@ -23,7 +23,8 @@ from rdflib.namespace import PROV, RDF, XSD
 
 from reprokg import __version__
 from reprokg.core.document import Document
-from reprokg.core.identifiers import content_hash, doi_iri, is_doi, mint, stable_key
+from reprokg.core.hashing import content_hash, stable_key
+from reprokg.core.identifiers import doi_iri, is_doi, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.ingest import IngestResult, write_results
 from reprokg.store.base import Store

@@ -7,7 +7,8 @@ import pytest
 from reprokg.core.errors import LoadError
 from reprokg.loaders import load_bytes, load_path
 from reprokg.loaders import source as source_mod
-from reprokg.loaders.source import parse_json, parse_yaml, read_bytes
+from reprokg.loaders.source import parse_json, read_bytes
+from reprokg.loaders.yaml_scalars import parse_yaml
 
 
 def billion_laughs(levels: int = 9) -> str:

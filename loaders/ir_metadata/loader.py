@@ -31,12 +31,14 @@ from rdflib.namespace import PROV, RDF, XSD
 
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
-from reprokg.core.identifiers import content_hash, doi_iri, mint, minter, orcid_iri, stable_key
+from reprokg.core.hashing import content_hash, stable_key
+from reprokg.core.identifiers import doi_iri, mint, minter, orcid_iri
 from reprokg.core.lazy_graph import LazyGraph
 from reprokg.core.namespaces import DOAP, RK, RKX, SCHEMA
 from reprokg.loaders.ir_metadata.spec import SCHEMA_SPEC, F, canonical
-from reprokg.loaders.source import Scalar, decode_text, parse_yaml
-from reprokg.loaders.trec import Run, RunSummary, parse_run_text
+from reprokg.loaders.source import decode_text
+from reprokg.loaders.trec import RUN_LINE, Run, RunSummary, parse_run_text
+from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
 KIND = "run"
 LOADER_NAME = "reprokg.loaders.ir_metadata"
@@ -44,8 +46,6 @@ LOADER_VERSION = "1.0.0"
 
 START, END = "ir_metadata.start", "ir_metadata.end"
 _MARKER_RE = re.compile(r"^\s*(#\s*)?ir_metadata\.(start|end)\s*$")
-#: a TREC run line (topic Q0 docno rank score tag): a file starting so is no YAML header
-_RUN_LINE_RE = re.compile(r"^\s*\S+\s+\S+\s+\S+\s+-?\d+\s+\S+\s+\S+\s*$")
 _SNIFF_KEYS = ("research goal:", "schema-version:", "schema version:", "ir_metadata.start")
 
 #: rdflib's RDF/XSD namespace attributes cost ~2 µs per access; read once
@@ -159,7 +159,7 @@ def split_source(text: str, name: str, *, assume_yaml: bool = False) -> Parts:
         break
     if start is None:
         first_line = next((ln for ln in lines if ln.strip()), "")
-        if assume_yaml or (not _RUN_LINE_RE.match(first_line) and looks_like_yaml_metadata(text)):
+        if assume_yaml or (not RUN_LINE.match(first_line) and looks_like_yaml_metadata(text)):
             return Parts(text, 0, 0, "", 0, "yaml")
         # a plain run file without a header: no metadata, only run lines
         return Parts("", 0, 0, text, 1, "none")

@@ -21,6 +21,7 @@ from starlette.datastructures import UploadFile
 from reprokg.core.errors import LoadError, NotFound, TooLarge
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import SPARQL_PREFIXES
+from reprokg.measures.comparison_document import comparison_json, save_study
 from reprokg.measures.inputs import (
     qrels_from_bytes,
     qrels_from_store,
@@ -28,7 +29,7 @@ from reprokg.measures.inputs import (
     run_from_store,
 )
 from reprokg.measures.registry import Options
-from reprokg.measures.study import comparison_json, run_study, save_study
+from reprokg.measures.study import run_study
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.store.base import SelectResult, Store
 

@@ -22,7 +22,7 @@ from jinja2 import pass_context
 from rdflib import Literal
 
 from reprokg.core.errors import NotAcceptable, ReprokgError
-from reprokg.core.namespaces import DEFAULT_BASE
+from reprokg.core.settings import DEFAULT_BASE
 from reprokg.service.web import vocabulary
 from reprokg.service.web.assets import make_templates
 from reprokg.service.web.view_queries import view_query

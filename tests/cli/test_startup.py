@@ -68,3 +68,21 @@ def test_every_command_is_registered() -> None:
 
     _, handlers = build_parser()
     assert sorted(handlers) == sorted(COMMANDS)
+
+
+def test_compare_of_plain_runs_needs_no_rdflib(shared_data) -> None:
+    """``reprokg compare`` of run files without headers reads their lines alone (issue 12:
+    the whole process must be 10x faster than repro_eval's): no rdflib, scipy, pandas or
+    YAML parser is imported, and the numbers are still printed."""
+    toy = shared_data / "trec" / "toy"
+    code = (
+        "import sys, contextlib, io\n"
+        "from reprokg.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        f"    code = main(['compare', '--qrels', {str(toy / 'qrels.toy')!r}, '--orig-base', "
+        f"{str(toy / 'run_a')!r}, '--rep-base', {str(toy / 'run_b')!r}, '--format', 'json'])\n"
+        "assert code == 0 and '\"ktu\"' in out.getvalue(), out.getvalue()\n"
+        "print(sorted(m for m in ('rdflib', 'scipy', 'pandas', 'yaml') if m in sys.modules))"
+    )
+    assert _python(code) == "[]"

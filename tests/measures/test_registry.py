@@ -14,8 +14,9 @@ from reprokg.core.namespaces import MLS, RK
 from reprokg.loaders.trec import read_qrels, read_run
 from reprokg.measures import registry
 from reprokg.measures.comparison import compare
+from reprokg.measures.comparison_document import comparison_document
 from reprokg.measures.registry import CROSS, REGISTRY, SAME, Options, applicable
-from reprokg.measures.study import comparison_document, run_study
+from reprokg.measures.study import run_study
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from reprokg.core.identifiers import content_hash
+from reprokg.core.hashing import content_hash
 from reprokg.core.settings import Settings
 from reprokg.service.app import create_app
 from reprokg.store import open_store

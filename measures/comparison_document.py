@@ -1,0 +1,240 @@
+"""A comparison as an RDF document (kind ``comparison``), and back to its JSON.
+
+:func:`comparison_document` writes what :func:`reprokg.measures.study.run_study` computed as
+the triples documented in ``docs/comparisons.md``; :func:`save_study` stores it through
+:func:`reprokg.ingest.write_results` with the run and qrels documents read from files;
+:func:`comparison_json` rebuilds ``compare --format json`` from stored triples. Apart from
+the computation so that ``reprokg compare`` without ``--save`` never imports rdflib.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from importlib.metadata import PackageNotFoundError, version
+
+from rdflib import Literal, URIRef
+from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
+
+from reprokg import __version__
+from reprokg.core.document import Document
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import mint
+from reprokg.core.namespaces import MLS, RK, SCHEMA, new_graph
+from reprokg.measures import primad
+from reprokg.measures.leaderboard import add_reported_scores
+from reprokg.measures.registry import CROSS, REGISTRY, SAME
+from reprokg.measures.study import Study, judging_qrels
+from reprokg.store.base import Store
+
+KIND = "comparison"
+LOADER_NAME = "reprokg.measures.study"
+SIDES = {"baseline": RK.BaselineSide, "advanced": RK.AdvancedSide}
+
+
+def _pkg_version(name: str) -> str:
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _num(x: float) -> Literal:
+    return Literal(repr(float(x)), datatype=XSD.double)
+
+
+def comparison_document(study: Study) -> Document:
+    """The comparison as a document of kind ``comparison`` (see docs/comparisons.md)."""
+    c = study.comparison
+    shas = {role: inp.content_key for role, inp in study.inputs.items()}
+    basis = {
+        "runs": shas,
+        "qrels": study.qrels.sha256,
+        "qrels_rpl": study.qrels_rpl.sha256 if study.qrels_rpl else None,
+        "options": c.options.to_json(),
+    }
+    key = stable_key("comparison", json.dumps(basis, sort_keys=True))
+    node = mint("comparison", key)
+    g = new_graph()
+    g.add((node, RDF.type, RK.ReproductionComparison))
+    g.add((node, RDF.type, PROV.Entity))
+    g.add((node, DCTERMS.type, Literal(c.kind)))
+    g.add((node, RDFS.label, Literal(f"{c.kind} comparison ({c.primad or 'no PRIMAD signature'})")))
+    for role, inp in study.inputs.items():
+        pred = RK.originalRun if role.startswith("orig") else RK.reproducingRun
+        run = inp.subject or mint("run", stable_key("run-lines", inp.sha256))
+        g.add((node, pred, run))
+        g.add((run, RDF.type, RK.Run))
+        runfile = mint("runfile", inp.sha256)
+        g.add((run, RK.runFile, runfile))
+        g.add((runfile, RK.sha256, Literal(inp.sha256)))
+        if role in study.reported:
+            kind = CROSS if study.qrels_rpl is not None else SAME
+            judged = judging_qrels(role, kind, study.qrels, study.qrels_rpl)
+            add_reported_scores(g, run, inp, judged, study.reported[role], mint("activity", key))
+    if study.primad is not None:
+        g.add((node, RK.primadSignature, Literal(study.primad.signature)))
+        for key_, changed in study.primad.changed.items():
+            g.add((node, primad.CHANGED_PREDICATE[key_], Literal(changed)))
+        for concept in primad.study_kinds(study.primad.signature):
+            g.add((node, RK.studyKind, concept))
+    # provenance: the activity, the software and the parameters
+    activity = mint("activity", key)
+    g.add((node, PROV.wasGeneratedBy, activity))
+    g.add((activity, RDF.type, PROV.Activity))
+    g.add((activity, RDFS.label, Literal("reproducibility measures (reprokg compare)")))
+    for name, ver in (
+        ("reprokg", __version__),
+        ("ir-measures", _pkg_version("ir-measures")),
+        ("pytrec-eval-terrier", _pkg_version("pytrec-eval-terrier")),
+        ("scipy", _pkg_version("scipy")),
+    ):
+        sw = mint("software", f"{name}-{ver}")
+        g.add((sw, RDF.type, SCHEMA.SoftwareApplication))
+        g.add((sw, SCHEMA.name, Literal(name)))
+        g.add((sw, SCHEMA.softwareVersion, Literal(ver)))
+        g.add((activity, PROV.used, sw))
+    for pname, pvalue in c.options.to_json().items():
+        value = (
+            ",".join(pvalue)
+            if isinstance(pvalue, list)
+            else str(pvalue).lower()
+            if isinstance(pvalue, bool)
+            else str(pvalue)
+        )
+        p = mint("parameter", stable_key(key, pname))
+        g.add((p, RDF.type, RK.ParameterSetting))
+        g.add((p, RK.parameterName, Literal(pname)))
+        g.add((p, RK.parameterValue, Literal(value)))
+        g.add((activity, PROV.used, p))
+    for q in (study.qrels, study.qrels_rpl):
+        if q is not None:
+            g.add((activity, PROV.used, q.subject))
+            g.add((q.subject, RK.sha256, Literal(q.sha256)))
+    for inp in study.inputs.values():
+        g.add((activity, PROV.used, mint("runfile", inp.sha256)))
+    for w in c.warnings:
+        g.add((node, RDFS.comment, Literal(w)))
+    # the measure definitions used, with citations
+    for m in REGISTRY.values():
+        if m.name not in c.measures:
+            continue
+        mi = m.iri
+        g.add((mi, RDF.type, RK.EvaluationMeasure))
+        g.add((mi, RDFS.label, Literal(m.label, lang="en")))
+        g.add((mi, SKOS.definition, Literal(m.definition, lang="en")))
+        g.add((mi, DCTERMS.bibliographicCitation, URIRef(m.citation)))
+    # every measure value
+    for name, value in c.measures.items():
+        mi = REGISTRY[name].iri
+        for side, eff, x in _flatten(value):
+            v = mint("value", stable_key(key, name, side or "", eff or ""))
+            g.add((node, RK.measureValue, v))
+            g.add((v, RDF.type, RK.MeasureValue))
+            g.add((v, RDF.type, MLS.ModelEvaluation))
+            g.add((v, MLS.specifiedBy, mi))
+            g.add((v, RK.measureName, Literal(name)))
+            if eff is not None:
+                g.add((v, RK.irMeasuresName, Literal(eff)))
+            if side is not None:
+                g.add((v, RK.runSide, SIDES[side]))
+            if x is not None and math.isfinite(x):
+                g.add((v, MLS.hasValue, _num(x)))
+            g.add((v, PROV.wasGeneratedBy, activity))
+    source = json.dumps({"basis": basis, "result": c.to_json()}, sort_keys=True).encode()
+    return Document(
+        kind=KIND,
+        graph=g,
+        source_name=f"comparison-{key}.json",
+        source_bytes=source,
+        loader=LOADER_NAME,
+        loader_version=__version__,
+        source_key=f"comparison:{key}",
+        subject=node,
+    )
+
+
+def _flatten(value) -> list[tuple[str | None, str | None, float | None]]:
+    """(side, effectiveness measure, value) triples of one measure's JSON value."""
+    out = []
+    if isinstance(value, dict) and set(value) <= set(SIDES):
+        for side, v in value.items():
+            if isinstance(v, dict):
+                out += [(side, eff, x) for eff, x in v.items()]
+            else:
+                out.append((side, None, v))
+    elif isinstance(value, dict):
+        out += [(None, eff, x) for eff, x in value.items()]
+    else:
+        out.append((None, None, value))
+    return out
+
+
+# --------------------------------------------------------------------------- back to JSON
+
+
+def comparison_json(g, node: URIRef) -> dict:
+    """The ``compare --format json`` object rebuilt from a stored comparison's triples."""
+    from reprokg.measures.effectiveness import DEFAULT_MEASURES
+
+    params = {
+        str(g.value(p, RK.parameterName)): str(g.value(p, RK.parameterValue))
+        for a in g.objects(node, PROV.wasGeneratedBy)
+        for p in g.objects(a, PROV.used)
+        if (p, RDF.type, RK.ParameterSetting) in g
+    }
+    order = params.get("measures", ",".join(DEFAULT_MEASURES)).split(",")
+    rank = {m: i for i, m in enumerate(order)}
+    side_of = {v: k for k, v in SIDES.items()}
+    raw: dict[str, list[tuple[str | None, str | None, float | None]]] = {}
+    for v in g.objects(node, RK.measureValue):
+        name = str(g.value(v, RK.measureName))
+        eff = g.value(v, RK.irMeasuresName)
+        side = g.value(v, RK.runSide)
+        x = g.value(v, MLS.hasValue)
+        raw.setdefault(name, []).append(
+            (
+                side_of.get(side) if side is not None else None,
+                str(eff) if eff is not None else None,
+                float(x) if x is not None else None,
+            )
+        )
+    measures: dict = {}
+    for name in [m for m in REGISTRY if m in raw] + sorted(set(raw) - set(REGISTRY)):
+        items = sorted(raw[name], key=lambda t: (t[0] != "baseline", rank.get(t[1] or "", 1e9)))
+        out: dict = {}
+        for side, eff, x in items:
+            if side is not None and eff is not None:
+                out.setdefault(side, {})[eff] = x
+            elif side is not None:
+                out[side] = x
+            elif eff is not None:
+                out[eff] = x
+        measures[name] = out
+    signature = g.value(node, RK.primadSignature)
+    options = {
+        "depth": int(params.get("depth", 1000)),
+        "order": params.get("order", "file"),
+        "rbo_p": float(params.get("rbo_p", 0.95)),
+        "rbo_depth": int(params.get("rbo_depth", 1000)),
+        "rbo_extrapolated": params.get("rbo_extrapolated", "false") == "true",
+        "measures": order,
+    }
+    return {
+        "primad": str(signature) if signature is not None else None,
+        "kind": str(g.value(node, DCTERMS.type)),
+        "measures": measures,
+        "warnings": sorted(str(c) for c in g.objects(node, RDFS.comment)),
+        "options": options,
+    }
+
+
+def save_study(store: Store, study: Study) -> str:
+    """Store the comparison document (and the run/qrels documents read from files)."""
+    docs = [q.source for q in (study.qrels, study.qrels_rpl) if q is not None and q.source]
+    docs += [inp.source for inp in study.inputs.values() if inp.source is not None]
+    from reprokg.ingest import write_results  # validation and the store: only when saving
+
+    doc = comparison_document(study)
+    write_results(store, [*docs, doc])
+    return str(doc.subject)
