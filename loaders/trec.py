@@ -549,14 +549,21 @@ class ParsedQrels:
     """Qrels read once: the judgements, and what the qrels document stores."""
 
     qrels: Qrels
-    #: the lines normalised (tokens joined by one space, LF ends, comments dropped)
-    data: bytes
     topics: int
     judgements: int
     #: the test collection a leading ``# ir_datasets: <id>`` comment names
     collection: str | None
     #: line number of the first judgement
     first_line: int
+    #: the four token columns, from which ``data`` is written when asked for
+    columns: list[list[str]] = field(repr=False, default_factory=list)
+
+    @cached_property
+    def data(self) -> bytes:
+        """The lines normalised (tokens joined by one space, LF ends, comments dropped):
+        what the qrels document stores and hashes (``reprokg compare`` needs neither)."""
+        lines = "\n".join(map(" ".join, zip(*self.columns, strict=True))) + "\n"
+        return lines.encode("utf-8")
 
 
 _COLLECTION_COMMENT = re.compile(
@@ -571,6 +578,9 @@ def parse_qrels_text(text: str, name: str) -> ParsedQrels:
     data = text.encode("utf-8")
     body = data[:-1] if data.endswith(b"\n") else data
     if _clean(body):
+        fast = _qrels_columns(body)
+        if fast is not None:
+            return _parsed_qrels(*fast, None, 1)
         cols = _fast_columns(text, 4)
         if cols is not None:
             try:
@@ -621,6 +631,25 @@ def parse_qrels_text(text: str, name: str) -> ParsedQrels:
     return _parsed_qrels(columns, rels, collection, first)
 
 
+def _qrels_columns(body: bytes) -> tuple[list[list[str]], list[int]] | None:
+    """The token columns and relevance of a clean ASCII qrels table whose relevance values
+    are unsigned integers, without a Python object per token until the columns are made;
+    None sends it to the text path (signed or odd relevance values: ``int`` reads those)."""
+    bounds = _token_bounds(body, 4)
+    if bounds is None or len(bounds[1]) == 0:
+        return None
+    raw, starts, ends = bounds
+    if int((ends[:, 3] - starts[:, 3]).max()) > 18 or not _all_digits(
+        raw, starts[:, 3], ends[:, 3]
+    ):
+        return None  # int64 holds 18 digits
+    columns = []
+    for k in range(4):
+        keys = _fixed(raw, starts[:, k], ends[:, k])
+        columns.append(b"\n".join(keys.tolist()).decode("ascii").split("\n"))
+    return columns, _numbers(raw, starts[:, 3], ends[:, 3], np.int64).tolist()
+
+
 def _parsed_qrels(
     columns: list[list[str]], rels: list[int], collection: str | None, first_line: int
 ) -> ParsedQrels:
@@ -632,14 +661,13 @@ def _parsed_qrels(
         d = judged.setdefault(t, {})
         for a, b in spans:
             d.update(zip(docs[a:b], rels[a:b], strict=True))
-    lines = "\n".join(map(" ".join, zip(*columns, strict=True))) + "\n"
     return ParsedQrels(
         qrels={t: judged[t] for t in sorted(judged)},
-        data=lines.encode("utf-8"),
         topics=len(judged),
         judgements=len(rels),
         collection=collection,
         first_line=first_line,
+        columns=columns,
     )
 
 

@@ -21,6 +21,7 @@ from reprokg.core.hashing import content_hash
 from reprokg.loaders.source import decode_text, read_bytes
 from reprokg.loaders.trec import (
     RUN_LINE,
+    ParsedQrels,
     Qrels,
     Run,
     RunSummary,
@@ -108,14 +109,25 @@ class RunInput:
 @dataclass
 class QrelsInput:
     qrels: Qrels
-    sha256: str
     name: str
     document: URIRef | None = None
     collection: str | None = None
+    #: sha256 of the normalised lines (else taken from ``_parsed`` when asked for)
+    _sha256: str | None = field(default=None, repr=False)
+    _parsed: ParsedQrels | None = field(default=None, repr=False)
     _subject: URIRef | None = field(default=None, repr=False)
     _source: Document | None = field(default=None, repr=False)
     #: the file's bytes while its document is not built yet
     _data: bytes | None = field(default=None, repr=False)
+
+    @property
+    def sha256(self) -> str:
+        """sha256 of the qrels lines as the qrels loader normalises them."""
+        if self._sha256 is None:
+            if self._parsed is None:
+                raise ValueError(f"{self.name}: a qrels input without its lines' hash")
+            self._sha256 = content_hash(self._parsed.data)
+        return self._sha256
 
     @property
     def subject(self) -> URIRef:
@@ -242,11 +254,7 @@ def qrels_from_bytes(data: bytes, name: str, collection: str | None = None) -> Q
     when asked for."""
     parsed = parse_qrels_text(decode_text(data, name), name)
     return QrelsInput(
-        parsed.qrels,
-        content_hash(parsed.data),
-        name,
-        collection=collection or parsed.collection,
-        _data=data,
+        parsed.qrels, name, collection=collection or parsed.collection, _parsed=parsed, _data=data
     )
 
 
@@ -270,7 +278,7 @@ def qrels_from_store(store: Store, ref: str) -> QrelsInput:
     coll = next(
         (str(g.value(t, RK.irDatasetsId)) for t in g.subjects(DCAT.distribution, subjects[0])), None
     )
-    return QrelsInput(read_qrels(data, str(iri)), sha, str(iri), iri, coll, _subject=subjects[0])
+    return QrelsInput(read_qrels(data, str(iri)), str(iri), iri, coll, sha, _subject=subjects[0])
 
 
 def resolve_qrels(ref: str, store: Store | None, collection: str | None = None) -> QrelsInput:

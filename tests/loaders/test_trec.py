@@ -113,6 +113,17 @@ def test_qrels_read_once_for_the_document_and_the_measures(shared_data: Path, re
     assert parsed.collection == collection
 
 
+def test_qrels_relevance_the_columnar_reader_leaves_to_int() -> None:
+    """Signed and 19-digit relevance values are read by ``int`` (the text path), unsigned
+    ones column-wise: the judgements are ``int``'s either way."""
+    text = "1 0 a -1\n1 0 b 2\n2 0 c 0012\n2 0 d 1234567890123456789\n"
+    parsed = parse_qrels_text(text, "q")
+    assert parsed.qrels == {"1": {"a": -1, "b": 2}, "2": {"c": 12, "d": 1234567890123456789}}
+    clean = parse_qrels_text("1 0 a 1\n1 0 b 0012\n", "q")
+    assert clean.qrels == {"1": {"a": 1, "b": 12}}
+    assert clean.data == b"1 0 a 1\n1 0 b 0012\n"
+
+
 def test_qrels_collection_comment_and_errors() -> None:
     parsed = parse_qrels_text("# ir_datasets: nyt\n\n1 0 a 1\n1 0 b 0\n", "q")
     assert parsed.collection == "nyt" and parsed.first_line == 3
