@@ -172,3 +172,56 @@ def test_a_store_without_ranks_is_ranked_at_open_and_stale_boards_are_repaired(
     assert store.maintenance["ranks"]["boards"] == 4
     _check(store)
     store.close()
+
+
+def test_filtered_requests_on_full_windows_read_the_ranks_when_the_window_suffices(
+    tmp_path: Path,
+) -> None:
+    """A filter on a board larger than the window: answered from the ranks when at least
+    ``limit`` window entries pass it (then they are the board's first ``limit`` that do),
+    else by the template; the rows equal the template's either way."""
+    from reprokg.core.namespaces import SCHEMA
+
+    rng = random.Random(5)
+    store = OxigraphStore(tmp_path / "db")
+    writes = []
+    for d in range(8):
+        g = _scores(d, rng, 6)
+        for run in {s for s, _p, _o in g.triples((None, RK.reportedScore, None))}:
+            name = "anserini" if int(str(run)[len(EX) + 3 :]) % 3 == 0 else "terrier"
+            platform, software = URIRef(f"{run}/platform"), URIRef(f"{run}/software")
+            toolkit = URIRef(f"{EX}toolkit/{name}")
+            g.add((run, RK.platform, platform))
+            g.add((platform, RK.software, software))
+            g.add((software, RK.retrievalToolkit, toolkit))
+            g.add((toolkit, SCHEMA.name, Literal(name)))
+        writes.append(DocumentWrite(URIRef(f"{EX}doc{d}"), list(g)))
+    store.write_documents(writes)
+    q = get_query("find-baselines")
+    used = {True: 0, False: 0}
+    for i in range(4):
+        board = str(_board(i))
+        assert store.ranked_entries(board) == ranks.WINDOW  # every board overflows it
+        full = _rows(store, FULL.format(board=board))
+        assert len(full) > ranks.WINDOW
+        for toolkit in ("anserini", "terrier"):
+            for limit in ("1", "2", "4"):
+                params = {
+                    "collection": COLLECTIONS[i % 2],
+                    "measure": MEASURES[i // 2 % 2],
+                    "toolkit": toolkit,
+                    "limit": limit,
+                }
+                planned = ranked.plan(q, params, store)
+                # written out: how many window entries pass, from the full order here
+                passing = sum(
+                    1
+                    for _v, _s, run in full[: ranks.WINDOW]
+                    if (int(str(run)[len(EX) + 3 :]) % 3 == 0) == (toolkit == "anserini")
+                )
+                from_ranks = "leaderboard-ranks" in planned
+                assert from_ranks == (passing >= int(limit)), (board, toolkit, limit)
+                used[from_ranks] += 1
+                assert _rows(store, planned) == _rows(store, q.bind(params))
+    assert used[True] and used[False]  # both ways were taken
+    store.close()
