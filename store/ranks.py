@@ -185,47 +185,24 @@ def _rerank(store: ox.Store, board: str, old: Sequence[Entry] | None) -> tuple[l
     return _window_ops(store, board, read_window(store, board) if old is None else old, new)
 
 
-def all_boards_query() -> str:
-    """Every entry of every board: by board, each in :func:`board_query`'s order."""
-    return (
-        "SELECT ?b ?value ?score ?run WHERE { "
-        f"?value <{RK}onLeaderboard> ?b . ?value <{MLS}hasValue> ?score . "
-        f"?run <{RK}reportedScore> ?value }} ORDER BY ?b DESC(?score) ?run ?value"
-    )
-
-
-def _windows(store: ox.Store) -> Iterable[tuple[str, list[Entry]]]:
-    """(board, its first WINDOW entries) for every board with a named IRI, from one
-    streamed query (one sort of all entries instead of one query per board)."""
-    board: str | None = None
-    window: list[Entry] = []
-    for r in store.query(all_boards_query()):
-        b = r[0]  # type: ignore[index]
-        if not isinstance(b, ox.NamedNode):
-            continue
-        if b.value != board:
-            if board is not None:
-                yield board, window
-            board, window = b.value, []
-        if len(window) < WINDOW:
-            window.append((r[1], r[2], r[3]))  # type: ignore[index]
-    if board is not None:
-        yield board, window
-
-
 def rebuild_all(store: ox.Store, batch: int = 200_000) -> dict:
     """Every board ranked from scratch (a store without ranks; after a merge rebuild):
-    the ranks dropped with the marker in one transaction, the windows bulk-written, the
-    marker created last. A crash meanwhile leaves no marker, so no ranks are read and the
-    next writable open rebuilds them (the bulk writer's leftovers are removed then too):
-    the write needs no transaction, and one per board (SPARQL text, ~1,000 boards at 10M
-    triples) was most of the merge rebuild's time (issue 17)."""
+    the ranks dropped with the marker in one transaction, each board's window read by
+    :func:`board_query` and all of them bulk-written, the marker created last. A crash
+    meanwhile leaves no marker, so no ranks are read and the next writable open rebuilds
+    them (the bulk writer's leftovers are removed then too): the write needs no
+    transaction, and one per board (SPARQL text) was half of the ranks' rebuild."""
     t0 = time.perf_counter()
     store.update(f"DROP SILENT GRAPH <{RANKS_MARKER}> ; DROP SILENT GRAPH <{RANKS_GRAPH}>")
-    boards = n = 0
+    boards = [
+        r[0].value  # type: ignore[index]
+        for r in store.query(f"SELECT DISTINCT ?b WHERE {{ ?v <{RK}onLeaderboard> ?b }}")
+        if isinstance(r[0], ox.NamedNode)  # type: ignore[index]
+    ]
+    n = 0
     pending: list[ox.Quad] = []
-    for board, window in _windows(store):
-        boards += 1
+    for board in boards:
+        window = [(r[0], r[1], r[2]) for r in store.query(board_query(board))]  # type: ignore[index]
         if _blank(window):
             pending += stale_quads([board])
             continue
@@ -238,7 +215,7 @@ def rebuild_all(store: ox.Store, batch: int = 200_000) -> dict:
     if pending:
         store.bulk_extend(pending)
     store.update(f"CREATE SILENT GRAPH <{RANKS_MARKER}>")
-    return {"boards": boards, "quads": n, "seconds": round(time.perf_counter() - t0, 3)}
+    return {"boards": len(boards), "quads": n, "seconds": round(time.perf_counter() - t0, 3)}
 
 
 def repair(store: ox.Store) -> int:
