@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.machine import cpu_shares, cpu_times
 from benchmarks.measures.run import DEFAULT_QRELS, generate, max_difference, with_repro_eval
 
 REPO = Path(__file__).resolve().parents[2]
@@ -158,14 +159,18 @@ def main(argv: list[str] | None = None) -> int:
         cmds = commands(tmp, args.qrels, runs)
         times: dict[str, list[float]] = {name: [] for name in cmds}
         load = [os.getloadavg()[0]]
+        before = cpu_times()
         for _ in range(args.reps):
             for name, cmd in cmds.items():
                 times[name].append(_time(cmd, env))
         load.append(os.getloadavg()[0])
+        shares = cpu_shares(before, cpu_times())
     med = {name: statistics.median(ts) for name, ts in times.items()}
     width = max(len(n) for n in med)
     print(
-        f"\nmedian of {args.reps} alternating rounds (load average {load[0]:.1f} -> {load[1]:.1f})"
+        f"\nmedian of {args.reps} alternating rounds (load average {load[0]:.1f} -> {load[1]:.1f}"
+        + "".join(f", {k} {v:.0%}" for k, v in shares.items())
+        + ")"
     )
     print(f"{'command'.ljust(width)}  median s    min s    max s")
     for name, ts in times.items():
@@ -179,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                 {
                     "reps": args.reps,
                     "load_average": load,
+                    "cpu_shares": shares,
                     "median_s": med,
                     "all_s": times,
                     "compare_speedup": ratio,

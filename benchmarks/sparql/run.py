@@ -30,6 +30,7 @@ from pathlib import Path
 import httpx
 import pyoxigraph as ox
 
+from benchmarks.machine import cpu_shares, cpu_times
 from benchmarks.sparql.generate import COLLECTIONS, MEASURES, TOOLKITS, _lit, write
 from reprokg.sparql import ranked
 from reprokg.sparql.named import get_query
@@ -284,30 +285,6 @@ def wrk_test(url: str, cs: list[dict[str, str]], clients: int, seconds: float, s
     bad += sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return ms("50"), ms("99"), rps, bad, cpu
-
-
-def cpu_times() -> list[int]:
-    """The machine's CPU time counters (``/proc/stat``; empty where there is none)."""
-    try:
-        with open("/proc/stat") as fh:
-            return [int(x) for x in fh.readline().split()[1:9]]
-    except OSError:
-        return []
-
-
-def cpu_shares(before: list[int], after: list[int]) -> dict[str, float]:
-    """Busy, idle and *stolen* shares between two readings: on a shared VM the host's
-    other guests take cores away (``steal``), and latency under load moves with it."""
-    if not before or not after:
-        return {}
-    d = [b - a for a, b in zip(before, after, strict=True)]
-    total = sum(d) or 1
-    user, nice, system, idle, iowait, irq, softirq, steal = d
-    return {
-        "busy": (user + nice + system + irq + softirq) / total,
-        "idle": (idle + iowait) / total,
-        "steal": steal / total,
-    }
 
 
 def serve(
