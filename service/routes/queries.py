@@ -65,6 +65,12 @@ def result_cache(request: Request, settings: Settings) -> ResultCache:
     return cache
 
 
+def _plan_and_run(store, query, params: dict[str, str], media: str) -> Response:
+    """Plan on the store's ranks (which may query the store: in the pool thread, not on
+    the event loop) and run natively."""
+    return _run_native(store, ranked.plan(query, params, store), media)
+
+
 def _run_native(store, sparql: str, media: str) -> Response:
     """Run on pyoxigraph and let it write the results (half the time of rdflib terms).
 
@@ -133,9 +139,9 @@ async def run_query(
         hit = cache.get(key)
         if hit is not None:
             return Response(hit[0], media_type=hit[1], headers={"X-Reprokg-Cache": "hit"})
-        sparql = ranked.plan(query, params, native)  # NamedQueryError: 400
+        query.terms(params)  # NamedQueryError: 400, before a thread is taken
         resp = await anyio.to_thread.run_sync(
-            _run_native, native, sparql, media, limiter=engine_limiter(request)
+            _plan_and_run, native, query, params, media, limiter=engine_limiter(request)
         )
         cache.put(key, bytes(resp.body), resp.media_type or media)
         resp.headers["X-Reprokg-Cache"] = "miss" if key is not None else "off"

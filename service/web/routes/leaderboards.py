@@ -11,6 +11,7 @@ from fastapi.responses import Response
 from reprokg.core.errors import UsageError
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web.render import alternates, page, py, rows_of, sparql_of, tabular, wants
+from reprokg.sparql import ranked
 from reprokg.sparql.named import NamedQueryError, get_query
 from reprokg.store.base import SelectResult
 
@@ -59,7 +60,7 @@ def leaderboard(
     params = {k: v for k, v in given.items() if v}
     q = get_query("find-baselines")
     try:
-        sparql = q.bind(params)
+        sparql = ranked.plan(q, params, store)  # the store's ranks when they answer
     except NamedQueryError as exc:
         raise UsageError(str(exc)) from exc
     res = store.query(sparql)
