@@ -107,6 +107,12 @@ def test_discordant_pairs_match_scipy_and_brute_force() -> None:
     rng = np.random.default_rng(12)
     seqs = [rng.permutation(n) + 5 for n in (0, 1, 2, 3, 7, 64, 100, 999, 1000, 1537)]
     got = rp.discordant_pairs(seqs)
+    # keys past int32 (sequences x length x values > 2**31) take int64 keys
+    big = rng.permutation(70_000)
+    pairs = 70_000 * 69_999 // 2
+    dis = int(rp.discordant_pairs([big])[0])
+    tau = stats.kendalltau(np.arange(70_000), big).statistic
+    assert (pairs - 2 * dis) / pairs == pytest.approx(tau, abs=1e-12)
     for s, dis in zip(seqs, got.tolist(), strict=True):
         n = len(s)
         if n <= 100:
