@@ -155,10 +155,11 @@ def _ktu_all(pairs: list[tuple[np.ndarray, np.ndarray]]) -> list[float]:
     lengths = np.asarray([len(x) for x in xs])
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     span = max(int(max(int(x.max()) for x in xs)), int(max(int(y.max()) for y in ys))) + 1
-    topic = np.repeat(np.arange(len(todo), dtype=np.int64) * span, lengths)
-    kx = topic + np.concatenate(xs)
+    kind = np.int32 if len(todo) * span < 2**31 else np.int64  # sorts faster when it fits
+    topic = np.repeat(np.arange(len(todo), dtype=kind) * span, lengths)
+    kx = topic + np.concatenate(xs).astype(kind)
     by_x = np.argsort(kx)
-    ky = topic + np.concatenate(ys)[by_x]
+    ky = topic + np.concatenate(ys).astype(kind)[by_x]
     by_y = np.argsort(ky)
     within = np.arange(len(kx)) - np.repeat(offsets, lengths)
     ranks = np.empty(len(kx), dtype=np.intp)
