@@ -36,7 +36,7 @@ RUN_LINE = re.compile(r"^\s*\S+\s+\S+\s+\S+\s+-?\d+\s+\S+\s+\S+\s*$")
 _NOT_SPACE = re.compile(r"\S")
 
 
-def first_line(text: str) -> str:
+def first_nonblank_line(text: str) -> str:
     """The first non-blank line of ``text`` ("" when there is none), found without
     splitting the whole text into lines."""
     m = _NOT_SPACE.search(text)

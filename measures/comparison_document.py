@@ -28,7 +28,7 @@ from reprokg.measures.study import Study, judging_qrels
 from reprokg.store.base import Store
 
 KIND = "comparison"
-LOADER_NAME = "reprokg.measures.study"
+LOADER_NAME = "reprokg.measures.study"  # as stored since the first comparisons (provenance)
 SIDES = {"baseline": RK.BaselineSide, "advanced": RK.AdvancedSide}
 
 

@@ -25,9 +25,11 @@ from reprokg.loaders.trec import (
     Qrels,
     Run,
     RunSummary,
-    first_line,
+    first_nonblank_line,
     parse_qrels_text,
     parse_run_text,
+    read_qrels,
+    read_run,
 )
 
 if TYPE_CHECKING:
@@ -117,7 +119,7 @@ class QrelsInput:
     _parsed: ParsedQrels | None = field(default=None, repr=False)
     _subject: URIRef | None = field(default=None, repr=False)
     _source: Document | None = field(default=None, repr=False)
-    #: the file's bytes while its document is not built yet
+    #: the file's bytes, until its document is built from them
     _data: bytes | None = field(default=None, repr=False)
 
     @property
@@ -176,7 +178,7 @@ def run_from_bytes(data: bytes, name: str) -> RunInput:
     Anything else (a header, or lines the loader must report on) goes through the loader.
     """
     text = decode_text(data, name)
-    if RUN_LINE.match(first_line(text)):
+    if RUN_LINE.match(first_nonblank_line(text)):
         parsed = parse_run_text(text, name)
         return RunInput(parsed.run, name, _summary=parsed.summary, _file=data)
     from reprokg.loaders.ir_metadata.loader import load_run_file
@@ -208,7 +210,6 @@ def run_from_store(store: Store, ref: str) -> RunInput:
     from rdflib.namespace import RDF
 
     from reprokg.core.namespaces import RK
-    from reprokg.loaders.trec import read_run
 
     iri = document_ref(ref)
     g = store.get_document(iri)
@@ -262,7 +263,6 @@ def qrels_from_store(store: Store, ref: str) -> QrelsInput:
     from rdflib.namespace import DCAT, RDF
 
     from reprokg.core.namespaces import RK
-    from reprokg.loaders.trec import read_qrels
 
     iri = document_ref(ref)
     g = store.get_document(iri)
