@@ -31,7 +31,7 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
-from reprokg.loaders.source import decode_text
+from reprokg.loaders.source import decode_text, parse_json
 
 KIND = "grsi"
 LOADER_NAME = "reprokg.loaders.grsi"
@@ -49,7 +49,7 @@ def sniff(name: str, head: str) -> bool:
 
 def _records(text: str, name: str) -> list[tuple[Any, int]]:
     """The array's elements with the line each starts on."""
-    parsed = _parse(text, name)
+    parsed = parse_json(text, name)  # nesting and size checked first, as every JSON source
     if not isinstance(parsed, list):
         raise LoadError("expected a JSON array of stamped papers", source=name, line=1)
     decoder = json.JSONDecoder()
@@ -62,15 +62,6 @@ def _records(text: str, name: str) -> list[tuple[Any, int]]:
         out.append((value, text.count("\n", 0, pos) + 1))
         pos = end
     return out
-
-
-def _parse(text: str, name: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LoadError(
-            f"JSON syntax error: {exc.msg}", source=name, line=exc.lineno, column=exc.colno
-        ) from exc
 
 
 def load(data: bytes, name: str) -> list[Document]:
