@@ -16,24 +16,13 @@ import pandas as pd
 from rdflib import URIRef
 
 from reprokg.core.errors import NotFound, UsageError
+from reprokg.loaders.stability import ROW_KEYS
 from reprokg.sparql.rows import select_rows
 from reprokg.store.terms import to_ntriples
 
 SPARQL_DIR = Path(__file__).resolve().parent / "sparql"
 #: the columns of :func:`observation_frame`
-COLUMNS = (
-    "experiment",
-    "algorithm",
-    "implementation",
-    "optimizer",
-    "configuration",
-    "seed",
-    "repeat",
-    "metric",
-    "value",
-    "experiment_iri",
-    "document",
-)
+COLUMNS = (*ROW_KEYS, "experiment_iri", "document")
 _PLACEHOLDER = "<urn:reprokg:study>"
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from reprokg.loaders.stability import ROW_KEYS
+
 ALGORITHMS: tuple[tuple[str, str, str, float], ...] = (
     # short name, algorithm, implementation, typical accuracy
     ("m-net", "Matching Networks", "community (torch7)", 0.56),
@@ -225,17 +227,6 @@ def example_csv(rng_seed: int = 3) -> str:
         f"5 seeds x 5 repeats each; {len(frame)} of 1500 runs kept); hyper-parameters sampled "
         "from its Table 3",
     ]
-    columns = [
-        "experiment",
-        "algorithm",
-        "implementation",
-        "optimizer",
-        "configuration",
-        "seed",
-        "repeat",
-        "metric",
-        "value",
-        *(f"hp.{n}" for n in HP_NAMES),
-    ]
+    columns = [*ROW_KEYS, *(f"hp.{n}" for n in HP_NAMES)]
     body = frame[columns].to_csv(index=False, lineterminator="\n")
     return "\n".join(header) + "\n" + body

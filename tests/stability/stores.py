@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from reprokg.loaders.stability import ROW_KEYS
 from reprokg.stability.simulate import crossed_design
 from tests.conftest import REPO
 
@@ -32,17 +33,7 @@ def small_frame() -> pd.DataFrame:
 def study_csv(frame: pd.DataFrame, title: str, *, illustrative: bool = False) -> bytes:
     """A stability CSV of ``frame`` (columns of :func:`small_frame`)."""
     head = f"# stability: 1\n# title: {title}\n# illustrative: {str(illustrative).lower()}\n"
-    cols = [
-        "experiment",
-        "algorithm",
-        "implementation",
-        "optimizer",
-        "configuration",
-        "seed",
-        "repeat",
-        "metric",
-        "value",
-    ]
+    cols = list(ROW_KEYS)
     body = frame[cols].to_csv(index=False, lineterminator="\n", float_format="%.17g")
     return (head + body).encode("utf-8")
 
