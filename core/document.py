@@ -22,6 +22,13 @@ class Message:
     value: str | None = None
     line: int | None = None
 
+    @classmethod
+    def kept_unknown(
+        cls, what: str, key: str, node: object, value: str | None = None, line: int | None = None
+    ) -> Message:
+        """Info: an unknown ``what`` (column, key) kept under ``rkx:`` (open world)."""
+        return cls("Info", key, f"unknown {what} {key!r} kept under rkx:", str(node), value, line)
+
 
 @dataclass
 class Document:

@@ -175,7 +175,7 @@ def _record(rec: dict[str, Any], name: str, line: int) -> tuple[Document, URIRef
     for key, value in rec.items():
         if key not in KNOWN:
             g.add((node, rkx_term(key), Literal(str(value))))
-            msgs.append(Message("Info", key, f"unknown key {key!r} kept under rkx:", str(node)))
+            msgs.append(Message.kept_unknown("key", key, node))
     source = json.dumps(rec, ensure_ascii=False, sort_keys=True).encode("utf-8")
     return Document(
         kind=KIND,

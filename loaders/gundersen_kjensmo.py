@@ -24,7 +24,7 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.limits import check_lines
-from reprokg.loaders.source import csv_line, decode_text
+from reprokg.loaders.source import csv_record, decode_text
 
 KIND = "gk2018"
 LOADER_NAME = "reprokg.loaders.gundersen_kjensmo"
@@ -313,17 +313,8 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
             and rec[col].strip()
         ):
             g.add((review, rkx_term(col), Literal(rec[col].strip())))
-            msgs.append(
-                Message(
-                    "Info",
-                    col,
-                    f"unknown column {col!r} kept under rkx:",
-                    str(review),
-                    rec[col],
-                    line,
-                )
-            )
-    source = (",".join(header) + "\n" + csv_line(rec[c] for c in header) + "\n").encode()
+            msgs.append(Message.kept_unknown("column", col, review, rec[col], line))
+    source = csv_record(header, rec)
     return Document(
         kind=KIND,
         graph=g,

@@ -382,16 +382,7 @@ def load(data: bytes, name: str) -> list[Document]:
             s = _text(v)
             if s:
                 g.add((report, RKX[re.sub(r"[^A-Za-z0-9_-]+", "_", str(k))], Literal(s)))
-            msgs.append(
-                Message(
-                    "Info",
-                    str(k),
-                    f"unknown key {str(k)!r} kept under rkx:",
-                    str(report),
-                    s,
-                    _line(k),
-                )
-            )
+            msgs.append(Message.kept_unknown("key", str(k), report, s, _line(k)))
     return [
         Document(
             kind=KIND,

@@ -24,7 +24,7 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
-from reprokg.loaders.source import csv_line, decode_text
+from reprokg.loaders.source import csv_record, decode_text
 
 KIND = "pwc-checklist"
 LOADER_NAME = "reprokg.loaders.pwc_checklist"
@@ -139,17 +139,8 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
     for col in header:
         if col not in REQUIRED and rec[col]:
             g.add((node, rkx_term(col), Literal(rec[col])))
-            msgs.append(
-                Message(
-                    "Info",
-                    col,
-                    f"unknown column {col!r} kept under rkx:",
-                    str(node),
-                    rec[col],
-                    line,
-                )
-            )
-    source = (",".join(header) + "\n" + csv_line(rec[c] for c in header) + "\n").encode()
+            msgs.append(Message.kept_unknown("column", col, node, rec[col], line))
+    source = csv_record(header, rec)
     return Document(
         kind=KIND,
         graph=g,

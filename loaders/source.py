@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +43,12 @@ def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[byt
     return data, display
 
 
-def csv_line(cells: Iterable[str]) -> str:
-    """One CSV record (quoted where needed, no line end): a row's bytes as its document's
+def csv_record(header: Sequence[str], row: Mapping[str, str]) -> bytes:
+    """The header line and one row (quoted where needed): a row's bytes as its document's
     source when a CSV file is loaded as one document per row."""
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="").writerow(cells)
-    return buf.getvalue()
+    csv.writer(buf, lineterminator="").writerow(row[c] for c in header)
+    return (",".join(header) + "\n" + buf.getvalue() + "\n").encode()
 
 
 def decode_text(data: bytes, name: str) -> str:
