@@ -22,7 +22,7 @@ bracket count, C-speed ``str`` methods) accepts ordinary documents before the ex
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import accumulate
 
 from reprokg.core.errors import InputTooLarge, LimitExceeded
@@ -64,14 +64,8 @@ class InputLimits:
 
     @classmethod
     def of(cls, s: Settings) -> InputLimits:
-        return cls(
-            max_depth=s.max_depth,
-            max_nodes=s.max_nodes,
-            max_aliases=s.max_aliases,
-            max_anchors=s.max_anchors,
-            max_line_length=s.max_line_length,
-            max_fields=s.max_fields,
-        )
+        """The limits the settings hold (each field is a setting of the same name)."""
+        return cls(**{f.name: getattr(s, f.name) for f in fields(cls)})
 
 
 DEFAULT_LIMITS = InputLimits()
