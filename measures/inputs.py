@@ -120,7 +120,7 @@ class QrelsInput:
     _subject: URIRef | None = field(default=None, repr=False)
     _source: Document | None = field(default=None, repr=False)
     #: the file's bytes, until its document is built from them
-    _data: bytes | None = field(default=None, repr=False)
+    _file: bytes | None = field(default=None, repr=False)
 
     @property
     def sha256(self) -> str:
@@ -143,11 +143,11 @@ class QrelsInput:
     @property
     def source(self) -> Document | None:
         """The qrels document when read from a file (to store it with --save)."""
-        if self._source is None and self._data is not None:
+        if self._source is None and self._file is not None:
             from reprokg.loaders.qrels import load_qrels_file
 
-            self._source = load_qrels_file(self._data, self.name, collection=self.collection)[0]
-            self._data = None
+            self._source = load_qrels_file(self._file, self.name, collection=self.collection)[0]
+            self._file = None
         return self._source
 
 
@@ -255,7 +255,7 @@ def qrels_from_bytes(data: bytes, name: str, collection: str | None = None) -> Q
     when asked for."""
     parsed = parse_qrels_text(decode_text(data, name), name)
     return QrelsInput(
-        parsed.qrels, name, collection=collection or parsed.collection, _parsed=parsed, _data=data
+        parsed.qrels, name, collection=collection or parsed.collection, _parsed=parsed, _file=data
     )
 
 
