@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from reprokg.cli.base import Command, add_store_option, exit_quickly
 
 if TYPE_CHECKING:
+    from reprokg.core.forked import Later
+    from reprokg.measures.inputs import RunInput
     from reprokg.measures.study import Study
 
 
@@ -106,14 +108,24 @@ def _compare_runs(args: argparse.Namespace) -> int:
             rbo_extrapolated=args.rbo_extrapolated,
             **{k: v for k, v in given.items() if v is not None},
         )
-        qrels = resolve_qrels(args.qrels, store, args.collection)
-        qrels_rpl = (
-            resolve_qrels(args.qrels_rpl, store, args.collection_rpl) if args.qrels_rpl else None
-        )
-        runs = [
-            resolve_run(r, store) if r else None
-            for r in (args.orig_base, args.rep_base, args.orig_adv, args.rep_adv)
-        ]
+        refs = [args.orig_base, args.rep_base, args.orig_adv, args.rep_adv]
+        # files only: the advanced runs are read by a forked child meanwhile (core/forked)
+        later = _read_in_child(refs[2:]) if store is None else None
+        try:
+            qrels = resolve_qrels(args.qrels, store, args.collection)
+            qrels_rpl = (
+                resolve_qrels(args.qrels_rpl, store, args.collection_rpl)
+                if args.qrels_rpl
+                else None
+            )
+            runs = [resolve_run(r, store) if r else None for r in refs[:2]]
+            if later is None:
+                runs += [resolve_run(r, store) if r else None for r in refs[2:]]
+            else:
+                runs += later.result()
+        finally:
+            if later is not None:
+                later.discard()
         study = run_study(qrels, runs[0], runs[1], runs[2], runs[3], qrels_rpl, options)
         out = study.to_json()
         if args.save:
@@ -131,6 +143,25 @@ def _compare_runs(args: argparse.Namespace) -> int:
     finally:
         if store is not None:
             store.close()
+
+
+#: run file bytes read in a forked child below which the fork costs more than it saves
+CHILD_MIN_BYTES = 1_000_000
+
+
+def _read_in_child(refs: list[str | None]) -> Later[list[RunInput | None]] | None:
+    """The runs ``refs`` read by a forked child while this process reads the qrels and the
+    baselines (reading is numpy and Python work of about a second per million lines; the
+    child's runs come back pickled in a tenth of that); None when they are too small."""
+    from reprokg.core.forked import in_child
+    from reprokg.measures.inputs import resolve_run
+
+    paths = [Path(r) for r in refs if r]
+    if not all(p.is_file() for p in paths):
+        return None  # a document id or a missing file: read (or reported) in order
+    if sum(p.stat().st_size for p in paths) < CHILD_MIN_BYTES:
+        return None
+    return in_child(lambda: [resolve_run(r, None) if r else None for r in refs])
 
 
 def _fmt(x: float | None) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from reprokg.core.forked import Later, in_child
 from reprokg.loaders.trec import Qrels, Ranking, Run
 from reprokg.measures import reproducibility as rp
 from reprokg.measures.effectiveness import Evaluator, TopicScores
@@ -47,30 +48,47 @@ class Comparison:
         }
 
 
-def _scores(evaluator: Evaluator, run: Run, role: str, warnings: list[str]) -> TopicScores:
-    """Per-topic scores; what ir-measures does with unmatched topics is said in warnings.
+def _coverage(judged: Qrels, run: Run, role: str, warnings: list[str]) -> None:
+    """What ir-measures does with the run's unmatched topics, said in ``warnings``.
 
     ir-measures (like ``trec_eval -c``) scores every judged topic, a judged topic the run
     has no ranking for scoring 0, and ignores the run's unjudged topics.
     """
-    scores = evaluator.evaluate(run)
-    judged = set(evaluator.qrels)
-    unjudged = sorted(set(run.topics) - judged)
-    missing = sorted(judged - set(run.topics))
-    if not set(run.topics) & judged:
+    judged_topics = set(judged)
+    unjudged = sorted(set(run.topics) - judged_topics)
+    missing = sorted(judged_topics - set(run.topics))
+    if not set(run.topics) & judged_topics:
         warnings.append(f"{role}: no topic of the run is judged; every judged topic scores 0")
-    else:
-        if unjudged:
-            warnings.append(
-                f"{role}: {len(unjudged)} topic(s) have no relevance judgements and are not "
-                f"evaluated ({', '.join(unjudged[:10])})"
-            )
-        if missing:
-            warnings.append(
-                f"{role}: no ranking for {len(missing)} judged topic(s), which score 0 "
-                f"({', '.join(missing[:10])})"
-            )
-    return scores
+        return
+    if unjudged:
+        warnings.append(
+            f"{role}: {len(unjudged)} topic(s) have no relevance judgements and are not "
+            f"evaluated ({', '.join(unjudged[:10])})"
+        )
+    if missing:
+        warnings.append(
+            f"{role}: no ranking for {len(missing)} judged topic(s), which score 0 "
+            f"({', '.join(missing[:10])})"
+        )
+
+
+#: run lines evaluated in a forked child below which the fork costs more than it saves
+#: (forking, and the child's exit, take ~10 ms; pytrec_eval evaluates ~1.6M lines a second)
+CHILD_MIN_LINES = 20_000
+
+
+def _evaluate(jobs: dict[str, tuple[Evaluator, Run]]) -> Later[dict[str, TopicScores]]:
+    """Per-topic scores of every run but the first, computed in a forked child while the
+    parent evaluates the first run and compares the rankings (KTU, RBO): pytrec_eval holds
+    the GIL, so only a second process puts the second core to work (core/forked.py)."""
+    rest = list(jobs)[1:]
+
+    def evaluate_rest() -> dict[str, TopicScores]:
+        return {k: jobs[k][0].evaluate(jobs[k][1]) for k in rest}
+
+    if sum(len(jobs[k][1]) for k in rest) >= CHILD_MIN_LINES:
+        return in_child(evaluate_rest)
+    return Later(evaluate_rest)
 
 
 def compare(
@@ -116,19 +134,33 @@ def compare(
     }
     orig_eval = Evaluator(qrels, opts.measures)
     rep_eval = orig_eval if qrels_rpl is None else Evaluator(qrels_rpl, opts.measures)
-    scores: dict[str, TopicScores] = {}
-    for k, r in prepared.items():
-        ev = orig_eval if k.startswith("orig") else rep_eval
-        scores[k] = _scores(ev, r, k.replace("_", " "), warnings)
-
-    pairs = [("baseline", "orig_base", "rep_base")]
-    if "orig_adv" in prepared:
-        pairs.append(("advanced", "orig_adv", "rep_adv"))
-    inputs = Inputs(kind, prepared, scores, pairs, opts, warnings)
-    measures: dict[str, Any] = {
-        m.name: m.compute(inputs)  # type: ignore[misc]
-        for m in applicable(kind, advanced="orig_adv" in prepared)
-    }
+    jobs = {k: (orig_eval if k.startswith("orig") else rep_eval, r) for k, r in prepared.items()}
+    for k, (ev, r) in jobs.items():
+        _coverage(ev.qrels, r, k.replace("_", " "), warnings)
+    rest = _evaluate(jobs)
+    try:
+        first = next(iter(jobs))
+        scores: dict[str, TopicScores] = {first: jobs[first][0].evaluate(jobs[first][1])}
+        pairs = [("baseline", "orig_base", "rep_base")]
+        if "orig_adv" in prepared:
+            pairs.append(("advanced", "orig_adv", "rep_adv"))
+        inputs = Inputs(kind, prepared, scores, pairs, opts, warnings)
+        wanted = applicable(kind, advanced="orig_adv" in prepared)
+        # the rankings' measures need no topic scores: computed while the child evaluates
+        values: dict[str, Any] = {
+            m.name: m.compute(inputs)  # type: ignore[misc]
+            for m in wanted
+            if m.compares == "rankings"
+        }
+        scores.update(rest.result())
+        scores = {k: scores[k] for k in jobs}  # role order, as the runs were given
+        inputs.scores = scores
+        for m in wanted:
+            if m.name not in values:
+                values[m.name] = m.compute(inputs)  # type: ignore[misc]
+    finally:
+        rest.discard()
+    measures = {m.name: values[m.name] for m in wanted}
     return Comparison(
         kind=kind,
         measures=measures,

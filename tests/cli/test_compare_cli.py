@@ -7,6 +7,8 @@ component edited at a time, so the expected signature is known by construction.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -259,3 +261,55 @@ def test_the_command_exits_quickly_with_its_whole_output(toy: Path, tmp_path: Pa
 
     with open_store(store, read_only=True) as s:
         assert any(True for _ in s.documents())
+
+
+@pytest.fixture(scope="module")
+def large_runs(shared_data: Path, tmp_path_factory) -> dict[str, Path]:
+    """Four 50-topic x 1000-document runs over the real core17 qrels: large enough that
+    the command reads the advanced runs and evaluates three runs in forked children."""
+    from tests.measures.test_measures_repro_eval import write_run
+
+    d = tmp_path_factory.mktemp("large")
+    q17 = shared_data / "trec" / "qrels" / "core17.txt"
+    runs = {r: write_run(q17, d / r, seed, 50, 1000) for seed, r in enumerate(RUN_ROLES, 11)}
+    return {"qrels": q17, **runs}
+
+
+RUN_ROLES = ("--orig-base", "--rep-base", "--orig-adv", "--rep-adv")
+
+
+def _process(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "reprokg", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_the_command_equals_the_serial_comparison(large_runs: dict, capsys, monkeypatch):
+    """The process reads and evaluates in forked children (core/forked) when it can; its
+    output must be what main() gives with every run read and evaluated in one process."""
+    from reprokg.cli import compare as compare_cli
+    from reprokg.measures import comparison
+
+    assert sum(large_runs[r].stat().st_size for r in RUN_ROLES[2:]) >= compare_cli.CHILD_MIN_BYTES
+    monkeypatch.setattr(compare_cli, "CHILD_MIN_BYTES", 10**15)
+    monkeypatch.setattr(comparison, "CHILD_MIN_LINES", 10**15)
+    args = ["compare", "--qrels", str(large_runs["qrels"]), "--format", "json"]
+    for role in RUN_ROLES:
+        args += [role, str(large_runs[role])]
+    code, serial, _ = run_cli(capsys, *args)
+    proc = _process(*args)
+    assert code == proc.returncode == 0, proc.stderr
+    assert proc.stdout == serial
+
+
+def test_a_bad_line_in_a_run_read_by_the_child_is_reported(large_runs: dict, tmp_path: Path):
+    bad = tmp_path / "orig_adv.run"
+    text = large_runs["--orig-adv"].read_text()
+    bad.write_text(text + "999 Q0 doc 1 not-a-score run\n")
+    line = text.count("\n") + 1
+    args = ["compare", "--qrels", str(large_runs["qrels"])]
+    for role in RUN_ROLES:
+        args += [role, str(bad if role == "--orig-adv" else large_runs[role])]
+    proc = _process(*args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"orig_adv.run:{line}" in proc.stderr and "score" in proc.stderr

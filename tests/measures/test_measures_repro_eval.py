@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from reprokg.core import forked
 from reprokg.loaders.trec import read_qrels, read_run
+from reprokg.measures import comparison
 from reprokg.measures.comparison import compare
 from tests.conftest import need
 
@@ -83,7 +86,29 @@ def runs(shared_data: Path, tmp_path_factory) -> dict[str, Path]:
     }
 
 
-def test_same_collection_equals_repro_eval(runs):
+@pytest.fixture(params=["in this process", "in a forked child"])
+def evaluation(request, monkeypatch) -> Iterator[list[bool]]:
+    """Runs but the first evaluated here, or in a forked child (measures/comparison): the
+    numbers must equal repro_eval's both ways. Yields whether each child was forked."""
+    started: list[bool] = []
+    if request.param == "in this process":
+        monkeypatch.setattr(comparison, "CHILD_MIN_LINES", 10**12)
+    else:
+        if not forked.can_fork():
+            pytest.skip("a Python thread is running, one CPU or not Linux: no fork here")
+        monkeypatch.setattr(comparison, "CHILD_MIN_LINES", 0)
+
+    def in_child(fn):
+        later = forked.in_child(fn)
+        started.append(later.forked)
+        return later
+
+    monkeypatch.setattr(comparison, "in_child", in_child)
+    yield started
+    assert started == ([True] if request.param == "in a forked child" else [])
+
+
+def test_same_collection_equals_repro_eval(runs, evaluation):
     ev = RpdEvaluator(
         qrels_orig_path=str(runs["q17"]),
         run_b_orig_path=str(runs["ob"]),
@@ -114,7 +139,7 @@ def test_same_collection_equals_repro_eval(runs):
     assert n > 5 * 58  # every measure family over the 58 effectiveness measures
 
 
-def test_cross_collection_equals_repro_eval(runs):
+def test_cross_collection_equals_repro_eval(runs, evaluation):
     ev = RplEvaluator(
         qrels_orig_path=str(runs["q17"]),
         run_b_orig_path=str(runs["ob"]),
@@ -139,7 +164,7 @@ def test_cross_collection_equals_repro_eval(runs):
     assert assert_close(ref, result.measures) > 2 * 58
 
 
-def test_baseline_only_equals_repro_eval(runs):
+def test_baseline_only_equals_repro_eval(runs, evaluation):
     ev = RpdEvaluator(
         qrels_orig_path=str(runs["q17"]),
         run_b_orig_path=str(runs["ob"]),
