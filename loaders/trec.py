@@ -16,7 +16,6 @@ reports the exact line and column of an error.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -26,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from reprokg.core.errors import LoadError
+from reprokg.core.hashing import content_hash
 from reprokg.loaders.limits import check_lines
 from reprokg.loaders.source import decode_text, read_bytes
 
@@ -67,7 +67,7 @@ class RunSummary:
     @cached_property
     def sha256(self) -> str:
         """Asked for by the document, its run-file node and the comparison: hashed once."""
-        return hashlib.sha256(self.data).hexdigest()
+        return content_hash(self.data)
 
 
 def is_comment(line: str) -> bool:

@@ -180,7 +180,12 @@ def run_from_bytes(data: bytes, name: str) -> RunInput:
     text = decode_text(data, name)
     if RUN_LINE.match(first_nonblank_line(text)):
         parsed = parse_run_text(text, name)
-        return RunInput(parsed.run, name, _summary=parsed.summary, _file=data)
+        lines = parsed.summary.data
+        # one bytes object when the file is its normalised lines: half the memory, and
+        # pickled once when a forked child hands the run back (cli/compare)
+        return RunInput(
+            parsed.run, name, _summary=parsed.summary, _file=lines if lines == data else data
+        )
     from reprokg.loaders.ir_metadata.loader import load_run_file
 
     doc, run = load_run_file(data, name)
