@@ -189,10 +189,17 @@ def merged_store(path: Path) -> OxigraphStore:
     t0 = time.perf_counter()
     s = OxigraphStore(path)
     print(
-        f"merged default graph and ranks ready ({time.perf_counter() - t0:.1f} s): {s.maintenance}",
+        f"merged default graph and ranks ready ({time.perf_counter() - t0:.1f} s, peak RSS "
+        f"so far {_peak_rss_mb():.0f} MB): {s.maintenance}",
         flush=True,
     )
     return s
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def time_inprocess(store: ox.Store, make, cs: list[dict[str, str]]) -> tuple[float, int]:
@@ -423,6 +430,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run the HTTP load with the named-query result cache on (reported apart)",
     )
+    ap.add_argument(
+        "--build-only",
+        action="store_true",
+        help="stop after the bulk load, the merge rebuild and the ranks (their timings)",
+    )
     args = ap.parse_args(argv)
 
     work = Path(args.data or tempfile.mkdtemp(prefix="reprokg-bench-sparql-"))
@@ -433,17 +445,29 @@ def main(argv: list[str] | None = None) -> int:
             n = sum(1 for _ in fh)
         print(f"reusing {n} quads in {work}", flush=True)
     else:
-        t0 = time.perf_counter()
-        n = write(str(nq), args.triples)
-        print(f"generated {n} quads in {time.perf_counter() - t0:.1f} s ({work})", flush=True)
+        if args.data and nq.is_file():  # the quads of an earlier run, loaded afresh
+            with open(nq, encoding="utf-8") as fh:
+                n = sum(1 for _ in fh)
+            print(f"reusing {n} quads in {nq}", flush=True)
+        else:
+            t0 = time.perf_counter()
+            n = write(str(nq), args.triples)
+            print(f"generated {n} quads in {time.perf_counter() - t0:.1f} s ({work})", flush=True)
         store_dir.mkdir(exist_ok=True)
         t0 = time.perf_counter()
         store = ox.Store(str(store_dir / "oxigraph"))
         store.bulk_load(path=str(nq), format=ox.RdfFormat.N_QUADS)
         store.flush()
         del store
-        print(f"pyoxigraph bulk load: {time.perf_counter() - t0:.1f} s", flush=True)
+        print(
+            f"pyoxigraph bulk load: {time.perf_counter() - t0:.1f} s (peak RSS so far "
+            f"{_peak_rss_mb():.0f} MB)",
+            flush=True,
+        )
     disk = merged_store(store_dir / "oxigraph")
+    if args.build_only:
+        disk.close()
+        return 0
     store = disk.raw
 
     cs = combos(200)

@@ -200,3 +200,18 @@ def test_tsv_short_forms_become_ntriples(tmp_path: Path) -> None:
         f'"1.E3"^^<{XSD}double>',
         '"a\\tb"@en',
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [(b"abcd_:ef", True), (b"abc_:", True), (b"___:", True), (b"abc_", False), (b"", False)],
+)
+def test_blank_node_scan_sees_across_chunks(tmp_path: Path, monkeypatch, text, found) -> None:
+    """split_blank skips the rewrite when no ``_:`` is in the file: the scan must see one
+    that straddles two chunks (4-byte chunks here)."""
+    from reprokg.store import bulk
+
+    monkeypatch.setattr(bulk, "_CHUNK", 4)
+    f = tmp_path / "t.nt"
+    f.write_bytes(text)
+    assert bulk._contains(str(f), b"_:") is found
