@@ -285,7 +285,7 @@ class OxigraphStore(
                     log.warning(
                         "building the merged default graph of %s (a store made before "
                         "reprokg kept one, bulk-loaded, or left mid-update or mid-rebuild): "
-                        "a bulk write, 25-50 s per million triples (1M-10M on 2 cores)",
+                        "a bulk write, 20-30 s per million triples (1M-10M on 2 cores)",
                         self.path,
                     )
                 self.rebuild_merge()
