@@ -102,12 +102,6 @@ def remove_leftovers(db_dir: str | Path | None) -> int:
     return n
 
 
-def document_graphs(store: ox.Store) -> list[ox.NamedNode]:
-    """Every named graph whose triples belong to the merge (documents and the legacy graph)."""
-    skip = {ox.NamedNode(g) for g in RESERVED_GRAPHS}
-    return [g for g in store.named_graphs() if isinstance(g, ox.NamedNode) and g not in skip]
-
-
 def begin(store: ox.Store) -> None:
     """Step 1, one transaction: stale marker; the legacy copy unless the store is already
     stale (a crash mid-update or mid-rebuild: the default graph holds no triples of its
@@ -194,16 +188,21 @@ def select_query(graphs: list[ox.NamedNode]) -> str:
     return f"SELECT ?s ?p ?o WHERE {{ VALUES ?g {{ {listed} }} GRAPH ?g {{ ?s ?p ?o }} }}"
 
 
+#: the triples of graphs named by a blank node (raw writes only: documents are IRIs), which
+#: the merge holds too (store/merge.py) but ``VALUES`` cannot name: a scan, only if any
+SELECT_BLANK_GRAPHS = "SELECT ?s ?p ?o WHERE { GRAPH ?g { ?s ?p ?o } FILTER(isBlank(?g)) }"
+
+
 def _select_share(
-    store: ox.Store, graphs: list[ox.NamedNode], tmp_dir: str | Path | None
+    store: ox.Store, query: str, tmp_dir: str | Path | None
 ) -> tuple[str, float, float]:
-    """One share of the graphs selected to TSV and rewritten to N-Triples: the N-Triples
-    file's path and the seconds each step took."""
+    """One share of the graphs selected to TSV (``query``) and rewritten to N-Triples: the
+    N-Triples file's path and the seconds each step took."""
     fd, tsv = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".tsv", dir=tmp_dir)
     os.close(fd)
     try:
         t0 = time.perf_counter()
-        store.query(select_query(graphs)).serialize(tsv, ox.QueryResultsFormat.TSV)
+        store.query(query).serialize(tsv, ox.QueryResultsFormat.TSV)
         t1 = time.perf_counter()
         fd, nt = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".nt", dir=tmp_dir)
         os.close(fd)
@@ -227,16 +226,21 @@ def _contains(path: str, needle: bytes) -> bool:
 def bulk_merge(store: ox.Store, tmp_dir: str | Path | None = None) -> dict:
     """Step 2: every document triple bulk-written into the default graph (see the module)."""
     t0 = time.perf_counter()
-    graphs = document_graphs(store)
-    if not graphs:
+    skip = {ox.NamedNode(g) for g in RESERVED_GRAPHS}
+    names = list(store.named_graphs())
+    graphs = [g for g in names if isinstance(g, ox.NamedNode) and g not in skip]
+    blank_graphs = any(isinstance(g, ox.BlankNode) for g in names)
+    if not graphs and not blank_graphs:
         return {"graphs": 0, "seconds": 0.0}
     threads = _threads()
-    shares = [graphs[i :: 2 * threads] for i in range(min(2 * threads, len(graphs)))]
+    shares = [select_query(graphs[i :: 2 * threads]) for i in range(min(2 * threads, len(graphs)))]
+    if blank_graphs:
+        shares.append(SELECT_BLANK_GRAPHS)
     parts: list[str] = []
     select_s = convert_s = 0.0
     try:
         with ThreadPoolExecutor(threads, thread_name_prefix="reprokg-merge") as pool:
-            for nt, sel, conv in pool.map(lambda g: _select_share(store, g, tmp_dir), shares):
+            for nt, sel, conv in pool.map(lambda q: _select_share(store, q, tmp_dir), shares):
                 parts.append(nt)
                 select_s += sel
                 convert_s += conv
@@ -259,6 +263,7 @@ def bulk_merge(store: ox.Store, tmp_dir: str | Path | None = None) -> dict:
                 os.unlink(path)
     return {
         "graphs": len(graphs),
+        "blank_named_graphs": blank_graphs,
         "threads": threads,
         "select_and_convert_s": round(t1 - t0, 3),
         "select_cpu_s": round(select_s, 3),

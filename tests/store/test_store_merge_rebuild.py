@@ -68,6 +68,8 @@ def _make_unmerged(path: Path, n: int = 30_000) -> None:
     quads.append(ox.Quad(b, p, ox.Literal("blank subject"), g1))
     quads.append(ox.Quad(ox.NamedNode(EX + "has"), p, b, ox.NamedNode(EX + "g2")))
     quads.append(ox.Quad(ox.NamedNode(EX + "stray"), p, ox.Literal("legacy"), ox.DefaultGraph()))
+    # a graph named by a blank node (a raw write): merged like any graph (store/merge.py)
+    quads.append(ox.Quad(ox.NamedNode(EX + "in"), p, ox.Literal("blank graph"), ox.BlankNode("g")))
     s.bulk_extend(quads)
     s.flush()
     del s
@@ -85,13 +87,16 @@ def _default_set(path: Path) -> set[tuple[str, str, str]]:
 
 
 def _named_set(path: Path) -> set[tuple[str, str, str]]:
-    """The merge by definition: every triple of a document graph (not bookkeeping)."""
+    """The merge by definition: every triple of a named graph that is not bookkeeping."""
     s = ox.Store.read_only(str(path))
     try:
         return {
             (str(q.subject), str(q.predicate), str(q.object))
             for q in s
-            if isinstance(q.graph_name, ox.NamedNode) and q.graph_name.value not in RESERVED_GRAPHS
+            if isinstance(q.graph_name, ox.BlankNode)
+            or (
+                isinstance(q.graph_name, ox.NamedNode) and q.graph_name.value not in RESERVED_GRAPHS
+            )
         }
     finally:
         del s
@@ -119,6 +124,8 @@ def test_bulk_rebuild_gives_the_transactional_merge(tmp_path: Path, reference) -
     store = OxigraphStore(d)
     info = store.maintenance["merge"]
     assert info["graphs"] == 301 and info["blank_triples"] == 2
+    assert info["blank_named_graphs"] is True
+    assert (f"<{EX}in>", f"<{EX}p>", '"blank graph"') in reference
     legacy = store.get_document(LEGACY_DEFAULT_GRAPH)
     assert len(legacy) == 1  # the store's own default triple, kept
     store.close()
