@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -76,10 +77,11 @@ class Later(Generic[T]):
             return self._call()  # memory, or its outcome does not pickle): computed here
 
     def discard(self) -> None:
-        """Wait for the child without reading its result (the parent failed meanwhile);
-        a later :meth:`result` computes it here."""
+        """End the child without reading its result (the parent failed meanwhile); a
+        later :meth:`result` computes it here."""
         if not self._done and self._pid is not None and self._fd is not None:
-            os.close(self._fd)  # the child's write fails; it exits
+            os.kill(self._pid, signal.SIGKILL)  # it holds nothing to clean up: os._exit
+            os.close(self._fd)
             os.waitpid(self._pid, 0)
         self._pid = self._fd = None
 
@@ -94,8 +96,8 @@ def in_child(fn: Callable[[], T]) -> Later[T]:
     """Start ``fn()`` in a forked child; its result is ``.result()`` of the return value.
 
     ``fn`` must not change anything the parent relies on (the child's changes to memory,
-    open files or the store are not the parent's); its result and any exception it
-    raises must pickle.
+    open files or the store are not the parent's). Its result and its exception travel
+    pickled; one that does not pickle is computed again by the parent.
     """
     if not can_fork():
         return Later(fn)
