@@ -7,15 +7,18 @@ so tie-breaking and the file-order rankings of KTU/RBO are exercised.
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from reprokg.core import forked
 from reprokg.loaders.trec import read_qrels, read_run
 from reprokg.measures import comparison
 from reprokg.measures.comparison import compare
@@ -86,26 +89,62 @@ def runs(shared_data: Path, tmp_path_factory) -> dict[str, Path]:
     }
 
 
+#: compare() in a fresh interpreter, every run but the first evaluated in a forked child:
+#: pytest's process may hold threads (then nothing forks), a fresh one holds none
+FORKED_COMPARE = r"""
+import json, sys
+from reprokg.core import forked
+from reprokg.loaders.trec import read_qrels, read_run
+from reprokg.measures import comparison
+
+started = []
+def in_child(fn):
+    later = forked.in_child(fn)
+    started.append(later.forked)
+    return later
+
+comparison.CHILD_MIN_LINES = 0
+comparison.in_child = in_child
+a = json.loads(sys.argv[1])
+result = comparison.compare(
+    read_qrels(a["qrels"]),
+    *[read_run(p) if p else None for p in a["runs"]],
+    qrels_rpl=read_qrels(a["qrels_rpl"]) if a["qrels_rpl"] else None,
+)
+print(json.dumps({"forked": started, "kind": result.kind, "measures": result.measures}))
+"""
+
+Compare = Callable[..., tuple[str, dict]]
+
+
 @pytest.fixture(params=["in this process", "in a forked child"])
-def evaluation(request, monkeypatch) -> Iterator[list[bool]]:
-    """Runs but the first evaluated here, or in a forked child (measures/comparison): the
-    numbers must equal repro_eval's both ways. Yields whether each child was forked."""
-    started: list[bool] = []
-    if request.param == "in this process":
+def evaluation(request, monkeypatch) -> Compare:
+    """compare() with the runs but the first evaluated here, or in a forked child
+    (measures/comparison): the numbers must equal repro_eval's both ways."""
+
+    def here(qrels, *runs, qrels_rpl=None) -> tuple[str, dict]:
         monkeypatch.setattr(comparison, "CHILD_MIN_LINES", 10**12)
-    else:
-        if not forked.can_fork():
-            pytest.skip("a Python thread is running, one CPU or not Linux: no fork here")
-        monkeypatch.setattr(comparison, "CHILD_MIN_LINES", 0)
+        rpl = read_qrels(qrels_rpl) if qrels_rpl else None
+        result = compare(read_qrels(qrels), *map(read_run, runs), qrels_rpl=rpl)
+        return result.kind, result.measures
 
-    def in_child(fn):
-        later = forked.in_child(fn)
-        started.append(later.forked)
-        return later
+    def in_child(qrels, *runs, qrels_rpl=None) -> tuple[str, dict]:
+        if not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2:
+            pytest.skip("not Linux, or one CPU: in_child computes in the parent here")
+        paths = [str(r) for r in runs] + [None] * (4 - len(runs))
+        arg = {"qrels": str(qrels), "runs": paths, "qrels_rpl": qrels_rpl and str(qrels_rpl)}
+        proc = subprocess.run(
+            [sys.executable, "-c", FORKED_COMPARE, json.dumps(arg)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+        out = json.loads(proc.stdout)
+        assert out["forked"] == [True]  # the child really evaluated
+        return out["kind"], out["measures"]
 
-    monkeypatch.setattr(comparison, "in_child", in_child)
-    yield started
-    assert started == ([True] if request.param == "in a forked child" else [])
+    return here if request.param == "in this process" else in_child
 
 
 def test_same_collection_equals_repro_eval(runs, evaluation):
@@ -127,15 +166,9 @@ def test_same_collection_equals_repro_eval(runs, evaluation):
         "er": ev.er(),
         "dri": ev.dri(),
     }
-    result = compare(
-        read_qrels(runs["q17"]),
-        read_run(runs["ob"]),
-        read_run(runs["rb"]),
-        read_run(runs["oa"]),
-        read_run(runs["ra"]),
-    )
-    assert result.kind == "same-collection"
-    n = assert_close(ref, result.measures)
+    kind, measures = evaluation(runs["q17"], runs["ob"], runs["rb"], runs["oa"], runs["ra"])
+    assert kind == "same-collection"
+    n = assert_close(ref, measures)
     assert n > 5 * 58  # every measure family over the 58 effectiveness measures
 
 
@@ -151,17 +184,12 @@ def test_cross_collection_equals_repro_eval(runs, evaluation):
     ev.trim()
     ev.evaluate()
     ref = {"pvalue": ev.ttest(), "er": ev.er(), "dri": ev.dri()}
-    result = compare(
-        read_qrels(runs["q17"]),
-        read_run(runs["ob"]),
-        read_run(runs["xb"]),
-        read_run(runs["oa"]),
-        read_run(runs["xa"]),
-        qrels_rpl=read_qrels(runs["q18"]),
+    kind, measures = evaluation(
+        runs["q17"], runs["ob"], runs["xb"], runs["oa"], runs["xa"], qrels_rpl=runs["q18"]
     )
-    assert result.kind == "cross-collection"
-    assert set(result.measures) == {"pvalue", "er", "dri"}
-    assert assert_close(ref, result.measures) > 2 * 58
+    assert kind == "cross-collection"
+    assert set(measures) == {"pvalue", "er", "dri"}
+    assert assert_close(ref, measures) > 2 * 58
 
 
 def test_baseline_only_equals_repro_eval(runs, evaluation):
@@ -173,7 +201,7 @@ def test_baseline_only_equals_repro_eval(runs, evaluation):
     ev.trim()
     ev.evaluate()
     ref = {"ktu": ev.ktu(), "rbo": ev.rbo(), "rmse": ev.rmse(), "pvalue": ev.ttest()}
-    result = compare(read_qrels(runs["q17"]), read_run(runs["ob"]), read_run(runs["rb"]))
-    assert "er" not in result.measures and "dri" not in result.measures
-    mine = {k: result.measures[k] for k in ref}
+    _kind, measures = evaluation(runs["q17"], runs["ob"], runs["rb"])
+    assert "er" not in measures and "dri" not in measures
+    mine = {k: measures[k] for k in ref}
     assert assert_close(ref, mine) > 58
