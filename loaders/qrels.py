@@ -11,7 +11,6 @@ a comment line at the top — ``# ir_datasets: https://ir-datasets.com/nyt`` (al
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import PurePath
 
@@ -66,7 +65,7 @@ def load_qrels_file(
     parsed = parse_qrels_text(decode_text(data, name), name)
     lines, n_topics, n_judgements = parsed.data, parsed.topics, parsed.judgements
     first = parsed.first_line
-    sha = hashlib.sha256(lines).hexdigest()
+    sha = parsed.sha256
     collection = collection or parsed.collection
     q = qrels_iri(sha)
     g = new_graph()

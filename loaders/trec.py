@@ -305,7 +305,11 @@ def _fixed(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
 
 def _all_digits(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> bool:
     """Every token ``raw[starts[i]:ends[i]]`` is ASCII digits only (an unsigned integer)."""
-    tokens = _fixed(raw, starts, ends)
+    return _digits_only(_fixed(raw, starts, ends))
+
+
+def _digits_only(tokens: np.ndarray) -> bool:
+    """Every token of a :func:`_fixed` array is ASCII digits only."""
     b = tokens.view(np.uint8)  # NUL-padded to the widest token
     return bool(np.all(((b >= 48) & (b <= 57)) | (b == 0)))
 
@@ -565,6 +569,11 @@ class ParsedQrels:
         lines = "\n".join(map(" ".join, zip(*self.columns, strict=True))) + "\n"
         return lines.encode("utf-8")
 
+    @cached_property
+    def sha256(self) -> str:
+        """The normalised lines' sha256: the qrels document's node and attachment key."""
+        return content_hash(self.data)
+
 
 _COLLECTION_COMMENT = re.compile(
     r"^\s*#\s*(?:ir_datasets|ir-datasets|test[ _]collection|collection)\s*:\s*(\S.*?)\s*$",
@@ -639,15 +648,12 @@ def _qrels_columns(body: bytes) -> tuple[list[list[str]], list[int]] | None:
     if bounds is None or len(bounds[1]) == 0:
         return None
     raw, starts, ends = bounds
-    if int((ends[:, 3] - starts[:, 3]).max()) > 18 or not _all_digits(
-        raw, starts[:, 3], ends[:, 3]
-    ):
+    keys = [_fixed(raw, starts[:, k], ends[:, k]) for k in range(4)]  # each column once
+    relevance = keys[3]
+    if relevance.dtype.itemsize > 18 or not _digits_only(relevance):
         return None  # int64 holds 18 digits
-    columns = []
-    for k in range(4):
-        keys = _fixed(raw, starts[:, k], ends[:, k])
-        columns.append(b"\n".join(keys.tolist()).decode("ascii").split("\n"))
-    return columns, _numbers(raw, starts[:, 3], ends[:, 3], np.int64).tolist()
+    columns = [b"\n".join(k.tolist()).decode("ascii").split("\n") for k in keys]
+    return columns, relevance.astype(np.int64).tolist()
 
 
 def _parsed_qrels(

@@ -128,7 +128,7 @@ class QrelsInput:
         if self._sha256 is None:
             if self._parsed is None:
                 raise ValueError(f"{self.name}: a qrels input without its lines' hash")
-            self._sha256 = content_hash(self._parsed.data)
+            self._sha256 = self._parsed.sha256
         return self._sha256
 
     @property
