@@ -440,19 +440,15 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(args.data or tempfile.mkdtemp(prefix="reprokg-bench-sparql-"))
     nq = work / "runs.nq"
     store_dir = work / "store"
-    if args.data and (store_dir / "oxigraph").is_dir():
+    if args.data and nq.is_file():  # the quads of an earlier run (its store, if kept)
         with open(nq, encoding="utf-8") as fh:
             n = sum(1 for _ in fh)
-        print(f"reusing {n} quads in {work}", flush=True)
+        print(f"reusing {n} quads in {nq}", flush=True)
     else:
-        if args.data and nq.is_file():  # the quads of an earlier run, loaded afresh
-            with open(nq, encoding="utf-8") as fh:
-                n = sum(1 for _ in fh)
-            print(f"reusing {n} quads in {nq}", flush=True)
-        else:
-            t0 = time.perf_counter()
-            n = write(str(nq), args.triples)
-            print(f"generated {n} quads in {time.perf_counter() - t0:.1f} s ({work})", flush=True)
+        t0 = time.perf_counter()
+        n = write(str(nq), args.triples)
+        print(f"generated {n} quads in {time.perf_counter() - t0:.1f} s ({work})", flush=True)
+    if not (args.data and (store_dir / "oxigraph").is_dir()):
         store_dir.mkdir(exist_ok=True)
         t0 = time.perf_counter()
         store = ox.Store(str(store_dir / "oxigraph"))
