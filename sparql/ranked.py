@@ -2,34 +2,31 @@
 keeps (:class:`~reprokg.store.base.LeaderboardRanks`) instead of ranking every score.
 
 *find baselines* ranks every score of a board before ``LIMIT``, so its time grew with
-the data (issue 17: p50 236 ms at 10M triples on disk); reading the first ``limit``
-ranked entries by index took 18 ms. The ranked form is used when the store keeps ranks,
-the board's are current, and they suffice: without filters always; with filters (toolkit,
-method, platform) only when every entry of the board is ranked (a filter may skip
-entries, and those beyond the window are not there). Otherwise the template's own query
-runs (correct, slower). Both give the same rows in the same order: the ranks are ordered
-``DESC(?score) ?run ?value``, the template ``DESC(?score) ?run``, and ``?value`` is not
-projected.
+the data (issue 17: p50 236 ms at 10M triples on disk). The store reads the board's
+first rows from its packed window, with the filters (toolkit, method, platform) compared
+on names kept there and the runs' tags, and the plan gives them to the engine as a
+``VALUES`` table that it orders as the template does and writes out. The rows are the
+template's: the first ``limit`` entries in the ranks' order, ``DESC(?score) ?run ?value``,
+are the template's sub-select's rows (``?value`` is not projected), an entry whose run
+reaches a filter's name by two paths is two rows in both, and a row per tag follows.
 
 A filter on a board larger than the window: the window is the board's first entries, so
-when at least ``limit`` of its entries pass the filters, those are exactly the board's
-first ``limit`` that do. One probe decides (:func:`_last_rank`): it stops at the
-``limit``-th passing entry it finds and gives the largest rank among those, and the answer
-then reads the window only up to that rank. Measured at 10M triples (boards of ~3,500
-entries, the benchmark's 51 toolkit requests of its first 200, in process, on disk): p50
-177-178 ms against 286-406 ms for a COUNT over the whole filtered window followed by the
-query over it again (the form before), and 307 ms for the template; the filter's four hops
-per entry cost most of it.
+when at least ``limit`` rows pass, they are exactly the board's first ``limit`` that do;
+when fewer do, entries beyond the window may pass and the template's own query runs
+(correct, slower), as it does when the board's ranks are not current.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from reprokg.sparql.named import NamedQuery, get_query, values_block
 from reprokg.store.base import LeaderboardRanks, QueryResult, Store
 
 _FILTERS = ("toolkit", "method", "platform")
+#: a comment the ranked form starts with (what it was planned on)
+RANKED_MARK = "# find-baselines read from the store's leaderboard ranks (store/ranks.py)"
 
 
 def _find_baselines(
@@ -40,55 +37,25 @@ def _find_baselines(
     if board is None:
         return None
     n = int(limit) if limit is not None else 100
-    ranked = store.ranked_entries(str(board))
-    if ranked is None or n > store.ranks_window:
+    filters = {f: terms[f] for f in _FILTERS if f in terms}
+    if n > store.ranks_window or not store.ranks_filters.issuperset(filters):
         return None
-    filters = [f for f in _FILTERS if f in terms]
-    lines = "".join(f"{line}\n" for f in filters for line in query.optional_lines(f))
+    rows = store.ranked_top(str(board), n, filters)
+    if rows is None:
+        return None  # entries beyond the window may pass: the template ranks them all
     prefixes = "\n".join(
         line for line in query.sparql.splitlines() if line.upper().startswith("PREFIX")
     )
-
-    def window(last_rank: int, order: str) -> str:
-        return (
-            "  { SELECT ?run ?score ?rank ?measure ?collection WHERE {"
-            f"{values_block(terms)}\n"
-            f"    {store.ranks_pattern(str(board), last_rank)}\n"
-            + lines
-            + f"  }} {order}LIMIT {n} }}\n"
-        )
-
-    last = n if not filters else store.ranks_window
-    if filters and ranked >= store.ranks_window:
-        last = _last_rank(store, prefixes, window(last, ""), n)
-        if last is None:
-            return None  # entries beyond the window may pass: the template ranks them all
+    table = "\n    ".join(
+        f"({run} {score} {tag})" for run, score, tags in rows for tag in tags or ("UNDEF",)
+    )
     return (
-        f"{prefixes}\n"
-        "SELECT ?run ?tag ?score ?measure ?collection WHERE {\n"
-        + window(last, "ORDER BY ?rank ")
-        + "  OPTIONAL { ?run rk:runTag ?tag }\n"
-        "} ORDER BY ?rank"
+        f"{RANKED_MARK}\n{prefixes}\n"
+        "SELECT ?run ?tag ?score ?measure ?collection WHERE {"
+        f"{values_block(terms)}\n"
+        f"  VALUES (?run ?score ?tag) {{\n    {table}\n  }}\n"
+        "} ORDER BY DESC(?score) ?run ?tag"
     )
-
-
-def _last_rank(store: object, prefixes: str, unordered: str, n: int) -> int | None:
-    """The largest rank among any ``n`` window entries that pass the filters (the engine
-    stops at the ``n``-th it finds); None when fewer than ``n`` pass.
-
-    The board's first ``n`` passing entries rank at most that, so the answer reads the
-    window only up to it: one pass over the entries up to the ``n``-th found, instead of a
-    COUNT over the whole filtered window and then the query over it again.
-    """
-    if not isinstance(store, Store):
-        return None
-    result = store.query(
-        f"{prefixes}\nSELECT (COUNT(*) AS ?n) (MAX(?rank) AS ?last) WHERE {{\n{unordered}}}"
-    )
-    rows = getattr(result, "rows", None) or []
-    if not rows or rows[0][0] is None or rows[0][1] is None or int(str(rows[0][0])) < n:
-        return None
-    return int(str(rows[0][1]))
 
 
 #: named queries with a ranked form: (query, parameters, store) -> SPARQL or None
@@ -97,15 +64,28 @@ RANKED: dict[str, Callable[[NamedQuery, dict[str, str], LeaderboardRanks], str |
 }
 
 
-def plan(query: NamedQuery, values: dict[str, str], store: object) -> str:
-    """The SPARQL to run for ``query`` with ``values`` on ``store``: the ranked form when
-    the store's ranks can answer, else the template bound as usual."""
+class Planned(NamedTuple):
+    """A named query's SPARQL as planned, and whether it reads the store (the ranked
+    form does not: the rows are in its ``VALUES`` table)."""
+
+    sparql: str
+    reads_store: bool
+
+
+def planned(query: NamedQuery, values: dict[str, str], store: object) -> Planned:
+    """What to run for ``query`` with ``values`` on ``store``: the ranked form when the
+    store's ranks can answer, else the template bound as usual."""
     ranked = RANKED.get(query.name)
     if ranked is not None and isinstance(store, LeaderboardRanks):
         text = ranked(query, values, store)
         if text is not None:
-            return text
-    return query.bind(values)
+            return Planned(text, False)
+    return Planned(query.bind(values), True)
+
+
+def plan(query: NamedQuery, values: dict[str, str], store: object) -> str:
+    """The SPARQL of :func:`planned` (it gives the same rows on ``store`` itself)."""
+    return planned(query, values, store).sparql
 
 
 def run(

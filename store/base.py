@@ -9,7 +9,7 @@ documents hold it; named graphs stay addressable with GRAPH.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -166,8 +166,10 @@ class NativeQueries(ABC):
     No time limit: only for our own bounded queries (named queries, analyses)."""
 
     @abstractmethod
-    def native_query(self, sparql: str) -> Any:
-        """The engine's result of ``sparql`` (SELECT, ASK, CONSTRUCT)."""
+    def native_query(self, sparql: str, *, reads_store: bool = True) -> Any:
+        """The engine's result of ``sparql`` (SELECT, ASK, CONSTRUCT). ``reads_store``
+        false: the query reads no data (a ``VALUES`` table to order and write, as the
+        ranked find-baselines), so the engine may evaluate it apart from the store."""
 
 
 class Checkpoints(ABC):
@@ -241,6 +243,8 @@ class LeaderboardRanks(ABC):
 
     #: how many entries are ranked per board
     ranks_window: int
+    #: the find-baselines filters (parameter names) :meth:`ranked_top` answers
+    ranks_filters: frozenset[str]
 
     @abstractmethod
     def ranked_entries(self, board: str) -> int | None:
@@ -248,6 +252,12 @@ class LeaderboardRanks(ABC):
         :attr:`ranks_window`); ``None`` when its ranks are not current (then rank it)."""
 
     @abstractmethod
-    def ranks_pattern(self, board: str, limit: int) -> str:
-        """A SPARQL group pattern binding ``?rank ?run ?score`` to the first ``limit``
-        entries of ``board`` in order (``DESC(?score) ?run``, then the score node)."""
+    def ranked_top(
+        self, board: str, limit: int, filters: Mapping[str, Identifier]
+    ) -> list[tuple[str, str, tuple[str, ...]]] | None:
+        """The first ``limit`` rows of ``board`` in order (``DESC(?score) ?run``, then the
+        score node) whose run passes ``filters`` (parameter -> the name compared with
+        ``sameTerm``): ``(run, score, the run's tags)`` in N-Triples, an entry once per
+        solution of the filters' paths as the template's joins give it; ``None`` when the
+        ranks cannot tell (not current, or the board goes on beyond a window short of
+        ``limit``)."""

@@ -30,12 +30,15 @@ COUNTERS_GRAPH = "https://w3id.org/reprokg/store#counters"
 COUNTERS_MARKER = "https://w3id.org/reprokg/store#counters-v1"
 #: named graph of the leaderboards' ranked windows (store/ranks.py)
 RANKS_GRAPH = "https://w3id.org/reprokg/store#leaderboard-ranks"
-#: empty named graph: every leaderboard's window in RANKS_GRAPH is maintained (v1)
-RANKS_MARKER = "https://w3id.org/reprokg/store#leaderboard-ranks-v1"
+#: empty named graph: every leaderboard's window in RANKS_GRAPH is maintained (v2: packed
+#: windows with the filters' names; a v1 store's ranks are rebuilt at its next writable open)
+RANKS_MARKER = "https://w3id.org/reprokg/store#leaderboard-ranks-v2"
+#: the marker of ranks kept a triple per slot field (read by no version now)
+RANKS_MARKER_V1 = "https://w3id.org/reprokg/store#leaderboard-ranks-v1"
 #: bookkeeping graphs with triples of their own: never documents, never merged, not dumped
 NOT_MERGED = (SCRATCH_GRAPH, COUNTERS_GRAPH, RANKS_GRAPH)
 #: empty bookkeeping graphs (their presence is the state)
-MARKERS = (MERGED_MARKER, STALE_MARKER, COUNTERS_MARKER, RANKS_MARKER)
+MARKERS = (MERGED_MARKER, STALE_MARKER, COUNTERS_MARKER, RANKS_MARKER, RANKS_MARKER_V1)
 #: bookkeeping graphs that are never documents
 RESERVED_GRAPHS = frozenset({*MARKERS, *NOT_MERGED})
 #: ``FILTER`` keeping ``?g`` to the graphs whose triples are merged

@@ -9,58 +9,95 @@ An *entry* of leaderboard ``B`` is one solution ``(?value, ?score, ?run)`` of ::
 in the merged default graph; the board's order is ``ORDER BY DESC(?score) ?run ?value``
 (:func:`board_query`, the engine's own order: Python never compares scores). The reserved
 graph :data:`~reprokg.store.merge.RANKS_GRAPH` (never a document, never merged, not
-dumped) holds per board its *window*, the first :data:`WINDOW` entries::
+dumped) holds per board its *window*, the first :data:`WINDOW` entries, packed by
+:data:`BUCKET` in one literal each (JSON: per entry its three terms in N-Triples and, per
+path of :data:`PATHS`, the names its run reaches, one per path solution: the filters'
+and the run's tags)::
 
-    <B#rank-17>  rks:rank 17 ; rks:value ?value ; rks:score ?score ; rks:run ?run .
-    <B#ranks-0>  rks:slot <B#rank-1> , … , <B#rank-100> .     # buckets of 100 slots
+    <B#ranks-0>  rks:entries "[[value, score, run, [toolkit…], [method…], [os…], [tag…]], …]" .
     <B>          rks:windowSize n .            # n < WINDOW: the window is the whole board
     <B>          rks:stale "…" .               # ranks of B not current: not read
 
-Maintenance, by the one writer, around each write (:func:`plan`, :func:`mark_stale`,
+One lookup reads a hundred entries with their tags, and a filter is a comparison of names
+already there: with a triple per slot field a request made five lookups an entry (~20 µs
+each on disk) and a toolkit filter four more (benchmarks/sparql: 12-16 ms and 58-68 ms a
+request at 1M).
+
+Maintenance, by the one writer, around each write (:class:`Plan`, :func:`mark_stale`,
 :func:`after_write`): the *touched values* are the subjects of ``rk:onLeaderboard`` /
-``mls:hasValue`` and the objects of ``rk:reportedScore`` written or dropped; the affected
-boards are theirs in the merge before the write plus the boards written. Before the
-write, one small transaction marks them stale; after it, one update gives each board its
-new window = the first WINDOW of (old window without the touched values' entries) ∪ (the
-touched values' entries now), or a full re-rank when a full window lost an entry (entries
-beyond it may move in), and drops the stale marks. Only changed slots are rewritten.
+``mls:hasValue`` and the objects of ``rk:reportedScore`` written or dropped; the *touched
+runs* are those whose paths (filters, tags) go through a triple written or dropped (walked back
+from it in the merge before the write: a path that a write makes or breaks has its first
+changed triple there, reached from the run by triples that stay). The affected boards are
+those of the touched values and runs in the merge before the write plus the boards
+written. Before the write, one small transaction marks them stale; after it, one update
+gives each board its new window = the first WINDOW of (old window without the touched
+values' entries) ∪ (the touched values' entries now), or a full re-rank when a full window
+lost an entry (entries beyond it may move in) or the board has no window, with the names
+of new entries and of touched runs read again, and drops the stale marks. Only changed
+buckets are rewritten.
 
 A crash between leaves stale marks: the reference query answers for those boards until
 the next writable open re-ranks them (:func:`repair`). A store without
 :data:`~reprokg.store.merge.RANKS_MARKER` (older, bulk-loaded, or a merge rebuild under
 way) has no usable ranks until :func:`rebuild_all`. A board with a blank node among its
-entries keeps its stale mark (a blank node cannot be named in SPARQL ``VALUES`` or
-``DELETE DATA``): the reference query answers for it.
+entries keeps its stale mark and no window (a blank node cannot be named in SPARQL
+``VALUES``): the reference query answers for it.
 """
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 
 import pyoxigraph as ox
 
-from reprokg.store.merge import MERGED_MARKER, RANKS_GRAPH, RANKS_MARKER
+from reprokg.store.merge import MERGED_MARKER, RANKS_GRAPH, RANKS_MARKER, RANKS_MARKER_V1
 
 RK = "https://w3id.org/reprokg/ontology#"
 MLS = "http://www.w3.org/ns/mls#"
 RKS = "https://w3id.org/reprokg/store#"
+SCHEMA = "http://schema.org/"
 #: entries kept per board: the named queries' largest LIMIT (sparql/named.py MAX_LIMIT)
 WINDOW = 1000
+#: entries per packed literal
 BUCKET = 100
+#: find-baselines' filters the windows answer: the path from a run to the name compared
+#: (``queries/find-baselines.rq``, the lines of each optional parameter; a test holds
+#: them equal)
+FILTER_PATHS: dict[str, tuple[str, ...]] = {
+    "toolkit": (RK + "platform", RK + "software", RK + "retrievalToolkit", SCHEMA + "name"),
+    "method": (RK + "method", RK + "retrievalStage", RK + "stageMethod"),
+    "platform": (RK + "platform", RK + "operatingSystem", RK + "distribution"),
+}
+FILTERS = tuple(FILTER_PATHS)
+#: every path whose names a window keeps: the filters', and the run's tags (what the
+#: answer shows of each run; kept here, the answer needs no lookup per run)
+PATHS: dict[str, tuple[str, ...]] = {**FILTER_PATHS, "tag": (RK + "runTag",)}
 
 ON_BOARD = ox.NamedNode(RK + "onLeaderboard")
 HAS_VALUE = ox.NamedNode(MLS + "hasValue")
 REPORTED = ox.NamedNode(RK + "reportedScore")
-_P_RANK, _P_VALUE, _P_SCORE, _P_RUN = (
-    ox.NamedNode(RKS + x) for x in ("rank", "value", "score", "run")
+_P_ENTRIES, _P_WINDOW, _P_STALE = (
+    ox.NamedNode(RKS + x) for x in ("entries", "windowSize", "stale")
 )
-_P_SLOT, _P_WINDOW, _P_STALE = (ox.NamedNode(RKS + x) for x in ("slot", "windowSize", "stale"))
-_TERMS = (_P_VALUE, _P_SCORE, _P_RUN)
 _G = ox.NamedNode(RANKS_GRAPH)
 _INT = ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")
+#: predicate -> (filter index, position in its path), for every step of every path
+_STEPS: dict[ox.NamedNode, list[tuple[int, int]]] = {}
+for _i, _path in enumerate(PATHS.values()):
+    for _depth, _p in enumerate(_path):
+        _STEPS.setdefault(ox.NamedNode(_p), []).append((_i, _depth))
+#: every predicate whose triples a write must report to :class:`Plan`
+WATCHED = frozenset({ON_BOARD, HAS_VALUE, REPORTED, *_STEPS})
 
-Entry = tuple[ox.NamedNode, ox.Literal, ox.NamedNode]
+#: (value, score, run) in N-Triples
+Entry = tuple[str, str, str]
+#: names per path of :data:`PATHS` (sorted; one per solution of the path)
+Names = tuple[tuple[str, ...], ...]
+#: an entry of a window and its run's names
+Row = tuple[str, str, str, Names]
 
 
 def board_query(board: str, limit: int | None = None) -> str:
@@ -74,19 +111,6 @@ def board_query(board: str, limit: int | None = None) -> str:
     )
 
 
-def window_pattern(board: str, limit: int, *, value: bool = False) -> str:
-    """SPARQL group pattern binding ``?rank ?run ?score`` (and ``?value``: one more
-    lookup per entry) for the first ``limit`` entries of ``board`` (read by index: the
-    buckets covering ``limit``)."""
-    buckets = " ".join(f"<{board}#ranks-{b}>" for b in range(-(-limit // BUCKET)))
-    also = f" ; <{RKS}value> ?value" if value else ""
-    return (
-        f"VALUES ?rankBucket {{ {buckets} }} GRAPH <{RANKS_GRAPH}> {{ "
-        f"?rankBucket <{RKS}slot> ?rankSlot . ?rankSlot <{RKS}rank> ?rank . "
-        f"FILTER(?rank <= {limit}) ?rankSlot <{RKS}run> ?run ; <{RKS}score> ?score{also} }}"
-    )
-
-
 def window_size(store: ox.Store, board: str) -> int | None:
     """How many entries the window of ``board`` holds; ``None`` when its ranks are not
     current (no ranks in the store, a merge not complete, the board marked stale)."""
@@ -97,74 +121,135 @@ def window_size(store: ox.Store, board: str) -> int | None:
     b = ox.NamedNode(board)
     if any(True for _ in store.quads_for_pattern(b, _P_STALE, None, _G)):
         return None
-    for q in store.quads_for_pattern(b, _P_WINDOW, None, _G):
+    return _stored_size(store, board) or 0  # no window: a board without entries (or unknown)
+
+
+def _stored_size(store: ox.Store, board: str) -> int | None:
+    for q in store.quads_for_pattern(ox.NamedNode(board), _P_WINDOW, None, _G):
         return int(q.object.value)
-    return 0  # a board without entries (or unknown): nothing to rank
+    return None
 
 
-def read_window(store: ox.Store, board: str) -> list[Entry]:
+def _bucket(board: str, k: int) -> ox.NamedNode:
+    return ox.NamedNode(f"{board}#ranks-{k}")
+
+
+def _rows(store: ox.Store, board: str, size: int) -> Iterator[Row]:
+    """The window's rows in rank order, a bucket read at a time (at most ``size``)."""
+    seen = 0
+    for k in range(-(-size // BUCKET)):
+        for q in store.quads_for_pattern(_bucket(board, k), _P_ENTRIES, None, _G):
+            for e in json.loads(q.object.value):
+                if seen == size:
+                    return
+                seen += 1
+                yield (e[0], e[1], e[2], tuple(tuple(x) for x in e[3:]))
+
+
+def read_window(store: ox.Store, board: str) -> list[Row]:
     """The stored window of ``board`` in rank order."""
-    q = (
-        "SELECT ?value ?score ?run WHERE { "
-        + window_pattern(board, WINDOW, value=True).replace(f"FILTER(?rank <= {WINDOW}) ", "")
-        + " } ORDER BY ?rank"
+    return list(_rows(store, board, _stored_size(store, board) or 0))
+
+
+def top(
+    store: ox.Store, board: str, limit: int, filters: Mapping[str, str]
+) -> list[tuple[str, str, tuple[str, ...]]] | None:
+    """The first ``limit`` rows find-baselines ranks for ``board`` with ``filters``
+    (filter -> the name compared, in N-Triples): ``(run, score, the run's tags)`` in
+    N-Triples, an entry once per solution of its filters' paths, as the template's joins
+    give it. ``None`` when the ranks cannot tell: not current, or a full window (the
+    board may go on) holding fewer than ``limit`` such rows."""
+    size = window_size(store, board)
+    if size is None:
+        return None
+    wanted = [(FILTERS.index(f), name) for f, name in filters.items()]
+    tags = len(FILTERS)
+    out: list[tuple[str, str, tuple[str, ...]]] = []
+    for _value, score, run, names in _rows(store, board, size):
+        times = 1
+        for i, name in wanted:
+            times *= names[i].count(name)
+        out += [(run, score, names[tags])] * times
+        if len(out) >= limit:
+            return out[:limit]
+    return out if size < WINDOW else None
+
+
+# ------------------------------------------------------------------ writing windows
+
+
+#: more runs than this: their names read by one scan of each path, not by VALUES blocks
+#: (1M triples, 18,513 runs: 2.6 s scanning, 4.6 s in blocks of 500)
+SCAN_RUNS = 5000
+
+
+def _names(store: ox.Store, runs: Iterable[str]) -> dict[str, Names]:
+    """Each run's names per filter in the merge now (one per solution of the path)."""
+    order = sorted(set(runs))
+    found: dict[str, list[list[str]]] = {r: [[] for _ in PATHS] for r in order}
+    scan = len(order) > SCAN_RUNS
+    for i, path in enumerate(PATHS.values()):
+        hops = " . ".join(f"?x{j} <{p}> ?x{j + 1}" for j, p in enumerate(path))
+        blocks = [""] if scan else [order[k : k + 500] for k in range(0, len(order), 500)]
+        for block in blocks:
+            bound = f"VALUES ?x0 {{ {' '.join(block)} }} " if block else ""
+            for r in store.query(f"SELECT ?x0 ?x{len(path)} WHERE {{ {bound}{hops} }}"):
+                names = found.get(str(r[0]))  # type: ignore[index]
+                if names is not None:
+                    names[i].append(str(r[1]))  # type: ignore[index]
+    return {r: tuple(tuple(sorted(x)) for x in v) for r, v in found.items()}
+
+
+def _pack(rows: list[Row]) -> ox.Literal:
+    return ox.Literal(
+        json.dumps(
+            [[v, s, r, *(list(n) for n in names)] for v, s, r, names in rows],
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
     )
-    return [(r[0], r[1], r[2]) for r in store.query(q)]  # type: ignore[misc]
-
-
-def _slot(board: str, i: int) -> ox.NamedNode:
-    return ox.NamedNode(f"{board}#rank-{i}")
-
-
-def _bucket(board: str, i: int) -> ox.NamedNode:
-    return ox.NamedNode(f"{board}#ranks-{i // BUCKET}")
-
-
-def _num(n: int) -> ox.Literal:
-    return ox.Literal(str(n), datatype=_INT)
 
 
 def _window_ops(
-    store: ox.Store, board: str, old: Sequence[Entry], new: Sequence[Entry]
-) -> tuple[list[ox.Quad], list[ox.Quad]]:
-    """(quads to delete, quads to insert) turning window ``old`` into ``new``."""
-    dels: list[ox.Quad] = []
+    board: str, old: list[Row], new: list[Row]
+) -> tuple[list[ox.NamedNode], list[ox.Quad]]:
+    """(buckets to clear, quads to insert) turning window ``old`` into ``new``; the
+    board's size is always rewritten (it may not be stored yet)."""
+    clear: list[ox.NamedNode] = []
     ins: list[ox.Quad] = []
-    for i in range(max(len(old), len(new))):
-        slot = _slot(board, i + 1)
-        o = old[i] if i < len(old) else None
-        n = new[i] if i < len(new) else None
+    for k in range(-(-max(len(old), len(new)) // BUCKET)):
+        o, n = old[k * BUCKET : (k + 1) * BUCKET], new[k * BUCKET : (k + 1) * BUCKET]
         if o == n:
             continue
-        if o is not None:
-            dels += [ox.Quad(slot, p, t, _G) for p, t in zip(_TERMS, o, strict=True)]
-            if n is None:
-                dels += [
-                    ox.Quad(slot, _P_RANK, _num(i + 1), _G),
-                    ox.Quad(_bucket(board, i), _P_SLOT, slot, _G),
-                ]
-        if n is not None:
-            ins += [ox.Quad(slot, p, t, _G) for p, t in zip(_TERMS, n, strict=True)]
-            if o is None:
-                ins += [
-                    ox.Quad(slot, _P_RANK, _num(i + 1), _G),
-                    ox.Quad(_bucket(board, i), _P_SLOT, slot, _G),
-                ]
+        if o:
+            clear.append(_bucket(board, k))
+        if n:
+            ins.append(ox.Quad(_bucket(board, k), _P_ENTRIES, _pack(n), _G))
     b = ox.NamedNode(board)
-    dels += list(store.quads_for_pattern(b, _P_WINDOW, None, _G))
-    ins.append(ox.Quad(b, _P_WINDOW, _num(len(new)), _G))
-    return dels, ins
+    clear.append(b)
+    ins.append(ox.Quad(b, _P_WINDOW, ox.Literal(str(len(new)), datatype=_INT), _G))
+    return clear, ins
 
 
 def _text(quads: Iterable[ox.Quad]) -> str:
     return "\n".join(f"{q.subject} {q.predicate} {q.object} ." for q in quads)
 
 
-def _apply(store: ox.Store, dels: list[ox.Quad], ins: list[ox.Quad], done: Iterable[str]) -> None:
-    """One transaction: the window changes, and the stale marks of ``done`` dropped."""
-    ops = []
-    if dels:
-        ops.append(f"DELETE DATA {{ GRAPH <{RANKS_GRAPH}> {{ {_text(dels)} }} }}")
+def _clear_ops(nodes: Iterable[ox.NamedNode]) -> list[str]:
+    """A bucket's literal, or a board's size, dropped (the node says which)."""
+    return [
+        f"DELETE WHERE {{ GRAPH <{RANKS_GRAPH}> {{ {n} <{RKS}"
+        + ("entries" if "#ranks-" in n.value else "windowSize")
+        + "> ?x } }"
+        for n in nodes
+    ]
+
+
+def _apply(
+    store: ox.Store, clear: list[ox.NamedNode], ins: list[ox.Quad], done: Iterable[str]
+) -> None:
+    """One transaction: the windows' changes, and the stale marks of ``done`` dropped."""
+    ops = _clear_ops(clear)
     ops += [f"DELETE WHERE {{ GRAPH <{RANKS_GRAPH}> {{ <{b}> <{RKS}stale> ?x }} }}" for b in done]
     if ins:
         ops.append(f"INSERT DATA {{ GRAPH <{RANKS_GRAPH}> {{ {_text(ins)} }} }}")
@@ -172,41 +257,45 @@ def _apply(store: ox.Store, dels: list[ox.Quad], ins: list[ox.Quad], done: Itera
         store.update(" ;\n".join(ops))
 
 
-def _blank(rows: Iterable[Entry]) -> bool:
-    return any(isinstance(t, ox.BlankNode) for row in rows for t in row)
-
-
-def _rerank(store: ox.Store, board: str, old: Sequence[Entry] | None) -> tuple[list, list] | None:
-    """Ops of a full re-rank with the reference query (O(board)); ``None`` when an entry
-    has a blank node (the board stays stale)."""
-    new = [(r[0], r[1], r[2]) for r in store.query(board_query(board))]
-    if _blank(new):
+def _ranked(store: ox.Store, board: str) -> list[Entry] | None:
+    """The board's first WINDOW entries by the reference query (O(board)); ``None`` when
+    one has a blank node."""
+    rows = list(store.query(board_query(board)))
+    if any(isinstance(t, ox.BlankNode) for r in rows for t in r):  # type: ignore[attr-defined]
         return None
-    return _window_ops(store, board, read_window(store, board) if old is None else old, new)
+    return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]  # type: ignore[index]
+
+
+def _with_names(entries: list[Entry], names: Mapping[str, Names]) -> list[Row]:
+    return [(v, s, r, names[r]) for v, s, r in entries]
 
 
 def rebuild_all(store: ox.Store, batch: int = 200_000) -> dict:
     """Every board ranked from scratch (a store without ranks; after a merge rebuild):
     the ranks dropped with the marker in one transaction, each board's window read by
-    :func:`board_query` and all of them bulk-written, the marker created last. A crash
-    meanwhile leaves no marker, so no ranks are read and the next writable open rebuilds
-    them (the bulk writer's leftovers are removed then too): the write needs no
-    transaction, and one per board (SPARQL text) was half of the ranks' rebuild."""
+    :func:`board_query`, its runs' names read once, all of it bulk-written, the marker
+    created last. A crash meanwhile leaves no marker, so no ranks are read and the next
+    writable open rebuilds them (the bulk writer's leftovers are removed then too): the
+    write needs no transaction, and one per board (SPARQL text) was half of the ranks'
+    rebuild."""
     t0 = time.perf_counter()
-    store.update(f"DROP SILENT GRAPH <{RANKS_MARKER}> ; DROP SILENT GRAPH <{RANKS_GRAPH}>")
+    store.update(
+        " ; ".join(f"DROP SILENT GRAPH <{g}>" for g in (RANKS_MARKER, RANKS_MARKER_V1, RANKS_GRAPH))
+    )
     boards = [
         r[0].value  # type: ignore[index]
         for r in store.query(f"SELECT DISTINCT ?b WHERE {{ ?v <{RK}onLeaderboard> ?b }}")
         if isinstance(r[0], ox.NamedNode)  # type: ignore[index]
     ]
+    windows = {b: _ranked(store, b) for b in boards}
+    names = _names(store, {e[2] for w in windows.values() if w for e in w})
     n = 0
     pending: list[ox.Quad] = []
-    for board in boards:
-        window = [(r[0], r[1], r[2]) for r in store.query(board_query(board))]  # type: ignore[index]
-        if _blank(window):
+    for board, window in windows.items():
+        if window is None:
             pending += stale_quads([board])
             continue
-        _dels, ins = _window_ops(store, board, [], window)
+        _clear, ins = _window_ops(board, [], _with_names(window, names))
         n += len(ins)
         pending += ins
         if len(pending) >= batch:
@@ -219,12 +308,10 @@ def rebuild_all(store: ox.Store, batch: int = 200_000) -> dict:
 
 
 def repair(store: ox.Store) -> int:
-    """Re-rank every board marked stale (a writable open after a crash)."""
-    boards = {q.subject.value for q in store.quads_for_pattern(None, _P_STALE, None, _G)}
-    for b in sorted(boards):  # type: ignore[type-var]
-        ops = _rerank(store, b, None)  # type: ignore[arg-type]
-        if ops is not None:
-            _apply(store, ops[0], ops[1], [b])  # type: ignore[list-item]
+    """Re-rank every board marked stale (a writable open after a crash), names and all."""
+    boards = sorted({q.subject.value for q in store.quads_for_pattern(None, _P_STALE, None, _G)})
+    for b in boards:
+        _settle(store, {b: _ranked(store, b)}, set(), names_current=False)
     return len(boards)
 
 
@@ -237,16 +324,19 @@ def maintained(store: ox.Store) -> bool:
 
 
 class Plan:
-    """What one write does to the ranks: the touched values and the affected boards."""
+    """What one write does to the ranks: the touched values, the nodes of filter paths
+    whose triples it writes or drops (walked back to their runs), the affected boards."""
 
-    __slots__ = ("boards", "values")
+    __slots__ = ("boards", "path_nodes", "runs", "values")
 
     def __init__(self) -> None:
         self.values: set[ox.NamedNode | ox.BlankNode] = set()
         self.boards: set[str] = set()
+        self.path_nodes: set[tuple[object, int, int]] = set()
+        self.runs: set[str] = set()
 
     def __bool__(self) -> bool:
-        return bool(self.values or self.boards)
+        return bool(self.values or self.boards or self.path_nodes)
 
     def add_triple(self, s: object, p: object, o: object) -> None:
         """One written or dropped triple (pyoxigraph terms)."""
@@ -258,18 +348,43 @@ class Plan:
             self.values.add(s)  # type: ignore[arg-type]
         elif p == REPORTED and isinstance(o, ox.NamedNode | ox.BlankNode):
             self.values.add(o)
+        for i, depth in _STEPS.get(p, ()):  # type: ignore[call-overload]
+            self.path_nodes.add((s, i, depth))
 
     def add_graph(self, store: ox.Store, graph: str) -> None:
         """The triples of a stored graph (one the write replaces or drops, or has written)."""
         g = ox.NamedNode(graph)
-        for p in (ON_BOARD, HAS_VALUE, REPORTED):
+        for p in WATCHED:
             for q in store.quads_for_pattern(None, p, None, g):
                 self.add_triple(q.subject, q.predicate, q.object)
 
     def add_boards_of_values(self, store: ox.Store) -> None:
-        """The boards the touched values are on in the merge as it is now."""
-        for v in self.values:
-            for q in store.quads_for_pattern(v, ON_BOARD, None, ox.DefaultGraph()):
+        """The boards the touched values, and the runs of the touched path nodes, are on
+        in the merge as it is now."""
+        dg = ox.DefaultGraph()
+        paths = list(PATHS.values())
+        values = set(self.values)
+        for node, i, depth in self.path_nodes:
+            nodes = {node}
+            for p in reversed(paths[i][:depth]):
+                pred = ox.NamedNode(p)
+                nodes = {
+                    q.subject
+                    for n in nodes
+                    if not isinstance(n, ox.Literal)
+                    for q in store.quads_for_pattern(None, pred, n, dg)  # type: ignore[arg-type]
+                }
+            for run in nodes:
+                if isinstance(run, ox.NamedNode | ox.BlankNode):
+                    self.runs.add(str(run))
+                    values.update(
+                        q.object  # type: ignore[misc]
+                        for q in store.quads_for_pattern(run, REPORTED, None, dg)
+                        if isinstance(q.object, ox.NamedNode | ox.BlankNode)
+                    )
+        self.path_nodes.clear()  # walked: a second call (after an update) walks only new ones
+        for v in values:
+            for q in store.quads_for_pattern(v, ON_BOARD, None, dg):
                 if isinstance(q.object, ox.NamedNode):
                     self.boards.add(q.object.value)
 
@@ -290,9 +405,9 @@ def mark_stale(store: ox.Store, boards: Iterable[str]) -> None:
         store.extend(quads)
 
 
-def _entries_of(store: ox.Store, values: Iterable[ox.NamedNode]) -> dict[str, list[Entry]]:
-    """The touched values' board entries in the merge now, by board."""
-    out: dict[str, list[Entry]] = {}
+def _entries_of(store: ox.Store, values: Iterable[ox.NamedNode]) -> dict[str, list]:
+    """The touched values' board entries in the merge now, by board (pyoxigraph terms)."""
+    out: dict[str, list] = {}
     vals = list(values)
     for i in range(0, len(vals), 500):
         block = " ".join(str(v) for v in vals[i : i + 500])
@@ -316,7 +431,35 @@ def _order(store: ox.Store, rows: list[Entry]) -> list[Entry]:
         f"SELECT ?value ?score ?run WHERE {{ VALUES (?value ?score ?run) {{ {table} }} }} "
         f"ORDER BY DESC(?score) ?run ?value LIMIT {WINDOW}"
     )
-    return [(r[0], r[1], r[2]) for r in store.query(q)]  # type: ignore[misc]
+    return [(str(r[0]), str(r[1]), str(r[2])) for r in store.query(q)]  # type: ignore[index]
+
+
+def _settle(
+    store: ox.Store,
+    windows: Mapping[str, list[Entry] | None],
+    touched_runs: set[str],
+    *,
+    names_current: bool,
+) -> None:
+    """Write the boards' new windows in one update that drops their stale marks. A run's
+    names come from the board's old window when those are current (after a write, for
+    runs it did not touch), else from the merge now (repair: all of them). ``None``: the
+    board has a blank node among its entries; its window goes and it stays stale."""
+    olds = {b: read_window(store, b) for b in windows}
+    known: dict[str, Names] = {}
+    if names_current:
+        known = {r[2]: r[3] for old in olds.values() for r in old if r[2] not in touched_runs}
+    known.update(_names(store, {e[2] for w in windows.values() if w for e in w} - set(known)))
+    clear: list[ox.NamedNode] = []
+    ins: list[ox.Quad] = []
+    done: list[str] = []
+    for b, window in windows.items():
+        c, i = _window_ops(b, olds[b], _with_names(window or [], known))
+        clear += c
+        if window is not None:
+            ins += i
+            done.append(b)
+    _apply(store, clear, ins, done)
 
 
 def after_write(store: ox.Store, plan: Plan) -> dict:
@@ -324,27 +467,26 @@ def after_write(store: ox.Store, plan: Plan) -> dict:
     update that also drops their stale marks (boards with a blank node stay stale)."""
     t0 = time.perf_counter()
     values = plan.values
+    keys = {str(v) for v in values}
     # a blank node cannot be named in VALUES: every affected board re-ranked in full then
     blank = any(isinstance(v, ox.BlankNode) for v in values)
     now = None if blank else _entries_of(store, values)  # type: ignore[arg-type]
-    dels: list[ox.Quad] = []
-    ins: list[ox.Quad] = []
-    done: list[str] = []
+    windows: dict[str, list[Entry] | None] = {}
     full = 0
     for b in sorted(plan.boards):
-        old = read_window(store, b)
+        size = _stored_size(store, b)
+        old = [r[:3] for r in _rows(store, b, size or 0)]
         fresh = now.get(b, []) if now is not None else []
-        kept = [e for e in old if e[0] not in values]
-        lost = any(e not in fresh for e in old if e[0] in values)
-        if now is None or _blank(fresh) or (len(old) >= WINDOW and lost):
-            ops = _rerank(store, b, old)
+        fresh_blank = any(isinstance(t, ox.BlankNode) for e in fresh for t in e)
+        fresh_keys = [(str(v), str(s), str(r)) for v, s, r in fresh]
+        kept = [e for e in old if e[0] not in keys]
+        lost = any(e not in fresh_keys for e in old if e[0] in keys)
+        if now is None or fresh_blank or size is None or (len(old) >= WINDOW and lost):
+            windows[b] = _ranked(store, b)
             full += 1
+        elif len(kept) == len(old) and not fresh_keys:
+            windows[b] = old  # only names may change (a touched run)
         else:
-            ops = _window_ops(store, b, old, _order(store, kept + fresh))
-        if ops is None:
-            continue
-        dels += ops[0]
-        ins += ops[1]
-        done.append(b)
-    _apply(store, dels, ins, done)
+            windows[b] = _order(store, kept + fresh_keys)
+    _settle(store, windows, plan.runs, names_current=True)
     return {"boards": len(plan.boards), "full_reranks": full, "seconds": time.perf_counter() - t0}

@@ -66,12 +66,13 @@ def result_cache(request: Request, settings: Settings) -> ResultCache:
 
 
 def _plan_and_run(store, query, params: dict[str, str], media: str) -> Response:
-    """Plan on the store's ranks (which may query the store: in the pool thread, not on
-    the event loop) and run natively."""
-    return _run_native(store, ranked.plan(query, params, store), media)
+    """Plan on the store's ranks (which reads the store: in the pool thread, not on the
+    event loop) and run natively."""
+    plan = ranked.planned(query, params, store)
+    return _run_native(store, plan.sparql, media, reads_store=plan.reads_store)
 
 
-def _run_native(store, sparql: str, media: str) -> Response:
+def _run_native(store, sparql: str, media: str, *, reads_store: bool = True) -> Response:
     """Run on pyoxigraph and let it write the results (half the time of rdflib terms).
 
     Named queries are ours and bounded (LIMIT, aggregates), so neither the row cap nor
@@ -80,7 +81,7 @@ def _run_native(store, sparql: str, media: str) -> Response:
     import pyoxigraph as ox
 
     try:
-        res = store.native_query(sparql)
+        res = store.native_query(sparql, reads_store=reads_store)
     except (SyntaxError, OSError) as exc:  # our own query text: a defect, not the client's
         raise StoreError(f"named query failed: {exc}") from exc
     if media == "text/csv" and isinstance(res, ox.QuerySolutions):

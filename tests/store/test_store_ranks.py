@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pyoxigraph as ox
 import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import XSD
@@ -21,6 +22,7 @@ from reprokg.loaders.qrels import collection_iri
 from reprokg.sparql import ranked
 from reprokg.sparql.named import get_query
 from reprokg.store.base import DocumentWrite, LeaderboardRanks, SelectResult
+from reprokg.store.merge import RANKS_GRAPH, RANKS_MARKER, RANKS_MARKER_V1
 from reprokg.store.oxigraph import OxigraphStore
 
 EX = "http://example.org/"
@@ -36,8 +38,6 @@ SELECT ?value ?score ?run WHERE {{
   ?run <https://w3id.org/reprokg/ontology#reportedScore> ?value .
 }} ORDER BY DESC(?score) ?run ?value
 """
-WINDOW_READ = "SELECT ?value ?score ?run WHERE {{ {pattern} }} ORDER BY ?rank"
-RANK_READ = "SELECT ?score ?run WHERE {{ {pattern} }} ORDER BY ?rank"
 
 
 @pytest.fixture(autouse=True)
@@ -78,22 +78,31 @@ def _rows(store: OxigraphStore, sparql: str) -> list[tuple]:
     return res.rows
 
 
+def _full(store: OxigraphStore, board: str) -> list[tuple[str, str, str]]:
+    """The board's entries in full order, as N-Triples (pyoxigraph's own terms)."""
+    return [tuple(str(t) for t in r) for r in store._store.query(FULL.format(board=board))]
+
+
 def _check(store: OxigraphStore) -> None:
+    q = get_query("find-baselines")
     for i in range(4):
         board = str(_board(i))
-        full = _rows(store, FULL.format(board=board))
+        full = _full(store, board)
         assert store.ranked_entries(board) == min(len(full), ranks.WINDOW)
-        pattern = ranks.window_pattern(board, 5, value=True)
-        window = _rows(store, WINDOW_READ.format(pattern=pattern))
-        assert _rows(store, RANK_READ.format(pattern=store.ranks_pattern(board, 3))) == [
-            (s, r) for _v, s, r in full[:3]
-        ]
+        window = [r[:3] for r in ranks.read_window(store._store, board)]
         assert window == full[: ranks.WINDOW], f"board {i}"
+        assert [(r, s) for r, s, _tags in store.ranked_top(board, 3, {}) or []] == [
+            (r, s) for _v, s, r in full[:3]
+        ]
         params = {"collection": COLLECTIONS[i % 2], "measure": MEASURES[i // 2 % 2], "limit": "4"}
-        q = get_query("find-baselines")
-        planned = ranked.plan(q, params, store)
-        assert "leaderboard-ranks" in planned
-        assert _rows(store, planned) == _rows(store, q.bind(params))
+        planned = ranked.planned(q, params, store)
+        assert planned.sparql.startswith(ranked.RANKED_MARK) and not planned.reads_store
+        assert _rows(store, planned.sparql) == _rows(store, q.bind(params))
+        # it reads no data: on an empty store, the same bytes as on the store
+        json = ox.QueryResultsFormat.JSON
+        assert store.native_query(planned.sparql, reads_store=False).serialize(
+            format=json
+        ) == store.native_query(planned.sparql).serialize(format=json)
 
 
 def test_ranks_follow_inserts_revisions_deletes_and_updates(tmp_path: Path) -> None:
@@ -156,20 +165,26 @@ def test_a_store_without_ranks_is_ranked_at_open_and_stale_boards_are_repaired(
     assert store.ranked_entries(board) is None
     q = get_query("find-baselines")
     params = {"collection": COLLECTIONS[0], "measure": MEASURES[0]}
-    assert "leaderboard-ranks" not in ranked.plan(q, params, store)  # the template answers
+    assert not ranked.plan(q, params, store).startswith(ranked.RANKED_MARK)  # the template
     store.close()
     store = OxigraphStore(tmp_path / "db")  # the writable open re-ranks the stale board
     assert store.maintenance["ranks"] == {"repaired": True}
     _check(store)
     # a store from before the ranks (no marker, no windows): ranked at its first open
-    store._store.update(
-        "DROP SILENT GRAPH <https://w3id.org/reprokg/store#leaderboard-ranks> ; "
-        "DROP SILENT GRAPH <https://w3id.org/reprokg/store#leaderboard-ranks-v1>"
-    )
+    store._store.update(f"DROP SILENT GRAPH <{RANKS_GRAPH}> ; DROP SILENT GRAPH <{RANKS_MARKER}>")
     assert store.ranked_entries(board) is None
     store.close()
     store = OxigraphStore(tmp_path / "db")
     assert store.maintenance["ranks"]["boards"] == 4
+    _check(store)
+    # a store whose ranks are of the form before (v1 marker): ranked again, v1 dropped
+    store._store.update(f"DROP GRAPH <{RANKS_MARKER}> ; CREATE GRAPH <{RANKS_MARKER_V1}>")
+    assert store.ranked_entries(board) is None
+    store.close()
+    store = OxigraphStore(tmp_path / "db")
+    assert store.maintenance["ranks"]["boards"] == 4
+    assert not store._store.contains_named_graph(ox.NamedNode(RANKS_MARKER_V1))
+    assert str(RANKS_MARKER_V1) not in {str(d) for d in store.documents()}
     _check(store)
     store.close()
 
@@ -219,9 +234,138 @@ def test_filtered_requests_on_full_windows_read_the_ranks_when_the_window_suffic
                     for _v, _s, run in full[: ranks.WINDOW]
                     if (int(str(run)[len(EX) + 3 :]) % 3 == 0) == (toolkit == "anserini")
                 )
-                from_ranks = "leaderboard-ranks" in planned
+                from_ranks = planned.startswith(ranked.RANKED_MARK)
                 assert from_ranks == (passing >= int(limit)), (board, toolkit, limit)
                 used[from_ranks] += 1
                 assert _rows(store, planned) == _rows(store, q.bind(params))
     assert used[True] and used[False]  # both ways were taken
     store.close()
+
+
+def _header(run: URIRef, toolkits: list[str], method: str, os_name: str, tag: str | None) -> Graph:
+    """What a run header says of its run on find-baselines' filter paths: a platform per
+    toolkit (two platforms naming one toolkit are two solutions of the path), the
+    toolkit a shared node named in a document of its own; maybe a second tag."""
+    g = Graph()
+    if tag is not None:
+        g.add((run, RK.runTag, Literal(tag)))
+    for k, tk in enumerate(toolkits):
+        platform, software = URIRef(f"{run}/platform{k}"), URIRef(f"{run}/software{k}")
+        g.add((run, RK.platform, platform))
+        g.add((platform, RK.software, software))
+        g.add((software, RK.retrievalToolkit, URIRef(f"{EX}toolkit/{tk}")))
+        g.add((platform, RK.operatingSystem, URIRef(f"{run}/os{k}")))
+        g.add((URIRef(f"{run}/os{k}"), RK.distribution, Literal(os_name)))
+    g.add((run, RK.method, URIRef(f"{run}/method")))
+    g.add((URIRef(f"{run}/method"), RK.retrievalStage, URIRef(f"{run}/stage")))
+    g.add((URIRef(f"{run}/stage"), RK.stageMethod, Literal(method)))
+    return g
+
+
+def test_filtered_answers_follow_changes_to_the_runs_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The names a window keeps for its filters and the runs' tags follow writes that
+    change only the runs' paths (a header revised or deleted, a toolkit renamed in its own
+    document, a path made through a node another document adds, a tag added), not the
+    scores: every request is answered from the ranks with the template's rows in its
+    order, duplicates included."""
+    from reprokg.core.namespaces import SCHEMA
+
+    monkeypatch.setattr(ranks, "WINDOW", 50)  # whole boards: the ranks answer every request
+    monkeypatch.setattr(OxigraphStore, "ranks_window", 50)
+    rng = random.Random(11)
+    store = OxigraphStore(tmp_path / "db")
+    names = {"anserini": "anserini", "terrier": "terrier", "pyserini": "pyserini"}
+    store.write_documents(
+        [DocumentWrite(URIRef(f"{EX}doc{d}"), list(_scores(d, rng, 5))) for d in range(8)]
+        + [
+            DocumentWrite(
+                URIRef(f"{EX}tkdoc/{tk}"),
+                [(URIRef(f"{EX}toolkit/{tk}"), SCHEMA.name, Literal(name))],
+            )
+            for tk, name in names.items()
+        ]
+    )
+
+    def header(k: int) -> Graph:
+        tks = rng.sample(sorted(names), rng.choice([1, 1, 2]))
+        if rng.random() < 0.2:
+            tks = [tks[0], tks[0]]  # one toolkit on two platforms: two solutions
+        tag = rng.choice([None, None, f"alias-{rng.randrange(3)}", f"tag-n{k}"])
+        return _header(URIRef(f"{EX}run{k}"), tks, rng.choice(["bm25", "dpr"]), "debian", tag)
+
+    for k in range(12):
+        store.add_document(URIRef(f"{EX}header/{k}"), header(k))
+    q = get_query("find-baselines")
+    answered = 0
+
+    def check() -> None:
+        nonlocal answered
+        for i in range(4):
+            for extra in (
+                {},
+                {"toolkit": "anserini"},
+                {"toolkit": "terrier"},
+                {"toolkit": "Anserini"},
+                {"method": "bm25"},
+                {"platform": "debian"},
+                {"toolkit": "pyserini", "method": "dpr"},
+            ):
+                for limit in ("1", "3", "9"):
+                    params = {
+                        "collection": COLLECTIONS[i % 2],
+                        "measure": MEASURES[i // 2 % 2],
+                        "limit": limit,
+                        **extra,
+                    }
+                    planned = ranked.plan(q, params, store)
+                    assert planned.startswith(ranked.RANKED_MARK), params
+                    assert _rows(store, planned) == _rows(store, q.bind(params)), params
+                    answered += 1
+
+    check()
+    for step in range(30):
+        op = rng.choice(["revise", "revise", "delete", "rename", "rename", "scores", "via", "tag"])
+        k = rng.randrange(12)
+        if op == "revise":
+            store.add_document(URIRef(f"{EX}header/{k}"), header(k))
+        elif op == "delete":
+            store.delete_document(URIRef(f"{EX}header/{k}"))
+        elif op == "rename":  # a toolkit's name changes in its own document (depth 3)
+            tk = rng.choice(sorted(names))
+            names[tk] = rng.choice(["anserini", "Anserini", "terrier", "pyserini"])
+            g = Graph()
+            g.add((URIRef(f"{EX}toolkit/{tk}"), SCHEMA.name, Literal(names[tk])))
+            store.add_document(URIRef(f"{EX}tkdoc/{tk}"), g)
+        elif op == "scores":
+            store.add_document(URIRef(f"{EX}doc{k % 8}"), _scores(k + 100 * step, rng, 5))
+        elif op == "tag":  # another tag for a run, in a document of its own
+            g = Graph()
+            g.add((URIRef(f"{EX}run{k}"), RK.runTag, Literal(f"alias-{step}")))
+            store.add_document(URIRef(f"{EX}tagdoc/{k % 3}"), g)
+        else:  # a document links an existing platform to another software node (depth 1)
+            g = Graph()
+            sw = URIRef(f"{EX}extra/software{step}")
+            g.add((URIRef(f"{EX}run{k}/platform0"), RK.software, sw))
+            g.add((sw, RK.retrievalToolkit, URIRef(f"{EX}toolkit/{rng.choice(sorted(names))}")))
+            store.add_document(URIRef(f"{EX}extra/{step}"), g)
+        check()
+    assert answered == 31 * 4 * 7 * 3
+    store.close()
+
+
+def test_the_windows_filter_paths_are_the_templates() -> None:
+    """The paths whose names a window keeps are those find-baselines' optional lines
+    walk (queries/find-baselines.rq): the ranks would answer another filter otherwise."""
+    import re
+
+    q = get_query("find-baselines")
+    prefixes = dict(re.findall(r"PREFIX (\w+): <([^>]+)>", q.sparql))
+    for name, path in ranks.FILTER_PATHS.items():
+        lines = q.optional_lines(name)
+        steps = [
+            prefixes[p] + local for line in lines for p, local in re.findall(r" (\w+):(\w+) ", line)
+        ]
+        assert tuple(steps) == path, name
+        assert "sameTerm(" in lines[-1] and f"?{name})" in lines[-1]
