@@ -413,12 +413,23 @@ class OxigraphStore(
         with self._write_lock:
             self.maintenance["merge"] = rebuild_merge_in_bulk(self._store, self.path)
             self.merged = True
+            if self.path is not None:
+                self.maintenance["compaction"] = self._compact()
             self.maintenance["ranks"] = ranks.rebuild_all(self._store)
             # a rebuild follows writes whose extent is not known (raw writes, an update
             # with variable graphs, a crash mid-update): count the documents again
             self._recounted()
             if self.path is not None:
                 self._store.flush()
+
+    def _compact(self) -> dict:
+        """RocksDB compacted after a bulk write. The bulk loader's files overlap, so a
+        lookup read many of them: at 1M triples find-baselines' lookups took ~50 µs
+        before and ~20 µs after (a request 7.0 -> 3.6 ms, benchmarks/sparql), for 4.2 s
+        of compaction (crash-safe: RocksDB swaps files atomically)."""
+        t0 = time.perf_counter()
+        self._store.optimize()
+        return {"seconds": round(time.perf_counter() - t0, 3)}
 
     def _resync(self) -> None:
         """The merge re-synchronised after a write of unknown extent (stale marker set)."""
