@@ -175,8 +175,9 @@ def split_blank(path: str | Path) -> list[ox.Quad]:
     return out
 
 
-def _threads() -> int:
-    """Threads selecting the merge's triples at once: one per usable CPU, up to 4. Each
+def engine_threads() -> int:
+    """Threads that query the engine at once in a rebuild: one per usable CPU, up to 4
+    (pyoxigraph releases the GIL while it evaluates). Selecting the merge's triples, each
     thread takes two shares, so one share's rewrite to N-Triples (Python, holding the
     GIL) overlaps another share's select (the engine, not holding it)."""
     return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
@@ -232,7 +233,7 @@ def bulk_merge(store: ox.Store, tmp_dir: str | Path | None = None) -> dict:
     blank_graphs = any(isinstance(g, ox.BlankNode) for g in names)
     if not graphs and not blank_graphs:
         return {"graphs": 0, "seconds": 0.0}
-    threads = _threads()
+    threads = engine_threads()
     shares = [select_query(graphs[i :: 2 * threads]) for i in range(min(2 * threads, len(graphs)))]
     if blank_graphs:
         shares.append(SELECT_BLANK_GRAPHS)
