@@ -153,6 +153,33 @@ def read_window(store: ox.Store, board: str) -> list[Row]:
     return list(_rows(store, board, _stored_size(store, board) or 0))
 
 
+def _snapshot(store: ox.Store, board: str, buckets: int) -> tuple[int, list[str]] | None:
+    """The board's window size and its first ``buckets`` packed literals, read by one
+    query, so from one snapshot: a write that commits between two reads cannot tear a
+    window (one bucket from before it, the next from after). ``None`` when the ranks are
+    not current (no ranks, a merge not complete, the board stale)."""
+    b = f"<{board}>"
+    listed = " ".join(f"({k} <{board}#ranks-{k}>)" for k in range(buckets))
+    q = (
+        f"SELECT ?size ?stale ?k ?entries WHERE {{ GRAPH <{RANKS_MARKER}> {{}} "
+        f"GRAPH <{MERGED_MARKER}> {{}} "
+        f"OPTIONAL {{ GRAPH <{RANKS_GRAPH}> {{ {b} <{RKS}windowSize> ?size }} }} "
+        f"OPTIONAL {{ GRAPH <{RANKS_GRAPH}> {{ {b} <{RKS}stale> ?stale }} }} "
+        f"OPTIONAL {{ VALUES (?k ?bucket) {{ {listed} }} "
+        f"GRAPH <{RANKS_GRAPH}> {{ ?bucket <{RKS}entries> ?entries }} }} }}"
+    )
+    rows = list(store.query(q))
+    if not rows or any(r["stale"] is not None for r in rows):  # type: ignore[index]
+        return None
+    size = rows[0]["size"]  # type: ignore[index]
+    found = {
+        int(r["k"].value): r["entries"].value  # type: ignore[index,union-attr]
+        for r in rows
+        if r["k"] is not None  # type: ignore[index]
+    }
+    return (int(size.value) if size is not None else 0), [found[k] for k in sorted(found)]
+
+
 def top(
     store: ox.Store, board: str, limit: int, filters: Mapping[str, str]
 ) -> list[tuple[str, str, tuple[str, ...]]] | None:
@@ -161,19 +188,22 @@ def top(
     N-Triples, an entry once per solution of its filters' paths, as the template's joins
     give it. ``None`` when the ranks cannot tell: not current, or a full window (the
     board may go on) holding fewer than ``limit`` such rows."""
-    size = window_size(store, board)
-    if size is None:
+    buckets = -(-(WINDOW if filters else limit) // BUCKET)
+    snap = _snapshot(store, board, buckets)
+    if snap is None:
         return None
+    size, packed = snap
     wanted = [(FILTERS.index(f), name) for f, name in filters.items()]
     tags = len(FILTERS)
     out: list[tuple[str, str, tuple[str, ...]]] = []
-    for _value, score, run, names in _rows(store, board, size):
-        times = 1
-        for i, name in wanted:
-            times *= names[i].count(name)
-        out += [(run, score, names[tags])] * times
-        if len(out) >= limit:
-            return out[:limit]
+    for text in packed:
+        for e in json.loads(text):
+            times = 1
+            for i, name in wanted:
+                times *= e[3 + i].count(name)
+            out += [(e[2], e[1], tuple(e[3 + tags]))] * times
+            if len(out) >= limit:
+                return out[:limit]
     return out if size < WINDOW else None
 
 
