@@ -116,14 +116,8 @@ def board_query(board: str, limit: int | None = None) -> str:
 def window_size(store: ox.Store, board: str) -> int | None:
     """How many entries the window of ``board`` holds; ``None`` when its ranks are not
     current (no ranks in the store, a merge not complete, the board marked stale)."""
-    if not store.contains_named_graph(ox.NamedNode(RANKS_MARKER)):
-        return None
-    if not store.contains_named_graph(ox.NamedNode(MERGED_MARKER)):
-        return None
-    b = ox.NamedNode(board)
-    if any(True for _ in store.quads_for_pattern(b, _P_STALE, None, _G)):
-        return None
-    return _stored_size(store, board) or 0  # no window: a board without entries (or unknown)
+    snap = _snapshot(store, board, 0)
+    return None if snap is None else snap[0]
 
 
 def _stored_size(store: ox.Store, board: str) -> int | None:
@@ -141,11 +135,17 @@ def _rows(store: ox.Store, board: str, size: int) -> Iterator[Row]:
     seen = 0
     for k in range(-(-size // BUCKET)):
         for q in store.quads_for_pattern(_bucket(board, k), _P_ENTRIES, None, _G):
-            for e in json.loads(q.object.value):
+            for row in _unpack(q.object.value):
                 if seen == size:
                     return
                 seen += 1
-                yield (e[0], e[1], e[2], tuple(tuple(x) for x in e[3:]))
+                yield row
+
+
+def _unpack(text: str) -> Iterator[Row]:
+    """The rows of one packed bucket (:func:`_pack`)."""
+    for e in json.loads(text):
+        yield (e[0], e[1], e[2], tuple(tuple(x) for x in e[3:]))
 
 
 def read_window(store: ox.Store, board: str) -> list[Row]:
@@ -197,11 +197,11 @@ def top(
     tags = len(FILTERS)
     out: list[tuple[str, str, tuple[str, ...]]] = []
     for text in packed:
-        for e in json.loads(text):
+        for _value, score, run, names in _unpack(text):
             times = 1
             for i, name in wanted:
-                times *= e[3 + i].count(name)
-            out += [(e[2], e[1], tuple(e[3 + tags]))] * times
+                times *= names[i].count(name)
+            out += [(run, score, names[tags])] * times
             if len(out) >= limit:
                 return out[:limit]
     return out if size < WINDOW else None
@@ -357,7 +357,8 @@ def repair(store: ox.Store) -> int:
     """Re-rank every board marked stale (a writable open after a crash), names and all."""
     boards = sorted({q.subject.value for q in store.quads_for_pattern(None, _P_STALE, None, _G)})
     for b in boards:
-        _settle(store, {b: _ranked(store, b)}, set(), names_current=False)
+        old = {b: read_window(store, b)}
+        _settle(store, {b: _ranked(store, b)}, old, set(), names_current=False)
     return len(boards)
 
 
@@ -483,15 +484,16 @@ def _order(store: ox.Store, rows: list[Entry]) -> list[Entry]:
 def _settle(
     store: ox.Store,
     windows: Mapping[str, list[Entry] | None],
+    olds: Mapping[str, list[Row]],
     touched_runs: set[str],
     *,
     names_current: bool,
 ) -> None:
-    """Write the boards' new windows in one update that drops their stale marks. A run's
-    names come from the board's old window when those are current (after a write, for
-    runs it did not touch), else from the merge now (repair: all of them). ``None``: the
-    board has a blank node among its entries; its window goes and it stays stale."""
-    olds = {b: read_window(store, b) for b in windows}
+    """Write the boards' new windows (their stored ones: ``olds``) in one update that
+    drops their stale marks. A run's names come from the board's old window when those
+    are current (after a write, for runs it did not touch), else from the merge now
+    (repair: all of them). ``None``: the board has a blank node among its entries; its
+    window goes and it stays stale."""
     known: dict[str, Names] = {}
     if names_current:
         known = {r[2]: r[3] for old in olds.values() for r in old if r[2] not in touched_runs}
@@ -518,10 +520,12 @@ def after_write(store: ox.Store, plan: Plan) -> dict:
     blank = any(isinstance(v, ox.BlankNode) for v in values)
     now = None if blank else _entries_of(store, values)  # type: ignore[arg-type]
     windows: dict[str, list[Entry] | None] = {}
+    olds: dict[str, list[Row]] = {}
     full = 0
     for b in sorted(plan.boards):
         size = _stored_size(store, b)
-        old = [r[:3] for r in _rows(store, b, size or 0)]
+        olds[b] = list(_rows(store, b, size or 0))
+        old = [r[:3] for r in olds[b]]
         fresh = now.get(b, []) if now is not None else []
         fresh_blank = any(isinstance(t, ox.BlankNode) for e in fresh for t in e)
         fresh_keys = [(str(v), str(s), str(r)) for v, s, r in fresh]
@@ -534,5 +538,5 @@ def after_write(store: ox.Store, plan: Plan) -> dict:
             windows[b] = old  # only names may change (a touched run)
         else:
             windows[b] = _order(store, kept + fresh_keys)
-    _settle(store, windows, plan.runs, names_current=True)
+    _settle(store, windows, olds, plan.runs, names_current=True)
     return {"boards": len(plan.boards), "full_reranks": full, "seconds": time.perf_counter() - t0}
