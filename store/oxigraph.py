@@ -38,6 +38,7 @@ Hard limits need a worker process that is killed (what the service does).
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import itertools
 import logging
@@ -205,14 +206,10 @@ def _quads_plan(quads: Iterable[ox.Quad]) -> ranks.Plan:
     return plan
 
 
-_EMPTY: list[ox.Store] = []
-
-
+@functools.cache
 def _without_data() -> ox.Store:
     """An empty in-memory store, for queries that read no data (made once)."""
-    if not _EMPTY:
-        _EMPTY.append(ox.Store())
-    return _EMPTY[0]
+    return ox.Store()
 
 
 def has_merge(raw: ox.Store) -> bool:
