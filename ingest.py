@@ -22,6 +22,7 @@ ORCID iD or a name).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -262,53 +263,80 @@ def ingest(
     result = IngestResult()
     done = 0
     offset = 0
-    for batch in _batches(documents, max(1, batch_size)):
-        index.lookup(batch)
-        if validated is not None:
-            reports = list(validated[offset : offset + len(batch)])
-            offset += len(batch)
-        else:
-            reports = validate_documents(batch)
-        now = datetime.now(UTC).replace(microsecond=0)
-        writes: list[DocumentWrite] = []
-        outcomes: list[DocumentOutcome] = []
-        for doc, report in zip(batch, reports, strict=True):
-            iri = doc.iri
-            outcome = DocumentOutcome(
-                source=doc.source_name,
-                kind=doc.kind,
-                iri=iri,
-                status="added",
-                source_key=doc.source_key,
-                report=report,
-            )
-            if not report.conforms:
-                outcome.status = "rejected"
-            elif str(iri) in index.graphs and not force:
-                outcome.status = "unchanged"
-            else:
-                old = index.by_key.get(doc.source_key)
-                revision_of = old if old is not None and old != iri else None
-                # blobs first: a graph is never stored without the files it names
-                for data in doc.attachments.values():
-                    store.store_blob(data)
-                prov = provenance_triples(doc, when=now, user=user, revision_of=revision_of)
-                triples = [*doc.graph, *prov]
-                writes.append(DocumentWrite(iri, triples, revision_of))
-                index.record(iri, doc.source_key, revision_of)
-                outcome.triples = len(set(triples))
-                if revision_of is not None:
-                    outcome.status = "revised"
-                    outcome.revision_of = revision_of
-            outcomes.append(outcome)
-        # the batch's writes: each document complete or absent, even if killed meanwhile
-        store.write_documents(writes)
+
+    def committed(write: Future[None], outcomes: list[DocumentOutcome]) -> None:
+        nonlocal done
+        write.result()  # the batch's write error, if any, is raised here
         for outcome in outcomes:
             result.documents.append(outcome)
             done += 1
             if progress is not None:
                 progress(done, done, outcome.source)
+
+    # batch k is written on a thread of its own while batch k+1 is validated: the store
+    # writes without the GIL (pyoxigraph), validation holds it (benchmarks/ingest)
+    with ThreadPoolExecutor(1, thread_name_prefix="reprokg-ingest-write") as writer:
+        pending: tuple[Future[None], list[DocumentOutcome]] | None = None
+        for batch in _batches(documents, max(1, batch_size)):
+            index.lookup(batch)  # the batches not yet written are in index (record)
+            if validated is not None:
+                reports = list(validated[offset : offset + len(batch)])
+                offset += len(batch)
+            else:
+                reports = validate_documents(batch)
+            writes, outcomes = _plan_batch(store, batch, reports, index, user, force)
+            if pending is not None:
+                committed(*pending)
+            # the batch's writes: each document complete or absent, even if killed meanwhile
+            pending = writer.submit(store.write_documents, writes), outcomes
+        if pending is not None:
+            committed(*pending)
     return result
+
+
+def _plan_batch(
+    store: Store,
+    batch: Sequence[Document],
+    reports: Sequence[Report],
+    index: StoredIndex,
+    user: str | None,
+    force: bool,
+) -> tuple[list[DocumentWrite], list[DocumentOutcome]]:
+    """What to write for one validated batch (blobs are stored here, before their graphs
+    are written), and what happens to each document."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    writes: list[DocumentWrite] = []
+    outcomes: list[DocumentOutcome] = []
+    for doc, report in zip(batch, reports, strict=True):
+        iri = doc.iri
+        outcome = DocumentOutcome(
+            source=doc.source_name,
+            kind=doc.kind,
+            iri=iri,
+            status="added",
+            source_key=doc.source_key,
+            report=report,
+        )
+        if not report.conforms:
+            outcome.status = "rejected"
+        elif str(iri) in index.graphs and not force:
+            outcome.status = "unchanged"
+        else:
+            old = index.by_key.get(doc.source_key)
+            revision_of = old if old is not None and old != iri else None
+            # blobs first: a graph is never stored without the files it names
+            for data in doc.attachments.values():
+                store.store_blob(data)
+            prov = provenance_triples(doc, when=now, user=user, revision_of=revision_of)
+            triples = [*doc.graph, *prov]
+            writes.append(DocumentWrite(iri, triples, revision_of))
+            index.record(iri, doc.source_key, revision_of)
+            outcome.triples = len(set(triples))
+            if revision_of is not None:
+                outcome.status = "revised"
+                outcome.revision_of = revision_of
+        outcomes.append(outcome)
+    return writes, outcomes
 
 
 def write_results(store: Store, documents: Sequence[Document]) -> IngestResult:

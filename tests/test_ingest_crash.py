@@ -115,3 +115,90 @@ def test_kill_during_load_leaves_store_consistent(tmp_path) -> None:
         assert proc.returncode == -signal.SIGKILL
         n = _check(store_dir, reported)
         assert 1 <= n <= 7
+
+
+BULK_CHILD = textwrap.dedent(
+    """
+    import sys
+    from rdflib import Graph, Literal, URIRef
+    from reprokg.core.document import Document
+    from reprokg.ingest import ingest
+    from reprokg.store import open_store
+
+    EX = "http://example.org/"
+    store = open_store(sys.argv[1])
+    round_, batch = int(sys.argv[2]), int(sys.argv[3])
+
+    def docs():
+        i = 0
+        while True:  # new source keys only: every batch is written by the bulk loader
+            key = f"r{round_}-{i}"
+            n = 1500 + (i * 37) % 1000
+            g = Graph()
+            s = URIRef(EX + key)
+            g.add((s, URIRef(EX + "declares"), Literal(n)))
+            for j in range(n):
+                g.add((s, URIRef(EX + "item"), Literal(f"{key}-{j}")))
+            yield Document(kind="crashtest", graph=g, source_name=key + ".txt",
+                           source_bytes=key.encode(), loader="crash", loader_version="0",
+                           source_key=key, subject=s)
+            i += 1
+
+    def progress(done, _seen, name):
+        print(done, name, flush=True)
+
+    ingest(store, docs(), batch_size=batch, progress=progress)
+    """
+)
+
+
+def test_kill_during_bulk_load_keeps_whole_batches(tmp_path) -> None:
+    """Batches of new documents go through pyoxigraph's bulk loader (one RocksDB ingest
+    per batch, store/oxigraph.py): killed anywhere, a batch is stored whole or not at all,
+    the merge and the document count follow, and the loader's files are cleaned up."""
+    store_dir = tmp_path / "store"
+    rng = random.Random(11)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    batch = 4
+    stored_before = 0
+    for round_ in range(3):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", BULK_CHILD, str(store_dir), str(round_), str(batch)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        reported: list[str] = []
+        target = batch * rng.randint(2, 5)
+        try:
+            while len(reported) < target:
+                line = proc.stdout.readline()
+                assert line, f"child died: {proc.stderr.read()}"
+                reported.append(line.split()[1])
+            time.sleep(rng.uniform(0.0, 0.3))  # somewhere inside a later batch's write
+        finally:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        assert proc.returncode == -signal.SIGKILL
+        n = _check(store_dir, [])
+        assert (n - stored_before) % batch == 0, f"round {round_}: part of a batch stored"
+        assert n - stored_before >= len(reported)
+        store = open_store(store_dir)
+        try:
+            sources = {
+                str(store.get_document(g).value(g, RK.sourceFileName)) for g in store.documents()
+            }
+            assert set(reported) <= sources, "a write reported as committed is missing"
+            # the default graph is exactly the merge of the documents
+            for ask in (
+                "ASK { GRAPH ?g { ?g a <https://w3id.org/reprokg/ontology#Document> . ?s ?p ?o } "
+                "FILTER NOT EXISTS { ?s ?p ?o } }",
+                "ASK { ?s ?p ?o FILTER NOT EXISTS { GRAPH ?g { "
+                "?g a <https://w3id.org/reprokg/ontology#Document> . ?s ?p ?o } } }",
+            ):
+                assert store.query(ask).value is False, ask
+        finally:
+            store.close()
+        assert not list(store_dir.rglob("bulk-*.sst")), "bulk loader files left behind"
+        stored_before = n

@@ -15,9 +15,16 @@ deterministic headers (:mod:`benchmarks.ingest.generate`):
                        write per document with provenance, into a fresh on-disk store
                        (which also keeps every triple in its default-graph merge: twice
                        the quads ``raw-bulk`` writes)
+* ``reprokg-load``     the whole command a user runs, ``reprokg load --store DIR FOLDER``, as
+                       a process of its own on the headers written as files to FOLDER
+                       (YAML parsing included; CPU time and peak RSS are that process's)
 * ``raw-bulk``         pyoxigraph ``bulk_extend`` of the same documents' triples, as
                        pyoxigraph quads built beforehand (no rdflib, validation,
                        provenance or per-document atomicity): the floor
+* ``raw-bulk-merged``  pyoxigraph ``bulk_load`` of what ingest writes (each document's
+                       triples with their provenance, in its graph and in the default
+                       graph), as N-Quads text built beforehand, one call per ``--batch``:
+                       the floor of ingest's write
 
 The validating modes run once per SHACL engine (``--engines``, default
 ``fast,pyshacl``: ``REPROKG_SHACL_ENGINE`` of the worker process), side by side.
@@ -51,7 +58,9 @@ MODES = (
     "validate-batched",
     "validate-parallel",
     "ingest-batched",
+    "reprokg-load",
     "raw-bulk",
+    "raw-bulk-merged",
 )
 
 
@@ -77,6 +86,8 @@ def worker(mode: str, n: int, batch: int) -> dict:
         docs = [d for i, x in enumerate(texts) for d in ir_metadata.load(x, f"gen-{i:05d}.yaml")]
         seconds, cpu = time.perf_counter() - t, time.process_time() - c
         triples = sum(len(d.graph) for d in docs)
+    elif mode == "reprokg-load":
+        return _reprokg_load(n, batch)
     else:
         docs = _documents(n)
         triples = sum(len(d.graph) for d in docs)
@@ -88,6 +99,9 @@ def worker(mode: str, n: int, batch: int) -> dict:
             from reprokg.store.oxigraph import graph_quads
 
             quads = [q for d in docs for q in graph_quads(d.iri, d.graph)]
+        texts = []
+        if mode == "raw-bulk-merged":  # ingest's N-Quads, built before the clock starts
+            texts = _merged_nquads(docs, batch)
         with tempfile.TemporaryDirectory(prefix="reprokg-bench-") as tmp:
             kids = resource.getrusage(resource.RUSAGE_CHILDREN)
             children_cpu = kids.ru_utime + kids.ru_stime
@@ -118,6 +132,15 @@ def worker(mode: str, n: int, batch: int) -> dict:
                 store.bulk_extend(quads)
                 store.flush()
                 reports = []
+            elif mode == "raw-bulk-merged":
+                import pyoxigraph as ox
+
+                store = ox.Store(str(Path(tmp) / "raw"))
+                for text in texts:
+                    store.bulk_load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
+                store.flush()
+                del store
+                reports = []
             else:
                 raise SystemExit(f"unknown mode {mode}")
             seconds, cpu = time.perf_counter() - t, time.process_time() - c
@@ -132,6 +155,50 @@ def worker(mode: str, n: int, batch: int) -> dict:
         "seconds": seconds,
         "cpu_seconds": cpu,
         "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def _merged_nquads(docs: list, batch: int) -> list[bytes]:
+    """What ``OxigraphStore.write_documents`` bulk-loads for each batch of new documents."""
+    from datetime import UTC, datetime
+
+    from reprokg.ingest import provenance_triples
+    from reprokg.store.base import DocumentWrite
+    from reprokg.store.oxigraph import _batch_nquads
+
+    now = datetime.now(UTC).replace(microsecond=0)
+    writes = [DocumentWrite(d.iri, [*d.graph, *provenance_triples(d, when=now)]) for d in docs]
+    return [
+        (_batch_nquads(writes[i : i + batch]) or "").encode() for i in range(0, len(writes), batch)
+    ]
+
+
+def _reprokg_load(n: int, batch: int) -> dict:
+    """``reprokg load`` of ``n`` header files into a fresh store, timed as a whole process."""
+    from benchmarks.ingest.generate import header
+
+    with tempfile.TemporaryDirectory(prefix="reprokg-bench-") as tmp:
+        folder = Path(tmp) / "headers"
+        folder.mkdir()
+        for i in range(n):
+            (folder / f"gen-{i:06d}.yaml").write_bytes(header(i))
+        cmd = [sys.executable, "-m", "reprokg", "load", "--quiet", "--batch-size", str(batch)]
+        cmd += ["--store", str(Path(tmp) / "kg"), str(folder)]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        seconds = time.perf_counter() - t
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if out.returncode != 0 or f"{n} added" not in out.stdout:
+            raise SystemExit(f"reprokg load failed:\n{out.stdout[-2000:]}{out.stderr[-3000:]}")
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {
+        "mode": "reprokg-load",
+        "n": n,
+        "triples": None,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "maxrss_mb": after.ru_maxrss / 1024,  # the one child: reprokg load
     }
 
 
