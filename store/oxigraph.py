@@ -3,16 +3,17 @@
 Atomicity: pyoxigraph runs one ``Store.update`` call (all operations of one SPARQL
 Update request) and one ``Store.extend`` call as a single transaction: "either the full
 operation succeeds, or nothing is written" (pyoxigraph 0.5 API docs). A document write
-is therefore *one* call: a bulk load for brand-new graphs, or one update
+is therefore *one* call: an N-Quads load for brand-new graphs, or one update
 ``DROP SILENT GRAPH <old>; DROP SILENT GRAPH <g>; INSERT DATA { GRAPH <g> {…} }`` when
 something is replaced. ``bulk_load``/``bulk_extend`` are atomic too since pyoxigraph 0.5.1
 (oxigraph commit 26d10200, "bulk loaders: Add support for partial commits": the loader
 builds SST files and ingests all of them at its ``commit`` with one RocksDB
 ``IngestExternalFiles`` over every column family, all or nothing) but not isolated: they
 neither read nor check what is stored. That is all a write of new graphs needs (it reads
-nothing and our writes are serialised by one lock), and it writes 4x faster than a
-transaction (~400 against ~100 run headers/s, benchmarks/ingest). SST files of a killed
-bulk load are removed on the next writable open (:func:`~reprokg.store.bulk.remove_leftovers`).
+nothing, and our writes are serialised by one lock), so a big batch of new graphs is
+bulk-loaded, 3x faster than a transaction (:data:`BULK_MIN_QUADS`); small writes stay
+transactions. SST files of a killed bulk load are removed on the next writable open
+(:func:`~reprokg.store.bulk.remove_leftovers`).
 
 Default graph = the RDF merge of the documents (a set). pyoxigraph 0.5's
 ``use_default_graph_as_union`` returns a triple once per graph holding it (oxigraph
@@ -174,6 +175,15 @@ def _batch_nquads(writes: Sequence[DocumentWrite]) -> str | None:
             append(line + end)
             append(line + " .\n")
     return "".join(lines)
+
+
+#: quads from which a write of new graphs goes to the bulk loader rather than a transaction.
+#: A transaction's cost grows with the store (it reads before each write), a bulk load's
+#: with the files it makes: at 4,096 run headers (~300 quads each) batches of 256 loaded
+#: at 217-264 headers/s in bulk against 85-96 in transactions of 1-16 headers; one header
+#: took 51 ms in bulk against 3.9 ms in a transaction (and left 4 SST files per call), 32
+#: headers (~9,600 quads) about the same either way (scratch measurements, 2026-11-26)
+BULK_MIN_QUADS = 10_000
 
 
 def new_graphs(store: ox.Store, quads: Iterable[ox.Quad]) -> int:
@@ -454,11 +464,11 @@ class OxigraphStore(
         self.write_documents([DocumentWrite(URIRef(str(iri)), graph, replaces)])
 
     def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
-        """All of ``writes`` in ONE atomic call: when every graph is new, a bulk load of
-        N-Quads (``bulk_extend`` when a term is a blank node), 4x the transactional
-        ``load`` (benchmarks/ingest); else one SPARQL Update of ``DELETE``/``DROP``/
-        ``INSERT`` operations in order. The document count's delta is part of the same
-        call."""
+        """All of ``writes`` in ONE atomic call: when every graph is new, an N-Quads load
+        (Quad objects when a term is a blank node), by the bulk loader from
+        :data:`BULK_MIN_QUADS` quads (3x a transaction then, benchmarks/ingest); else one
+        SPARQL Update of ``DELETE``/``DROP``/``INSERT`` operations in order. The document
+        count's delta is part of the same call."""
         self._check_writable()
         if not writes:
             return
@@ -474,18 +484,18 @@ class OxigraphStore(
                     for w in writes
                 )
                 if fresh and len({str(w.iri) for w in writes}) == len(writes):
-                    # new graphs only: nothing to read or delete, so the bulk loader (one
-                    # all-or-nothing RocksDB ingest per call; see the module docstring)
+                    # new graphs only: nothing to read or delete, so a big batch goes to
+                    # the bulk loader (one all-or-nothing RocksDB ingest per call)
                     text = _batch_nquads(writes)
                     if text is None:  # Quad objects keep the blank nodes' labels
-                        self._store.bulk_extend(
-                            [*_batch_merged_quads(writes), counters.delta_quad(delta)]
-                        )
+                        quads = [*_batch_merged_quads(writes), counters.delta_quad(delta)]
+                        bulk = len(quads) >= BULK_MIN_QUADS
+                        (self._store.bulk_extend if bulk else self._store.extend)(quads)
                     else:  # every term was checked by pyoxigraph when it was built
-                        self._store.bulk_load(
-                            (text + counters.delta_nquad(delta)).encode(),
-                            format=ox.RdfFormat.N_QUADS,
-                            lenient=True,
+                        text += counters.delta_nquad(delta)
+                        bulk = text.count("\n") >= BULK_MIN_QUADS
+                        (self._store.bulk_load if bulk else self._store.load)(
+                            text.encode(), format=ox.RdfFormat.N_QUADS, lenient=True
                         )
                 else:
                     ops: list[str] = []

@@ -23,6 +23,7 @@ from rdflib import Literal, URIRef
 from reprokg.core.namespaces import RK
 from reprokg.store import open_store
 from reprokg.store.base import Counters
+from reprokg.store.oxigraph import BULK_MIN_QUADS
 
 EX = "http://example.org/"
 
@@ -160,6 +161,7 @@ def test_kill_during_bulk_load_keeps_whole_batches(tmp_path) -> None:
     rng = random.Random(11)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     batch = 4
+    assert 2 * batch * 1500 >= BULK_MIN_QUADS  # every batch goes to the bulk loader
     stored_before = 0
     for round_ in range(3):
         proc = subprocess.Popen(
