@@ -10,7 +10,10 @@ Per document (DESIGN.md, Identifiers/Store):
 * SHACL violations *reject* the document (nothing written); warnings are stored and
   reported;
 * attachments go to the store's blob folder *before* the graph that may point to them,
-  so a crash never leaves a graph without its blobs.
+  so a crash never leaves a graph without its blobs;
+* documents are validated in batches, and batch *k* is written on a thread of its own
+  while batch *k+1* is validated (pyoxigraph writes without holding the GIL; with the
+  store's bulk loader, 214 headers/s at 10k against 77 before, benchmarks/ingest).
 
 The provenance sits in the document's own graph: ``<g> a rk:Document`` with kind,
 source file name, sha256, source key, loader name and version, ``prov:generatedAtTime``
@@ -278,7 +281,7 @@ def ingest(
     with ThreadPoolExecutor(1, thread_name_prefix="reprokg-ingest-write") as writer:
         pending: tuple[Future[None], list[DocumentOutcome]] | None = None
         for batch in _batches(documents, max(1, batch_size)):
-            index.lookup(batch)  # the batches not yet written are in index (record)
+            index.lookup(batch)  # a batch still being written is in index already
             if validated is not None:
                 reports = list(validated[offset : offset + len(batch)])
                 offset += len(batch)
