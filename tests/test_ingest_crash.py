@@ -27,7 +27,8 @@ from reprokg.store.oxigraph import BULK_MIN_QUADS
 
 EX = "http://example.org/"
 
-CHILD = textwrap.dedent(
+#: what both children share: the store, and a large document that declares its item count
+CHILD_PRELUDE = textwrap.dedent(
     """
     import sys
     from rdflib import Graph, Literal, URIRef
@@ -38,18 +39,26 @@ CHILD = textwrap.dedent(
     EX = "http://example.org/"
     store = open_store(sys.argv[1])
     round_ = int(sys.argv[2])
-    i = 0
-    while True:
-        key = f"key{i % 7}"  # keys repeat: most writes are revisions (drop old + add new)
+
+    def make_doc(key, i, tag):
         n = 1500 + (i * 37) % 1000
         g = Graph()
         s = URIRef(EX + key)
         g.add((s, URIRef(EX + "declares"), Literal(n)))
         for j in range(n):
-            g.add((s, URIRef(EX + "item"), Literal(f"{round_}-{i}-{j}")))
-        doc = Document(kind="crashtest", graph=g, source_name=key + ".txt",
-                       source_bytes=f"{round_} {i}".encode(), loader="crash", loader_version="0",
-                       source_key=key, subject=s)
+            g.add((s, URIRef(EX + "item"), Literal(f"{tag}-{j}")))
+        return Document(kind="crashtest", graph=g, source_name=key + ".txt",
+                        source_bytes=tag.encode(), loader="crash", loader_version="0",
+                        source_key=key, subject=s)
+    """
+)
+
+CHILD = CHILD_PRELUDE + textwrap.dedent(
+    """
+    i = 0
+    while True:
+        key = f"key{i % 7}"  # keys repeat: most writes are revisions (drop old + add new)
+        doc = make_doc(key, i, f"{round_}-{i}")
         res = ingest(store, [doc])
         print(res.documents[0].status, doc.iri, flush=True)
         i += 1
@@ -118,31 +127,15 @@ def test_kill_during_load_leaves_store_consistent(tmp_path) -> None:
         assert 1 <= n <= 7
 
 
-BULK_CHILD = textwrap.dedent(
+BULK_CHILD = CHILD_PRELUDE + textwrap.dedent(
     """
-    import sys
-    from rdflib import Graph, Literal, URIRef
-    from reprokg.core.document import Document
-    from reprokg.ingest import ingest
-    from reprokg.store import open_store
-
-    EX = "http://example.org/"
-    store = open_store(sys.argv[1])
-    round_, batch = int(sys.argv[2]), int(sys.argv[3])
+    batch = int(sys.argv[3])
 
     def docs():
         i = 0
         while True:  # new source keys only: every batch is written by the bulk loader
             key = f"r{round_}-{i}"
-            n = 1500 + (i * 37) % 1000
-            g = Graph()
-            s = URIRef(EX + key)
-            g.add((s, URIRef(EX + "declares"), Literal(n)))
-            for j in range(n):
-                g.add((s, URIRef(EX + "item"), Literal(f"{key}-{j}")))
-            yield Document(kind="crashtest", graph=g, source_name=key + ".txt",
-                           source_bytes=key.encode(), loader="crash", loader_version="0",
-                           source_key=key, subject=s)
+            yield make_doc(key, i, key)
             i += 1
 
     def progress(done, _seen, name):
