@@ -270,9 +270,16 @@ def cmd_dump(args: argparse.Namespace) -> int:
     return 0
 
 
+def _document_count(store: Store) -> int:
+    """Read from the store's counter when it keeps one (no listing of every graph)."""
+    from reprokg.store.base import Counters
+
+    return store.document_count() if isinstance(store, Counters) else len(store.documents())
+
+
 def cmd_restore(args: argparse.Namespace) -> int:
     with _store(args) as store:
-        before = len(store.documents())
+        before = _document_count(store)
         try:
             if args.input == "-":
                 store.restore(sys.stdin.buffer, args.format)
@@ -281,7 +288,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
                     store.restore(fh, args.format)
         except OSError as exc:
             raise UsageError(f"cannot read {args.input}: {exc.strerror}") from exc
-        after = len(store.documents())
+        after = _document_count(store)
     print(f"restored; {after} document(s) in the store ({after - before:+d})")
     return 0
 

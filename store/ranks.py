@@ -367,6 +367,22 @@ def maintained(store: ox.Store) -> bool:
     return store.contains_named_graph(ox.NamedNode(RANKS_MARKER))
 
 
+def suspend(store: ox.Store) -> bool:
+    """Before a write too big to plan board by board (a bulk restore): the marker dropped
+    in a transaction of its own, so no ranks are read until :func:`rebuild_all` (a crash
+    meanwhile leaves the next writable open to rank the store). Whether it had ranks."""
+    if not maintained(store):
+        return False
+    store.update(f"DROP SILENT GRAPH <{RANKS_MARKER}>")
+    return True
+
+
+def resume(store: ox.Store) -> None:
+    """The marker back after a suspended write that wrote nothing (it failed): the ranks
+    are as they were."""
+    store.update(f"CREATE SILENT GRAPH <{RANKS_MARKER}>")
+
+
 # ------------------------------------------------------------------ around a write
 
 

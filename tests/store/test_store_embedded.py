@@ -147,3 +147,54 @@ def test_bulk_and_transactional_writes_store_the_same(
             stored[how] = {q for q in raw if q.graph_name != ox.NamedNode(COUNTERS_GRAPH)}
     assert len(stored["bulk"]) >= quads // 2
     assert stored["bulk"] == stored["transaction"]
+
+
+def test_bulk_and_transactional_restores_store_the_same(mlrc_docs, tmp_path, monkeypatch) -> None:
+    """A restore from ``BULK_MIN_QUADS`` quads is one streamed call of pyoxigraph's bulk
+    loader (store/oxigraph.py): the same quads as the transaction, the same document count,
+    on a dump of the 71 real MLRC headers with their provenance, plus what a restore moves
+    or drops: a blank node, a default-graph triple (a pre-merge dump) and a quad of a
+    reserved graph."""
+    import io
+
+    import pyoxigraph as ox
+
+    import reprokg.store.oxigraph as embedded
+    from reprokg.ingest import ingest
+    from reprokg.store.merge import COUNTERS_GRAPH, LEGACY_DEFAULT_GRAPH, RANKS_GRAPH
+
+    with open_store(":memory:") as source:
+        assert ingest(source, mlrc_docs).count("added") == len(mlrc_docs)
+        buf = io.BytesIO()
+        source.dump(buf)
+    extra = (
+        f'_:b0 <{EX}p> "blank" <{EX}g-blank> .\n'
+        f'<{EX}pre-merge> <{EX}p> "own" .\n'
+        f'<{EX}board> <{EX}p> "not restored" <{RANKS_GRAPH}> .\n'
+    )
+    dump = buf.getvalue() + extra.encode()
+    quads = dump.count(b"\n")
+    stored = {}
+    for how, threshold in (("transaction", quads + 10), ("bulk", 1)):
+        monkeypatch.setattr(embedded, "BULK_MIN_QUADS", threshold)
+        with open_store(tmp_path / how) as s:
+            s.restore(io.BytesIO(dump))
+            assert ("restore" in s.maintenance) == (how == "bulk")
+            assert s.document_count() == len(mlrc_docs) + 2  # g-blank and the legacy graph
+            raw = s._store  # noqa: SLF001 - every quad, bookkeeping included
+            stored[how] = {q for q in raw if q.graph_name != ox.NamedNode(COUNTERS_GRAPH)}
+            del raw  # it would keep the database locked
+        with open_store(tmp_path / how) as s:  # the count as stored, not as kept in memory
+            assert s.document_count() == len(mlrc_docs) + 2
+    legacy = ox.NamedNode(LEGACY_DEFAULT_GRAPH)
+    assert (
+        ox.Quad(ox.NamedNode(EX + "pre-merge"), ox.NamedNode(EX + "p"), ox.Literal("own"), legacy)
+        in stored["bulk"]
+    )
+    assert not any(q.object == ox.Literal("not restored") for q in stored["bulk"])
+    assert any(
+        isinstance(q.subject, ox.BlankNode) and q.graph_name == ox.DefaultGraph()
+        for q in stored["bulk"]
+    )
+    assert len(stored["bulk"]) >= quads
+    assert stored["bulk"] == stored["transaction"]

@@ -16,6 +16,7 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import XSD
 
 import reprokg.store.ranks as ranks
+from reprokg.core.errors import StoreError
 from reprokg.core.identifiers import leaderboard_iri
 from reprokg.core.namespaces import RK
 from reprokg.loaders.qrels import collection_iri
@@ -187,6 +188,45 @@ def test_a_store_without_ranks_is_ranked_at_open_and_stale_boards_are_repaired(
     assert str(RANKS_MARKER_V1) not in {str(d) for d in store.documents()}
     _check(store)
     store.close()
+
+
+def test_a_bulk_restore_is_ranked_and_a_failed_one_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restore big enough for the bulk loader cannot mark its boards one by one: the
+    ranks are suspended (marker dropped) and rebuilt after it. A restore that fails mid-way
+    (a syntax error at the dump's end) writes nothing and the ranks stay as they were."""
+    import io
+
+    import reprokg.store.oxigraph as embedded
+
+    monkeypatch.setattr(embedded, "BULK_MIN_QUADS", 10)
+    rng = random.Random(9)
+    store = OxigraphStore(tmp_path / "db")
+    store.write_documents(
+        [DocumentWrite(URIRef(f"{EX}doc{d}"), list(_scores(d, rng, 6))) for d in range(4)]
+    )
+    source = OxigraphStore(None)
+    source.write_documents(
+        [DocumentWrite(URIRef(f"{EX}doc{d}"), list(_scores(d, rng, 6))) for d in range(4, 10)]
+    )
+    buf = io.BytesIO()
+    source.dump(buf)
+    dump = buf.getvalue()
+    assert dump.count(b"\n") >= 10
+    before = set(store._store)
+    with pytest.raises(StoreError, match="cannot restore"):
+        store.restore(io.BytesIO(dump + b"<broken"))
+    assert "restore" not in store.maintenance
+    assert set(store._store) == before  # nothing written, the ranks marker back
+    assert store.document_count() == 4
+    _check(store)
+    store.restore(io.BytesIO(dump))
+    assert store.maintenance["restore"]["ranks"]["boards"] == 4
+    assert store.document_count() == 10
+    _check(store)
+    store.close()
+    assert not list((tmp_path / "db").glob("bulk-*.sst"))
 
 
 def test_filtered_requests_on_full_windows_read_the_ranks_when_the_window_suffices(

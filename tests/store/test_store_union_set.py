@@ -270,8 +270,19 @@ def test_stale_merge_after_a_crash_is_resynchronised(tmp_path: Path) -> None:
         s.close()
 
 
+@pytest.fixture(params=["transaction", "bulk"])
+def restore_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A restore from ``BULK_MIN_QUADS`` quads is one call of the bulk loader, a smaller
+    one a transaction: both paths, on the same dumps."""
+    import reprokg.store.oxigraph as embedded
+
+    if request.param == "bulk":
+        monkeypatch.setattr(embedded, "BULK_MIN_QUADS", 1)
+    return request.param
+
+
 def test_dump_holds_the_documents_once_and_restore_rebuilds_the_merge(
-    store: OxigraphStore,
+    store: OxigraphStore, restore_path: str, tmp_path: Path
 ) -> None:
     store.add_document(G1, graph(SHARED, own(1)))
     store.add_document(G2, graph(SHARED, own(2)))
@@ -280,18 +291,23 @@ def test_dump_holds_the_documents_once_and_restore_rebuilds_the_merge(
     quads = list(ox.parse(buf.getvalue(), ox.RdfFormat.N_QUADS))
     assert len(quads) == 4  # 2 per document, no default-graph copy
     assert all(isinstance(q.graph_name, ox.NamedNode) for q in quads)
-    target = OxigraphStore(None)
+    target = OxigraphStore(None if store.path is None else tmp_path / "target")
     target.restore(io.BytesIO(buf.getvalue()))
     assert target.documents() == [G1, G2]
+    assert target.document_count() == 2  # the count's delta rides in the same write
     assert count_shared(target) == 1
     assert count(target) == 3
     merge_is_exact(target.raw)
     # restore adds: restoring again changes nothing
     target.restore(io.BytesIO(buf.getvalue()))
     assert count(target) == 3
+    assert target.document_count() == 2
+    target.close()
 
 
-def test_restore_of_a_dump_with_default_graph_quads_keeps_them(tmp_path: Path) -> None:
+def test_restore_of_a_dump_with_default_graph_quads_keeps_them(
+    tmp_path: Path, restore_path: str
+) -> None:
     dump = (
         f'<{EX}paper> <{P}> "shared" <{G1}> .\n'
         f'<{EX}paper> <{P}> "shared" .\n'
@@ -300,6 +316,7 @@ def test_restore_of_a_dump_with_default_graph_quads_keeps_them(tmp_path: Path) -
     s = OxigraphStore(None)
     s.restore(io.BytesIO(dump))
     assert s.documents() == [G1, URIRef(LEGACY_DEFAULT_GRAPH)]
+    assert s.document_count() == 2
     assert count(s) == 2
     merge_is_exact(s.raw)
 
