@@ -315,7 +315,8 @@ def cmd_rebuild_merge(args: argparse.Namespace) -> int:
     with _store(args) as store:
         if not isinstance(store, MergeMaintenance):
             raise UsageError(f"{type(store).__name__} keeps no merged default graph")
-        store.rebuild_merge()
+        if not store.merge_built_at_open:
+            store.rebuild_merge()
         res = store.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
         n = int(res.rows[0][0]) if isinstance(res, SelectResult) and res.rows else 0
         docs = len(store.documents())

@@ -201,6 +201,10 @@ class MergeMaintenance(ABC):
     """A store that keeps the merged default graph itself and can rebuild it (after raw
     writes, or to repair a store left mid-update)."""
 
+    #: opening the store has just built the merge (a store bulk-loaded outside reprokg, or
+    #: made before the merge): a rebuild now would do the same work again
+    merge_built_at_open: bool = False
+
     @abstractmethod
     def rebuild_merge(self) -> None:
         """Make the default graph the merge of the documents again."""

@@ -324,6 +324,7 @@ class OxigraphStore(
                         self.path,
                     )
                 self.rebuild_merge()
+                self.merge_built_at_open = True
         if not self.maintenance.get("merge"):  # a rebuild has just counted and ranked
             self._open_counters()
             if not read_only:

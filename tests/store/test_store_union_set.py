@@ -579,3 +579,33 @@ def test_cli_rebuild_merge_repairs_raw_writes(tmp_path: Path, capsys) -> None:
         merge_is_exact(s.raw)
     finally:
         s.close()
+
+
+def test_cli_rebuild_merge_of_a_bulk_loaded_store_builds_it_once(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store bulk-loaded by pyoxigraph has no merge: opening it builds one, so the
+    command does not build it a second time (at 10M triples a rebuild takes minutes)."""
+    from reprokg.cli import main
+
+    store_dir = tmp_path / "store"
+    store_dir.mkdir()
+    raw = ox.Store(str(store_dir / "oxigraph"))
+    raw.bulk_load(
+        f'<{EX}paper> <{P}> "shared" <{G1}> .\n<{EX}paper> <{P}> "shared" <{G2}> .\n'.encode(),
+        format=ox.RdfFormat.N_QUADS,
+    )
+    del raw
+    calls = []
+    rebuild = OxigraphStore.rebuild_merge
+    monkeypatch.setattr(
+        OxigraphStore, "rebuild_merge", lambda self: calls.append(1) or rebuild(self)
+    )
+    assert main(["rebuild-merge", "--store", str(store_dir)]) == 0
+    assert "1 distinct triple(s) from 2 document(s)" in capsys.readouterr().out
+    assert len(calls) == 1
+    s = open_store(store_dir, read_only=True)
+    try:
+        merge_is_exact(s.raw)
+    finally:
+        s.close()
