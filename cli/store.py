@@ -319,7 +319,7 @@ def cmd_rebuild_merge(args: argparse.Namespace) -> int:
             store.rebuild_merge()
         res = store.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
         n = int(res.rows[0][0]) if isinstance(res, SelectResult) and res.rows else 0
-        docs = len(store.documents())
+        docs = _document_count(store)
     print(f"default graph rebuilt: {n} distinct triple(s) from {docs} document(s)")
     return 0
 

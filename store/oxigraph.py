@@ -186,22 +186,24 @@ def _batch_nquads(writes: Sequence[DocumentWrite]) -> str | None:
 BULK_MIN_QUADS = 10_000
 
 
+#: the bookkeeping graphs, as pyoxigraph terms (never documents)
+_RESERVED = frozenset(ox.NamedNode(g) for g in RESERVED_GRAPHS)
+
+
 def new_graphs(store: ox.Store, quads: Iterable[ox.Quad]) -> int:
     """How many named graphs of ``quads`` the store does not hold yet (documents added)."""
     names = {q.graph_name for q in quads if isinstance(q.graph_name, ox.NamedNode)}
-    reserved = {ox.NamedNode(g) for g in RESERVED_GRAPHS}
-    return sum(1 for g in names - reserved if not store.contains_named_graph(g))
+    return sum(1 for g in names - _RESERVED if not store.contains_named_graph(g))
 
 
 def _restorable(quads: Iterable[ox.Quad]) -> Iterator[ox.Quad]:
     """A dump's quads as a restore writes them: default-graph quads moved to
     :data:`LEGACY_DEFAULT_GRAPH`, those of the reserved graphs left out."""
     legacy = ox.NamedNode(LEGACY_DEFAULT_GRAPH)
-    reserved = {ox.NamedNode(g) for g in RESERVED_GRAPHS}
     for q in quads:
         if not isinstance(q.graph_name, ox.NamedNode | ox.BlankNode):
             yield ox.Quad(q.subject, q.predicate, q.object, legacy)
-        elif q.graph_name not in reserved:
+        elif q.graph_name not in _RESERVED:
             yield q
 
 
@@ -439,14 +441,22 @@ class OxigraphStore(
         with self._write_lock:
             self.maintenance["merge"] = rebuild_merge_in_bulk(self._store, self.path)
             self.merged = True
-            if self.path is not None:
-                self.maintenance["compaction"] = self._compact()
-            self.maintenance["ranks"] = ranks.rebuild_all(self._store)
+            self.maintenance.update(self._after_bulk_write(rank=True))
             # a rebuild follows writes whose extent is not known (raw writes, an update
             # with variable graphs, a crash mid-update): count the documents again
             self._recounted()
             if self.path is not None:
                 self._store.flush()
+
+    def _after_bulk_write(self, *, rank: bool) -> dict:
+        """After a big bulk write (a merge rebuild, a restore): the database compacted on
+        disk (the loader's files overlap) and, when asked, every board ranked again."""
+        info = {}
+        if self.path is not None:
+            info["compaction"] = self._compact()
+        if rank:
+            info["ranks"] = ranks.rebuild_all(self._store)
+        return info
 
     def _compact(self) -> dict:
         """RocksDB compacted after a bulk write. The bulk loader's files overlap, so a
@@ -719,8 +729,7 @@ class OxigraphStore(
                 g = q.graph_name
                 if g not in seen:  # the loader commits at its end: this reads the store before
                     seen.add(g)
-                    if isinstance(g, ox.NamedNode) and not self._store.contains_named_graph(g):
-                        added += 1
+                    added += new_graphs(self._store, (q,))
                 yield q
                 yield ox.Quad(q.subject, q.predicate, q.object)
             yield counters.delta_quad(added)
@@ -733,14 +742,8 @@ class OxigraphStore(
                 ranks.resume(self._store)
             raise
         self._committed(added)
-        info: dict[str, object] = {
-            "graphs_added": added,
-            "load_s": round(time.perf_counter() - t0, 3),
-        }
-        if self.path is not None:
-            info["compaction"] = self._compact()
-        if ranked:
-            info["ranks"] = ranks.rebuild_all(self._store)
+        info = {"graphs_added": added, "load_s": round(time.perf_counter() - t0, 3)}
+        info.update(self._after_bulk_write(rank=ranked))
         if self.path is not None:
             self._store.flush()
         self.maintenance["restore"] = info
