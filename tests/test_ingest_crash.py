@@ -65,6 +65,18 @@ CHILD = CHILD_PRELUDE + textwrap.dedent(
     """
 )
 
+
+def _spawn(child: str, *args: object) -> subprocess.Popen:
+    """A child Python process running ``child`` with ``args``, its lines read as written."""
+    return subprocess.Popen(
+        [sys.executable, "-c", child, *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
 #: the default graph is exactly the merge of the documents (graphs with provenance)
 MERGE_HAS_EVERY_DOCUMENT_TRIPLE = (
     "ASK { FILTER NOT EXISTS { GRAPH ?g { ?g a <https://w3id.org/reprokg/ontology#Document> . "
@@ -112,15 +124,8 @@ def _check(store_dir, reported: list[str]) -> int:
 def test_kill_during_load_leaves_store_consistent(tmp_path) -> None:
     store_dir = tmp_path / "store"
     rng = random.Random(7)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     for round_ in range(3):
-        proc = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(store_dir), str(round_)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        proc = _spawn(CHILD, store_dir, round_)
         reported: list[str] = []
         target = rng.randint(5, 12)
         try:
@@ -162,18 +167,11 @@ def test_kill_during_bulk_load_keeps_whole_batches(tmp_path) -> None:
     the merge and the document count follow, and the loader's files are cleaned up."""
     store_dir = tmp_path / "store"
     rng = random.Random(11)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     batch = 4
     assert 2 * batch * 1500 >= BULK_MIN_QUADS  # every batch goes to the bulk loader
     stored_before = 0
     for round_ in range(3):
-        proc = subprocess.Popen(
-            [sys.executable, "-c", BULK_CHILD, str(store_dir), str(round_), str(batch)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        proc = _spawn(BULK_CHILD, store_dir, round_, batch)
         reported: list[str] = []
         target = batch * rng.randint(2, 5)
         try:
@@ -241,18 +239,11 @@ def test_kill_during_a_bulk_restore_restores_all_or_nothing(tmp_path) -> None:
 
     store_dir = tmp_path / "store"
     rng = random.Random(13)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     n = 20
     assert n * 1500 // 2 >= BULK_MIN_QUADS  # the dump goes to the bulk loader
     stored_before = 0
     for round_, kill_at in enumerate(["halfway", "anywhere", "never", "halfway"]):
-        proc = subprocess.Popen(
-            [sys.executable, "-c", RESTORE_CHILD, str(store_dir), str(round_), str(n)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        proc = _spawn(RESTORE_CHILD, store_dir, round_, n)
         try:
             line = proc.stdout.readline()
             assert line.strip() == "ready", f"child died: {proc.stderr.read()}"
