@@ -3,213 +3,293 @@
 The service, the CLI, the store, ingest and validation all read :func:`settings` (no other
 module reads the environment), so the app, the commands and uvicorn worker processes
 (which only see the environment, :meth:`Settings.to_env`) agree on one configuration.
+
+Each setting is declared once, as a field of :class:`Settings` made by :func:`setting`:
+its default, its environment variable (``REPROKG_<FIELD>``) and the parser that reads
+the variable. Reading, writing back (:meth:`Settings.to_env`) and the documentation's
+table (docs/configuration.md, kept in step by tests/core/test_settings.py) all follow
+those fields; objects that carry a few limits (:class:`~reprokg.loaders.limits.InputLimits`,
+the SPARQL router's limits) take their defaults from here and are built with
+:func:`view`. A value the parser refuses is a :class:`~reprokg.core.errors.UsageError`
+naming the variable, the value and what was expected.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import Field, dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any, TypeVar
+
+from reprokg.core.errors import UsageError
 
 #: the instance-data base when ``REPROKG_BASE`` is not set
 DEFAULT_BASE = "https://w3id.org/reprokg/id/"
 
-
 #: the store used when none is named (``--store`` / ``REPROKG_STORE``)
 DEFAULT_STORE = "./reprokg-data"
 
+#: the SHACL engines ``REPROKG_SHACL_ENGINE`` may name
+SHACL_ENGINES = ("fast", "pyshacl", "compare")
 
-def _flag(value: str | None, default: bool = False) -> bool:
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in ("1", "true", "yes", "on")
-
-
-def _engine(value: str | None) -> str:
-    return value if value in ("pyshacl", "compare") else "fast"
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
 
 
-def _read_token(env: Mapping[str, str]) -> str | None:
-    """The write token, from ``REPROKG_WRITE_TOKEN`` or the file ``REPROKG_WRITE_TOKEN_FILE``.
+# ------------------------------------------------------------------------------ parsers
+# Each turns the variable's text into the field's value or raises ValueError saying what
+# was expected; an empty or unset variable never reaches a parser (the default holds).
 
-    A file keeps the secret out of the process list and shell history.
+
+def _text(raw: str) -> str:
+    return raw
+
+
+def _flag(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError("expected one of " + ", ".join(_TRUE + _FALSE))
+
+
+def _count(raw: str) -> int:
+    """A whole number ≥ 0 (``10000`` or ``10_000``)."""
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        raise ValueError("expected a whole number (0 or more)") from None
+    if value < 0:
+        raise ValueError("expected a whole number (0 or more)")
+    return value
+
+
+def _seconds(raw: str) -> float:
+    """A number of seconds > 0."""
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        raise ValueError("expected a number of seconds greater than 0") from None
+    if not value > 0 or value == float("inf"):
+        raise ValueError("expected a number of seconds greater than 0")
+    return value
+
+
+def _words(raw: str) -> tuple[str, ...]:
+    """Whitespace-separated items."""
+    return tuple(raw.split())
+
+
+def _base(raw: str) -> str:
+    """An IRI prefix; a missing trailing ``/`` is added."""
+    raw = raw.strip()
+    return raw if raw.endswith("/") else raw + "/"
+
+
+def _one_of(*choices: str) -> Callable[[str], str]:
+    def parse(raw: str) -> str:
+        value = raw.strip()
+        if value not in choices:
+            raise ValueError("expected one of " + ", ".join(choices))
+        return value
+
+    parse.__doc__ = "one of " + ", ".join(choices)
+    return parse
+
+
+def _shown(value: object) -> str | None:
+    """The variable's text for ``value`` (``None``: leave the variable unset)."""
+    if value is None or value == "" or value == ():
+        return None
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, tuple):
+        return " ".join(value)
+    return str(value)
+
+
+def setting(
+    default: Any,
+    parse: Callable[[str], Any],
+    *,
+    secret: bool = False,
+    file_variable: str | None = None,
+) -> Any:
+    """A :class:`Settings` field read from ``REPROKG_<NAME>`` with ``parse``.
+
+    ``secret`` keeps the value out of ``repr``; ``file_variable`` names a second variable
+    holding the path of a file to read the value from (keeps a secret out of the process
+    list) when the first is unset.
     """
-    token = env.get("REPROKG_WRITE_TOKEN")
-    path = env.get("REPROKG_WRITE_TOKEN_FILE")
-    if not token and path:
-        token = Path(path).read_text(encoding="utf-8").strip()
-    return token or None
+    return field(
+        default=default,
+        repr=not secret,
+        metadata={"parse": parse, "file_variable": file_variable},
+    )
+
+
+def variable(f: Field[Any]) -> str:
+    """The environment variable of a :class:`Settings` field."""
+    return "REPROKG_" + f.name.upper()
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Service configuration; :meth:`from_env` is the one place the environment is read."""
+    """Service configuration; :meth:`from_env` is the one place the environment is read.
+
+    To add a setting: one field below, ``name: type = setting(default, parser)`` with a
+    ``#:`` comment saying why it exists and what its default is for; add its row to
+    docs/configuration.md (a test fails until it is there). Code that needs it reads
+    ``settings().name``, or takes it through a view (:func:`view`); never a copy of the
+    default.
+    """
 
     #: embedded store directory or SPARQL endpoint URL
-    store: str = DEFAULT_STORE
+    store: str = setting(DEFAULT_STORE, _text)
     #: bearer token that unlocks writes; ``None`` turns writing over HTTP off
-    write_token: str | None = field(default=None, repr=False)
+    write_token: str | None = setting(
+        None, _text, secret=True, file_variable="REPROKG_WRITE_TOKEN_FILE"
+    )
     #: base of the instance IRIs the service dereferences at ``/id/...``
-    base: str = DEFAULT_BASE
+    base: str = setting(DEFAULT_BASE, _base)
     #: seconds a query may run before it is stopped
-    query_timeout: float = 10.0
+    query_timeout: float = setting(10.0, _seconds)
     #: most result rows a query returns
-    row_cap: int = 10_000
+    row_cap: int = setting(10_000, _count)
     #: largest request body accepted (bytes) for documents and queries
-    max_body_bytes: int = 8 * 1024 * 1024
+    max_body_bytes: int = setting(8 * 1024 * 1024, _count)
+    #: largest source file a loader reads (bytes); the service's body limit is smaller
+    max_source_bytes: int = setting(64 * 1024 * 1024, _count)
     #: most files in one multipart upload
-    max_files: int = 100
+    max_files: int = setting(100, _count)
     #: open the embedded store read-only (several uvicorn workers); writes answer 403
-    read_only: bool = False
+    read_only: bool = setting(False, _flag)
     #: with ``read_only``: copy the embedded store into memory at start and answer named
     #: queries and linked-data lookups from the copy (the data cannot change meanwhile)
-    memory_mirror: bool = False
+    memory_mirror: bool = setting(False, _flag)
     #: the store was filled with the bundled examples (shown on / and /health)
-    demo: bool = False
+    demo: bool = setting(False, _flag)
     #: JSON-lines access log on the ``reprokg.access`` logger
-    access_log: bool = True
+    access_log: bool = setting(True, _flag)
     #: run named queries in the request thread (bounded, vetted queries) instead of the
     #: SPARQL endpoint's kill-able worker processes (which cost a process hop per query)
-    named_queries_inline: bool = True
+    named_queries_inline: bool = setting(True, _flag)
     #: megabytes of named-query results kept per process, keyed by the store's version
     #: (any write invalidates); 0 turns the cache off (sparql/cache.py)
-    named_query_cache_mb: int = 64
+    named_query_cache_mb: int = setting(64, _count)
     #: IRIs that SPARQL ``LOAD`` may fetch (empty: LOAD refused)
-    load_allowlist: tuple[str, ...] = ()
+    load_allowlist: tuple[str, ...] = setting((), _words)
     #: SHACL engine: ``fast`` (shapes compiled to SPARQL), ``pyshacl``, or ``compare``
     #: (both, failing on any disagreement: the equivalence gate)
-    shacl_engine: str = "fast"
+    shacl_engine: str = setting("fast", _one_of(*SHACL_ENGINES))
     #: who loads documents (an ORCID iD or a name), recorded as ``prov:wasAttributedTo``
-    user: str | None = None
+    user: str | None = setting(None, _text)
     #: blob folder of a remote store (an embedded store keeps its blobs in its directory)
-    blob_dir: str = "./reprokg-blobs"
+    blob_dir: str = setting("./reprokg-blobs", _text)
     #: SPARQL Update endpoint of a remote store when it is not the query URL
-    update_url: str | None = None
+    update_url: str | None = setting(None, _text)
     #: HTTP Digest credentials for a remote store's updates (Virtuoso's /sparql-auth)
-    sparql_user: str | None = None
-    sparql_password: str = field(default="", repr=False)
+    sparql_user: str | None = setting(None, _text)
+    sparql_password: str = setting("", _text, secret=True)
 
     # --- limits on untrusted input, checked before any parser sees it (docs/security.md)
     #: nested collections in a YAML/JSON source (block or flow), and groups in a SPARQL
     #: query; PyYAML's C composer overflows the stack at ~24,000 levels (SIGSEGV)
-    max_depth: int = 64
+    max_depth: int = setting(64, _count)
     #: scalars + collections + aliases of one YAML/JSON source (an upper bound for YAML)
-    max_nodes: int = 200_000
+    max_nodes: int = setting(200_000, _count)
     #: YAML aliases (``*a``) per document: the alias-bomb vector; our formats need none
-    max_aliases: int = 100
+    max_aliases: int = setting(100, _count)
     #: YAML anchors (``&a``) per document
-    max_anchors: int = 1_000
+    max_anchors: int = setting(1_000, _count)
     #: characters per line of YAML, CSV and TREC files (JSON is exempt: one minified line)
-    max_line_length: int = 65_536
+    max_line_length: int = setting(65_536, _count)
     #: fields per CSV row or whitespace-separated TREC line
-    max_fields: int = 1_000
+    max_fields: int = setting(1_000, _count)
 
     # --- isolation of uploads (service): parsing and validation in worker processes
     #: worker processes parsing and validating uploads; 0 parses in the request thread
-    parse_workers: int = 2
+    parse_workers: int = setting(2, _count)
     #: seconds one upload may take to parse and validate (the worker is killed after); the
     #: largest real source (consolidatedData.json, 1.6 MB, 374 documents) takes ~100 s on
     #: a busy 2-CPU machine, and must pass
-    parse_timeout: float = 300.0
+    parse_timeout: float = setting(300.0, _seconds)
     #: address space of a parse worker (MiB, ``RLIMIT_AS``); 0 = no limit
-    parse_memory_mb: int = 3_072
+    parse_memory_mb: int = setting(3_072, _count)
 
     # --- the HTTP server (uvicorn, ``reprokg serve``)
     #: most connections + requests in progress per server process; more answer 503
-    limit_concurrency: int = 2_048
+    limit_concurrency: int = setting(2_048, _count)
     #: seconds an idle keep-alive connection is kept open
-    timeout_keep_alive: float = 5.0
+    timeout_keep_alive: float = setting(5.0, _seconds)
     #: seconds a client has to send a request's head once it starts (or connects)
-    header_timeout: float = 10.0
+    header_timeout: float = setting(10.0, _seconds)
     #: bytes a request's head (request line + headers) may have
-    max_header_bytes: int = 65_536
+    max_header_bytes: int = setting(65_536, _count)
+
+    def __post_init__(self) -> None:
+        # values given in code (CLI options, tests) pass the same choice as the variable
+        if self.shacl_engine not in SHACL_ENGINES:
+            raise UsageError(
+                f"shacl_engine {self.shacl_engine!r}: expected one of " + ", ".join(SHACL_ENGINES)
+            )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """The settings the environment (``os.environ`` by default) holds, then
+        ``overrides``; a variable its parser refuses is a :class:`UsageError`."""
         env = os.environ if env is None else env
-        base = env.get("REPROKG_BASE") or DEFAULT_BASE
-        values: dict[str, object] = {
-            "store": env.get("REPROKG_STORE") or DEFAULT_STORE,
-            "write_token": _read_token(env),
-            "base": base if base.endswith("/") else base + "/",
-            "query_timeout": float(env.get("REPROKG_QUERY_TIMEOUT") or 10.0),
-            "row_cap": int(env.get("REPROKG_ROW_CAP") or 10_000),
-            "max_body_bytes": int(env.get("REPROKG_MAX_BODY_BYTES") or 8 * 1024 * 1024),
-            "max_files": int(env.get("REPROKG_MAX_FILES") or 100),
-            "read_only": _flag(env.get("REPROKG_READ_ONLY")),
-            "memory_mirror": _flag(env.get("REPROKG_MEMORY_MIRROR")),
-            "demo": _flag(env.get("REPROKG_DEMO")),
-            "access_log": _flag(env.get("REPROKG_ACCESS_LOG"), default=True),
-            "named_queries_inline": _flag(env.get("REPROKG_NAMED_QUERIES_INLINE"), default=True),
-            "named_query_cache_mb": int(env.get("REPROKG_NAMED_QUERY_CACHE_MB") or 64),
-            "load_allowlist": tuple(
-                s for s in (env.get("REPROKG_LOAD_ALLOWLIST") or "").split() if s
-            ),
-            "shacl_engine": _engine(env.get("REPROKG_SHACL_ENGINE")),
-            "user": env.get("REPROKG_USER") or None,
-            "blob_dir": env.get("REPROKG_BLOB_DIR") or "./reprokg-blobs",
-            "update_url": env.get("REPROKG_UPDATE_URL") or None,
-            "sparql_user": env.get("REPROKG_SPARQL_USER") or None,
-            "sparql_password": env.get("REPROKG_SPARQL_PASSWORD") or "",
-        }
-        for name, kind in _LIMITS.items():
-            raw = env.get("REPROKG_" + name.upper())
-            if raw:
-                values[name] = kind(raw)
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            name = variable(f)
+            raw = env.get(name) or None
+            file_variable = f.metadata["file_variable"]
+            if raw is None and file_variable and env.get(file_variable):
+                name, raw = file_variable, _read_file(file_variable, env[file_variable])
+            if raw is None or raw == "":
+                continue
+            try:
+                values[f.name] = f.metadata["parse"](raw)
+            except ValueError as exc:
+                shown = "<hidden>" if not f.repr else repr(raw)
+                raise UsageError(f"{name}={shown}: {exc}") from None
         values.update(overrides)
         return cls(**values)  # type: ignore[arg-type]
 
     def to_env(self) -> dict[str, str]:
         """The environment that makes :meth:`from_env` return these settings (for workers)."""
-        env = {
-            "REPROKG_STORE": self.store,
-            "REPROKG_BASE": self.base,
-            "REPROKG_QUERY_TIMEOUT": str(self.query_timeout),
-            "REPROKG_ROW_CAP": str(self.row_cap),
-            "REPROKG_MAX_BODY_BYTES": str(self.max_body_bytes),
-            "REPROKG_MAX_FILES": str(self.max_files),
-            "REPROKG_READ_ONLY": "1" if self.read_only else "0",
-            "REPROKG_MEMORY_MIRROR": "1" if self.memory_mirror else "0",
-            "REPROKG_DEMO": "1" if self.demo else "0",
-            "REPROKG_ACCESS_LOG": "1" if self.access_log else "0",
-            "REPROKG_NAMED_QUERIES_INLINE": "1" if self.named_queries_inline else "0",
-            "REPROKG_NAMED_QUERY_CACHE_MB": str(self.named_query_cache_mb),
-            "REPROKG_LOAD_ALLOWLIST": " ".join(self.load_allowlist),
-            "REPROKG_SHACL_ENGINE": self.shacl_engine,
-            "REPROKG_BLOB_DIR": self.blob_dir,
-        }
-        env.update({"REPROKG_" + name.upper(): str(getattr(self, name)) for name in _LIMITS})
-        optional = {
-            "REPROKG_WRITE_TOKEN": self.write_token,
-            "REPROKG_USER": self.user,
-            "REPROKG_UPDATE_URL": self.update_url,
-            "REPROKG_SPARQL_USER": self.sparql_user,
-            "REPROKG_SPARQL_PASSWORD": self.sparql_password,
-        }
-        env.update({k: v for k, v in optional.items() if v})
+        env = {}
+        for f in fields(self):
+            shown = _shown(getattr(self, f.name))
+            if shown is not None:
+                env[variable(f)] = shown
         return env
 
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
-#: the numeric limits read as ``REPROKG_<NAME>`` (``REPROKG_MAX_DEPTH`` ...), with their types
-_LIMITS: dict[str, type] = {
-    "max_depth": int,
-    "max_nodes": int,
-    "max_aliases": int,
-    "max_anchors": int,
-    "max_line_length": int,
-    "max_fields": int,
-    "parse_workers": int,
-    "parse_timeout": float,
-    "parse_memory_mb": int,
-    "limit_concurrency": int,
-    "timeout_keep_alive": float,
-    "header_timeout": float,
-    "max_header_bytes": int,
-}
+def _read_file(name: str, path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise UsageError(f"{name}={path!r}: cannot read the file ({exc.strerror})") from None
+
+
+V = TypeVar("V")
+
+
+def view(cls: type[V], s: Settings) -> V:
+    """An instance of the dataclass ``cls`` holding the settings of the same names.
+
+    A view declares only the names it needs (with ``= Settings.name`` defaults), so a
+    limit is declared once, here, and a component that needs three of them does not see
+    the write token.
+    """
+    return cls(**{f.name: getattr(s, f.name) for f in fields(cls)})  # type: ignore[arg-type]
+
 
 _current: Settings | None = None
 

@@ -22,11 +22,11 @@ bracket count, C-speed ``str`` methods) accepts ordinary documents before the ex
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from itertools import accumulate
 
 from reprokg.core.errors import InputTooLarge, LimitExceeded
-from reprokg.core.settings import Settings, settings
+from reprokg.core.settings import Settings, settings, view
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -45,27 +45,28 @@ __all__ = [
 
 @dataclass(frozen=True)
 class InputLimits:
-    """What one source text may hold (defaults and reasons: :class:`Settings`)."""
+    """What one source text may hold: a view of :class:`Settings` (defaults and reasons
+    there, declared once)."""
 
     #: nested collections (mappings/sequences, block or flow; JSON arrays/objects)
-    max_depth: int = 64
+    max_depth: int = Settings.max_depth
     #: scalars + collections + aliases, counted without expanding aliases (an upper
     #: bound for YAML: an indicator such as ``-`` counts for the node it introduces)
-    max_nodes: int = 200_000
+    max_nodes: int = Settings.max_nodes
     #: YAML aliases (``*a``): the alias-bomb vector; our formats need none
-    max_aliases: int = 100
+    max_aliases: int = Settings.max_aliases
     #: YAML anchors (``&a``)
-    max_anchors: int = 1_000
+    max_anchors: int = Settings.max_anchors
     #: characters per line for YAML, CSV and TREC files (longest real line: 17,865, a CSV
     #: cell); JSON is exempt (minified JSON is one line)
-    max_line_length: int = 65_536
+    max_line_length: int = Settings.max_line_length
     #: fields per CSV row / whitespace-separated TREC line (real maximum: 28)
-    max_fields: int = 1_000
+    max_fields: int = Settings.max_fields
 
     @classmethod
     def of(cls, s: Settings) -> InputLimits:
         """The limits the settings hold (each field is a setting of the same name)."""
-        return cls(**{f.name: getattr(s, f.name) for f in fields(cls)})
+        return view(cls, s)
 
 
 DEFAULT_LIMITS = InputLimits()

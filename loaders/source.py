@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from reprokg.core.errors import LoadError
+from reprokg.core.settings import settings
 from reprokg.loaders.limits import check_json
-
-#: Largest source file accepted (bytes); the service applies its own, smaller body limit.
-MAX_SOURCE_BYTES = 64 * 1024 * 1024
 
 
 def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[bytes, str]:
-    """(content, display name) from a path or raw bytes, enforcing the size limit."""
+    """(content, display name) from a path or raw bytes, enforcing the size limit
+    (``max_source_bytes`` of the settings; the service's body limit is smaller)."""
+    limit = settings().max_source_bytes
     if isinstance(source, bytes | bytearray):
         data, display = bytes(source), name or "<input>"
     else:
@@ -31,15 +31,11 @@ def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[byt
             size = path.stat().st_size
         except OSError as exc:
             raise LoadError(f"cannot read file: {exc.strerror}", source=display) from exc
-        if size > MAX_SOURCE_BYTES:
-            raise LoadError(
-                f"file is {size} bytes; the limit is {MAX_SOURCE_BYTES} bytes", source=display
-            )
+        if size > limit:
+            raise LoadError(f"file is {size} bytes; the limit is {limit} bytes", source=display)
         data = path.read_bytes()
-    if len(data) > MAX_SOURCE_BYTES:
-        raise LoadError(
-            f"input is {len(data)} bytes; the limit is {MAX_SOURCE_BYTES} bytes", source=display
-        )
+    if len(data) > limit:
+        raise LoadError(f"input is {len(data)} bytes; the limit is {limit} bytes", source=display)
     return data, display
 
 

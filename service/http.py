@@ -32,8 +32,8 @@ class HeadLimits:
     """Close a connection whose request head is not complete within ``header_timeout``
     seconds, or refuse it with 431 once it passes ``max_header_bytes``."""
 
-    header_timeout: float = 10.0
-    max_header_bytes: int = 65_536
+    header_timeout: float = Settings.header_timeout
+    max_header_bytes: int = Settings.max_header_bytes
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)  # type: ignore[misc]

@@ -44,6 +44,7 @@ from rdflib.term import Identifier
 
 from reprokg.core.errors import Busy, QuerySyntaxError, QueryTimeout, StoreError
 from reprokg.core.pool import JobCrashed, JobTimeout, PoolBusy, PoolError, Worker, WorkerPool
+from reprokg.core.settings import Settings
 from reprokg.store.base import (
     AskResult,
     Checkpoints,
@@ -348,8 +349,8 @@ class ProcessQueryRunner(QueryRunner):
         source: Snapshots | str | os.PathLike[str],
         *,
         workers: int | None = None,
-        timeout: float = 10.0,
-        row_cap: int = 10_000,
+        timeout: float = Settings.query_timeout,
+        row_cap: int = Settings.row_cap,
         start_method: str = "forkserver",
         start_timeout: float = 120.0,
     ) -> None:
@@ -425,7 +426,13 @@ class ProcessQueryRunner(QueryRunner):
 class InlineQueryRunner(QueryRunner):
     """Calls ``store.query`` in the calling thread (remote or in-memory stores)."""
 
-    def __init__(self, store: Store, *, timeout: float = 10.0, row_cap: int = 10_000) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        timeout: float = Settings.query_timeout,
+        row_cap: int = Settings.row_cap,
+    ) -> None:
         self.store = store
         self.timeout = timeout
         self.row_cap = row_cap

@@ -6,7 +6,6 @@ import pytest
 
 from reprokg.core.errors import LoadError
 from reprokg.loaders import load_bytes, load_path
-from reprokg.loaders import source as source_mod
 from reprokg.loaders.source import parse_json, read_bytes
 from reprokg.loaders.yaml_scalars import parse_yaml
 
@@ -75,7 +74,7 @@ def test_non_utf8_refused_with_line(tmp_path) -> None:
 
 
 def test_file_over_size_limit_refused(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(source_mod, "MAX_SOURCE_BYTES", 100)
+    monkeypatch.setenv("REPROKG_MAX_SOURCE_BYTES", "100")
     f = tmp_path / "big.yaml"
     f.write_text("x: " + "a" * 200 + "\n", encoding="utf-8")
     with pytest.raises(LoadError) as err:

@@ -35,7 +35,6 @@ import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from fastapi import APIRouter, Request
@@ -43,6 +42,7 @@ from fastapi.responses import PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from reprokg.core.errors import NotAcceptable, ReprokgError
+from reprokg.core.settings import Settings, view
 from reprokg.service.deps import check_write_token, error_responses
 from reprokg.service.service_description import service_description
 from reprokg.sparql import results as fmt
@@ -82,23 +82,25 @@ class Operation:
     format: str | None
 
 
-@dataclass
+@dataclass(frozen=True)
 class SparqlLimits:
-    """What the router needs from the service settings (any object with these attributes)."""
+    """What the router needs from the service settings: a view of :class:`Settings`
+    (defaults there, declared once)."""
 
-    query_timeout: float = 10.0
-    row_cap: int = 10_000
-    max_body_bytes: int = 1024 * 1024
-    write_token: str | None = None
-    load_allowlist: tuple[str, ...] = ()
-    read_only: bool = False
+    query_timeout: float = Settings.query_timeout
+    row_cap: int = Settings.row_cap
+    max_body_bytes: int = Settings.max_body_bytes
+    write_token: str | None = Settings.write_token
+    load_allowlist: tuple[str, ...] = Settings.load_allowlist
+    read_only: bool = Settings.read_only
 
     @classmethod
-    def of(cls, settings: Any) -> SparqlLimits:
+    def of(cls, settings: Settings | SparqlLimits | None) -> SparqlLimits:
         if settings is None:
             return cls()
-        d = cls()
-        return cls(**{k: getattr(settings, k, getattr(d, k)) for k in cls.__dataclass_fields__})
+        if isinstance(settings, SparqlLimits):
+            return settings
+        return view(cls, settings)
 
 
 class _RunnerHolder:
@@ -342,7 +344,7 @@ _OPENAPI_EXTRA: dict[str, dict] = {
 def sparql_router(
     *,
     get_store: Callable[[], Store],
-    settings: Any = None,
+    settings: Settings | SparqlLimits | None = None,
     check_write: Callable[[str | None], None] | None = None,
     runner: QueryRunner | None = None,
     workers: int | None = None,
@@ -352,9 +354,8 @@ def sparql_router(
     """An APIRouter serving the SPARQL 1.1 Protocol at ``path``.
 
     ``get_store`` returns the store (called per request; updates go to it directly).
-    ``settings`` is any object with ``query_timeout``, ``row_cap``, ``max_body_bytes``,
-    ``write_token``, ``load_allowlist`` (and optionally ``read_only``) — see
-    :class:`SparqlLimits`. ``check_write(authorization_header)`` raises a ReprokgError
+    ``settings`` is the service's :class:`Settings` or just the :class:`SparqlLimits`
+    (defaults when ``None``). ``check_write(authorization_header)`` raises a ReprokgError
     to refuse a write (default: bearer token against ``settings.write_token``).
     ``runner`` overrides how queries run (default: worker processes for an on-disk
     pyoxigraph store, inline otherwise; started in a background thread unless
