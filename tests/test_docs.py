@@ -1,0 +1,466 @@
+"""Every module, command, option, path, route and variable the README and docs name is real.
+
+The README and ``docs/`` named modules that had been renamed away
+(``reprokg.ir_metadata_export``, ``service/settings.py``, ``cli_compare.py``) for months;
+nothing read them but people. These tests read them as a program would: code spans,
+fenced blocks and link targets are parsed, ``reprokg.x.y`` resolved by import,
+``reprokg CMD --flag`` against the argparse parser itself, paths against the repository,
+``GET /route`` against the app's routes, ``REPROKG_*`` against the code that reads it.
+A name that is an example the reader replaces (``DIR``, ``RUN``, ``{id}``, ``…``) is left
+alone; anything else that does not resolve fails with its file and line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import re
+import shlex
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+#: the pages a person reads (ontology.md is generated from the ontology and checked apart)
+DOCS = sorted(
+    [REPO / "README.md", REPO / "benchmarks" / "README.md", *(REPO / "docs").glob("*.md")]
+)
+#: file types that are ours when named without a folder (data files are the user's)
+SOURCE_SUFFIXES = {".py", ".rq", ".ttl", ".sh", ".md"}
+SHELL_LANGS = {"", "bash", "sh", "shell", "console"}
+#: names that look like modules and are not: a logger
+NOT_MODULES = {"reprokg.access"}
+SHELL_SEPARATORS = {"&&", "||", "|", ";", "&", "\\"}
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """Text of one page that names things: a code span, a line of a fenced block, a link."""
+
+    page: Path
+    line: int
+    kind: str  # "span", "block" or "link"
+    text: str
+    lang: str = ""
+
+    def where(self) -> str:
+        return f"{self.page.relative_to(REPO)}:{self.line}"
+
+
+def snippets(page: Path, text: str | None = None) -> Iterator[Snippet]:
+    """The snippets of ``page`` (of ``text`` as if it were that page, for the checks' tests)."""
+    if text is None:
+        text = page.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    prose = list(lines)
+    fence: str | None = None
+    lang = ""
+    pending = ""  # a shell line continued with a backslash
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if fence is None and (stripped.startswith("```") or stripped.startswith("~~~")):
+            fence, lang = stripped[:3], stripped[3:].strip().lower()
+            prose[i] = ""
+            continue
+        if fence is not None:
+            prose[i] = ""
+            if stripped.startswith(fence):
+                fence = None
+                continue
+            if lang in SHELL_LANGS and stripped.endswith("\\"):
+                pending += stripped[:-1] + " "
+                continue
+            yield Snippet(page, i + 1, "block", pending + stripped, lang)
+            pending = ""
+        elif line.startswith("    ") and stripped and (i == 0 or not prose[i - 1].strip() or
+                                                       prose[i - 1].startswith("    ")):
+            # an indented code block (four spaces after a blank line)
+            if stripped.endswith("\\"):
+                pending += stripped[:-1] + " "
+            else:
+                yield Snippet(page, i + 1, "block", pending + stripped, "bash")
+                pending = ""
+    body = "\n".join(prose)
+    for m in re.finditer(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", body, re.S):
+        span = m.group(2)
+        if "\n\n" in span:
+            continue
+        line = body.count("\n", 0, m.start()) + 1
+        yield Snippet(page, line, "span", " ".join(span.replace("\\|", "|").split()))
+    for m in re.finditer(r"\]\(([^)\s]+)\)", body):
+        yield Snippet(page, body.count("\n", 0, m.start()) + 1, "link", m.group(1))
+
+
+@functools.cache
+def all_snippets() -> tuple[Snippet, ...]:
+    return tuple(s for page in DOCS for s in snippets(page))
+
+
+def code(kinds: tuple[str, ...] = ("span", "block")) -> Iterator[Snippet]:
+    return (s for s in all_snippets() if s.kind in kinds)
+
+
+# ---------------------------------------------------------------------------- modules
+
+
+def resolve_module(dotted: str) -> str | None:
+    """None when ``reprokg.a.b[:attr]`` names a module (and attributes) that exist."""
+    name, _, attr = dotted.partition(":")
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        rest = parts[cut:] + ([attr] if attr else [])
+        for part in rest:
+            if not hasattr(obj, part):
+                return f"{'.'.join(parts[:cut])} has no {part!r}"
+            obj = getattr(obj, part)
+        return None
+    return "no such module"
+
+
+def module_names(s: Snippet) -> Iterator[str]:
+    for m in re.finditer(r"(?<![\w./-])(reprokg(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?)", s.text):
+        name = m.group(1).rstrip(".")
+        if name not in NOT_MODULES and Path(name).suffix not in {".ttl", ".rq", ".py"}:
+            yield name
+    if s.kind != "link":
+        for m in re.finditer(r"python -m ((?:benchmarks)(?:\.\w+)+)", s.text):
+            yield m.group(1)
+
+
+def repo_module_missing(dotted: str) -> str | None:
+    base = REPO.joinpath(*dotted.split("."))
+    if base.with_suffix(".py").is_file() or (base / "__main__.py").is_file():
+        return None
+    return "no such module in the repository"
+
+
+def test_every_module_named_exists() -> None:
+    bad = []
+    for s in code(("span", "block", "link")):
+        for name in module_names(s):
+            why = resolve_module(name) if name.startswith("reprokg") else repo_module_missing(name)
+            if why:
+                bad.append(f"{s.where()}: {name}: {why}")
+    assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+@functools.cache
+def cli() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    from reprokg.cli import build_parser
+
+    parser, _ = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return parser, dict(sub.choices)
+
+
+def is_placeholder(token: str) -> bool:
+    """An example the reader replaces: NAME, DIR|URL, <doc-id>, {id}, …"""
+    core = token.strip("[](){}<>.,'\"")
+    return (
+        not core
+        or core.isupper()
+        or any(c in token for c in "<>{}…$*")
+        or "..." in token
+        or bool(re.fullmatch(r"[A-Z][A-Z0-9_|-]*", core))
+    )
+
+
+def reprokg_commands(s: Snippet) -> Iterator[list[str]]:
+    """The argument lists given to ``reprokg`` in a span or shell line."""
+    if s.kind == "block" and s.lang not in SHELL_LANGS:
+        return
+    text = s.text
+    if s.kind == "block":
+        text = re.split(r"(?:^|\s)#(?=\s|$)", text)[0]  # a shell comment
+    try:
+        tokens = shlex.split(text, comments=False, posix=True)
+    except ValueError:
+        tokens = text.split()
+    for i, tok in enumerate(tokens):
+        before = tokens[i - 1] if i else ""
+        if tok != "reprokg" or not (
+            i == 0 or before in SHELL_SEPARATORS or re.fullmatch(r"[A-Z_]+=\S*", before)
+        ):
+            continue
+        args = []
+        for t in tokens[i + 1 :]:
+            if t in SHELL_SEPARATORS or t.startswith("#"):
+                break
+            args.append(t)
+        yield args
+
+
+def flags_of(token: str) -> list[str]:
+    """``[--reml|--ml]`` → --reml, --ml; ``--param=k=v`` → --param; ``-o`` → -o."""
+    out = []
+    for part in token.strip("[]()").split("|"):
+        part = part.strip("[]()")
+        if re.fullmatch(r"--?[A-Za-z][\w-]*(=.*)?", part):
+            out.append(part.split("=")[0])
+    return out
+
+
+def command_problems(args: list[str]) -> list[str]:
+    parser, subs = cli()
+    if not args:
+        return []
+    first = args[0]
+    if first.startswith("-"):
+        return [f"reprokg has no option {f}" for f in flags_of(first)
+                if f not in parser._option_string_actions]
+    if is_placeholder(first) or first in ("…", "..."):
+        return []
+    if first.endswith(":"):  # a message it prints (`reprokg validate: …`), not a call
+        return [] if first[:-1] in subs else [f"no command {first[:-1]!r}"]
+    if first not in subs:
+        return [f"no command {first!r}"]
+    sp = subs[first]
+    return [
+        f"reprokg {first} has no option {f}"
+        for tok in args[1:]
+        for f in flags_of(tok)
+        if f not in sp._option_string_actions
+    ]
+
+
+def test_every_command_and_option_named_exists() -> None:
+    bad = []
+    for s in code():
+        for args in reprokg_commands(s):
+            bad += [f"{s.where()}: {p}   [{s.text[:90]}]" for p in command_problems(args)]
+    assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------------------- paths
+
+TOP_LEVEL = {p.name for p in REPO.iterdir() if not p.name.startswith(".")} | {".ci"}
+
+
+@functools.cache
+def repo_files() -> tuple[str, ...]:
+    skip = {".git", "__pycache__", "build", ".pytest_cache", ".ruff_cache", ".mypy_cache"}
+    return tuple(
+        p.relative_to(REPO).as_posix()
+        for p in REPO.rglob("*")
+        if not skip.intersection(p.relative_to(REPO).parts)
+    )
+
+
+def path_tokens(s: Snippet) -> Iterator[str]:
+    if s.kind == "link" or re.match(r"[A-Z][a-z]+ [a-z]", s.text):
+        return  # a link (checked apart) or a quoted sentence of a source (a survey question)
+    for tok in re.split(r"[\s,;()\[\]\"'`=]+", s.text):
+        tok = tok.rstrip(".:,)")
+        tok = re.sub(r"::\w.*$", "", tok)  # tests/x.py::test_y
+        tok = re.sub(r":\d+(-\d+)?$", "", tok)  # file.py:12
+        if tok and "/" in tok or Path(tok).suffix in SOURCE_SUFFIXES:
+            yield tok
+
+
+def path_problem(tok: str) -> str | None:
+    if "://" in tok or tok.startswith(("/", "../", "~", "./", "@", "-", "$")) or tok.count("/") > 8:
+        return None
+    if is_placeholder(tok) or any(c in tok for c in "?=+%!^&|\\"):
+        return None
+    clean = tok.split("#")[0].rstrip("/")
+    if not clean or not re.fullmatch(r"[\w./-]+", clean):
+        return None
+    first = clean.split("/")[0]
+    files = repo_files()
+    if first in TOP_LEVEL or (first == clean and Path(clean).suffix in SOURCE_SUFFIXES):
+        if "/" in clean:
+            if (REPO / clean).exists():
+                return None
+            return "no such path in the repository"
+        # a bare name: ours when some file of the repository has it
+        if (REPO / clean).exists() or any(f.rsplit("/", 1)[-1] == clean for f in files):
+            return None
+        return "no file of this name in the repository"
+    if Path(clean).suffix in {".py", ".rq", ".ttl"} and "/" in clean:
+        # a path inside a package named from below the root (ir_metadata/loader.py)
+        if any(f == clean or f.endswith("/" + clean) for f in files):
+            return None
+        return "no such path in the repository"
+    return None
+
+
+def test_every_repository_path_named_exists() -> None:
+    bad = []
+    for s in code():
+        for tok in path_tokens(s):
+            why = path_problem(tok)
+            if why:
+                bad.append(f"{s.where()}: {tok}: {why}")
+    assert not bad, "\n".join(bad)
+
+
+def github_anchor(heading: str) -> str:
+    text = unicodedata.normalize("NFC", heading.strip().lower())
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+@functools.cache
+def anchors(page: Path) -> frozenset[str]:
+    out, seen = set(), {}
+    fence = False
+    for line in page.read_text(encoding="utf-8").split("\n"):
+        if line.strip().startswith("```"):
+            fence = not fence
+        if fence or not re.match(r"#{1,6} ", line):
+            continue
+        slug = github_anchor(line.lstrip("#"))
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return frozenset(out)
+
+
+def test_every_link_resolves() -> None:
+    bad = []
+    for s in code(("link",)):
+        target = s.text
+        if re.match(r"[a-z]+:", target):
+            continue  # http(s), mailto
+        path, _, anchor = target.partition("#")
+        dest = (s.page.parent / path).resolve() if path else s.page
+        if not dest.exists():
+            bad.append(f"{s.where()}: {target}: no such file")
+        elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+            bad.append(f"{s.where()}: {target}: no heading #{anchor} in {dest.name}")
+    assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------------------- routes and variables
+
+
+@functools.cache
+def app() -> object:
+    from reprokg.service.app import create_app
+
+    return create_app()
+
+
+def route_problem(method: str | None, path: str) -> str | None:
+    """None when the app routes ``method path`` (any method when None) somewhere."""
+    from starlette.routing import Match
+
+    path = re.sub(r"[?#].*$", "", path).rstrip(".,:")
+    if not path.startswith("/") or any(c in path for c in "…*"):
+        return None
+    probe = re.sub(r"\{[^}]*\}", "x", path)
+    if probe.endswith("/") and len(probe) > 1:
+        probe += "x"  # `/id/`: the prefix of a route
+    scope = {"type": "http", "path": probe, "method": method or "GET", "root_path": ""}
+    for route in app().router.routes:  # type: ignore[attr-defined]
+        match, _ = route.matches(scope)
+        if match == Match.FULL or (match == Match.PARTIAL and method is None):
+            return None
+    return f"the service has no route {method or ''} {path}".replace("  ", " ")
+
+
+def named_routes(s: Snippet) -> Iterator[tuple[str | None, str]]:
+    for m in re.finditer(r"\b(GET|POST|DELETE|PUT) (/[^\s`'\"]*)", s.text):
+        yield m.group(1), m.group(2)
+    for m in re.finditer(r"https?://127\.0\.0\.1:8000(/[^\s`'\")]*)", s.text):
+        method = "POST" if re.search(r"curl\b.*\s-(F|d|-data)\b", s.text) else None
+        if "--data-urlencode" in s.text:
+            method = None
+        yield method, m.group(1)
+
+
+def test_every_route_named_exists() -> None:
+    bad = []
+    for s in code(("span", "block", "link")):
+        for method, path in named_routes(s):
+            why = route_problem(method, path)
+            if why:
+                bad.append(f"{s.where()}: {why}")
+    assert not bad, "\n".join(bad)
+
+
+@functools.cache
+def code_text() -> str:
+    here = Path(__file__).resolve()
+    files = [p for p in REPO.rglob("*.py") if ".git" not in p.parts and p != here]
+    files.append(REPO / ".ci" / "run")
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
+
+
+def test_every_environment_variable_named_is_read() -> None:
+    bad = []
+    for s in code():
+        for var in re.findall(r"REPROKG_[A-Z0-9]+(?:_[A-Z0-9]+)*", s.text):
+            if var not in code_text():
+                bad.append(f"{s.where()}: {var}: nothing reads it")
+    assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------------------- the checks can fail
+
+
+@pytest.mark.parametrize(
+    ("markdown", "stale"),
+    [
+        ("Use `reprokg.ir_metadata_export.graph_to_yaml(g, iri)`.", "reprokg.ir_metadata_export"),
+        ("## Settings (`service/settings.py`)", "service/settings.py"),
+        ("the CLI is `cli_compare.py`", "cli_compare.py"),
+        ("run `reprokg compare --charts OUT/`", "--charts"),
+        ("run `reprokg frobnicate`", "frobnicate"),
+        ("see [the page](docs/nothing.md)", "docs/nothing.md"),
+        ("see [the page](docs/service.md#no-such-heading)", "no-such-heading"),
+        ("`GET /nothing/here`", "/nothing/here"),
+        ("`REPROKG_NO_SUCH_SETTING=1`", "REPROKG_NO_SUCH_SETTING"),
+        ("`python -m benchmarks.nothing.run`", "benchmarks.nothing"),
+    ],
+)
+def test_a_stale_name_is_caught(markdown: str, stale: str) -> None:
+    page = REPO / "README.md"  # links resolve from the root, as the README's do
+    found = []
+    for s in snippets(page, markdown):
+        for name in module_names(s):
+            why = resolve_module(name) if name.startswith("reprokg") else repo_module_missing(name)
+            found += [name] if why else []
+        for args in reprokg_commands(s):
+            found += command_problems(args)
+        for tok in path_tokens(s):
+            found += [tok] if path_problem(tok) else []
+        for method, path in named_routes(s):
+            found += [path] if route_problem(method, path) else []
+        found += [v for v in re.findall(r"REPROKG_\w+", s.text) if v not in code_text()]
+        if s.kind == "link":
+            path, _, anchor = s.text.partition("#")
+            dest = REPO / path
+            if not dest.exists() or (anchor and anchor not in anchors(dest)):
+                found.append(s.text)
+    assert any(stale in f for f in found), found
+
+
+def test_real_names_pass() -> None:
+    page = REPO / "README.md"
+    text = (
+        "`reprokg.loaders.ir_metadata.export.graph_to_yaml`, `core/settings.py`, "
+        "`reprokg stability --study ID [--reml|--ml]`, `GET /documents/{id}`, "
+        "`REPROKG_WRITE_TOKEN`, [the service](docs/service.md#web-views-serviceweb)"
+    )
+    for s in snippets(page, text):
+        for name in module_names(s):
+            assert resolve_module(name) is None, name
+        for args in reprokg_commands(s):
+            assert command_problems(args) == [], args
+        for tok in path_tokens(s):
+            assert path_problem(tok) is None, tok
+        for method, path in named_routes(s):
+            assert route_problem(method, path) is None, path
