@@ -89,15 +89,15 @@ def _stability(args: argparse.Namespace) -> int:
             store, args.study, reml=args.reml, alpha=args.alpha, metric=args.metric, pairs=pairs
         )
         if args.format == "json":
-            print(json.dumps(analysis.result, indent=2, allow_nan=False))
+            print(json.dumps(analysis.result.to_json(), indent=2, allow_nan=False))
         else:
             title = analysis.study.title or ""
             metric = f" (metric: {analysis.metric})" if analysis.metric else ""
-            print(format_table(analysis.result, f"Stability analysis: {title}{metric}"))
+            print(format_table(analysis.result.to_json(), f"Stability analysis: {title}{metric}"))
         if args.charts:
             out = Path(args.charts)
             out.mkdir(parents=True, exist_ok=True)
-            stem = f"stability-{analysis.study.id}-{analysis.result['method'].lower()}"
+            stem = f"stability-{analysis.study.id}-{analysis.result.method.lower()}"
             for fmt in ("svg", "png"):
                 path = out / f"{stem}.{fmt}"
                 path.write_bytes(chart(analysis, fmt))

@@ -46,7 +46,7 @@ from rdflib.term import Identifier
 
 from reprokg.core.errors import IdentifierError, NotFound, ReprokgError
 from reprokg.core.identifiers import doi_iri, leaderboard_iri, orcid_iri
-from reprokg.core.resources import iter_files
+from reprokg.core.resources import data_dir, iter_files
 from reprokg.store.base import AskResult, GraphResult, SelectResult, Store
 
 PARAM_TYPES = ("iri", "doi", "orcid", "collection", "string", "integer", "decimal")
@@ -306,16 +306,32 @@ def _parse_param(query: str, spec: str) -> Param:
 
 
 @functools.cache
+def package_query(path: str) -> NamedQuery:
+    """The query shipped as package file ``path`` (``stability/sparql/observations.rq``,
+    ``queries/find-baselines.rq``, ``service/web/queries/runs.rq``): read through
+    :mod:`reprokg.core.resources` (an installed wheel has no checkout) and its header
+    parsed. Every ``.rq`` of the package is read here, once per process, and bound only
+    by :meth:`NamedQuery.bind`.
+    """
+    folder, _, file = path.rpartition("/")
+    node = data_dir(folder).joinpath(file) if folder and file.endswith(".rq") else None
+    if node is None or not node.is_file():
+        raise UnknownNamedQuery(f"no query {path!r} in the package")
+    return parse_query(file[:-3], node.read_text(encoding="utf-8"))
+
+
+def query_paths(folder: str) -> list[str]:
+    """The package paths of the ``.rq`` files in ``folder``, in name order."""
+    return [f"{folder}/{f.name}" for f in iter_files(folder, ".rq")]
+
+
+@functools.cache
 def load_queries() -> dict[str, NamedQuery]:
     """All ``queries/*.rq`` shipped with the package, by name (file name without ``.rq``).
 
     Read once per process: they are package data (a request should not re-read them).
     """
-    out = {}
-    for f in iter_files("queries", ".rq"):
-        name = f.name[:-3]
-        out[name] = parse_query(name, f.read_text(encoding="utf-8"))
-    return out
+    return {q.name: q for q in map(package_query, query_paths("queries"))}
 
 
 def get_query(name: str) -> NamedQuery:

@@ -8,8 +8,9 @@ lmerTest's tests: ranova (H1 = the repeat term, H2 = the seed term), the Type II
 of ``experiment`` and ``contest(m, L, joint = FALSE, confint = TRUE)`` for rerun pairs
 (H3). Every number is one lme4/lmerTest print; see ``lmm.py`` for how.
 
-Nothing here reads a store or speaks HTTP: callers hand over a DataFrame and get a dict
-of JSON-ready values (floats, ints, bools, strings, ``None``).
+Nothing here reads a store or speaks HTTP: callers hand over a DataFrame and get a
+:class:`~reprokg.stability.result.StabilityResult` (:func:`report`) or its JSON
+(:func:`analyse`).
 """
 
 from __future__ import annotations
@@ -23,8 +24,17 @@ import numpy as np
 import pandas as pd
 
 from reprokg.stability import lmm
+from reprokg.stability.result import (
+    RANDOM_TERMS,
+    Contrast,
+    FixedEffect,
+    FTest,
+    HypothesisOutcome,
+    RandomEffectTest,
+    StabilityResult,
+    VarianceComponent,
+)
 
-RANDOM_TERMS = ("seed", "repeat")  # the paper's random intercepts, in lme4 term order
 RERUN_KEYS = ("algorithm", "implementation", "optimizer")
 DEFAULT_ALPHA = 0.05
 
@@ -146,27 +156,11 @@ def model_formula(has_experiment: bool, terms: list[str]) -> str:
     return " + ".join([f"value ~ {fixed}", *[f"(1 | {t})" for t in terms]])
 
 
-def empty_result(study: str | None, n: int, method: str, warnings: list[str]) -> Json:
-    """The JSON shape with nothing estimable (every number null)."""
-    return {
-        "study": study,
-        "n": n,
-        "model": model_formula(True, list(RANDOM_TERMS)),
-        "method": method,
-        "singular": None,
-        "loglik": None,
-        "fixed_effects": {},
-        "variance_components": {
-            t: {"variance": None, "sd": None} for t in (*RANDOM_TERMS, "residual")
-        },
-        "random_effects_tests": {
-            t: {k: None for k in ("npar", "loglik", "aic", "lrt", "df", "p")} for t in RANDOM_TERMS
-        },
-        "anova": {},
-        "contrasts": {},
-        "hypotheses": {h: {"test": None, "p": None, "decision": None} for h in ("H1", "H2", "H3")},
-        "warnings": warnings,
-    }
+def empty_result(study: str | None, n: int, method: str, warnings: list[str]) -> StabilityResult:
+    """The result with nothing estimable (every number null)."""
+    return StabilityResult(
+        study, n, model_formula(True, list(RANDOM_TERMS)), method, warnings=warnings
+    )
 
 
 @dataclass
@@ -276,13 +270,14 @@ def analyse(
     alpha: float = DEFAULT_ALPHA,
     pairs: list[tuple[str, str]] | None = None,
 ) -> Json:
-    """Fit eq. 5 and run the paper's tests; the issue's JSON dict (keys exactly so).
+    """Fit eq. 5 and run the paper's tests; the issue's JSON dict (keys exactly so), i.e.
+    :func:`report`'s :class:`StabilityResult` as JSON.
 
     ``pairs`` adds contrasts ``a - b`` to the rerun pairs found from the metadata.
     Never raises for data problems: what cannot be computed is ``None`` with a sentence
     in ``warnings``.
     """
-    return report(fit_study(frame, reml=reml), study=study, alpha=alpha, pairs=pairs)
+    return report(fit_study(frame, reml=reml), study=study, alpha=alpha, pairs=pairs).to_json()
 
 
 def report(
@@ -291,56 +286,57 @@ def report(
     study: str | None = None,
     alpha: float = DEFAULT_ALPHA,
     pairs: list[tuple[str, str]] | None = None,
-) -> Json:
-    """The issue's JSON dict from a :class:`StudyFit`."""
+) -> StabilityResult:
+    """The :class:`StabilityResult` of a :class:`StudyFit` at level ``alpha``."""
     warnings = list(fitted.warnings)
     rows, terms, model = fitted.rows, fitted.terms, fitted.model
     experiments = rows.experiments
     has_experiment = len(experiments) > 1
     result = empty_result(study, rows.n, fitted.method, warnings)
+    result.alpha = alpha
     if rows.n:
-        result["model"] = model_formula(has_experiment, terms)
+        result.model = model_formula(has_experiment, terms)
     if model is None:
         return result
 
-    result["singular"] = model.singular
-    result["loglik"] = _num(model.loglik)
-    result["fixed_effects"] = {
-        name: {k: _num(row[k]) for k in ("estimate", "se", "df", "t", "p")}
+    result.singular = model.singular
+    result.loglik = _num(model.loglik)
+    result.fixed_effects = {
+        name: FixedEffect(*(_num(row[k]) for k in ("estimate", "se", "df", "t", "p")))
         for name, row in zip(fitted.x_names, model.coefficients(), strict=True)
     }
-    vc = result["variance_components"]
+    vc = result.variance_components
     for term, var in zip(terms, model.variances, strict=True):
-        vc[term] = {"variance": _num(var), "sd": _num(math.sqrt(var))}
-    vc["residual"] = {"variance": _num(model.sigma**2), "sd": _num(model.sigma)}
+        vc[term] = VarianceComponent(_num(var), _num(math.sqrt(var)))
+    vc["residual"] = VarianceComponent(_num(model.sigma**2), _num(model.sigma))
 
-    tests = result["random_effects_tests"]
+    tests = result.random_effects_tests
     try:
         ranova_rows = lmm.ranova(model)[1:]
     except lmm.ModelError as exc:  # a reduced model that cannot be refitted
         warnings.append(f"The random-effects tests could not be computed: {exc}.")
         ranova_rows = []
     for term, row in zip(terms, ranova_rows, strict=False):
-        tests[term] = {
-            "npar": int(row["npar"]),
-            "loglik": _num(row["loglik"]),
-            "aic": _num(row["aic"]),
-            "lrt": _num(row["lrt"]),
-            "df": int(row["df"]),
-            "p": _num(row["p"]),
-        }
+        tests[term] = RandomEffectTest(
+            int(row["npar"]),
+            _num(row["loglik"]),
+            _num(row["aic"]),
+            _num(row["lrt"]),
+            int(row["df"]),
+            _num(row["p"]),
+        )
 
     if has_experiment and fitted.X is not None:
         ft = model.ftest(lmm.type1_contrasts(fitted.X)[1:])
-        result["anova"] = {
-            "experiment": {
-                "sum_sq": _num(ft["sum_sq"]),
-                "mean_sq": _num(ft["mean_sq"]),
-                "num_df": int(ft["num_df"]),
-                "den_df": _num(ft["den_df"]),
-                "f": _num(ft["f"]),
-                "p": _num(ft["p"]),
-            }
+        result.anova = {
+            "experiment": FTest(
+                _num(ft["sum_sq"]),
+                _num(ft["mean_sq"]),
+                int(ft["num_df"]),
+                _num(ft["den_df"]),
+                _num(ft["f"]),
+                _num(ft["p"]),
+            )
         }
 
     reruns = _reruns(rows, warnings) if has_experiment else []
@@ -350,14 +346,14 @@ def report(
             warnings.append(f"Contrast {a} - {b} asked for, but there is no such pair.")
         elif (a, b) not in wanted:
             wanted.append((a, b))
-    contrasts: Json = {}
     for a, b in wanted:
         c = fitted.contrast(a, b)
-        contrasts[f"{a} - {b}"] = {
-            k: _num(c[k]) for k in ("estimate", "se", "df", "t", "lower", "upper", "p")
-        }
-    result["contrasts"] = contrasts
-    result["hypotheses"] = _hypotheses(tests, contrasts, reruns, alpha, terms, warnings)
+        result.contrasts.append(
+            Contrast(
+                a, b, *(_num(c[k]) for k in ("estimate", "se", "df", "t", "lower", "upper", "p"))
+            )
+        )
+    result.hypotheses = _hypotheses(result, reruns, alpha, terms, warnings)
     _null_sentences(result, warnings)
     return result
 
@@ -409,30 +405,27 @@ def _decision(p: float | None, alpha: float) -> str | None:
 
 
 def _hypotheses(
-    tests: Json,
-    contrasts: Json,
+    result: StabilityResult,
     reruns: list[tuple[str, str]],
     alpha: float,
     terms: list[str],
     warnings: list[str],
-) -> Json:
-    out: Json = {}
+) -> dict[str, HypothesisOutcome]:
+    out: dict[str, HypothesisOutcome] = {}
     for h, term, what in (
         ("H1", "repeat", "same configuration and seed: stable across repeats"),
         ("H2", "seed", "same configuration, different seeds: stable"),
     ):
-        p = tests[term]["p"]
-        out[h] = {
-            "test": (
-                f"{what}; likelihood ratio test of (1 | {term}) (lmerTest::ranova, chi-square, "
-                f"1 df), rejected when p < alpha = {alpha:g}"
-            ),
-            "p": p,
-            "decision": _decision(p, alpha),
-        }
+        p = result.random_effects_tests[term].p
+        out[h] = HypothesisOutcome(
+            f"{what}; likelihood ratio test of (1 | {term}) (lmerTest::ranova, chi-square, "
+            f"1 df), rejected when p < alpha = {alpha:g}",
+            p,
+            _decision(p, alpha),
+        )
         if term not in terms:
             warnings.append(f"{h} is not tested: (1 | {term}) is not in the model.")
-    rerun_p = [contrasts[f"{a} - {b}"]["p"] for a, b in reruns]
+    rerun_p = [result.contrast(f"{a} - {b}").p for a, b in reruns]
     rerun_p = [p for p in rerun_p if p is not None]
     if rerun_p:
         p = min(rerun_p)
@@ -441,9 +434,9 @@ def _hypotheses(
             f"of the {len(reruns)} rerun contrast(s), rejected when any p < alpha = "
             f"{alpha:g} (no multiplicity adjustment, as in the paper); p is the smallest"
         )
-        out["H3"] = {"test": test, "p": p, "decision": _decision(p, alpha)}
+        out["H3"] = HypothesisOutcome(test, p, _decision(p, alpha))
     else:
-        out["H3"] = {"test": None, "p": None, "decision": None}
+        out["H3"] = HypothesisOutcome()
         warnings.append(
             "H3 is not tested: no reruns (experiments with the same algorithm, "
             "implementation and optimizer under different names)."
@@ -451,17 +444,14 @@ def _hypotheses(
     return out
 
 
-def _null_sentences(result: Json, warnings: list[str]) -> None:
+def _null_sentences(result: StabilityResult, warnings: list[str]) -> None:
     """A sentence for every number that came out undefined where one was expected."""
-    for term, row in result["fixed_effects"].items():
-        bad = [k for k, v in row.items() if v is None]
-        if bad:
+    for term, row in result.fixed_effects.items():
+        if bad := row.nulls():
             warnings.append(f"Fixed effect {term}: {', '.join(bad)} undefined (null).")
-    for name, row in result["contrasts"].items():
-        bad = [k for k, v in row.items() if v is None]
-        if bad:
-            warnings.append(f"Contrast {name}: {', '.join(bad)} undefined (null).")
-    for name, row in result["anova"].items():
-        bad = [k for k, v in row.items() if v is None]
-        if bad:
+    for c in result.contrasts:
+        if bad := [k for k in c.nulls() if k not in ("minuend", "subtrahend")]:
+            warnings.append(f"Contrast {c.name}: {', '.join(bad)} undefined (null).")
+    for name, f in result.anova.items():
+        if bad := f.nulls():
             warnings.append(f"F test of {name}: {', '.join(bad)} undefined (null).")

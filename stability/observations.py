@@ -3,31 +3,27 @@
 Never from the source file: :func:`list_studies` finds the studies (``sparql/studies.rq``),
 :func:`resolve_study` picks the one a person named (IRI, id or title) and
 :func:`observation_frame` reads its runs (``sparql/observations.rq``, inside the study's
-own document) as one row per run and metric, the columns :mod:`.analysis` expects.
+own document) as one row per run and metric, the columns :mod:`.analysis` expects. The
+web view's chart reads the same query (``service/web/routes/analyses.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from rdflib import URIRef
 
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.loaders.stability import ROW_KEYS
+from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
-from reprokg.store.terms import to_ntriples
 
-SPARQL_DIR = Path(__file__).resolve().parent / "sparql"
+#: the observations of one study: what the analysis fits and the web view charts
+OBSERVATIONS_QUERY = "stability/sparql/observations.rq"
+STUDIES_QUERY = "stability/sparql/studies.rq"
 #: the columns of :func:`observation_frame`
 COLUMNS = (*ROW_KEYS, "experiment_iri", "document")
-_PLACEHOLDER = "<urn:reprokg:study>"
-
-
-def load_sparql(name: str) -> str:
-    return (SPARQL_DIR / f"{name}.rq").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -57,7 +53,7 @@ class StudyInfo:
 def list_studies(store: Any) -> list[StudyInfo]:
     """Every stability study in the store, sorted by title and IRI."""
     by_iri: dict[str, dict[str, Any]] = {}
-    for row in select_rows(store, load_sparql("studies")):
+    for row in select_rows(store, package_query(STUDIES_QUERY).bind({})):
         s = by_iri.setdefault(row["study"], {"docs": set(), "title": None, "ill": False})
         s["docs"].add(row["document"])
         s["title"] = s["title"] or row.get("title")
@@ -117,11 +113,9 @@ def resolve_study(store: Any, spec: str | None = None) -> StudyInfo:
 
 
 def observations_query(study: StudyInfo | str) -> str:
-    """``observations.rq`` with the study bound (an IRI term, never spliced text)."""
+    """``observations.rq`` with the study bound (:meth:`NamedQuery.bind`: an IRI term)."""
     iri = study.iri if isinstance(study, StudyInfo) else study
-    sparql = load_sparql("observations")
-    assert _PLACEHOLDER in sparql, "observations.rq lost its VALUES placeholder"
-    return sparql.replace(_PLACEHOLDER, to_ntriples(URIRef(iri)))
+    return package_query(OBSERVATIONS_QUERY).bind({"study": iri})
 
 
 def observation_frame(store: Any, study: StudyInfo | str) -> pd.DataFrame:

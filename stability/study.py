@@ -3,22 +3,28 @@
 What the CLI (``reprokg stability``), the API (``GET /measures/stability``) and the demo
 share: :func:`analyse_study` resolves the study, reads its observations with SPARQL,
 picks the metric, fits the model and runs the tests; :func:`save_analysis` writes the
-result back through :func:`reprokg.ingest.write_results`; :func:`chart` draws it.
+result (:class:`~reprokg.stability.result.StabilityResult`) back through
+:func:`reprokg.ingest.write_results`; :func:`chart` draws it.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
 from reprokg.core.errors import UsageError
 from reprokg.ingest import DocumentOutcome, write_results
 from reprokg.stability.analysis import DEFAULT_ALPHA, StudyFit, fit_study, report
-from reprokg.stability.document import analysis_document
-from reprokg.stability.observations import StudyInfo, observation_frame, resolve_study
+from reprokg.stability.observations import (
+    OBSERVATIONS_QUERY,
+    StudyInfo,
+    observation_frame,
+    observations_query,
+    resolve_study,
+)
+from reprokg.stability.result import StabilityResult
 from reprokg.store.base import Store
 
 ILLUSTRATIVE_WARNING = (
@@ -29,23 +35,21 @@ ILLUSTRATIVE_WARNING = (
 
 @dataclass
 class StudyAnalysis:
-    """One analysis of one stored study: the JSON answer and what made it."""
+    """One analysis of one stored study: the result and what made it."""
 
     study: StudyInfo
-    metric: str | None
-    alpha: float
     fitted: StudyFit
-    result: dict[str, Any]
-    #: experiment name -> IRI (the contrasts' experiments in the graph)
-    experiments: dict[str, str]
+    result: StabilityResult
     #: the observations read from the graph (all metrics)
     frame: pd.DataFrame
 
     @property
-    def documents(self) -> list[str]:
-        """The documents the observations were read from."""
-        docs = sorted({str(d) for d in self.frame["document"].dropna()})
-        return docs or list(self.study.documents)
+    def metric(self) -> str | None:
+        return self.result.metric
+
+    @property
+    def alpha(self) -> float:
+        return self.result.alpha
 
 
 def check_alpha(alpha: float) -> float:
@@ -101,28 +105,25 @@ def analyse_study(
     fitted = fit_study(rows, reml=reml)
     fitted.warnings[0:0] = ([ILLUSTRATIVE_WARNING] if info.illustrative else []) + notes
     result = report(fitted, study=info.iri, alpha=alpha, pairs=pairs)
-    experiments = {
+    result.metric = chosen
+    result.illustrative = info.illustrative
+    result.observations = tuple(
+        sorted({str(d) for d in frame["document"].dropna()}) or info.documents
+    )
+    result.experiment_iris = {
         str(e): str(i)
         for e, i in zip(frame["experiment"], frame["experiment_iri"], strict=True)
         if isinstance(e, str) and isinstance(i, str)
     }
-    return StudyAnalysis(info, chosen, alpha, fitted, result, experiments, frame)
+    result.queries = {OBSERVATIONS_QUERY: observations_query(info)}
+    return StudyAnalysis(info, fitted, result, frame)
 
 
 def save_analysis(store: Store, analysis: StudyAnalysis) -> DocumentOutcome:
     """Write the analysis back as a ``stability-analysis`` document (validated, with
     provenance); the same analysis again is *unchanged*, a new one of the same study,
     method and metric *revises* the old."""
-    doc = analysis_document(
-        analysis.result,
-        study=analysis.study.iri,
-        documents=analysis.documents,
-        experiments=analysis.experiments,
-        metric=analysis.metric,
-        alpha=analysis.alpha,
-        illustrative=analysis.study.illustrative,
-    )
-    (outcome,) = write_results(store, [doc]).documents
+    (outcome,) = write_results(store, [analysis.result.document()]).documents
     return outcome
 
 

@@ -175,7 +175,7 @@ def stability_analysis(
 ) -> dict:
     """The stability analysis of a stored study (seed 003's model and tests, lme4/lmerTest
     numbers)."""
-    return _analyse(store, study, method, alpha, metric, pair).result
+    return _analyse(store, study, method, alpha, metric, pair).result.to_json()
 
 
 @router.get("/studies", response_model=list[StudySummary])

@@ -21,7 +21,7 @@ class Analysis:
     #: the view's path and title
     path: str
     title: str
-    #: the view queries it runs (``service/web/queries/NAME.rq``)
+    #: the view queries it runs (``service/web/queries/NAME.rq``, or a package path)
     queries: tuple[str, ...]
     #: the family's JSON API (shown as a link when the app serves it)
     api: str
@@ -35,7 +35,7 @@ ANALYSES: dict[str, Analysis] = {
     "stability": Analysis(
         "/stability",
         "Stability",
-        ("stability", "stability-observations"),
+        ("stability", "stability/sparql/observations.rq"),
         "/measures/stability",
         ("stability", "stability-analysis"),
         "Load a stability study (YAML or CSV: <code>reprokg load study.yaml</code>); "

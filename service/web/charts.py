@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
+from typing import Any
 
 from reprokg.survey.stats import clopper_pearson as _exact_interval
 
@@ -178,6 +179,26 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float, float] | None:
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     half = float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
     return mean, mean - half, mean + half
+
+
+def intervals_by_metric(
+    observations: Sequence[Mapping[str, Any]],
+) -> dict[str, list[tuple[str, float, float, float, int]]]:
+    """Per metric (in name order), per experiment: the mean of its values with a 95% t
+    interval and n, the rows :func:`interval_rows` draws. Metrics are never pooled: an
+    accuracy and a loss averaged together mean nothing."""
+    groups: dict[str, dict[str, list[float]]] = {}
+    for o in observations:
+        by_exp = groups.setdefault(str(o.get("metric") or "value"), {})
+        by_exp.setdefault(str(o.get("experiment") or "?"), []).append(float(o["value"]))
+    return {
+        metric: [
+            (e, *m, len(v))
+            for e, v in sorted(by_exp.items())
+            if (m := mean_interval(v)) is not None
+        ]
+        for metric, by_exp in sorted(groups.items())
+    }
 
 
 def interval_rows(

@@ -1,55 +1,35 @@
 """The SPARQL behind each web view: ``service/web/queries/*.rq`` in the named-query format.
 
 Each file has the header of :mod:`reprokg.sparql.named` (title, description, typed
-params, examples) and is bound by the same code (parameters as RDF terms in a ``VALUES``
-block, optional lines dropped). One addition: a line ``#@include NAME.rq`` is replaced by
-that file (the papers view's filters live once, in ``papers-core.rq``, and four queries
-include them). The web layer may also set the page: :func:`with_page` rewrites the last
-``ORDER BY``/``LIMIT`` from whitelisted sort keys and integers, never from user text.
+params, examples), is read and bound by the same code as every query of the package
+(:func:`reprokg.sparql.named.package_query`: parameters as RDF terms in a ``VALUES``
+block, optional lines dropped). A view may also
+read an analysis family's own query by its package path (the stability chart reads the
+observations the analysis reads: ``stability/sparql/observations.rq``). The web layer may
+also set the page: :func:`with_page` rewrites the last ``ORDER BY``/``LIMIT`` from
+whitelisted sort keys and integers, never from user text.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from importlib.resources.abc import Traversable
 
-from reprokg.core.resources import data_dir
-from reprokg.sparql.named import NamedQuery, parse_query
+from reprokg.sparql.named import NamedQuery, package_query, query_paths
 
-#: package data (``importlib.resources``: the installed wheel has no checkout)
-QUERY_DIR: Traversable = data_dir("service/web/queries")
-_INCLUDE_RE = re.compile(r"^[ \t]*#@include[ \t]+([A-Za-z0-9_.-]+\.rq)[ \t]*$", re.MULTILINE)
+FOLDER = "service/web/queries"
 _ORDER_RE = re.compile(r"^ORDER BY .*$", re.MULTILINE)
 _LIMIT_RE = re.compile(r"^LIMIT \d+\s*$", re.MULTILINE)
 
 
-def _expand(text: str, seen: tuple[str, ...] = ()) -> str:
-    def sub(m: re.Match[str]) -> str:
-        name = m.group(1)
-        if name in seen:
-            raise ValueError(f"#@include cycle: {' -> '.join((*seen, name))}")
-        body = QUERY_DIR.joinpath(name).read_text(encoding="utf-8")
-        body = "\n".join(line for line in body.splitlines() if not line.startswith("# "))
-        return _expand(body, (*seen, name))
-
-    return _INCLUDE_RE.sub(sub, text)
-
-
-@functools.cache
 def view_query(name: str) -> NamedQuery:
-    """The named query ``queries/NAME.rq`` with its includes expanded."""
-    text = QUERY_DIR.joinpath(f"{name}.rq").read_text(encoding="utf-8")
-    return parse_query(name, _expand(text))
+    """The view query ``NAME`` (``service/web/queries/NAME.rq``), or the package query a
+    path names (``stability/sparql/observations.rq``)."""
+    return package_query(name if name.endswith(".rq") else f"{FOLDER}/{name}.rq")
 
 
 def view_names() -> list[str]:
-    """Every view query (the ``-core`` files are only included by others)."""
-    return sorted(
-        f.name[:-3]
-        for f in QUERY_DIR.iterdir()
-        if f.name.endswith(".rq") and not f.name.endswith("-core.rq")
-    )
+    """Every view query."""
+    return sorted(p.rpartition("/")[2][:-3] for p in query_paths(FOLDER))
 
 
 def with_page(sparql: str, order_by: str | None, limit: int | None, offset: int = 0) -> str:

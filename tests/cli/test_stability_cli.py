@@ -35,7 +35,7 @@ def test_json_is_the_analysis_of_the_store(store_dir: Path, capsys) -> None:  # 
     assert code == 0
     printed = json.loads(out)
     with open_store(store_dir, read_only=True) as store:
-        assert printed == analyse_study(store, SMALL_TITLE).result
+        assert printed == analyse_study(store, SMALL_TITLE).result.to_json()
     code, out, _ = _run(
         capsys, "--store", str(store_dir), "--study", SMALL_TITLE, "--ml", "--alpha", "0.1",
         "--pair", "a:b", "--format", "json",

@@ -56,7 +56,7 @@ def test_analysis_json_is_the_issues_shape_and_the_library_result(
     assert r.status_code == 200 and r.headers["content-type"] == "application/json"
     body = r.json()
     assert list(body) == TOP_KEYS
-    assert body == analyse_study(store, sid).result
+    assert body == analyse_study(store, sid).result.to_json()
     ml = client.get("/measures/stability", params={"study": sid, "method": "ML", "alpha": 0.1})
     assert ml.json()["method"] == "ML" and "alpha = 0.1" in ml.json()["hypotheses"]["H2"]["test"]
     pairs = client.get("/measures/stability", params=[("study", sid), ("pair", "a:c")])

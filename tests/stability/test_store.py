@@ -12,13 +12,14 @@ from rdflib import RDF, Graph
 
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.core.namespaces import SPARQL_PREFIXES
+from reprokg.core.results import software_versions
 from reprokg.stability.analysis import analyse
-from reprokg.stability.document import analysis_document, software_versions
 from reprokg.stability.observations import (
     list_studies,
     observation_frame,
     resolve_study,
 )
+from reprokg.stability.result import SOFTWARE
 from reprokg.stability.simulate import EXAMPLE_TITLE, example_study
 from reprokg.stability.study import (
     ILLUSTRATIVE_WARNING,
@@ -113,7 +114,7 @@ def test_generic_store_path_gives_the_same_frame(store: Any) -> None:
 def test_analysis_from_the_store_equals_the_analysis_of_the_file(store: Any) -> None:
     """The small study (real variances; its numbers are checked against R in
     test_r_crosscheck): from the graph the same numbers as from the frame written."""
-    from_store = analyse_study(store, SMALL_TITLE).result
+    from_store = analyse_study(store, SMALL_TITLE).result.to_json()
     direct = analyse(small_frame(), study=from_store["study"])
     assert from_store["n"] == direct["n"] == len(small_frame())
     assert from_store["warnings"] == direct["warnings"]
@@ -132,15 +133,15 @@ def test_analysis_from_the_store_equals_the_analysis_of_the_file(store: Any) -> 
 
 
 def test_illustrative_data_stays_flagged(store: Any) -> None:
-    res = analyse_study(store, EXAMPLE_TITLE).result
+    res = analyse_study(store, EXAMPLE_TITLE).result.to_json()
     assert res["warnings"][0] == ILLUSTRATIVE_WARNING
-    assert ILLUSTRATIVE_WARNING not in analyse_study(store, SMALL_TITLE).result["warnings"]
+    assert ILLUSTRATIVE_WARNING not in analyse_study(store, SMALL_TITLE).result.warnings
     svg = chart(analyse_study(store, EXAMPLE_TITLE), "svg")
     assert b"ILLUSTRATIVE" in svg
 
 
 def test_the_example_is_a_paper_like_analysis(store: Any) -> None:
-    res = analyse_study(store, EXAMPLE_TITLE).result
+    res = analyse_study(store, EXAMPLE_TITLE).result.to_json()
     assert res["n"] == 1083 and res["singular"] is True
     assert len(res["contrasts"]) == 6 and res["anova"]["experiment"]["num_df"] == 11
     assert res["hypotheses"]["H1"]["decision"] == res["hypotheses"]["H2"]["decision"]
@@ -162,10 +163,10 @@ def test_metric_choice(store: Any, tmp_path: Any) -> None:
     other = frame.iloc[:20].assign(metric="f1")
     two = build_store(tmp_path / "two", small=False, examples=False)
     ingest(two, stability.load(study_csv(pd.concat([frame, other]), "two metrics"), "t.csv"))
-    res = analyse_study(two, "two metrics").result
+    res = analyse_study(two, "two metrics").result.to_json()
     assert res["n"] == len(frame)
     assert any("observes 2 metrics; 'accuracy'" in w for w in res["warnings"])
-    assert analyse_study(two, "two metrics", metric="f1").result["n"] == 20
+    assert analyse_study(two, "two metrics", metric="f1").result.n == 20
     two.close()
 
 
@@ -196,7 +197,7 @@ def test_write_back_is_validated_linked_data_and_idempotent(store: Any) -> None:
     assert {r["method"] for r in rows} == {"REML", "ML"}
     assert {r["obs"] for r in rows} == set(study.documents)  # besides its own graph
     versions = {r["ver"] for r in rows}
-    assert set(software_versions().values()) <= versions
+    assert set(software_versions(*SOFTWARE).values()) <= versions
     # the computed hypothesis tests hang on the study, next to the paper's reported ones
     tests = _rows(
         store,
@@ -204,7 +205,7 @@ def test_write_back_is_validated_linked_data_and_idempotent(store: Any) -> None:
               ?t rk:testedHypothesis ?h ; rk:pValue ?p ; rk:decision ?decision ;
                  rk:isPartOf ?a . ?a rk:estimationMethod "REML" }}""",
     )
-    result = analysis.result
+    result = analysis.result.to_json()
     assert {r["h"].rsplit("#", 1)[1] for r in tests} == {"H1", "H2", "H3"}
     for r in tests:
         h = r["h"].rsplit("#", 1)[1]
@@ -225,28 +226,22 @@ def test_write_back_is_validated_linked_data_and_idempotent(store: Any) -> None:
 
 def test_document_holds_every_number_and_conforms(store: Any) -> None:
     a = analyse_study(store, SMALL_TITLE, pairs=[("a", "b"), ("b", "c")])
-    doc = analysis_document(
-        a.result,
-        study=a.study.iri,
-        documents=a.documents,
-        experiments=a.experiments,
-        metric=a.metric,
-        alpha=a.alpha,
-    )
+    doc = a.result.document()
+    result = a.result.to_json()
     report = validate_document(doc)
     assert report.conforms, report.to_text()
     g: Graph = doc.graph
     q = SPARQL_PREFIXES + "SELECT ?term ?v WHERE { ?x rk:termName ?term ; %s ?v }"
     fixed = {str(t): float(v) for t, v in g.query(q % "a rk:FixedEffectEstimate ; rk:estimate")}
-    assert fixed == {k: v["estimate"] for k, v in a.result["fixed_effects"].items()}
+    assert fixed == {k: v["estimate"] for k, v in result["fixed_effects"].items()}
     var = {str(t): float(v) for t, v in g.query(q % "a rk:VarianceComponent ; rk:variance")}
-    assert var == {k: v["variance"] for k, v in a.result["variance_components"].items()}
+    assert var == {k: v["variance"] for k, v in result["variance_components"].items()}
     lrt = {str(t): float(v) for t, v in g.query(q % "a rk:RandomEffectTest ; rk:likelihoodRatio")}
-    assert lrt == {k: v["lrt"] for k, v in a.result["random_effects_tests"].items()}
+    assert lrt == {k: v["lrt"] for k, v in result["random_effects_tests"].items()}
     f = {str(t): float(v) for t, v in g.query(q % "a rk:FixedEffectFTest ; rk:fValue")}
-    assert f == {"experiment": a.result["anova"]["experiment"]["f"]}
+    assert f == {"experiment": result["anova"]["experiment"]["f"]}
     payload = g.value(doc.subject, RDF.value)
-    assert json.loads(str(payload)) == a.result  # the whole answer, as rdf:JSON
+    assert json.loads(str(payload)) == result  # the whole answer, as rdf:JSON
 
 
 def test_nothing_estimable_is_still_a_valid_document(store: Any) -> None:
@@ -254,8 +249,9 @@ def test_nothing_estimable_is_still_a_valid_document(store: Any) -> None:
     a = analyse_study(
         store, "Reproducibility and Stability Analysis in Metric-Based Few-Shot Learning"
     )
-    assert a.result["loglik"] is None and len(a.result["warnings"]) >= 2
-    assert all(v is None for v in a.result["hypotheses"]["H1"].values())
+    result = a.result.to_json()
+    assert result["loglik"] is None and len(result["warnings"]) >= 2
+    assert all(v is None for v in result["hypotheses"]["H1"].values())
     outcome = save_analysis(store, a)
     assert outcome.status in ("added", "unchanged") and outcome.report.conforms
 
@@ -275,16 +271,7 @@ def test_both_shacl_engines_agree_on_analysis_documents(store: Any) -> None:
     docs = []
     for title in (EXAMPLE_TITLE, SMALL_TITLE):
         a = analyse_study(store, title)
-        docs.append(
-            analysis_document(
-                a.result,
-                study=a.study.iri,
-                documents=a.documents,
-                experiments=a.experiments,
-                metric=a.metric,
-                alpha=a.alpha,
-            )
-        )
+        docs.append(a.result.document())
     bad = docs[1]
     g = bad.graph
     g.set((bad.subject, RK.estimationMethod, Literal("OLS")))

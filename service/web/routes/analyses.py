@@ -21,6 +21,7 @@ from reprokg.service.web.render import (
     tabular,
     wants,
 )
+from reprokg.stability.observations import OBSERVATIONS_QUERY
 
 router = APIRouter(include_in_schema=False)
 
@@ -123,19 +124,12 @@ def stability(request: Request, store: ReadStoreDep) -> Response:
         if r.get("hypothesis"):
             s["tests"].append(r)
     for s in found.values():
-        obs = rows_of(store, "stability-observations", {"study": s["study"]})
-        groups: dict[str, list[float]] = {}
-        for o in obs:
-            groups.setdefault(o.get("experiment") or "?", []).append(float(o["value"]))
-        rows_ci = [
-            (k, *m, len(v))
-            for k, v in sorted(groups.items())
-            if (m := charts.mean_interval(v)) is not None
-        ]
+        obs = rows_of(store, OBSERVATIONS_QUERY, {"study": s["study"]})
         s["observations"] = obs
-        s["chart"] = charts.interval_rows(
-            rows_ci, f"{obs[0]['metric'] if obs else 'Metric'}: mean per experiment, 95% t interval"
-        )
+        s["charts"] = [
+            charts.interval_rows(rows, f"{metric}: mean per experiment, 95% t interval")
+            for metric, rows in charts.intervals_by_metric(obs).items()
+        ]
     first = next(iter(found), None)
     return page(
         request,
@@ -145,7 +139,7 @@ def stability(request: Request, store: ReadStoreDep) -> Response:
         alternates=alternates(request),
         sparql_behind=[
             sparql_of("stability"),
-            *([sparql_of("stability-observations", {"study": first})] if first else []),
+            *([sparql_of(OBSERVATIONS_QUERY, {"study": first})] if first else []),
         ],
         **_context(request, "stability"),
     )
