@@ -31,10 +31,9 @@ def configure_access_log(enabled: bool = True, stream: Any = None) -> logging.Lo
     logger = logging.getLogger(ACCESS_LOGGER)
     logger.propagate = False
     logger.setLevel(logging.INFO if enabled else logging.CRITICAL + 1)
-    if not any(getattr(h, "_reprokg", False) for h in logger.handlers):
+    if not any(isinstance(h.formatter, _JsonLineFormatter) for h in logger.handlers):
         handler = logging.StreamHandler(stream or sys.stderr)
         handler.setFormatter(_JsonLineFormatter())
-        handler._reprokg = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
     return logger
 

@@ -83,7 +83,6 @@ from reprokg.store.bulk import rebuild_merge as rebuild_merge_in_bulk
 from reprokg.store.bulk import remove_leftovers
 from reprokg.store.merge import (
     LEGACY_DEFAULT_GRAPH,
-    MARK_STALE,
     MARKERS,
     MERGED_MARKER,
     RESERVED_GRAPHS,
@@ -802,85 +801,6 @@ class OxigraphStore(
         if not reads_store:
             return _without_data().query(sparql)
         return self._store.query(sparql, **union_kwargs(self.merged))
-
-    @property
-    def raw(self) -> RawStore:
-        """The underlying pyoxigraph store (benchmarks, bulk tools, native serialisation).
-
-        Wrapped so that ``query(…, use_default_graph_as_union=True)`` (what callers wrote
-        before the merge existed) reads the merged default graph instead of repeating
-        shared triples, and writes through it keep the merge (see :class:`RawStore`).
-        """
-        return RawStore(self)
-
-
-class RawStore:
-    """The pyoxigraph ``Store`` of an :class:`OxigraphStore`, merge-aware.
-
-    ``query``: the union flag means the merged default graph. ``extend``/``bulk_extend``/
-    ``add`` also write the triples of named-graph quads into the merge (same call).
-    Writes that may remove or bring unknown content (``load``, ``bulk_load``, ``update``,
-    ``remove``, ``remove_graph``, ``clear_graph``, ``clear``) mark the merge stale, run,
-    and re-synchronise it (a full pass). Everything else is pyoxigraph's own.
-    """
-
-    __slots__ = ("_owner",)
-    _RESYNC_AFTER = frozenset(
-        ("load", "bulk_load", "update", "remove", "remove_graph", "clear_graph", "clear")
-    )
-
-    def __init__(self, owner: OxigraphStore) -> None:
-        self._owner = owner
-
-    def query(self, query: str, **kwargs: object) -> object:
-        if self._owner.merged and kwargs.get("use_default_graph_as_union"):
-            del kwargs["use_default_graph_as_union"]
-        return self._owner._store.query(query, **kwargs)
-
-    def extend(self, quads: Iterable[ox.Quad]) -> None:
-        self._write(self._owner._store.extend, quads)
-
-    def bulk_extend(self, quads: Iterable[ox.Quad]) -> None:
-        self._write(self._owner._store.bulk_extend, quads)
-
-    def add(self, quad: ox.Quad) -> None:
-        self.extend([quad])
-
-    def _write(self, write: Callable[[list[ox.Quad]], None], quads: Iterable[ox.Quad]) -> None:
-        owner = self._owner
-        with owner._write_lock:
-            quads = list(quads)
-            delta = new_graphs(owner._store, quads)
-            if owner.merged:
-                named = [q for q in quads if not isinstance(q.graph_name, ox.DefaultGraph)]
-                quads = merged_quads(named)
-            with owner._ranked(_quads_plan(quads)):
-                write([*quads, counters.delta_quad(delta)])
-                owner._committed(delta)
-
-    def __getattr__(self, name: str) -> object:
-        attr = getattr(self._owner._store, name)
-        if name not in self._RESYNC_AFTER:
-            return attr
-        owner = self._owner
-
-        def write(*args: object, **kwargs: object) -> object:
-            with owner._write_lock:
-                owner._store.update(" ;\n".join(MARK_STALE))
-                out = attr(*args, **kwargs)
-                owner._resync()  # the merge and the document count again, in bulk
-            return out
-
-        return write
-
-    def __iter__(self) -> Iterator[ox.Quad]:
-        return iter(self._owner._store)
-
-    def __len__(self) -> int:
-        return len(self._owner._store)
-
-    def __contains__(self, quad: object) -> bool:
-        return quad in self._owner._store
 
 
 def _link_or_copy(src: str, dst: str) -> None:

@@ -8,6 +8,9 @@ Imports inside functions count: a lazy import is still a dependency.
 from __future__ import annotations
 
 import ast
+import functools
+import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -214,3 +217,169 @@ def test_no_private_names_across_modules() -> None:
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
                         private.append(f"{path.relative_to(REPO)}:{node.lineno} {alias.name}")
     assert not private, private
+
+
+# ------------------------------------------------------------ dependencies' internals fenced
+
+#: a package whose internals we reach into -> the one module of ours that does it
+#: (tests/test_dependency_patches.py checks each patch takes effect; pyproject.toml bounds
+#: each package to the versions the patch was written for)
+PATCH_MODULES = {
+    "rdflib": "core/lazy_graph.py",
+    "pyshacl": "validation/pyshacl_engine.py",
+    "uvicorn": "service/http.py",
+}
+#: a name-mangled private attribute of some class (``_Memory__spo``)
+_MANGLED = re.compile(r"^_[A-Z]\w*__\w+$")
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _third_party(module: str) -> str | None:
+    top = module.split(".")[0]
+    if not top or top == "reprokg" or top in sys.stdlib_module_names:
+        return None
+    return top
+
+
+def _dependency_names(tree: ast.AST) -> dict[str, str]:
+    """Local name -> third-party package, for every module or class imported by name."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if package := _third_party(alias.name):
+                    names[alias.asname or alias.name.split(".")[0]] = package
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and not node.level
+            and (package := _third_party(node.module or ""))
+        ):
+            for alias in node.names:
+                names[alias.asname or alias.name] = package
+    return names
+
+
+def _reaches_in(path: Path) -> Iterator[tuple[str | None, int, str]]:
+    """(package or None when unknown, line, what) for each reach into a dependency's
+    internals: a private module or name imported, a private attribute read or a public one
+    assigned on something imported, a name-mangled attribute of a class not ours."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    deps = _dependency_names(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level:
+            package = _third_party(node.module or "")
+            parts = (node.module or "").split(".")
+            if package and any(_private(p) for p in parts):
+                yield package, node.lineno, f"from {node.module} import"
+            for alias in node.names:
+                if package and _private(alias.name):
+                    yield package, node.lineno, f"from {node.module} import {alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                package = _third_party(alias.name)
+                if package and any(_private(p) for p in alias.name.split(".")):
+                    yield package, node.lineno, f"import {alias.name}"
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            package = deps.get(node.value.id)
+            if package and _private(node.attr):
+                yield package, node.lineno, f"{node.value.id}.{node.attr}"
+            elif package and isinstance(node.ctx, ast.Store):
+                yield package, node.lineno, f"{node.value.id}.{node.attr} = ..."
+        if isinstance(node, ast.Attribute | ast.FunctionDef | ast.Constant):
+            name = (
+                node.attr
+                if isinstance(node, ast.Attribute)
+                else node.name
+                if isinstance(node, ast.FunctionDef)
+                else node.value
+            )
+            if isinstance(name, str) and _MANGLED.match(name):
+                owner = name[1:].split("__", 1)[0]
+                if owner not in _our_classes():
+                    yield None, node.lineno, name
+
+
+@functools.cache
+def _our_classes() -> frozenset[str]:
+    return frozenset(
+        node.name
+        for _, path in _modules()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef)
+    )
+
+
+def test_dependency_internals_only_in_their_patch_module() -> None:
+    """A private name of rdflib, pyshacl, uvicorn … (``_Memory__spo``,
+    ``SPARQLBasedConstraint._validate_sparql_query``, ``from yaml._yaml import``) or an
+    assignment onto one of their modules or classes appears only in the one module that
+    patches that package (PATCH_MODULES)."""
+    patch_paths = {REPO / m: p for p, m in PATCH_MODULES.items()}
+    outside = []
+    for _, path in _modules():
+        for package, line, what in _reaches_in(path):
+            allowed = patch_paths.get(path)
+            if allowed is None or (package is not None and package != allowed):
+                outside.append(f"{path.relative_to(REPO)}:{line} {what} ({package or '?'})")
+    assert not outside, "dependency internals outside their patch module:\n" + "\n".join(outside)
+
+
+def test_the_private_name_check_sees_what_it_must() -> None:
+    """The check above on a module that does each thing it forbids."""
+    sample = REPO / "build" / "_reach_sample.py"
+    sample.parent.mkdir(exist_ok=True)
+    sample.write_text(
+        "from pyshacl.constraints.sparql.sparql_based_constraints import SPARQLBasedConstraint\n"
+        "from yaml._yaml import CParser\n"
+        "from pyshacl import shape\n"
+        "x = SPARQLBasedConstraint._validate_sparql_query\n"
+        "shape.CONSTRAINT_PARAMS = None\n"
+        "def f(g):\n"
+        "    return getattr(g.store, '_Memory__spo', None)\n",
+        encoding="utf-8",
+    )
+    try:
+        found = [(p, line) for p, line, _ in _reaches_in(sample)]
+    finally:
+        sample.unlink()
+    assert found == [("yaml", 2), ("pyshacl", 4), ("pyshacl", 5), (None, 7)]
+
+
+def _duck_typed_store_checks(path: Path) -> Iterator[int]:
+    """Lines that ask a store for an attribute by name (``hasattr(store, "x")``,
+    ``getattr(store, "x", None)``) instead of checking a capability with isinstance."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("hasattr", "getattr")
+            and node.args
+        ):
+            target = node.args[0]
+            name = (
+                target.id
+                if isinstance(target, ast.Name)
+                else target.attr
+                if isinstance(target, ast.Attribute)
+                else ""
+            )
+            asked = node.args[1] if len(node.args) > 1 else None
+            if isinstance(asked, ast.Constant) and _MANGLED.match(str(asked.value)):
+                continue  # rdflib's Graph.store (the private-name check covers it)
+            if "store" in name.lower():
+                yield node.lineno
+
+
+def test_store_capabilities_are_checked_with_isinstance() -> None:
+    """``hasattr(store, "native_query")`` works for any object with the name; a capability
+    is an interface in store/base.py, checked with ``isinstance(store, NativeQueries)``."""
+    found = [
+        f"{path.relative_to(REPO)}:{line}"
+        for _, path in _modules()
+        for line in _duck_typed_store_checks(path)
+    ]
+    assert not found, f"duck-typed store checks: {found}"

@@ -3,7 +3,11 @@
 pyshacl runs on an in-memory rdflib copy of the document with the shapes of its kind;
 the compiled engine (:mod:`reprokg.validation.fast`) hands it every kind or document it
 does not compile. The two patches below change speed, never results (the equivalence
-gate ``REPROKG_SHACL_ENGINE=compare`` checks the engines agree).
+gate ``REPROKG_SHACL_ENGINE=compare`` checks the engines agree). They reach into
+pyshacl's internals (``SPARQLBasedConstraint._validate_sparql_query``, the
+``CONSTRAINT_PARAMS`` cache of ``pyshacl.shape``), so pyproject.toml bounds pyshacl to
+the minor version they were written for and tests/validation/test_pyshacl_patches.py
+checks that each takes effect; a pyshacl that moved them fails at import, not silently.
 """
 
 from __future__ import annotations
@@ -12,9 +16,13 @@ import contextlib
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
+from pyshacl import shape as shape_module
 from pyshacl import validate as shacl_validate
+from pyshacl.constraints import ALL_CONSTRAINT_PARAMETERS, CONSTRAINT_PARAMETERS_MAP
+from pyshacl.constraints.sparql.sparql_based_constraints import SPARQLBasedConstraint
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF, SH
+from rdflib.plugins.sparql import prepareQuery
 
 from reprokg.core.namespaces import RK
 from reprokg.validation.report import Result
@@ -31,6 +39,10 @@ def _source_path(shapes: Graph, shape: object, result_path: object) -> str | Non
     return None
 
 
+#: each constraint's text parsed once (a hit is a parse saved)
+_prepared = lru_cache(maxsize=512)(prepareQuery)
+
+
 @cache
 def _install_prepared_query_cache() -> None:
     """Parse each SHACL-SPARQL constraint once, not once per focus node.
@@ -41,16 +53,8 @@ def _install_prepared_query_cache() -> None:
     bindings gives the same results prepared or not: rdflib's ``prepareQuery`` exists
     for exactly this reuse. Parse errors still surface from pyshacl as before.
     """
-    try:
-        from pyshacl.constraints.sparql.sparql_based_constraints import SPARQLBasedConstraint
-        from rdflib.plugins.sparql import prepareQuery
-    except ImportError:
-        return
     original = SPARQLBasedConstraint._validate_sparql_query
-
-    @lru_cache(maxsize=512)
-    def prepared(text: str):  # type: ignore[no-untyped-def]
-        return prepareQuery(text)
+    prepared = _prepared
 
     def validate_sparql_query(self, query, init_binds, target_graph):  # type: ignore[no-untyped-def]
         if isinstance(query, str):
@@ -88,11 +92,6 @@ class _ParameterList(list):
 
 def _install_constraint_lookup() -> None:
     """Seed the module cache pyshacl's ``Shape.validate`` reads its parameter list from."""
-    try:
-        from pyshacl import shape as shape_module
-        from pyshacl.constraints import ALL_CONSTRAINT_PARAMETERS, CONSTRAINT_PARAMETERS_MAP
-    except ImportError:
-        return
     shape_module.CONSTRAINT_PARAMS = (  # type: ignore[attr-defined]
         _ParameterList(ALL_CONSTRAINT_PARAMETERS),
         CONSTRAINT_PARAMETERS_MAP,

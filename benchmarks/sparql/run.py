@@ -470,7 +470,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.build_only:
         disk.close()
         return 0
-    store = disk.raw
 
     cs = combos(200)
     shipped = get_query("find-baselines")
@@ -489,9 +488,9 @@ def main(argv: list[str] | None = None) -> int:
         ev, ser = [], []
         for c in cs[:50]:
             t0 = time.perf_counter()
-            sum(1 for _ in store.query(shipped.bind(c)))
+            sum(1 for _ in disk.native_query(shipped.bind(c)))
             t1 = time.perf_counter()
-            res = store.query(shipped.bind(c))
+            res = disk.native_query(shipped.bind(c))
             res.serialize(format=ox.QueryResultsFormat.JSON)
             ev.append(t1 - t0)
             ser.append(time.perf_counter() - t1)
@@ -513,12 +512,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     if not args.http_only:  # the ranked plan answers what the template answers
         differ = sum(
-            [tuple(r) for r in store.query(ranked.plan(shipped, c, disk))]
-            != [tuple(r) for r in store.query(shipped.bind(c))]
+            [tuple(r) for r in disk.native_query(ranked.plan(shipped, c, disk))]
+            != [tuple(r) for r in disk.native_query(shipped.bind(c))]
             for c in cs[:100]
         )
         print(f"ranked vs template: {differ} of 100 parameter sets differ", flush=True)
-    del store
     if not args.http_only:
         in_memory(disk, shipped, cs, inproc)
     disk.close()  # the server opens the store next

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
-from rdflib import URIRef
+from rdflib import Graph, URIRef
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
@@ -23,7 +23,7 @@ from reprokg.core.namespaces import RK, SPARQL_PREFIXES
 from reprokg.core.settings import Settings
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
-from reprokg.store.base import SelectResult
+from reprokg.store.base import SelectResult, Store
 
 router = APIRouter(tags=["documents"])
 
@@ -118,10 +118,10 @@ def _warnings(reports: list) -> list[dict]:
     ]
 
 
-def _store_documents(store, docs: list[Document], reports: list) -> list[dict]:
+def _store_documents(store: Store, docs: list[Document], reports: list) -> list[dict]:
     from reprokg.ingest import ingest
 
-    if getattr(store, "blob_dir", None) is not None:
+    if store.blob_dir is not None:
         # The upload itself, kept before its graph is written (a crash leaves no graph
         # without its original). LF line ends, so the blob's name is the document id.
         for doc in docs:
@@ -267,15 +267,12 @@ _ORIGINAL_TYPES = {
 }
 
 
-def _original(store, graph, iri: URIRef) -> tuple[bytes, str, str] | None:
+def _original(store: Store, graph: Graph, iri: URIRef) -> tuple[bytes, str, str] | None:
     sha = graph.value(iri, RK.sourceSha256)
     name = str(graph.value(iri, RK.sourceFileName) or "document")
-    get_blob = getattr(store, "get_blob", None)
-    if get_blob is None:
-        return None
-    data = get_blob(str(sha)) if sha is not None else None
+    data = store.get_blob(str(sha)) if sha is not None else None
     if data is None:
-        data = get_blob(str(iri).rsplit("/", 1)[-1])
+        data = store.get_blob(str(iri).rsplit("/", 1)[-1])
     if data is None:
         return None
     ext = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""

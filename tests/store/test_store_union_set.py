@@ -100,7 +100,7 @@ def test_triple_shared_by_two_documents_counts_once(store: OxigraphStore) -> Non
     # the documents still hold it each (named graphs are untouched)
     both = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH ?g {{ <{EX}paper> <{P}> ?o }} }}"
     assert count(store, both) == 2
-    merge_is_exact(store.raw)
+    merge_is_exact(store._store)
 
 
 def test_deleting_one_of_two_keeps_the_triple_deleting_both_removes_it(
@@ -115,7 +115,7 @@ def test_deleting_one_of_two_keeps_the_triple_deleting_both_removes_it(
     assert count_shared(store) == 0
     assert count(store) == 0
     assert store.documents() == []
-    merge_is_exact(store.raw)
+    merge_is_exact(store._store)
 
 
 def test_replace_drops_stale_triples_and_keeps_shared_ones(store: OxigraphStore) -> None:
@@ -130,7 +130,7 @@ def test_replace_drops_stale_triples_and_keeps_shared_ones(store: OxigraphStore)
     assert count_shared(store) == 0
     assert count(store) == 2  # s11, s3
     assert store.documents() == [G1, G3]
-    merge_is_exact(store.raw)
+    merge_is_exact(store._store)
 
 
 def test_write_documents_batches_keep_the_merge(store: OxigraphStore) -> None:
@@ -148,7 +148,7 @@ def test_write_documents_batches_keep_the_merge(store: OxigraphStore) -> None:
     assert count(store) == 3
     store.write_documents([DocumentWrite(G3, graph(own(3)))])
     assert count_shared(store) == 0
-    merge_is_exact(store.raw)
+    merge_is_exact(store._store)
 
 
 def test_blank_nodes_of_a_revision_join_in_the_merge(store: OxigraphStore) -> None:
@@ -158,7 +158,7 @@ def test_blank_nodes_of_a_revision_join_in_the_merge(store: OxigraphStore) -> No
         store.add_document(G1, graph((b, P, Literal("x")), (b, Q, Literal(round_))))
         q = f'SELECT (COUNT(*) AS ?n) WHERE {{ ?b <{P}> "x" ; <{Q}> ?v }}'
         assert count(store, q) == 1
-    merge_is_exact(store.raw)
+    merge_is_exact(store._store)
 
 
 # --- real data --------------------------------------------------------------------
@@ -196,7 +196,7 @@ def test_survey_examples_each_article_once(tmp_path: Path) -> None:
         # COUNT(*) over every triple equals the number of distinct triples
         distinct = {
             (x.subject, x.predicate, x.object)
-            for x in store.raw
+            for x in store._store
             if isinstance(x.graph_name, ox.NamedNode) and x.graph_name.value not in RESERVED_GRAPHS
         }
         assert count(store) == len(distinct)
@@ -240,7 +240,7 @@ def test_pre_merge_store_is_merged_when_opened_writable(tmp_path: Path) -> None:
         # the user's default-graph triple is kept, in a named graph of its own
         assert URIRef(LEGACY_DEFAULT_GRAPH) in s.documents()
         assert count(s) == 3  # shared, s1, user triple
-        merge_is_exact(s.raw)
+        merge_is_exact(s._store)
     finally:
         s.close()
 
@@ -265,7 +265,7 @@ def test_stale_merge_after_a_crash_is_resynchronised(tmp_path: Path) -> None:
         assert s.merged
         assert s.documents() == [G1]
         assert count(s) == 1
-        merge_is_exact(s.raw)
+        merge_is_exact(s._store)
     finally:
         s.close()
 
@@ -297,7 +297,7 @@ def test_dump_holds_the_documents_once_and_restore_rebuilds_the_merge(
     assert target.document_count() == 2  # the count's delta rides in the same write
     assert count_shared(target) == 1
     assert count(target) == 3
-    merge_is_exact(target.raw)
+    merge_is_exact(target._store)
     # restore adds: restoring again changes nothing
     target.restore(io.BytesIO(buf.getvalue()))
     assert count(target) == 3
@@ -318,7 +318,7 @@ def test_restore_of_a_dump_with_default_graph_quads_keeps_them(
     assert s.documents() == [G1, URIRef(LEGACY_DEFAULT_GRAPH)]
     assert s.document_count() == 2
     assert count(s) == 2
-    merge_is_exact(s.raw)
+    merge_is_exact(s._store)
 
 
 def test_backup_opens_merged(tmp_path: Path) -> None:
@@ -360,7 +360,7 @@ def test_updates_writing_the_default_graph_are_refused(store: OxigraphStore, upd
         store.update(update)
     assert count(store) == 2
     assert store.documents() == [G1]
-    merge_is_exact(store.raw)
+    merge_is_exact(store._store)
 
 
 def test_updates_on_named_graphs_are_followed_by_the_merge(store: OxigraphStore) -> None:
@@ -379,13 +379,13 @@ def test_updates_on_named_graphs_are_followed_by_the_merge(store: OxigraphStore)
     assert count(store, f'SELECT (COUNT(*) AS ?n) WHERE {{ ?s <{P}> "again" }}') == 1
     store.update(f"COPY <{G3}> TO <{G2}>")
     assert count(store, f'SELECT (COUNT(*) AS ?n) WHERE {{ ?s <{P}> "copy" }}') == 1
-    merge_is_exact(store.raw)
+    merge_is_exact(store._store)
     store.update("DROP ALL")
     assert count(store) == 0
-    assert store.merged and store.raw.contains_named_graph(ox.NamedNode(MERGED_MARKER))
+    assert store.merged and store._store.contains_named_graph(ox.NamedNode(MERGED_MARKER))
     store.add_document(G1, graph(SHARED))
     assert count(store) == 1
-    merge_is_exact(store.raw)
+    merge_is_exact(store._store)
 
 
 @pytest.mark.parametrize(
@@ -419,7 +419,7 @@ def test_updates_with_variable_graphs_and_moves_keep_the_merge(store: OxigraphSt
     pattern = f"GRAPH ?g {{ <{EX}paper> ?p ?o }}"
     store.update(f"DELETE {{ {pattern} }} WHERE {{ {pattern} }}")
     assert (count(store), count_shared(store)) == (2, 0)
-    merge_is_exact(store.raw)
+    merge_is_exact(store._store)
 
 
 def test_crash_inside_an_update_is_recovered_on_open(tmp_path: Path) -> None:
@@ -432,7 +432,7 @@ def test_crash_inside_an_update_is_recovered_on_open(tmp_path: Path) -> None:
     s.add_document(G2, graph(SHARED))
     update = f"DROP GRAPH <{G1}> ; DROP GRAPH <{G2}>"
     plan = UpdatePlan.of(update)
-    raw = s.raw._owner._store  # the pyoxigraph store itself: no bookkeeping
+    raw = s._store  # the pyoxigraph store itself: no bookkeeping
     raw.update(plan.before)
     raw.update(update)
     assert raw.contains_named_graph(ox.NamedNode(SCRATCH_GRAPH))
@@ -442,9 +442,9 @@ def test_crash_inside_an_update_is_recovered_on_open(tmp_path: Path) -> None:
     try:
         assert s.documents() == []
         assert count(s) == 0
-        assert not s.raw.contains_named_graph(ox.NamedNode(SCRATCH_GRAPH))
-        assert s.raw.contains_named_graph(ox.NamedNode(MERGED_MARKER))
-        merge_is_exact(s.raw)
+        assert not s._store.contains_named_graph(ox.NamedNode(SCRATCH_GRAPH))
+        assert s._store.contains_named_graph(ox.NamedNode(MERGED_MARKER))
+        merge_is_exact(s._store)
     finally:
         s.close()
 
@@ -453,27 +453,12 @@ def test_failed_update_leaves_the_merge_marked_complete(store: OxigraphStore) ->
     store.add_document(G1, graph(SHARED))
     with pytest.raises(QuerySyntaxError):
         store.update("INSERT DATA { GRAPH <urn:g> { <urn:a> <urn:b> } }")
-    assert store.raw.contains_named_graph(ox.NamedNode(MERGED_MARKER))
-    assert not store.raw.contains_named_graph(ox.NamedNode(STALE_MARKER))
+    assert store._store.contains_named_graph(ox.NamedNode(MERGED_MARKER))
+    assert not store._store.contains_named_graph(ox.NamedNode(STALE_MARKER))
     assert store.documents() == [G1]
 
 
-# --- other readers: raw handle, worker processes, in-memory mirror ------------------
-
-
-def test_raw_union_flag_reads_the_merge_and_raw_writes_keep_it(store: OxigraphStore) -> None:
-    store.add_document(G1, graph(SHARED, own(1)))
-    store.add_document(G2, graph(SHARED))
-    raw = store.raw
-    rows = list(raw.query(COUNT_ALL, use_default_graph_as_union=True))
-    assert int(rows[0][0].value) == 2
-    assert int(next(iter(store.native_query(COUNT_ALL)))[0].value) == 2
-    s, p = ox.NamedNode(EX + "paper"), ox.NamedNode(str(P))
-    raw.bulk_extend([ox.Quad(s, p, ox.Literal("shared"), ox.NamedNode(str(G3)))])
-    raw.extend([ox.Quad(s, p, ox.Literal("more"), ox.NamedNode(str(G3)))])
-    raw.remove_graph(ox.NamedNode(str(G1)))
-    assert count(store) == 2  # shared, more
-    merge_is_exact(raw)
+# --- other readers: worker processes, in-memory mirror ------------------
 
 
 def test_worker_processes_and_memory_mirror_count_once(tmp_path: Path) -> None:
@@ -493,7 +478,7 @@ def test_worker_processes_and_memory_mirror_count_once(tmp_path: Path) -> None:
     ro = open_store(tmp_path / "store", read_only=True)
     mirror = memory_mirror(ro)
     assert mirror is not None and count(mirror) == 3
-    merge_is_exact(mirror.raw)
+    merge_is_exact(mirror._store)
     ro.close()
     del ro
     # a pre-merge store served read-only: the mirror builds the merge in memory
@@ -576,7 +561,7 @@ def test_cli_rebuild_merge_repairs_raw_writes(tmp_path: Path, capsys) -> None:
     s = open_store(store_dir, read_only=True)
     try:
         assert count(s) == 3
-        merge_is_exact(s.raw)
+        merge_is_exact(s._store)
     finally:
         s.close()
 
@@ -606,6 +591,6 @@ def test_cli_rebuild_merge_of_a_bulk_loaded_store_builds_it_once(
     assert len(calls) == 1
     s = open_store(store_dir, read_only=True)
     try:
-        merge_is_exact(s.raw)
+        merge_is_exact(s._store)
     finally:
         s.close()
