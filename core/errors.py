@@ -167,6 +167,14 @@ class ValidationFailed(ReprokgError):
         }
 
 
+class ShapesError(ReprokgError):
+    """A shapes graph the SHACL engine cannot use: ill-formed, recursive, or SPARQL the
+    SHACL-SPARQL rules forbid (``MINUS``, ``VALUES``, ``SERVICE``, pre-bound sub-SELECTs)."""
+
+    exit_code = 2
+    http_status = 422
+
+
 class NotFound(ReprokgError):
     """What was asked for (a document, a query, a result) does not exist."""
 

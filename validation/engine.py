@@ -1,10 +1,10 @@
 """Validation of one document (or a batch) before anything touches the store.
 
-By default the shapes run compiled to SPARQL on pyoxigraph (:mod:`reprokg.validation.fast`,
-one named graph per document); kinds it does not compile, documents with ill-typed
-literals, and ``REPROKG_SHACL_ENGINE=pyshacl`` use pyshacl
-(:mod:`reprokg.validation.pyshacl_engine`). ``=compare`` runs both and raises
-``EngineMismatch`` when they disagree (the equivalence gate). Checks SHACL cannot express
+Every kind runs on the project's SHACL engine, the shapes compiled to SPARQL on pyoxigraph
+(:mod:`reprokg.validation.fast`, one named graph per document; it passes the W3C SHACL
+Core suite). pyshacl (:mod:`reprokg.validation.pyshacl_engine`) is the test oracle: it
+runs only when asked, ``REPROKG_SHACL_ENGINE=pyshacl`` (it alone) or ``=compare`` (both,
+raising ``EngineMismatch`` when they disagree: the equivalence gate). Checks SHACL cannot express
 (:mod:`reprokg.validation.checks`) and the loader's own findings join the same report.
 """
 
@@ -20,9 +20,8 @@ from reprokg.validation.shapes import materialise_types
 
 
 def engine() -> str:
-    """``fast`` (compiled SPARQL on pyoxigraph, reprokg.validation.fast) unless
-    ``REPROKG_SHACL_ENGINE=pyshacl``; the fast engine itself hands to pyshacl any kind
-    whose shapes it does not compile and any document with an ill-typed literal."""
+    """``fast`` (compiled SPARQL on pyoxigraph, reprokg.validation.fast), ``pyshacl`` or
+    ``compare`` (``REPROKG_SHACL_ENGINE``)."""
     return settings().shacl_engine
 
 
@@ -36,15 +35,13 @@ def shacl_key(results: Iterable[Result]) -> set[tuple]:
 
 
 def fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
-    """SHACL results per document from reprokg.validation.fast, or None for pyshacl."""
+    """SHACL results per document from reprokg.validation.fast, or None when
+    ``REPROKG_SHACL_ENGINE=pyshacl`` (pyshacl validates then)."""
     from reprokg.validation import fast as shacl_fast
-    from reprokg.validation.pyshacl_engine import shacl_results
 
-    if engine() == "pyshacl" or shacl_fast.compile_kind(kind) is None:
+    if engine() == "pyshacl":
         return None
     evaluated = shacl_fast.evaluate(kind, [d.graph for d in docs])
-    if evaluated is None:  # an ill-typed literal: pyshacl's sh:datatype sees it
-        return None
     out = []
     for found in evaluated:
         out.append(
@@ -62,6 +59,8 @@ def fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
             ]
         )
     if engine() == "compare":  # the equivalence gate: every document checked by both
+        from reprokg.validation.pyshacl_engine import shacl_results
+
         for d, results in zip(docs, out, strict=True):
             ref = shacl_key(shacl_results(materialise_types(d.graph), kind))
             got = shacl_key(results)

@@ -1,87 +1,67 @@
-"""SHACL shapes compiled to one SPARQL query per kind, evaluated by pyoxigraph.
+"""SHACL shapes compiled to SPARQL, evaluated by pyoxigraph: the one SHACL engine.
 
-pyshacl evaluates every constraint per focus node in Python (~21 run headers/s here).
-The shapes we use are simple enough to compile: each constraint becomes a SPARQL
-pattern that yields its failing (focus node, value) pairs, and all of a kind's
-patterns are one UNION query over a ``pyoxigraph.Store`` holding the batch, every
-document in its own named graph (``GRAPH ?g``), so results are per document exactly
-as if each were validated alone. A kind whose shapes use a feature this module does
-not compile is reported by ``compile_kind`` as ``None`` and validated by pyshacl;
-so is a document holding an ill-typed literal (pyshacl's ``sh:datatype`` rejects
-those; SPARQL cannot see them).
+Every SHACL Core constraint component, all targets (implicit class targets and the
+``rdfs:subClassOf`` closure included), every property path, and SHACL-SPARQL constraints
+become SPARQL patterns that yield the failing (focus node, value) pairs. A shape reached
+through ``sh:node``, ``sh:or``, ``sh:and``, ``sh:not``, ``sh:xone``,
+``sh:qualifiedValueShape`` or a nested ``sh:property`` becomes one boolean expression
+(``EXISTS`` / ``NOT EXISTS`` over its paths, counts as "n distinct values exist"), so
+nesting costs no extra query. Each constraint is one query over a ``pyoxigraph.Store``
+holding the batch, every document in its own named graph (``GRAPH ?g``), so results are
+per document exactly as if each were validated alone. The W3C SHACL test suite checks
+conformance (``tests/validation/test_w3c_shacl.py``); pyshacl is the test oracle only.
+
+Typed literals are loaded losslessly: pyoxigraph normalises what it stores
+(``"01"^^xsd:integer`` becomes ``"1"``, ``xsd:byte`` becomes ``xsd:integer``), which would
+change ``sh:datatype``, ``sh:in`` and reported values, so a literal it would change is
+stored under a marker datatype that keeps its datatype IRI (:func:`encode_literal`), and an
+ill-typed literal under another marker no ``sh:datatype`` accepts. Comparisons decode the
+marker (``STRDT``), so ``sh:minInclusive`` still compares values.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
 import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
-from rdflib.namespace import RDF, SH
+from rdflib.namespace import OWL, RDF, RDFS, SH, XSD
 
+from reprokg.core.errors import ShapesError
 from reprokg.core.lazy_graph import graph_triples
 from reprokg.core.namespaces import RK
 
-#: shape-graph predicates this compiler understands (anything else in sh: -> pyshacl)
-_SUPPORTED = {
-    SH[n]
-    for n in [
-        "targetClass",
-        "targetSubjectsOf",
-        "targetObjectsOf",
-        "target",
-        "property",
-        "path",
-        "datatype",
-        "nodeKind",
-        "class",
-        "minCount",
-        "maxCount",
-        "pattern",
-        "flags",
-        "in",
-        "hasValue",
-        "minInclusive",
-        "maxInclusive",
-        "minExclusive",
-        "maxExclusive",
-        "minLength",
-        "maxLength",
-        "or",
-        "not",
-        "and",
-        "node",
-        "lessThanOrEquals",
-        "sparql",
-        "select",
-        "prefixes",
-        "declare",
-        "prefix",
-        "namespace",
-        "severity",
-        "message",
-        "deactivated",
-        "name",
-        "description",
-        "order",
-        "group",
-        "inversePath",
-        "alternativePath",
-    ]
-}
 _COMPONENT = "http://www.w3.org/ns/shacl#"
+#: a typed literal pyoxigraph would normalise: datatype ``_LOSSLESS + <datatype IRI>``
+_LOSSLESS = "urn:reprokg:shacl:dt:"
+#: an ill-typed literal: datatype ``_ILL_TYPED + <datatype IRI>`` (no sh:datatype matches)
+_ILL_TYPED = "urn:reprokg:shacl:ill:"
+#: one triple in every named graph, so ``sh:targetNode`` (VALUES) binds ``?g``
+_GRAPH_MARK = "<urn:reprokg:shacl:graph>"
+#: the named graph ``$shapesGraph`` names (loaded only when a query uses it)
+SHAPES_GRAPH = "urn:reprokg:shacl:shapes"
+#: deepest nesting of property shapes under property shapes
+_MAX_DEPTH = 8
+#: the parent focus variables a nested property shape's results keep apart
+_PARENTS = " ".join(f"?_pf{d}" for d in range(1, _MAX_DEPTH + 2))
+#: most values an at-least / at-most count compiles to (n distinct values = n^2 filters)
+_MAX_COUNT = 24
 
 
-class Unsupported(Exception):
-    """A shape feature not compiled here; the kind is validated by pyshacl."""
+class Unsupported(ShapesError):
+    """A shapes graph this engine does not compile (recursive shapes, SPARQL in a nested
+    shape, SPARQL-based constraint components)."""
 
 
 @dataclass(frozen=True)
 class Branch:
-    """What one UNION branch reports: its shape, source path, severity, message, component."""
+    """What one compiled constraint reports: its shape, source path, severity, message,
+    component, and the shapes-graph terms a SHACL report graph names."""
 
     shape: str | None
     path: str | None
@@ -89,51 +69,196 @@ class Branch:
     message: str
     component: str
     has_value: bool
+    shape_node: object = None
+    path_node: object = None
+    constraint_node: object = None
+    #: the result path comes from the query's ``?path`` (sh:closed, SPARQL constraints)
+    dynamic_path: bool = False
+    #: the SPARQL path text of ``path_node`` (for text and JSON reports)
+    path_text: str | None = None
+
+
+def _canonical(lexical: str, datatype: str) -> bool:
+    """True when pyoxigraph stores ``lexical^^datatype`` unchanged (checked for the
+    datatypes it normalises; others, ours and user-defined, it keeps as written)."""
+    if datatype == _XSD_INTEGER:
+        return _INTEGER.fullmatch(lexical) is not None
+    if datatype == _XSD_DECIMAL:
+        return _DECIMAL.fullmatch(lexical) is not None
+    if datatype == _XSD_BOOLEAN:
+        return lexical in ("true", "false")
+    if datatype == _XSD_DATE:
+        return _DATE.fullmatch(lexical) is not None
+    if datatype == _XSD_GYEAR:
+        return _GYEAR.fullmatch(lexical) is not None
+    return not datatype.startswith(_XSD)
+
+
+_XSD = str(XSD)
+_XSD_INTEGER, _XSD_DECIMAL, _XSD_BOOLEAN = str(XSD.integer), str(XSD.decimal), str(XSD.boolean)
+_XSD_DATE, _XSD_GYEAR, _XSD_STRING = str(XSD.date), str(XSD.gYear), str(XSD.string)
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+_DECIMAL = re.compile(r"(0|-?[1-9][0-9]*)(\.[0-9]*[1-9])?|-0\.[0-9]*[1-9]")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_GYEAR = re.compile(r"[0-9]{4}")
+
+
+def encode_literal(term: Literal) -> ox.Literal:
+    """A literal as stored for validation (see the module docstring)."""
+    if term.language:
+        return ox.Literal(str(term), language=term.language)
+    dt = term.datatype
+    if dt is None or str(dt) == _XSD_STRING:
+        return ox.Literal(str(term))
+    d = str(dt)
+    if term.ill_typed:
+        return ox.Literal(str(term), datatype=ox.NamedNode(_ILL_TYPED + d))
+    if _canonical(str(term), d):
+        return ox.Literal(str(term), datatype=ox.NamedNode(d))
+    return ox.Literal(str(term), datatype=ox.NamedNode(_LOSSLESS + d))
+
+
+def decode_term(term: object) -> object:
+    """An rdflib term of a pyoxigraph term from a result (marker datatypes undone)."""
+    if isinstance(term, ox.NamedNode):
+        return URIRef(term.value)
+    if isinstance(term, ox.BlankNode):
+        return BNode(term.value)
+    assert isinstance(term, ox.Literal)
+    if term.language:
+        return Literal(term.value, lang=term.language)
+    d = term.datatype.value
+    for marker in (_LOSSLESS, _ILL_TYPED):
+        if d.startswith(marker):
+            d = d[len(marker) :]
+    if d == _XSD_STRING:
+        return Literal(term.value)
+    return Literal(term.value, datatype=URIRef(d), normalize=False)  # as written
 
 
 def _n3(term: object) -> str:
+    """A constant as the stored data holds it (lossless literals encoded the same way)."""
     if isinstance(term, URIRef):
         return f"<{term}>"
     if isinstance(term, Literal):
-        return term.n3()
-    raise Unsupported(f"term {term!r}")
+        return str(encode_literal(term))
+    raise ShapesError(f"a blank node or list where a constant is expected: {term!r}")
+
+
+def _value_n3(term: object) -> str:
+    """A constant compared by value (``sh:minInclusive``): its own datatype, not encoded."""
+    if isinstance(term, Literal) and not term.language and term.datatype is not None:
+        return f'"{_escape(str(term))}"^^<{term.datatype}>'
+    return _n3(term)
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _decoded(v: str) -> str:
+    """SPARQL for the value of ``v`` with a lossless marker datatype undone."""
+    return (
+        f'IF(isLiteral({v}) && STRSTARTS(STR(DATATYPE({v})), "{_LOSSLESS}"), '
+        f'STRDT(STR({v}), IRI(STRAFTER(STR(DATATYPE({v})), "{_LOSSLESS}"))), {v})'
+    )
+
+
+def _true(node: object) -> bool:
+    """A boolean parameter that is ``true`` (``"1"^^xsd:boolean`` is not: W3C uniqueLang-002)."""
+    return node is not None and str(node).strip() == "true"
+
+
+#: SPARQL the SHACL-SPARQL rules forbid in a constraint's query (SHACL 5.2.1)
+_FORBIDDEN = re.compile(r"\b(MINUS|SERVICE|VALUES)\b", re.IGNORECASE)
+_STRINGS = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+)
+_COMMENT = re.compile(r"#[^\n]*")
+_PRE_BOUND = ("this", "value", "currentShape", "shapesGraph", "PATH")
+
+
+def _check_sparql(text: str, where: str) -> None:
+    """Refuse what SHACL-SPARQL forbids with pre-bound variables (SHACL 5.2.1)."""
+    code = _COMMENT.sub(" ", _STRINGS.sub('""', text))
+    m = _FORBIDDEN.search(code)
+    if m:
+        raise ShapesError(f"{where}: {m.group(1).upper()} is not allowed in a SHACL-SPARQL query")
+    for name in _PRE_BOUND:
+        if re.search(r"(?i:\bAS)\s+[?$]" + name + r"\b", code):
+            raise ShapesError(f"{where}: a pre-bound variable (${name}) is assigned with AS")
+    # a sub-SELECT that does not project a pre-bound variable it uses hides it
+    inner = code[code.index("{") + 1 :] if "{" in code else ""
+    for sub in re.finditer(r"\bSELECT\b([^{]*)\{", inner, re.IGNORECASE):
+        head = sub.group(1)
+        if "*" in head:
+            raise ShapesError(f"{where}: SELECT * in a sub-query hides the pre-bound variables")
+        for name in _PRE_BOUND:
+            if f"${name}" in inner and f"${name}" not in head and f"?{name}" not in head:
+                raise ShapesError(f"{where}: a sub-query does not project ${name}")
 
 
 class _Compiler:
-    def __init__(self, shapes: Graph) -> None:
+    def __init__(self, shapes: Graph, closure: bool) -> None:
         self.g = shapes
+        #: ``rdf:type/rdfs:subClassOf*`` (the data may hold subclass triples) or plain ``a``
+        self.closure = closure
         self.branches: list[Branch] = []
-        self.patterns: list[str] = []
+        self.patterns: list[tuple[str, bool]] = []  # (pattern, wrapped in GRAPH ?g)
         self.prefixes: dict[str, str] = {}
         #: the ``sh:select`` bodies inlined (renamed): the only text not written here
         self.bodies: list[str] = []
-        for _s, p, _o in shapes:
-            if p.startswith(_COMPONENT) and p not in _SUPPORTED:
-                raise Unsupported(str(p))
+        self._n = itertools.count()
+        self._expanding: list[object] = []
+        self.uses_shapes_graph = False
+        #: per focus-node queries (SPARQL constraints that need real pre-binding)
+        self.per_focus: list[tuple[int, str, str]] = []  # (branch index, target, query)
 
     # ----------------------------------------------------------------- helpers
     def one(self, node: object, pred: URIRef) -> object:
         return self.g.value(node, pred)  # type: ignore[arg-type]
 
+    def all(self, node: object, pred: URIRef) -> list:
+        return list(self.g.objects(node, pred))  # type: ignore[arg-type]
+
     def items(self, node: object) -> list:
         return list(Collection(self.g, node))  # type: ignore[arg-type]
+
+    def fresh(self) -> str:
+        return f"?_v{next(self._n)}"
+
+    def is_a(self, v: str, cls: object) -> str:
+        if self.closure:
+            return f"{v} <{RDF.type}>/<{RDFS.subClassOf}>* {_n3(cls)} ."
+        return f"{v} a {_n3(cls)} ."
 
     def path(self, node: object) -> str:
         if isinstance(node, URIRef):
             return f"<{node}>"
+        for pred, op in (
+            (SH.zeroOrMorePath, "*"),
+            (SH.oneOrMorePath, "+"),
+            (SH.zeroOrOnePath, "?"),
+        ):
+            inner = self.one(node, pred)
+            if inner is not None:
+                return f"({self.path(inner)}){op}"
+        if self.one(node, RDF.first) is not None:  # a list first (SHACL 2.3.1)
+            return "(" + "/".join(self.path(x) for x in self.items(node)) + ")"
         inv = self.one(node, SH.inversePath)
         if inv is not None:
             return f"^({self.path(inv)})"
         alt = self.one(node, SH.alternativePath)
         if alt is not None:
             return "(" + "|".join(self.path(x) for x in self.items(alt)) + ")"
-        if self.one(node, RDF.first) is not None:
-            return "(" + "/".join(self.path(x) for x in self.items(node)) + ")"
-        raise Unsupported(f"path {node!r}")
+        raise ShapesError(f"not a SHACL property path: {node!r}")
 
     def severity(self, shape: object) -> str:
         sev = self.one(shape, SH.severity)
-        return str(sev).rsplit("#", 1)[-1] if sev is not None else "Violation"
+        if sev is None:
+            return "Violation"
+        name = str(sev).removeprefix(_COMPONENT)
+        return name if name in ("Violation", "Warning", "Info") else str(sev)
 
     def source_path(self, shape: object, path: object) -> str | None:
         sp = self.one(shape, RK.sourcePath)
@@ -143,19 +268,33 @@ class _Compiler:
             return str(path).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
         return None
 
-    def declare(self, prefixes_node: object) -> None:
-        for decl in self.g.objects(prefixes_node, SH.declare):  # type: ignore[arg-type]
-            self.prefixes[str(self.one(decl, SH.prefix))] = str(self.one(decl, SH.namespace))
+    def declare(self, prefixes_node: object, seen: frozenset = frozenset()) -> None:
+        if prefixes_node in seen:
+            return
+        for imported in self.all(prefixes_node, OWL.imports):
+            self.declare(imported, seen | {prefixes_node})
+        for decl in self.all(prefixes_node, SH.declare):
+            name, ns = str(self.one(decl, SH.prefix)), str(self.one(decl, SH.namespace))
+            if self.prefixes.setdefault(name, ns) != ns:
+                raise Unsupported(f"prefix {name}: declared as two namespaces")
 
-    def sparql_body(self, node: object) -> str:
-        """The WHERE body of a ``sh:select``, ``$this`` as ``?this``, other variables renamed.
+    def sparql_text(self, node: object) -> str:
+        for pn in self.all(node, SH.prefixes):
+            self.declare(pn)
+        text = self.one(node, SH.select)
+        if text is None:
+            raise Unsupported("a SPARQL constraint without sh:select")
+        _check_sparql(str(text), f"SPARQL of {node}")
+        return str(text)
+
+    def sparql_body(self, node: object, var: str = "?this") -> str:
+        """The WHERE body of a ``sh:select`` (a SPARQL target), ``$this`` as ``var``,
+        other variables renamed apart.
 
         Inlined rather than a sub-SELECT: pyoxigraph 0.5 does not evaluate a sub-SELECT
         inside ``GRAPH ?g`` against that graph (measured: it lost every solution).
         """
-        for pn in self.g.objects(node, SH.prefixes):  # type: ignore[arg-type]
-            self.declare(pn)
-        text = str(self.one(node, SH.select)).replace("$this", "?this")
+        text = self.sparql_text(node).replace("$this", "?this")
         start, end = text.index("{"), text.rindex("}")
         upper = text.upper()
         if any(w in upper for w in ("GROUP BY", "LIMIT", "OFFSET", "ORDER BY", "FROM")):
@@ -166,206 +305,528 @@ class _Compiler:
 
         def rename(m: re.Match[str]) -> str:
             name = m.group(1)
-            return m.group(0) if name in ("this", "value") else f"?{name}_{n}"
+            if name == "this":
+                return var
+            return m.group(0) if name == "value" else f"?{name}_{n}"
 
         body = re.sub(r"\?(\w+)", rename, text[start + 1 : end])
         self.bodies.append(body)
         return body
 
     # ----------------------------------------------------------------- targets
-    def targets(self, shape: object) -> str | None:
-        alts = []
-        for c in self.g.objects(shape, SH.targetClass):  # type: ignore[arg-type]
-            alts.append(f"?this a {_n3(c)} .")
-        for p in self.g.objects(shape, SH.targetSubjectsOf):  # type: ignore[arg-type]
-            alts.append(f"?this {_n3(p)} [] .")
-        for p in self.g.objects(shape, SH.targetObjectsOf):  # type: ignore[arg-type]
-            alts.append(f"[] {_n3(p)} ?this .")
-        for t in self.g.objects(shape, SH.target):  # type: ignore[arg-type]
+    def targets(self, shape: object) -> Callable[[str], str] | None:
+        """A function of a variable to the pattern binding it to the shape's focus nodes."""
+        alts: list[Callable[[str], str]] = []
+        classes = self.all(shape, SH.targetClass)
+        if isinstance(shape, URIRef) and (
+            (shape, RDF.type, RDFS.Class) in self.g or (shape, RDF.type, OWL.Class) in self.g
+        ):
+            classes.append(shape)  # implicit class target (SHACL 2.1.3.3)
+        for c in classes:
+            alts.append(lambda v, c=c: self.is_a(v, c))
+        nodes = self.all(shape, SH.targetNode)
+        if nodes:
+            values = " ".join(_n3(n) for n in nodes)
+            alts.append(
+                lambda v: f"{_GRAPH_MARK} {_GRAPH_MARK} {_GRAPH_MARK} . VALUES {v} {{ {values} }}"
+            )
+        for p in self.all(shape, SH.targetSubjectsOf):
+            alts.append(lambda v, p=p: f"{v} {_n3(p)} [] .")
+        for p in self.all(shape, SH.targetObjectsOf):
+            alts.append(lambda v, p=p: f"[] {_n3(p)} {v} .")
+        for t in self.all(shape, SH.target):
             if (t, RDF.type, SH.SPARQLTarget) not in self.g:
-                raise Unsupported("custom target")
-            alts.append(self.sparql_body(t))
+                raise Unsupported("a custom target (SHACL-AF)")
+            alts.append(lambda v, t=t: "{ " + self.sparql_body(t, v) + " }")
         if not alts:
             return None
-        return "{ " + " UNION ".join("{ " + a + " }" for a in alts) + " }"
+        if len(alts) == 1:
+            return alts[0]
+        return lambda v: "{ " + " UNION ".join("{ " + a(v) + " }" for a in alts) + " }"
 
     # ----------------------------------------------------------------- value expressions
     def value_exprs(self, shape: object, v: str) -> list[tuple[str, str]]:
         """(component, expression true when value ``v`` conforms) for per-value constraints."""
         out: list[tuple[str, str]] = []
-        g = self.g
-        for dt in g.objects(shape, SH.datatype):  # type: ignore[arg-type]
-            if str(dt) == "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString":
+        for dt in self.all(shape, SH.datatype):
+            if str(dt) == str(RDF.langString):
                 e = f"(isLiteral({v}) && lang({v}) != '')"
+            elif str(dt) == _XSD_STRING:
+                e = f"(isLiteral({v}) && datatype({v}) = <{_XSD_STRING}>)"
             else:
-                e = f"(isLiteral({v}) && lang({v}) = '' && datatype({v}) = {_n3(dt)})"
+                e = (
+                    f"(isLiteral({v}) && (datatype({v}) = <{dt}> "
+                    f"|| datatype({v}) = <{_LOSSLESS}{dt}>))"
+                )
             out.append(("DatatypeConstraintComponent", e))
-        for nk in g.objects(shape, SH.nodeKind):  # type: ignore[arg-type]
-            name = str(nk).rsplit("#", 1)[-1]
-            e = {
+        for nk in self.all(shape, SH.nodeKind):
+            name = str(nk).removeprefix(_COMPONENT)
+            kinds = {
                 "IRI": f"isIRI({v})",
                 "Literal": f"isLiteral({v})",
                 "BlankNode": f"isBlank({v})",
                 "BlankNodeOrIRI": f"(isBlank({v}) || isIRI({v}))",
                 "BlankNodeOrLiteral": f"(isBlank({v}) || isLiteral({v}))",
                 "IRIOrLiteral": f"(isIRI({v}) || isLiteral({v}))",
-            }[name]
-            out.append(("NodeKindConstraintComponent", e))
-        for c in g.objects(shape, SH["class"]):  # type: ignore[arg-type]
-            out.append(("ClassConstraintComponent", f"EXISTS {{ {v} a {_n3(c)} }}"))
-        for pat in g.objects(shape, SH.pattern):  # type: ignore[arg-type]
-            flags = self.one(shape, SH.flags)
-            fl = f", {Literal(str(flags)).n3()}" if flags is not None else ""
-            lit = Literal(str(pat)).n3()
-            out.append(
-                ("PatternConstraintComponent", f"(!isBlank({v}) && REGEX(STR({v}), {lit}{fl}))")
-            )
-        for lst in g.objects(shape, SH["in"]):  # type: ignore[arg-type]
+            }
+            if name not in kinds:
+                raise ShapesError(f"sh:nodeKind {nk} is not a SHACL node kind")
+            out.append(("NodeKindConstraintComponent", kinds[name]))
+        for c in self.all(shape, SH["class"]):
+            out.append(("ClassConstraintComponent", f"EXISTS {{ {self.is_a(v, c)} }}"))
+        flags = self.one(shape, SH.flags)
+        for pat in self.all(shape, SH.pattern):
+            fl = f', "{_escape(str(flags))}"' if flags is not None else ""
+            e = f'(!isBlank({v}) && REGEX(STR({v}), "{_escape(str(pat))}"{fl}))'
+            out.append(("PatternConstraintComponent", e))
+        for lst in self.all(shape, SH["in"]):
             alts = " || ".join(f"sameTerm({v}, {_n3(x)})" for x in self.items(lst)) or "false"
             out.append(("InConstraintComponent", f"({alts})"))
+        for lst in self.all(shape, SH.languageIn):
+            tags = [str(x) for x in self.items(lst)]
+            alts = " || ".join(f'langMatches(lang({v}), "{_escape(t)}")' for t in tags)
+            out.append(
+                ("LanguageInConstraintComponent", f"(isLiteral({v}) && ({alts or 'false'}))")
+            )
         for pred, op, comp in (
             (SH.minInclusive, ">=", "MinInclusive"),
             (SH.maxInclusive, "<=", "MaxInclusive"),
             (SH.minExclusive, ">", "MinExclusive"),
             (SH.maxExclusive, "<", "MaxExclusive"),
         ):
-            for lim in g.objects(shape, pred):  # type: ignore[arg-type]
-                out.append((f"{comp}ConstraintComponent", f"({v} {op} {_n3(lim)})"))
+            for lim in self.all(shape, pred):
+                e = f"(isLiteral({v}) && {_decoded(v)} {op} {_value_n3(lim)})"
+                out.append((f"{comp}ConstraintComponent", e))
         for pred, op, comp in (
             (SH.minLength, ">=", "MinLength"),
             (SH.maxLength, "<=", "MaxLength"),
         ):
-            for lim in g.objects(shape, pred):  # type: ignore[arg-type]
+            for lim in self.all(shape, pred):
                 e = f"(!isBlank({v}) && STRLEN(STR({v})) {op} {int(lim)})"
                 out.append((f"{comp}ConstraintComponent", e))
-        for lst in g.objects(shape, SH["or"]):  # type: ignore[arg-type]
+        for lst in self.all(shape, SH["or"]):
             alts = [self.conforms(x, v) for x in self.items(lst)]
-            out.append(("OrConstraintComponent", "(" + " || ".join(alts) + ")"))
-        for lst in g.objects(shape, SH["and"]):  # type: ignore[arg-type]
+            out.append(("OrConstraintComponent", "(" + (" || ".join(alts) or "false") + ")"))
+        for lst in self.all(shape, SH["and"]):
             alts = [self.conforms(x, v) for x in self.items(lst)]
-            out.append(("AndConstraintComponent", "(" + " && ".join(alts) + ")"))
-        for x in g.objects(shape, SH["not"]):  # type: ignore[arg-type]
+            out.append(("AndConstraintComponent", "(" + (" && ".join(alts) or "true") + ")"))
+        for lst in self.all(shape, SH.xone):
+            alts = [f"IF({self.conforms(x, v)}, 1, 0)" for x in self.items(lst)]
+            out.append(("XoneConstraintComponent", "((" + (" + ".join(alts) or "0") + ") = 1)"))
+        for x in self.all(shape, SH["not"]):
             out.append(("NotConstraintComponent", f"(!{self.conforms(x, v)})"))
-        for x in g.objects(shape, SH.node):  # type: ignore[arg-type]
+        for x in self.all(shape, SH.node):
             out.append(("NodeConstraintComponent", self.conforms(x, v)))
         return out
 
+    def at_least(self, v: str, p: str, n: int, cond: Callable[[str], str] | None = None) -> str:
+        """True when ``v`` has at least ``n`` distinct values over path ``p`` (meeting ``cond``)."""
+        if n <= 0:
+            return "true"
+        if n > _MAX_COUNT:
+            raise Unsupported(f"a count of {n} in a nested shape")
+        xs = [self.fresh() for _ in range(n)]
+        pats = " ".join(f"{v} {p} {x} ." for x in xs)
+        tests = [f"!sameTerm({a}, {b})" for i, a in enumerate(xs) for b in xs[i + 1 :]]
+        if cond is not None:
+            tests += [cond(x) for x in xs]
+        where = f" FILTER({' && '.join(tests)})" if tests else ""
+        return f"EXISTS {{ {pats}{where} }}"
+
+    def qualified_cond(self, shape: object, q: object) -> Callable[[str], str]:
+        """Values that count for ``sh:qualifiedValueShape`` ``q`` (disjoint siblings excluded)."""
+        siblings: list[object] = []
+        if _true(self.one(shape, SH.qualifiedValueShapesDisjoint)):
+            for parent in self.g.subjects(SH.property, shape):
+                for ps in self.all(parent, SH.property):
+                    for sib in self.all(ps, SH.qualifiedValueShape):
+                        if sib != q and sib not in siblings:
+                            siblings.append(sib)
+
+        def cond(x: str) -> str:
+            parts = [self.conforms(q, x)] + [f"!{self.conforms(s, x)}" for s in siblings]
+            return "(" + " && ".join(parts) + ")"
+
+        return cond
+
     def conforms(self, shape: object, v: str) -> str:
-        """An expression true when ``v`` conforms to a nested shape of value constraints."""
-        for p in self.g.predicates(shape):  # type: ignore[arg-type]
-            if p in (SH.property, SH.path, SH.hasValue, SH.sparql, SH.minCount, SH.maxCount):
-                if p == SH.hasValue and self.one(shape, SH.path) is None:
-                    continue
-                raise Unsupported(f"nested {p}")
-            if p in (SH.targetClass, SH.target, SH.targetSubjectsOf, SH.targetObjectsOf):
-                continue
-        exprs = [f"COALESCE({e}, false)" for _c, e in self.value_exprs(shape, v)]
-        for hv in self.g.objects(shape, SH.hasValue):  # type: ignore[arg-type]
-            exprs.append(f"sameTerm({v}, {_n3(hv)})")
-        return "(" + (" && ".join(exprs) or "true") + ")"
+        """An expression true when ``v`` conforms to ``shape`` (every constraint, its
+        property shapes included; targets ignored, as for any shape reached by value)."""
+        if _true(self.one(shape, SH.deactivated)):
+            return "true"
+        if shape in self._expanding:
+            raise Unsupported(f"recursive shape {shape} (SHACL leaves recursion undefined)")
+        if self.all(shape, SH.sparql):
+            raise Unsupported("a SHACL-SPARQL constraint in a shape reached by value")
+        self._expanding.append(shape)
+        try:
+            path_node = self.one(shape, SH.path)
+            parts: list[str] = []
+            if path_node is None:
+                parts += [f"COALESCE({e}, false)" for _c, e in self.value_exprs(shape, v)]
+                parts += [f"sameTerm({v}, {_n3(hv)})" for hv in self.all(shape, SH.hasValue)]
+                if _true(self.one(shape, SH.closed)):
+                    p, o = self.fresh(), self.fresh()
+                    allowed = ", ".join(self.closed_allowed(shape))
+                    parts.append(f"NOT EXISTS {{ {v} {p} {o} . FILTER({p} NOT IN ({allowed})) }}")
+                for other in self.all(shape, SH.equals):
+                    o = self.fresh()
+                    parts.append(
+                        f"(EXISTS {{ {v} {_n3(other)} {v} }} && "
+                        f"NOT EXISTS {{ {v} {_n3(other)} {o} FILTER(!sameTerm({o}, {v})) }})"
+                    )
+                for other in self.all(shape, SH.disjoint):
+                    parts.append(f"NOT EXISTS {{ {v} {_n3(other)} {v} }}")
+                for ps in self.all(shape, SH.property):
+                    parts.append(self.conforms(ps, v))
+            else:
+                p = self.path(path_node)
+                x = self.fresh()
+                vals = [f"COALESCE({e}, false)" for _c, e in self.value_exprs(shape, x)]
+                vals += [self.conforms(ps, x) for ps in self.all(shape, SH.property)]
+                if vals:
+                    parts.append(f"NOT EXISTS {{ {v} {p} {x} . FILTER(!({' && '.join(vals)})) }}")
+                for lim in self.all(shape, SH.minCount):
+                    parts.append(self.at_least(v, p, int(lim)))
+                for lim in self.all(shape, SH.maxCount):
+                    parts.append(f"!{self.at_least(v, p, int(lim) + 1)}")
+                for hv in self.all(shape, SH.hasValue):
+                    parts.append(f"EXISTS {{ {v} {p} {_n3(hv)} }}")
+                for other in self.all(shape, SH.equals):
+                    a = self.fresh()
+                    o = _n3(other)
+                    parts.append(
+                        f"NOT EXISTS {{ {{ {v} {p} {a} FILTER NOT EXISTS {{ {v} {o} {a} }} }} "
+                        f"UNION {{ {v} {o} {a} FILTER NOT EXISTS {{ {v} {p} {a} }} }} }}"
+                    )
+                for other in self.all(shape, SH.disjoint):
+                    a = self.fresh()
+                    parts.append(f"NOT EXISTS {{ {v} {p} {a} . {v} {_n3(other)} {a} }}")
+                for pred, op in ((SH.lessThan, "<"), (SH.lessThanOrEquals, "<=")):
+                    for other in self.all(shape, pred):
+                        a, b = self.fresh(), self.fresh()
+                        parts.append(
+                            f"NOT EXISTS {{ {v} {p} {a} . {v} {_n3(other)} {b} . "
+                            f"FILTER(!COALESCE({_decoded(a)} {op} {_decoded(b)}, false)) }}"
+                        )
+                if _true(self.one(shape, SH.uniqueLang)):
+                    a, b = self.fresh(), self.fresh()
+                    parts.append(
+                        f"NOT EXISTS {{ {v} {p} {a} . {v} {p} {b} . FILTER(!sameTerm({a}, {b}) "
+                        f"&& lang({a}) != '' && LCASE(lang({a})) = LCASE(lang({b}))) }}"
+                    )
+                for q in self.all(shape, SH.qualifiedValueShape):
+                    cond = self.qualified_cond(shape, q)
+                    for lim in self.all(shape, SH.qualifiedMinCount):
+                        parts.append(self.at_least(v, p, int(lim), cond))
+                    for lim in self.all(shape, SH.qualifiedMaxCount):
+                        parts.append(f"!{self.at_least(v, p, int(lim) + 1, cond)}")
+            return "(" + (" && ".join(parts) or "true") + ")"
+        finally:
+            self._expanding.pop()
+
+    def closed_allowed(self, shape: object) -> list[str]:
+        allowed = {
+            _n3(self.one(ps, SH.path))
+            for ps in self.all(shape, SH.property)
+            if isinstance(self.one(ps, SH.path), URIRef)
+        }
+        for lst in self.all(shape, SH.ignoredProperties):
+            allowed |= {_n3(x) for x in self.items(lst)}
+        return sorted(allowed)
 
     # ----------------------------------------------------------------- shapes
-    def add(self, info: Branch, pattern: str) -> None:
-        i = len(self.branches)
+    def add(self, info: Branch, pattern: str, wrapped: bool = True) -> int:
         self.branches.append(info)
-        self.patterns.append(f"{{ {pattern} BIND({i} AS ?cid) }}")
+        self.patterns.append((pattern, wrapped))
+        return len(self.branches) - 1
 
-    def shape(self, shape: object, tgt: str) -> None:
-        deact = self.one(shape, SH.deactivated)
-        if deact is not None and bool(deact.toPython()):  # type: ignore[union-attr]
+    def shape(self, shape: object, tgt: Callable[[str], str]) -> None:
+        """Compile ``shape``'s constraints on the focus nodes ``tgt`` binds."""
+        if _true(self.one(shape, SH.deactivated)):
             return
+        if shape in self._expanding:
+            raise Unsupported(f"recursive shape {shape} (SHACL leaves recursion undefined)")
+        self._expanding.append(shape)
+        try:
+            self._shape(shape, tgt)
+        finally:
+            self._expanding.pop()
+
+    def _shape(self, shape: object, tgt: Callable[[str], str]) -> None:
         path_node = self.one(shape, SH.path)
         sev = self.severity(shape)
         msg = self.one(shape, SH.message)
         sp = self.source_path(shape, path_node)
         name = str(shape) if isinstance(shape, URIRef) else None
+        path_text = self.path(path_node) if path_node is not None else None
 
-        def info(component: str, has_value: bool) -> Branch:
+        def info(component: str, has_value: bool, **extra: object) -> Branch:
             text = str(msg) if msg is not None else f"{component} not met"
-            return Branch(name, sp, sev, text, _COMPONENT + component, has_value)
+            return Branch(
+                name,
+                sp,
+                sev,
+                text,
+                _COMPONENT + component,
+                has_value,
+                shape_node=shape,
+                path_node=path_node,
+                path_text=path_text,
+                **extra,  # type: ignore[arg-type]
+            )
 
+        t = tgt("?this")
         if path_node is None:  # node shape: the focus node is the value node
             for comp, e in self.value_exprs(shape, "?this"):
                 self.add(
-                    info(comp, True),
-                    f"{tgt} BIND(?this AS ?value) FILTER(!COALESCE({e}, false))",
+                    info(comp, True), f"{t} BIND(?this AS ?value) FILTER(!COALESCE({e}, false))"
                 )
-            for hv in self.g.objects(shape, SH.hasValue):  # type: ignore[arg-type]
+            for hv in self.all(shape, SH.hasValue):
                 self.add(
-                    info("HasValueConstraintComponent", True),
-                    f"{tgt} BIND(?this AS ?value) FILTER(!sameTerm(?this, {_n3(hv)}))",
+                    info("HasValueConstraintComponent", False),
+                    f"{t} FILTER(!sameTerm(?this, {_n3(hv)}))",
                 )
-            for ps in self.g.objects(shape, SH.property):  # type: ignore[arg-type]
+            if _true(self.one(shape, SH.closed)):
+                allowed = ", ".join(self.closed_allowed(shape))
+                self.add(
+                    info("ClosedConstraintComponent", True, dynamic_path=True),
+                    f"{t} ?this ?path ?value . FILTER(?path NOT IN ({allowed}))",
+                )
+            for other in self.all(shape, SH.equals):
+                o = _n3(other)
+                self.add(
+                    info("EqualsConstraintComponent", True),
+                    f"{{ {t} ?this {o} ?value . FILTER(!sameTerm(?value, ?this)) }} UNION "
+                    f"{{ {t} FILTER NOT EXISTS {{ ?this {o} ?this }} BIND(?this AS ?value) }}",
+                )
+            for other in self.all(shape, SH.disjoint):
+                self.add(
+                    info("DisjointConstraintComponent", True),
+                    f"{t} ?this {_n3(other)} ?this . BIND(?this AS ?value)",
+                )
+            for ps in self.all(shape, SH.property):
                 self.shape(ps, tgt)
-            for sc in self.g.objects(shape, SH.sparql):  # type: ignore[arg-type]
-                d = self.one(sc, SH.deactivated)
-                if d is not None and bool(d.toPython()):  # type: ignore[union-attr]
-                    continue
-                body = self.sparql_body(sc)
-                if "?value" not in body:
-                    raise Unsupported("sh:sparql without ?value")  # value = focus? keep pyshacl
-                m = self.one(sc, SH.message) or msg
-                self.add(
-                    Branch(
-                        name,
-                        sp,
-                        sev,
-                        str(m) if m is not None else "SPARQL constraint not met",
-                        _COMPONENT + "SPARQLConstraintComponent",
-                        True,
-                    ),
-                    f"{tgt} {{ {body} }}",
-                )
+            for sc in self.all(shape, SH.sparql):
+                self.sparql_constraint(shape, sc, tgt, None, info)
             return
-        if self.one(shape, SH.sparql) is not None or self.one(shape, SH.property) is not None:
-            raise Unsupported("sparql/property under a property shape")
-        p = self.path(path_node)
+        p = path_text
         for comp, e in self.value_exprs(shape, "?value"):
-            self.add(info(comp, True), f"{tgt} ?this {p} ?value . FILTER(!COALESCE({e}, false))")
+            self.add(info(comp, True), f"{t} ?this {p} ?value . FILTER(!COALESCE({e}, false))")
         # minCount 1 / maxCount 1 (most of them) without aggregation: "no value" and
         # "two distinct values" say the same as COUNT(DISTINCT ?v) < 1 / > 1, and took
         # half the time of the GROUP BY form on pyoxigraph (measured on 256 run headers)
-        for lim in self.g.objects(shape, SH.minCount):  # type: ignore[arg-type]
+        for lim in self.all(shape, SH.minCount):
             if int(lim) == 1:
-                pattern = f"{tgt} FILTER NOT EXISTS {{ ?this {p} ?v }}"
+                self.add(
+                    info("MinCountConstraintComponent", False),
+                    f"{t} FILTER NOT EXISTS {{ ?this {p} ?v }}",
+                )
+            elif int(lim) > 1:
+                self.add(
+                    info("MinCountConstraintComponent", False),
+                    self.count(t, p, "<", int(lim)),
+                    False,
+                )
+        for lim in self.all(shape, SH.maxCount):
+            if int(lim) == 0:
+                self.add(
+                    info("MaxCountConstraintComponent", False),
+                    f"{t} FILTER EXISTS {{ ?this {p} ?v }}",
+                )
+            elif int(lim) == 1:
+                self.add(
+                    info("MaxCountConstraintComponent", False),
+                    f"{t} ?this {p} ?mc_a . ?this {p} ?mc_b . FILTER(!sameTerm(?mc_a, ?mc_b))",
+                )
             else:
-                pattern = (
-                    f"{{ SELECT ?g ?this (COUNT(DISTINCT ?v) AS ?n) WHERE {{ GRAPH ?g {{ {tgt} }} "
-                    f"OPTIONAL {{ GRAPH ?g {{ ?this {p} ?v }} }} }} GROUP BY ?g ?this }} "
-                    f"FILTER(?n < {int(lim)})"
+                self.add(
+                    info("MaxCountConstraintComponent", False),
+                    self.count(t, p, ">", int(lim)),
+                    False,
                 )
-            self.add(info("MinCountConstraintComponent", False), pattern)
-        for lim in self.g.objects(shape, SH.maxCount):  # type: ignore[arg-type]
-            if int(lim) == 1:
-                pattern = (
-                    f"{tgt} ?this {p} ?mc_a . ?this {p} ?mc_b . FILTER(!sameTerm(?mc_a, ?mc_b))"
-                )
-            else:
-                pattern = (
-                    f"{{ SELECT ?g ?this (COUNT(DISTINCT ?v) AS ?n) WHERE {{ GRAPH ?g {{ {tgt} "
-                    f"?this {p} ?v }} }} GROUP BY ?g ?this }} FILTER(?n > {int(lim)})"
-                )
-            self.add(info("MaxCountConstraintComponent", False), pattern)
-        for hv in self.g.objects(shape, SH.hasValue):  # type: ignore[arg-type]
+        for hv in self.all(shape, SH.hasValue):
             self.add(
                 info("HasValueConstraintComponent", False),
-                f"{tgt} FILTER NOT EXISTS {{ ?this {p} {_n3(hv)} }}",
+                f"{t} FILTER NOT EXISTS {{ ?this {p} {_n3(hv)} }}",
             )
-        for other in self.g.objects(shape, SH.lessThanOrEquals):  # type: ignore[arg-type]
+        for other in self.all(shape, SH.equals):
+            o = _n3(other)
             self.add(
-                info("LessThanOrEqualsConstraintComponent", True),
-                f"{tgt} ?this {p} ?value . ?this {_n3(other)} ?o . "
-                "FILTER(!COALESCE(?value <= ?o, false))",
+                info("EqualsConstraintComponent", True),
+                f"{t} {{ ?this {p} ?value FILTER NOT EXISTS {{ ?this {o} ?value }} }} UNION "
+                f"{{ ?this {o} ?value FILTER NOT EXISTS {{ ?this {p} ?value }} }}",
             )
+        for other in self.all(shape, SH.disjoint):
+            self.add(
+                info("DisjointConstraintComponent", True),
+                f"{t} ?this {p} ?value . ?this {_n3(other)} ?value .",
+            )
+        for pred, op, comp in (
+            (SH.lessThan, "<", "LessThan"),
+            (SH.lessThanOrEquals, "<=", "LessThanOrEquals"),
+        ):
+            for other in self.all(shape, pred):
+                self.add(
+                    info(f"{comp}ConstraintComponent", True),
+                    f"{t} ?this {p} ?value . ?this {_n3(other)} ?k . "
+                    f"FILTER(!COALESCE({_decoded('?value')} {op} {_decoded('?k')}, false))",
+                )
+        if _true(self.one(shape, SH.uniqueLang)):
+            # one result per language used twice (``?k``: the language)
+            self.add(
+                info("UniqueLangConstraintComponent", False),
+                f"{t} ?this {p} ?_a . ?this {p} ?_b . FILTER(!sameTerm(?_a, ?_b) && "
+                "lang(?_a) != '' && LCASE(lang(?_a)) = LCASE(lang(?_b))) "
+                "BIND(LCASE(lang(?_a)) AS ?k)",
+            )
+        for q in self.all(shape, SH.qualifiedValueShape):
+            cond = self.qualified_cond(shape, q)
+            for lim in self.all(shape, SH.qualifiedMinCount):
+                self.add(
+                    info("QualifiedMinCountConstraintComponent", False),
+                    self.count(t, p, "<", int(lim), cond),
+                    False,
+                )
+            for lim in self.all(shape, SH.qualifiedMaxCount):
+                self.add(
+                    info("QualifiedMaxCountConstraintComponent", False),
+                    self.count(t, p, ">", int(lim), cond),
+                    False,
+                )
+        for sc in self.all(shape, SH.sparql):
+            self.sparql_constraint(shape, sc, tgt, p, info)
+        # a nested property shape applies to each value node, once per parent focus node
+        # (``?_pf<depth>`` keeps those validations apart: W3C property-001)
+        depth = len(self._expanding)
+        if depth > _MAX_DEPTH:
+            raise Unsupported("property shapes nested deeper than {_MAX_DEPTH}")
+        for ps in self.all(shape, SH.property):
+
+            def child(w: str, p: str = p, f: str = f"?_pf{depth}") -> str:
+                return f"{tgt(f)} {f} {p} {w} ."
+
+            self.shape(ps, child)
+
+    def count(
+        self, t: str, p: str, op: str, n: int, cond: Callable[[str], str] | None = None
+    ) -> str:
+        """Focus nodes whose number of distinct values (meeting ``cond``) is ``op n``."""
+        where = f" FILTER({cond('?v')})" if cond is not None else ""
+        values = f"?this {p} ?v .{where}"
+        if op == "<":
+            inner = f"GRAPH ?g {{ {t} }} OPTIONAL {{ GRAPH ?g {{ {values} }} }}"
+        else:
+            inner = f"GRAPH ?g {{ {t} {values} }}"
+        return (
+            f"{{ SELECT ?g ?this {_PARENTS} (COUNT(DISTINCT ?v) AS ?n) WHERE {{ {inner} }} "
+            f"GROUP BY ?g ?this {_PARENTS} }} FILTER(?n {op} {n})"
+        )
+
+    def sparql_constraint(
+        self,
+        shape: object,
+        sc: object,
+        tgt: Callable[[str], str],
+        path: str | None,
+        info: Callable[..., Branch],
+    ) -> None:
+        """A ``sh:sparql`` constraint: its query joined with the focus nodes on ``?this``
+        (each document's own graph), or run per focus node when its text needs ``$this``
+        bound before evaluation (SHACL 5.2.1 pre-binding)."""
+        if _true(self.one(sc, SH.deactivated)):
+            return
+        text = _BOUND.sub("(true)", self.sparql_text(sc))
+        if path is not None:
+            text = text.replace("$PATH", path)
+        if "$currentShape" in text:
+            if not isinstance(shape, URIRef):
+                raise Unsupported("$currentShape of a blank-node shape")
+            text = text.replace("$currentShape", f"<{shape}>")
+        if "$shapesGraph" in text:
+            self.uses_shapes_graph = True
+            text = text.replace("$shapesGraph", f"<{SHAPES_GRAPH}>")
+        if "$" in _STRINGS.sub('""', text).replace("$this", "").replace("$value", ""):
+            raise Unsupported("a pre-bound variable other than $this, $value, $PATH")
+        text = text.replace("$value", "?value")
+        msg = self.one(sc, SH.message)
+        base = info("SPARQLConstraintComponent", True, constraint_node=sc, dynamic_path=True)
+        if msg is not None:
+            base = Branch(**{**base.__dict__, "message": str(msg)})
+        m = re.match(
+            r"\s*SELECT\s+(DISTINCT\s+|REDUCED\s+)?([^{]*?)\s*WHERE\s*\{",
+            _body_start(text),
+            re.IGNORECASE | re.DOTALL,
+        )
+        if m is None:
+            raise Unsupported("a sh:select that is not SELECT ... WHERE { ... }")
+        projection = m.group(2)
+        star = projection.strip() == "*"
+        default_value = "" if path is not None else " BIND(?this AS ?value)"
+        projected = "?value" in text if star else "?value" in projection
+        value_bind = "" if projected else default_value
+        t = tgt("?this")
+        # the predicates the query reads must be loaded (relevant_predicates)
+        where = _body_start(text)
+        self.bodies.append(where[where.index("{") + 1 : where.rindex("}")].replace("$", "?"))
+        if _join_safe(text):
+            query = _with_graph(text.replace("$this", "?this"))
+            pattern = f"{{ GRAPH ?g {{ {t} }} }} {{ {query} }}{value_bind}"
+            self.add(base, pattern, False)
+            return
+        i = self.add(base, "", False)
+        self.patterns[i] = (f"GRAPH ?g {{ {t} }}", True)
+        self.per_focus.append((i, value_bind, text))
+
+
+def _body_start(text: str) -> str:
+    """The query from ``SELECT`` on (PREFIX/BASE lines before it dropped)."""
+    m = re.search(r"\bSELECT\b", text, re.IGNORECASE)
+    return text[m.start() :] if m else text
+
+
+def _join_safe(text: str) -> bool:
+    """True when joining the query's solutions with the focus nodes equals pre-binding:
+    ``$this`` is a subject or object of a triple pattern in the outermost group, never
+    inside an expression (parentheses: FILTER, BIND), and there is no sub-SELECT, so it is
+    bound wherever it appears."""
+    code = _COMMENT.sub(" ", _STRINGS.sub('""', _body_start(text)))
+    body = code[code.index("{") + 1 : code.rindex("}")]
+    if re.search(r"\bSELECT\b", body, re.IGNORECASE) or "$this" not in body:
+        return False
+    outer = False
+    for m in re.finditer(r"\$this\b", body):
+        before = body[: m.start()]
+        if before.count("(") != before.count(")"):
+            return False  # in an expression
+        if before.count("{") == before.count("}"):
+            outer = True
+    return outer
+
+
+def _with_graph(text: str) -> str:
+    """``SELECT ... WHERE { B }`` as ``SELECT ?g ... WHERE { GRAPH ?g { B } }`` (a sub-query
+    each document's graph answers on its own)."""
+    text = _body_start(text)
+    m = re.match(r"\s*SELECT\s+(DISTINCT\s+|REDUCED\s+)?", text, re.IGNORECASE)
+    assert m is not None
+    head = text[: m.end()]
+    rest = text[m.end() :]
+    if not rest.lstrip().startswith("*"):
+        rest = "?g " + rest
+    where = re.search(r"\bWHERE\s*\{", rest, re.IGNORECASE)
+    assert where is not None
+    close = rest.rindex("}")
+    body = rest[where.end() : close]
+    tail = re.sub(r"\bGROUP\s+BY\b", "GROUP BY ?g", rest[close + 1 :], flags=re.IGNORECASE)
+    return f"{head}{rest[: where.end()]} GRAPH ?g {{ {body} }} }}{tail}"
 
 
 @dataclass
 class Compiled:
-    """The kind's UNION query (for reading) and the same branches as separate queries.
-
-    Measured on 256 run headers: the 120 branches as separate queries took 0.12 s,
-    as one UNION query 0.5 s; the separate queries are what ``evaluate`` runs.
-    """
+    """A shapes graph's constraints: one query per branch (and the UNION of them, for
+    reading). Measured on 256 run headers: 120 branches as separate queries took 0.12 s,
+    as one UNION query 0.5 s; the separate queries are what ``evaluate`` runs."""
 
     query: str
     branches: list[Branch]
@@ -373,61 +834,75 @@ class Compiled:
     #: the PREFIX lines and the ``sh:select`` bodies the queries inline
     head: str = ""
     bodies: list[str] = field(default_factory=list)
+    #: load the shapes graph as ``SHAPES_GRAPH`` (a query names ``$shapesGraph``)
+    shapes: Graph | None = None
+    #: (branch index, BIND text, SPARQL text) of constraints run per focus node
+    per_focus: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
+    """Compile every shape with targets (and the shapes they reach) in ``shapes``.
+
+    ``closure``: class membership through ``rdfs:subClassOf*`` in the data (SHACL's
+    definition); without it, plain ``rdf:type`` (the project's documents carry their
+    entailed types, materialised at load, and no subclass triples). Raises
+    :class:`ShapesError` for a shapes graph that cannot be used.
+    """
+    c = _Compiler(shapes, closure)
+    roots: set[object] = set()
+    for p in (SH.targetClass, SH.target, SH.targetSubjectsOf, SH.targetObjectsOf, SH.targetNode):
+        roots |= set(shapes.subjects(p))
+    for kind in (SH.NodeShape, SH.PropertyShape):
+        for s in shapes.subjects(RDF.type, kind):
+            if isinstance(s, URIRef) and (
+                (s, RDF.type, RDFS.Class) in shapes or (s, RDF.type, OWL.Class) in shapes
+            ):
+                roots.add(s)
+    try:
+        for shape in sorted(roots, key=lambda s: (isinstance(s, BNode), str(s))):
+            tgt = c.targets(shape)
+            if tgt is not None:
+                c.shape(shape, tgt)
+    except (KeyError, ValueError, TypeError) as exc:
+        raise ShapesError(f"shapes graph not understood: {exc}") from exc
+    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in sorted(c.prefixes.items()))
+    parts = [
+        f"{{ GRAPH ?g {{ {pat} }} }}" if wrapped else f"{{ {pat} }}" for pat, wrapped in c.patterns
+    ]
+    # ?k tells results apart that share focus node and value (sh:lessThan: one result per
+    # pair of values; sh:uniqueLang: one per language)
+    select = f"SELECT DISTINCT ?g ?this ?value ?path ?k {_PARENTS} WHERE "
+    query = (
+        head
+        + "SELECT ?g ?this ?value ?path ?cid WHERE {\n"
+        + "\nUNION\n".join(f"{{ {p} BIND({i} AS ?cid) }}" for i, p in enumerate(parts))
+        + "\n}"
+    )
+    queries = [head + select + p for p in parts]
+    return Compiled(
+        query,
+        c.branches,
+        queries,
+        head,
+        c.bodies,
+        shapes if c.uses_shapes_graph else None,
+        c.per_focus,
+    )
 
 
 @cache
-def compile_kind(kind: str) -> Compiled | None:
-    """The kind's shapes as one SPARQL query, or None when pyshacl must validate it."""
+def _compiled_kind(kind: str, closure: bool) -> Compiled:
     from reprokg.validation.shapes import shapes_graph
 
-    shapes = shapes_graph(kind)
-    try:
-        c = _Compiler(shapes)
-        roots = set(shapes.subjects(RDF.type, SH.NodeShape)) | {
-            s
-            for p in (SH.targetClass, SH.target, SH.targetSubjectsOf, SH.targetObjectsOf)
-            for s in shapes.subjects(p)
-        }
-        for shape in sorted(roots, key=str):
-            if isinstance(shape, BNode) and (None, None, shape) in shapes:
-                continue  # nested (sh:or / sh:not / sh:node member): compiled as expressions
-            tgt = c.targets(shape)
-            if tgt is None:
-                continue
-            c.shape(shape, tgt)
-    except (Unsupported, KeyError, ValueError) as exc:  # pragma: no cover - depends on shapes
-        _UNSUPPORTED[kind] = str(exc)
-        return None
-    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in sorted(c.prefixes.items()))
-    # aggregate branches carry their own GRAPH; others are wrapped per graph
-    parts = []
-    for pat in c.patterns:
-        if pat.startswith("{ { SELECT ?g"):
-            parts.append(pat)
-        else:
-            inner = pat[1 : pat.rindex("BIND(")]
-            bind = pat[pat.rindex("BIND(") : -1]
-            parts.append(f"{{ GRAPH ?g {{ {inner} }} {bind} }}")
-    query = (
-        head + "SELECT DISTINCT ?g ?this ?value ?cid WHERE {\n" + "\nUNION\n".join(parts) + "\n}"
-    )
-    queries = [head + "SELECT DISTINCT ?g ?this ?value WHERE {" + p + "}" for p in parts]
-    return Compiled(query, c.branches, queries, head, c.bodies)
+    return compile_shapes(shapes_graph(kind), closure)
 
 
-#: kind -> why it is not compiled (for the benchmark and tests to show)
-_UNSUPPORTED: dict[str, str] = {}
-
-
-def unsupported_reason(kind: str) -> str | None:
-    compile_kind(kind)
-    return _UNSUPPORTED.get(kind)
+def compile_kind(kind: str) -> Compiled:
+    """The kind's shapes compiled (plain ``rdf:type``: its documents carry their types)."""
+    return _compiled_kind(kind, False)
 
 
 # --------------------------------------------------------------------------- evaluation
-
-
-_DATATYPES: dict[object, ox.NamedNode] = {}
 
 
 def _ox(term: object) -> ox.NamedNode | ox.BlankNode | ox.Literal:
@@ -436,22 +911,7 @@ def _ox(term: object) -> ox.NamedNode | ox.BlankNode | ox.Literal:
     if isinstance(term, BNode):
         return ox.BlankNode(str(term))
     assert isinstance(term, Literal)
-    if term.language:
-        return ox.Literal(str(term), language=term.language)
-    dt = term.datatype
-    if dt is not None:
-        node = _DATATYPES.get(dt)
-        if node is None:
-            if len(_DATATYPES) > 1000:
-                _DATATYPES.clear()
-            node = _DATATYPES[dt] = ox.NamedNode(str(dt))
-        return ox.Literal(str(term), datatype=node)
-    return ox.Literal(str(term))
-
-
-def has_ill_typed(graph: Graph) -> bool:
-    """True when a literal does not match its datatype (SPARQL cannot tell; pyshacl does)."""
-    return any(isinstance(o, Literal) and o.ill_typed for o in graph.objects())
+    return encode_literal(term)
 
 
 _RDF_TYPE = str(RDF.type)
@@ -605,19 +1065,21 @@ def _nt(term: object) -> str:
     return str(_ox(term))
 
 
-def _quads(graphs: list[Graph], names: list[str]) -> list[ox.Quad] | None:
+_MARK = ox.NamedNode(_GRAPH_MARK[1:-1])
+
+
+def _quads(graphs: list[Graph], names: list[str], entail: bool = True) -> list[ox.Quad]:
     """Every triple as a ``pyoxigraph.Quad`` (blank node labels kept) with the entailed
-    superclass types, or None when a literal is ill-typed: for graphs with blank nodes."""
+    superclass types (``entail``): for graphs with blank nodes."""
     from reprokg.validation.shapes import superclasses
 
-    sup = superclasses()
+    sup = superclasses() if entail else {}
     type_term = URIRef(_RDF_TYPE)
     quads = []
     for name, g in zip(names, graphs, strict=True):
         gn = ox.NamedNode(name[1:-1])
+        quads.append(ox.Quad(_MARK, _MARK, _MARK, gn))
         for s, p, o in graph_triples(g):
-            if isinstance(o, Literal) and o.ill_typed:
-                return None
             xs, xp = _ox(s), _ox(p)
             quads.append(ox.Quad(xs, xp, _ox(o), gn))  # type: ignore[arg-type]
             if p == type_term:
@@ -631,9 +1093,9 @@ def _converter(kind: str) -> _Converter:
     return _Converter(relevant_predicates(kind))
 
 
-def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> str | None:
+def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> str:
     """The graphs as N-Quads text (graph ``names[i]``, N-Triples IRIs) with the entailed
-    superclass types (as ``materialise_types``), or None when a literal is ill-typed.
+    superclass types (as ``materialise_types``) and the graph mark ``sh:targetNode`` needs.
 
     One pass, no rdflib copy: copying each graph to add the types took twice as long as
     evaluating every constraint. Text, not ``pyoxigraph.Quad`` objects: building a
@@ -650,20 +1112,17 @@ def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> s
     append = lines.append
     for name, g in zip(names, graphs, strict=True):
         end = f" {name} .\n"
+        append(f"{_GRAPH_MARK} {_GRAPH_MARK} {_GRAPH_MARK}{end}")
         for s, p, o in graph_triples(g):
             op = preds.get(p, False)
             if op is False:
                 op = conv.predicate(p)
             if op is None:
-                if isinstance(o, Literal) and o.ill_typed:
-                    return None
                 continue
             ts = memo.get(s)
             if ts is None:
                 ts = memo[s] = _nt(s)
             if op is rdf_type:
-                if isinstance(o, Literal) and o.ill_typed:
-                    return None
                 oc = types.get(o)
                 if oc is None:
                     oc = conv.classes(o)
@@ -671,42 +1130,113 @@ def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> s
                     append(f"{ts} {rdf_type} {c}{end}")
                 continue
             to = memo.get(o)
-            if to is None:  # a term seen before was checked then (equal terms, same check)
-                if isinstance(o, Literal) and o.ill_typed:
-                    return None
+            if to is None:
                 to = memo[o] = _nt(o)
             append(f"{ts} {op} {to}{end}")
     return "".join(lines)
 
 
-def evaluate(kind: str, graphs: list[Graph]) -> list[list[tuple[Branch, str, str | None]]] | None:
-    """Per document graph: (branch, focus node, value) of each failure; None for pyshacl.
+#: one failure: (branch, focus node, value or None, result path or None), pyoxigraph terms
+Found = tuple[Branch, object, object | None, object | None]
 
-    Entailed types are added here. None when a graph holds an ill-typed literal.
-    """
-    compiled = compile_kind(kind)
-    assert compiled is not None
-    names = [f"<urn:reprokg:shacl-fast:{i}>" for i in range(len(graphs))]
-    store = ox.Store()
+
+def _load(store: ox.Store, graphs: list[Graph], names: list[str], kind: str | None) -> None:
     try:
         text = _nquads(graphs, names, kind)
-        if text is None:
-            return None
         # lenient: every term was written by pyoxigraph itself (checked when made)
         store.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
     except _BlankNodeFound:
-        quads = _quads(graphs, names)
-        if quads is None:
-            return None
-        store.bulk_extend(quads)
+        store.bulk_extend(_quads(graphs, names, entail=kind is not None))
+
+
+def evaluate_compiled(
+    compiled: Compiled, graphs: list[Graph], kind: str | None = None
+) -> list[list[Found]]:
+    """Per data graph, the failures of every compiled constraint.
+
+    With ``kind`` the graphs are the project's documents: their entailed superclass
+    types are added and only triples the kind's queries can match are loaded.
+    """
+    names = [f"<urn:reprokg:shacl-fast:{i}>" for i in range(len(graphs))]
+    store = ox.Store()
+    _load(store, graphs, names, kind)
+    if compiled.shapes is not None:
+        gn = ox.NamedNode(SHAPES_GRAPH)
+        store.bulk_extend([ox.Quad(_ox(s), _ox(p), _ox(o), gn) for s, p, o in compiled.shapes])  # type: ignore[arg-type]
     index = {n[1:-1]: i for i, n in enumerate(names)}
-    out: list[list[tuple[Branch, str, str | None]]] = [[] for _ in graphs]
-    for branch, query in zip(compiled.branches, compiled.queries, strict=True):
-        for sol in store.query(query):  # type: ignore[union-attr]
-            if sol["g"] is None or sol["this"] is None:
+    out: list[list[Found]] = [[] for _ in graphs]
+    per_focus = {i: (bind, text) for i, bind, text in compiled.per_focus}
+    for i, (branch, query) in enumerate(zip(compiled.branches, compiled.queries, strict=True)):
+        solutions = store.query(query)  # type: ignore[union-attr]
+        for sol in solutions:  # type: ignore[union-attr]
+            g, this = sol["g"], sol["this"]
+            if g is None or this is None or g.value not in index:
                 continue  # an aggregate over no targets gives one empty group here, not none
-            value = sol["value"]
-            out[index[sol["g"].value]].append(
-                (branch, sol["this"].value, value.value if branch.has_value and value else None)
-            )
+            doc = index[g.value]
+            if i in per_focus:
+                for value, path in _run_pre_bound(store, compiled.head, *per_focus[i], g, this):
+                    out[doc].append((branch, this, value, path))
+                continue
+            value = sol["value"] if branch.has_value else None
+            path = sol["path"] if branch.dynamic_path else None
+            out[doc].append((branch, this, value, path))
     return out
+
+
+def _run_pre_bound(
+    store: ox.Store, head: str, bind: str, text: str, graph: object, focus: object
+) -> list[tuple[object | None, object | None]]:
+    """A SPARQL constraint's query with ``$this`` replaced by the focus node (SHACL's
+    pre-binding), in the focus node's graph: (value, path) of each solution."""
+    if isinstance(focus, ox.BlankNode):
+        raise Unsupported("pre-binding $this to a blank node in a nested SPARQL query")
+    term = str(focus)
+    code = _BOUND.sub("(true)", text)
+    code = _body_start(code)
+    # ``$this`` leaves the projections (of the query and of its sub-SELECTs): it is a constant
+    code = re.sub(
+        r"(?i:(\bSELECT\s+(?:DISTINCT\s+|REDUCED\s+)?))([^{]*?)(?=(?i:\bWHERE\b)|\{)",
+        lambda m: m.group(1) + (m.group(2).replace("$this", "").strip() or "*") + " ",
+        code,
+    )
+    m = re.match(
+        r"\s*SELECT\s+(DISTINCT\s+|REDUCED\s+)?([^{]*?)\s*WHERE\s*\{",
+        code,
+        re.IGNORECASE | re.DOTALL,
+    )
+    assert m is not None
+    projection = m.group(2).strip() or "*"
+    where = code[m.end() : code.rindex("}")]
+    tail = code[code.rindex("}") + 1 :]
+    query = (
+        f"{head}SELECT {projection} WHERE {{ GRAPH {graph} {{ {where.replace('$this', term)} }}"
+        f"{bind.replace('?this', term)} }}{tail}"
+    )
+    found = []
+    for sol in store.query(query):  # type: ignore[union-attr]
+        value = _get(sol, "value")
+        found.append((value if value is not None else (focus if bind else None), _get(sol, "path")))
+    return found
+
+
+#: ``bound($this)`` and the like: true under pre-binding (and not SPARQL once substituted)
+_BOUND = re.compile(r"(?i:\bbound)\s*\(\s*\$(?:this|currentShape|shapesGraph)\s*\)")
+
+
+def _get(solution: object, name: str) -> object | None:
+    try:
+        return solution[name]  # type: ignore[index]
+    except (KeyError, IndexError):
+        return None
+
+
+def evaluate(kind: str, graphs: list[Graph]) -> list[list[tuple[Branch, str, str | None]]]:
+    """Per document graph of ``kind``: (branch, focus node, value) of each failure, as text."""
+    found = evaluate_compiled(compile_kind(kind), graphs, kind)
+    return [
+        [
+            (b, focus.value, value.value if value is not None else None)
+            for b, focus, value, _p in doc
+        ]  # type: ignore[attr-defined]
+        for doc in found
+    ]

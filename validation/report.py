@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SH
@@ -14,6 +14,22 @@ from reprokg.core.namespaces import RK, bind_prefixes
 
 SEVERITIES = ("Violation", "Warning", "Info")
 _SEVERITY_IRI = {"Violation": SH.Violation, "Warning": SH.Warning, "Info": SH.Info}
+
+
+@dataclass(frozen=True)
+class ResultTerms:
+    """The RDF terms of a SHACL result, for its report graph (focus node and value as
+    the data holds them; shape, path and constraint as the shapes graph does)."""
+
+    focus: object
+    value: object | None
+    shape: object
+    component: str
+    severity: str
+    path: object | None = None
+    constraint: object | None = None
+    #: the shapes graph, whose blank-node path structures the report copies
+    shapes: Graph | None = None
 
 
 @dataclass
@@ -29,6 +45,13 @@ class Result:
     source: str | None = None  # file name
     shape: str | None = None
     constraint: str | None = None
+    #: the SHACL result path in SPARQL syntax (``^ex:child``, ``ex:a/ex:b``)
+    result_path: str | None = None
+    #: RDF terms for the report graph (the SHACL engine's results); not in JSON
+    terms: ResultTerms | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "terms"}
 
     def to_text(self) -> str:
         where = self.source or ""
@@ -43,9 +66,14 @@ class Report:
     source: str
     results: list[Result] = field(default_factory=list)
     document: str | None = None  # document IRI
+    #: warnings and infos do not break conformance (the project's rule, as pyshacl's
+    #: ``allow_warnings``); False: any result does (SHACL's own definition)
+    allow_warnings: bool = True
 
     @property
     def conforms(self) -> bool:
+        if not self.allow_warnings:
+            return not self.results
         return not any(r.severity == "Violation" for r in self.results)
 
     def count(self, severity: str) -> int:
@@ -60,7 +88,7 @@ class Report:
             "source": self.source,
             "document": self.document,
             "conforms": self.conforms,
-            "results": [asdict(r) for r in self.results],
+            "results": [r.to_dict() for r in self.results],
         }
 
     def to_text(self) -> str:
@@ -78,8 +106,12 @@ class Report:
             node = BNode()
             g.add((report, SH.result, node))
             g.add((node, RDF.type, SH.ValidationResult))
-            g.add((node, SH.resultSeverity, _SEVERITY_IRI[r.severity]))
+            sev = _SEVERITY_IRI.get(r.severity) or URIRef(r.severity)
+            g.add((node, SH.resultSeverity, sev))
             g.add((node, SH.resultMessage, Literal(r.message)))
+            if r.terms is not None:
+                _add_terms(g, node, r.terms)
+                continue
             if r.focus_node:
                 g.add((node, SH.focusNode, _term(r.focus_node)))
             if r.value is not None:
@@ -89,6 +121,34 @@ class Report:
             if r.line is not None:
                 g.add((node, RK.sourceLine, Literal(r.line)))
         return g
+
+
+def _copy_structure(src: Graph, node: object, out: Graph) -> object:
+    """A property path ``node`` with its blank-node structure copied into ``out`` (an
+    rdf:List is a sequence path, whatever else the node says: SHACL 2.3.1)."""
+    if not isinstance(node, BNode):
+        return node
+    new = BNode()
+    first = src.value(node, RDF.first)
+    preds = [RDF.first, RDF.rest] if first is not None else [p for p in set(src.predicates(node))]
+    for p in preds:
+        for o in src.objects(node, p):
+            out.add((new, p, _copy_structure(src, o, out)))  # type: ignore[arg-type]
+    return new
+
+
+def _add_terms(g: Graph, node: BNode, t: ResultTerms) -> None:
+    g.add((node, SH.focusNode, t.focus))  # type: ignore[arg-type]
+    g.add((node, SH.sourceConstraintComponent, URIRef(t.component)))
+    if t.shape is not None:
+        g.add((node, SH.sourceShape, t.shape))  # type: ignore[arg-type]
+    if t.value is not None:
+        g.add((node, SH.value, t.value))  # type: ignore[arg-type]
+    if t.path is not None:
+        path = _copy_structure(t.shapes, t.path, g) if t.shapes is not None else t.path
+        g.add((node, SH.resultPath, path))  # type: ignore[arg-type]
+    if t.constraint is not None:
+        g.add((node, SH.sourceConstraint, t.constraint))  # type: ignore[arg-type]
 
 
 def _term(value: str) -> URIRef | BNode:
