@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reprokg.cli.base import Command, add_store_option, exit_quickly
+from reprokg.cli.base import Command, add_store_option, exit_quickly, keep_freed_memory
 
 if TYPE_CHECKING:
     from reprokg.core.forked import Later
@@ -77,9 +77,12 @@ def _compare(args: argparse.Namespace) -> int:
     # cyclic collector ran ~50 times for nothing (2-3% of the command); back on after
     gc_was_on = gc.isenabled()
     gc.disable()
+    kept = keep_freed_memory()
     try:
         return _compare_runs(args)
     finally:
+        if kept:
+            keep_freed_memory(False)
         if gc_was_on:
             gc.enable()
 

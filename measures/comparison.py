@@ -22,7 +22,7 @@ from reprokg.core.forked import Later, in_child
 from reprokg.loaders.trec import Qrels, Ranking, Run
 from reprokg.measures import reproducibility as rp
 from reprokg.measures.effectiveness import Evaluator, TopicScores
-from reprokg.measures.registry import CROSS, SAME, Inputs, Options, applicable
+from reprokg.measures.registry import CROSS, SAME, Inputs, Measure, Options, applicable
 from reprokg.measures.trec import prepare
 
 
@@ -72,23 +72,75 @@ def _coverage(judged: Qrels, run: Run, role: str, warnings: list[str]) -> None:
         )
 
 
-#: run lines evaluated in a forked child below which the fork costs more than it saves
-#: (forking, and the child's exit, take ~10 ms; pytrec_eval evaluates ~1.6M lines a second)
+#: run lines of the advanced runs below which computing their side in a forked child
+#: costs more than it saves (forking, and the child's exit, take ~10 ms; pytrec_eval
+#: evaluates ~1.6M lines a second)
 CHILD_MIN_LINES = 20_000
 
 
-def _evaluate(jobs: dict[str, tuple[Evaluator, Run]]) -> Later[dict[str, TopicScores]]:
-    """Per-topic scores of every run but the first, computed in a forked child while the
-    parent evaluates the first run and compares the rankings (KTU, RBO): pytrec_eval holds
-    the GIL, so only a second process puts the second core to work (core/forked.py)."""
-    rest = list(jobs)[1:]
+@dataclass
+class _Side:
+    """One side's share of a comparison (baseline or advanced: an original and a reproduced
+    run): both runs' topic scores and the values of the measures that need only this side,
+    with the warnings each step gave, kept apart so the merged list keeps one order."""
 
-    def evaluate_rest() -> dict[str, TopicScores]:
-        return {k: jobs[k][0].evaluate(jobs[k][1]) for k in rest}
+    scores: dict[str, TopicScores]
+    #: measure -> its value for this side (``{"baseline": x}``)
+    values: dict[str, Any]
+    coverage: list[str]
+    #: measure -> the sentences it added
+    notes: dict[str, list[str]]
 
-    if sum(len(jobs[k][1]) for k in rest) >= CHILD_MIN_LINES:
-        return in_child(evaluate_rest)
-    return Later(evaluate_rest)
+
+def _compute_side(
+    kind: str,
+    side: tuple[str, str, str],
+    runs: dict[str, Run],
+    evaluators: dict[str, Evaluator],
+    opts: Options,
+    wanted: list[Measure],
+    *,
+    alone: bool = False,
+) -> _Side:
+    """Prepare, evaluate and measure one side (its runs copied: the callers' stay as given).
+
+    The sides are independent until the measures across sides (ER, DRI, corrections), so
+    the advanced one is computed by a forked child while this process computes the
+    baseline: pytrec_eval and the KTU sorts hold the GIL, so only a second process puts
+    the second core to work (core/forked.py).
+    """
+    _, o, r = side
+    pair = {o: runs[o], r: runs[r]}
+    if kind == SAME:  # shared docid codes for the pair (on copies)
+        pair = {k: _copy(v) for k, v in pair.items()}
+        rp.attach_codes(pair[o], pair[r])
+    score_ordered = opts.order == "score"
+    prepared = {
+        k: prepare(v, depth=opts.depth, score_ordered=score_ordered) for k, v in pair.items()
+    }
+    coverage: list[str] = []
+    for k, run in prepared.items():
+        _coverage(evaluators[k].qrels, run, k.replace("_", " "), coverage)
+    # alone, the side splits: the reproduced run is evaluated by a forked child while this
+    # process evaluates the original and compares the rankings (which need no scores)
+    rest: Later[TopicScores] = (
+        in_child if alone and len(prepared[r]) >= CHILD_MIN_LINES else Later
+    )(lambda: evaluators[r].evaluate(prepared[r]))
+    values: dict[str, Any] = {}
+    notes: dict[str, list[str]] = {}
+    try:
+        scores = {o: evaluators[o].evaluate(prepared[o])}
+        mine = [m for m in wanted if not (m.needs_advanced or m.across_sides)]
+        for m in sorted(mine, key=lambda m: m.compares != "rankings"):
+            if m.compares != "rankings" and r not in scores:
+                scores[r] = rest.result()
+            notes[m.name] = []
+            inputs = Inputs(kind, prepared, scores, [side], opts, notes[m.name])
+            values[m.name] = m.compute(inputs)  # type: ignore[misc]
+        scores[r] = rest.result()
+    finally:
+        rest.discard()
+    return _Side(scores, values, coverage, notes)
 
 
 def compare(
@@ -119,51 +171,48 @@ def compare(
             "only one advanced run given; advanced-run measures, ER and DRI are left out"
         )
         orig_adv = rep_adv = None
-    score_ordered = opts.order == "score"
-    runs = {"orig_base": orig_base, "rep_base": rep_base, "orig_adv": orig_adv, "rep_adv": rep_adv}
-    if kind == SAME:
-        # shared docid codes per pair (on copies: the callers' runs stay untouched)
-        runs = {k: _copy(r) if r is not None else None for k, r in runs.items()}
-        rp.attach_codes(runs["orig_base"], runs["rep_base"])
-        if runs["orig_adv"] is not None:
-            rp.attach_codes(runs["orig_adv"], runs["rep_adv"])
-    prepared = {
-        k: prepare(r, depth=opts.depth, score_ordered=score_ordered)
-        for k, r in runs.items()
-        if r is not None
-    }
+    runs = {"orig_base": orig_base, "rep_base": rep_base}
+    sides = [("baseline", "orig_base", "rep_base")]
+    if orig_adv is not None and rep_adv is not None:
+        runs.update(orig_adv=orig_adv, rep_adv=rep_adv)
+        sides.append(("advanced", "orig_adv", "rep_adv"))
     orig_eval = Evaluator(qrels, opts.measures)
     rep_eval = orig_eval if qrels_rpl is None else Evaluator(qrels_rpl, opts.measures)
-    jobs = {k: (orig_eval if k.startswith("orig") else rep_eval, r) for k, r in prepared.items()}
-    for k, (ev, r) in jobs.items():
-        _coverage(ev.qrels, r, k.replace("_", " "), warnings)
-    rest = _evaluate(jobs)
+    evaluators = {k: orig_eval if k.startswith("orig") else rep_eval for k in runs}
+    wanted = applicable(kind, advanced=len(sides) > 1)
+
+    def side_of(side: tuple[str, str, str]) -> _Side:
+        return _compute_side(kind, side, runs, evaluators, opts, wanted, alone=len(sides) == 1)
+
+    later: Later[_Side] | None = None
+    if len(sides) > 1:
+        advanced = sides[1]
+        if len(runs["orig_adv"]) + len(runs["rep_adv"]) >= CHILD_MIN_LINES:
+            later = in_child(lambda: side_of(advanced))
+        else:
+            later = Later(lambda: side_of(advanced))
     try:
-        first = next(iter(jobs))
-        scores: dict[str, TopicScores] = {first: jobs[first][0].evaluate(jobs[first][1])}
-        pairs = [("baseline", "orig_base", "rep_base")]
-        if "orig_adv" in prepared:
-            pairs.append(("advanced", "orig_adv", "rep_adv"))
-        inputs = Inputs(kind, prepared, scores, pairs, opts, warnings)
-        wanted = applicable(kind, advanced="orig_adv" in prepared)
-        # the rankings' measures need no topic scores: computed while the child evaluates
-        values: dict[str, Any] = {
-            m.name: m.compute(inputs)  # type: ignore[misc]
-            for m in wanted
-            if m.compares == "rankings"
-        }
-        scores.update(rest.result())
-        scores = {k: scores[k] for k in jobs}  # role order, as the runs were given
-        inputs.scores = scores
-        for m in wanted:
-            if m.name not in values:
-                values[m.name] = m.compute(inputs)  # type: ignore[misc]
+        done = [side_of(sides[0])]
+        if later is not None:
+            done.append(later.result())
     finally:
-        rest.discard()
-    measures = {m.name: values[m.name] for m in wanted}
+        if later is not None:
+            later.discard()
+    scores = {k: v for d in done for k, v in d.scores.items()}
+    for d in done:
+        warnings.extend(d.coverage)
+    values: dict[str, Any] = {}
+    for m in wanted:
+        if m.needs_advanced or m.across_sides:
+            inputs = Inputs(kind, {}, scores, sides, opts, warnings)
+            values[m.name] = m.compute(inputs)  # type: ignore[misc]
+            continue
+        values[m.name] = {k: v for d in done for k, v in d.values[m.name].items()}
+        for d in done:
+            warnings.extend(d.notes[m.name])
     return Comparison(
         kind=kind,
-        measures=measures,
+        measures=values,
         primad=primad,
         warnings=_dedupe(warnings),
         options=opts,

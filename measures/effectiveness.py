@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
+from typing import Any
 
-import ir_measures
 import numpy as np
 
 from reprokg.loaders.trec import Qrels, Run
@@ -40,6 +40,30 @@ DEFAULT_MEASURES: tuple[str, ...] = (
     *(f"IPrec@{r / 10:.1f}" for r in range(11)),
 )
 
+#: trec_eval's name (pytrec_eval's key) of each default measure, as ir-measures' pytrec_eval
+#: provider names them in one invocation (relevance level 1, all documents; every default
+#: is 0 for a topic the run lacks). With it the default evaluation calls pytrec_eval
+#: directly and imports no ir-measures, ~25 ms of every ``reprokg compare``;
+#: tests/measures/test_measures_fast_paths.py holds it equal to the provider's own table.
+TREC_EVAL_NAMES: dict[str, str] = {
+    **{f"P@{k}": f"P_{k}" for k in _CUTOFFS},
+    **{f"R@{k}": f"recall_{k}" for k in _CUTOFFS},
+    "nDCG": "ndcg",
+    **{f"nDCG@{k}": f"ndcg_cut_{k}" for k in _CUTOFFS},
+    **{f"AP@{k}": f"map_cut_{k}" for k in _CUTOFFS},
+    "SetAP": "set_map",
+    "SetP": "set_P",
+    "SetP(relative=True)": "set_relative_P",
+    "SetR": "set_recall",
+    "SetF": "set_F",
+    "Rprec": "Rprec",
+    "infAP": "infAP",
+    "Bpref": "bpref",
+    "RR": "recip_rank",
+    "AP": "map",
+    **{f"IPrec@{r / 10:.1f}": f"iprec_at_recall_{r / 10:.2f}" for r in range(11)},
+}
+
 
 @dataclass
 class TopicScores:
@@ -62,7 +86,29 @@ class TopicScores:
 
 @lru_cache(maxsize=64)
 def parse_measures(names: tuple[str, ...]) -> tuple:
+    import ir_measures
+
     return tuple(ir_measures.parse_measure(n) for n in names)
+
+
+class _Invocation:
+    """One pytrec_eval evaluator and the measures it computes, keyed by trec_eval name:
+    ``measure_map[key] = (measure, key)`` as ir-measures' ``PytrecEvalInvoker`` holds it."""
+
+    def __init__(self, qrels: Qrels, measure_map: dict[str, tuple[Any, str]]) -> None:
+        import pytrec_eval
+
+        self.measure_map = measure_map
+        self.evaluator = pytrec_eval.RelevanceEvaluator(
+            qrels, list(measure_map), relevance_level=1, judged_docs_only_flag=0
+        )
+
+
+class _Direct:
+    """The default measures' evaluator: one pytrec_eval invocation, without ir-measures."""
+
+    def __init__(self, qrels: Qrels, names: list[str]) -> None:
+        self.invokers = [_Invocation(qrels, {TREC_EVAL_NAMES[n]: (n, n) for n in names})]
 
 
 class Evaluator:
@@ -71,11 +117,18 @@ class Evaluator:
     def __init__(self, qrels: Qrels, measures: tuple[str, ...] = DEFAULT_MEASURES) -> None:
         self.qrels = qrels
         self.measure_names = list(measures)
+        self._invoker_columns: list | None = None
+        if all(m in TREC_EVAL_NAMES for m in measures) and len(set(measures)) == len(measures):
+            self._parsed: tuple | None = None
+            self._by_str = {n: i for i, n in enumerate(measures)}
+            self._evaluator: Any = _Direct(qrels, self.measure_names)
+            return
+        import ir_measures
+
         parsed = parse_measures(tuple(measures))
         self._parsed = parsed
         self._by_str = {str(m): i for i, m in enumerate(parsed)}
         self._evaluator = ir_measures.evaluator(parsed, qrels)
-        self._invoker_columns: list | None = None
 
     def evaluate(self, run: Run) -> TopicScores:
         """Per-topic scores of every judged topic (a topic the run lacks scores 0).
@@ -129,8 +182,11 @@ class Evaluator:
                         row[j] = v
         missing = np.isnan(values)
         if missing.any():
-            defaults = np.asarray([float(m.DEFAULT) for m in self._parsed], dtype=float)
-            values[missing] = np.broadcast_to(defaults, values.shape)[missing]
+            if self._parsed is None:  # the default measures: 0 for a topic the run lacks
+                values[missing] = 0.0
+            else:
+                defaults = np.asarray([float(m.DEFAULT) for m in self._parsed], dtype=float)
+                values[missing] = np.broadcast_to(defaults, values.shape)[missing]
         return TopicScores(topics, list(self.measure_names), values)
 
     def _evaluate_generic(self, run: Run) -> TopicScores:

@@ -27,6 +27,7 @@ from reprokg.loaders.trec import (
     RunSummary,
     first_nonblank_line,
     parse_qrels_text,
+    parse_run_bytes,
     parse_run_text,
     read_qrels,
     read_run,
@@ -177,9 +178,17 @@ def run_from_bytes(data: bytes, name: str) -> RunInput:
     lines only): its lines are parsed here and its document is built only when asked for.
     Anything else (a header, or lines the loader must report on) goes through the loader.
     """
-    text = decode_text(data, name)
-    if RUN_LINE.match(first_nonblank_line(text)):
-        parsed = parse_run_text(text, name)
+    parsed = None
+    head = data[:_FIRST_LINE_BYTES].decode("ascii") if _plain_ascii(data) else None
+    if head is not None and (len(data) <= len(head) or "\n" in head.lstrip()):
+        # decoding would give the same characters, and the first line is in the head
+        if RUN_LINE.match(first_nonblank_line(head)):
+            parsed = parse_run_bytes(data, name)
+    else:
+        text = decode_text(data, name)
+        if RUN_LINE.match(first_nonblank_line(text)):
+            parsed = parse_run_text(text, name)
+    if parsed is not None:
         lines = parsed.summary.data
         # one bytes object when the file is its normalised lines: half the memory, and
         # pickled once when a forked child hands the run back (cli/compare)
@@ -204,6 +213,15 @@ def run_from_bytes(data: bytes, name: str) -> RunInput:
         _subject=doc.subject,
         _source=doc,
     )
+
+
+#: the head a plain run's first line is looked for in (a longer first line is no run line)
+_FIRST_LINE_BYTES = 1 << 16
+
+
+def _plain_ascii(data: bytes) -> bool:
+    """ASCII without CR or NUL: :func:`decode_text` would return the same characters."""
+    return data.isascii() and b"\r" not in data and b"\x00" not in data
 
 
 def run_from_path(path: str | Path) -> RunInput:

@@ -52,6 +52,9 @@ class Measure:
     compute: Callable[[Inputs], Any] | None = None
     #: needs both advanced runs (the measure compares improvements over the baseline)
     needs_advanced: bool = False
+    #: computed from every side's topic scores at once (a family of p-values over the
+    #: sides); the others are computed per side, from that side's runs and scores
+    across_sides: bool = False
 
     @property
     def iri(self) -> URIRef:

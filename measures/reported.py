@@ -8,8 +8,6 @@ them on the leaderboards *find baselines* ranks.
 
 from __future__ import annotations
 
-import ir_measures
-
 from reprokg.loaders.trec import Qrels
 from reprokg.measures.effectiveness import Evaluator
 from reprokg.measures.inputs import RunInput
@@ -39,6 +37,8 @@ def reported_measures(inp: RunInput) -> list[str]:
 
 def ir_measures_name(reported: str) -> str | None:
     """ir-measures name for a measure as a header reports it (``map`` -> ``AP``)."""
+    import ir_measures  # only for runs whose header reports measures
+
     for parse in (ir_measures.parse_trec_measure, ir_measures.parse_measure):
         try:
             parsed = parse(reported)

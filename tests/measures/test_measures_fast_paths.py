@@ -121,3 +121,44 @@ def test_discordant_pairs_match_scipy_and_brute_force() -> None:
             pairs = n * (n - 1) // 2
             tau = stats.kendalltau(np.arange(n), s).statistic
             assert (pairs - 2 * dis) / pairs == pytest.approx(tau, abs=1e-12)
+
+
+def test_default_measures_are_named_as_ir_measures_names_them_for_pytrec_eval() -> None:
+    """The table the default evaluation calls pytrec_eval with (no ir-measures import) is
+    ir-measures' own: one invocation, the same trec_eval names, every default 0."""
+    import ir_measures
+
+    from reprokg.measures.effectiveness import DEFAULT_MEASURES, TREC_EVAL_NAMES
+
+    parsed = [ir_measures.parse_measure(n) for n in DEFAULT_MEASURES]
+    evaluator = ir_measures.evaluator(parsed, {"1": {"d": 1}})
+    (invoker,) = evaluator.invokers  # one pytrec_eval invocation, as the direct path makes
+    provider = {str(m): key for key, (m, _) in invoker.measure_map.items()}
+    assert provider == {n: TREC_EVAL_NAMES[n] for n in DEFAULT_MEASURES}
+    assert {float(m.DEFAULT) for m in parsed} == {0.0}
+
+
+def test_direct_evaluation_equals_ir_measures_on_real_runs(shared_data) -> None:
+    """On the toy tutorial's real runs and qrels (a run lacking a judged topic included),
+    the direct pytrec_eval path gives ir-measures' ``iter_calc`` values, topic for topic."""
+    import ir_measures
+
+    from reprokg.loaders.trec import read_qrels
+    from reprokg.measures.effectiveness import DEFAULT_MEASURES, Evaluator
+
+    toy = shared_data / "trec" / "toy"
+    qrels = read_qrels(toy / "qrels.toy")
+    qrels["999"] = {"x": 1}  # a judged topic no run has: scored with the defaults
+    parsed = [ir_measures.parse_measure(n) for n in DEFAULT_MEASURES]
+    for name in ("run_a", "run_b", "run_c"):
+        run = read_run(toy / name)
+        ref: dict[tuple[str, str], float] = {
+            (m.query_id, str(m.measure)): m.value
+            for m in ir_measures.iter_calc(parsed, qrels, run.nested())
+        }
+        mine = Evaluator(qrels)
+        assert mine._parsed is None  # the direct path
+        scores = mine.evaluate(run)
+        for i, t in enumerate(scores.topics):
+            for j, m in enumerate(scores.measures):
+                assert scores.values[i, j] == ref.get((t, m), 0.0), (name, t, m)
