@@ -12,6 +12,7 @@ graph: later edits go to the store and :func:`pending_triples` returns ``None``.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -80,3 +81,27 @@ def graph_triples(graph: Graph) -> list[tuple]:
         if len(out) == len(graph):
             return out
     return list(graph)
+
+
+_PARSING = threading.Lock()
+
+
+def parse_as_written(data: bytes | str, fmt: str, base: str | None = None) -> Graph:
+    """A graph parsed with every literal's lexical form kept as written.
+
+    rdflib normalises literals when it parses (``"1"^^xsd:boolean`` becomes ``true``,
+    ``"01"^^xsd:integer`` becomes ``1``), which changes what ``sh:in``, ``sh:hasValue``
+    and the parameters of a SHACL shapes graph mean. Its switch is the module global
+    ``rdflib.NORMALIZE_LITERALS``, so parses take a lock while it is off.
+    """
+    import rdflib
+
+    g = Graph()
+    with _PARSING:
+        before = rdflib.NORMALIZE_LITERALS
+        rdflib.NORMALIZE_LITERALS = False
+        try:
+            g.parse(data=data, format=fmt, publicID=base)
+        finally:
+            rdflib.NORMALIZE_LITERALS = before
+    return g

@@ -5,11 +5,9 @@ shapes, reporting in SHACL's terms (text, JSON, or the ``sh:ValidationReport`` g
 
 from __future__ import annotations
 
-import threading
-
-import rdflib
 from rdflib import Graph
 
+from reprokg.core.lazy_graph import parse_as_written
 from reprokg.validation.fast import Found, compile_shapes, decode_term, evaluate_compiled
 from reprokg.validation.report import Report, Result, ResultTerms
 
@@ -57,23 +55,6 @@ def validate_graph(data: Graph, shapes: Graph, name: str = "data") -> Report:
     return validate_graphs([data], shapes, [name])[0]
 
 
-_PARSING = threading.Lock()
-
-
 def parse_rdf(data: bytes | str, fmt: str, base: str | None = None) -> Graph:
-    """A shapes or data graph as written: literals keep their lexical form.
-
-    rdflib normalises literals when it parses (``"1"^^xsd:boolean`` becomes ``true``,
-    ``"01"^^xsd:integer`` becomes ``1``), which changes what ``sh:in``, ``sh:hasValue``
-    and the parameters of a shapes graph mean; its switch is a module global, so parses
-    take a lock while it is off.
-    """
-    g = Graph()
-    with _PARSING:
-        before = rdflib.NORMALIZE_LITERALS
-        rdflib.NORMALIZE_LITERALS = False
-        try:
-            g.parse(data=data, format=fmt, publicID=base)
-        finally:
-            rdflib.NORMALIZE_LITERALS = before
-    return g
+    """A shapes or data graph as written (literals keep their lexical form)."""
+    return parse_as_written(data, fmt, base)
