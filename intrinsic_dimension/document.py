@@ -41,8 +41,9 @@ from reprokg.core.document import Document
 from reprokg.core.errors import IdentifierError, NotFound
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, is_doi, mint
-from reprokg.core.namespaces import RK, SPARQL_PREFIXES, new_graph
+from reprokg.core.namespaces import RK, new_graph
 from reprokg.ingest import write_results
+from reprokg.sparql.named import package_query
 from reprokg.store.base import SelectResult, Store
 
 KIND = "intrinsic-dimension"
@@ -266,13 +267,7 @@ def save_result(
     }
 
 
-_STORED = (
-    SPARQL_PREFIXES
-    + """
-SELECT ?json WHERE {
-  GRAPH ?g { ?est a rk:IntrinsicDimensionEstimate ; rdf:value ?json }
-}"""
-)
+STORED_QUERY = "intrinsic_dimension/sparql/stored-result.rq"
 
 
 def stored_result(store: Store, result_id: str) -> dict[str, Any]:
@@ -282,7 +277,7 @@ def stored_result(store: Store, result_id: str) -> dict[str, Any]:
     if not re.fullmatch(r"[0-9a-f]{20}", result_id):
         raise NotFound(f"no intrinsic-dimension result {result_id!r} (ids are 20 hex digits)")
     est = mint(KIND, result_id)
-    res = store.query(_STORED.replace("?est a", f"<{est}> a"))
+    res = store.query(package_query(STORED_QUERY).bind({"estimate": str(est)}))
     assert isinstance(res, SelectResult)
     if not res.rows:
         raise NotFound(f"no intrinsic-dimension result {result_id}")

@@ -6,6 +6,7 @@ Header lines (comments before the query)::
     # description: Runs on the same test collection reporting the same measure, by score.
     # param: collection iri — the test collection
     # param: toolkit string optional — only runs using this retrieval toolkit
+    # param: s iri many — the subjects (a list of values: ``VALUES ?s { t1 t2 … }``)
     # example: collection=https://w3id.org/reprokg/id/collection/robust04
 
 Parameter values never enter the query text as text: each is parsed into an rdflib term
@@ -36,7 +37,7 @@ import functools
 import io
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -62,6 +63,10 @@ _WHERE_RE = re.compile(r"\bWHERE\s*\{", re.IGNORECASE)
 _VALUES_MARK_RE = re.compile(r"^[ \t]*#@values[ \t]*$", re.MULTILINE)
 
 
+#: a bound parameter: one term, or the terms of a ``many`` parameter
+Bound = Identifier | tuple[Identifier, ...]
+
+
 class NamedQueryError(ReprokgError):
     """An unknown or missing parameter, a value not of the declared type, a bad header."""
 
@@ -76,9 +81,19 @@ class Param:
     type: str
     optional: bool = False
     doc: str = ""
+    #: takes a list of values (one ``VALUES`` block of them)
+    many: bool = False
 
     def to_dict(self) -> dict[str, object]:
-        return {"name": self.name, "type": self.type, "optional": self.optional, "doc": self.doc}
+        out: dict[str, object] = {
+            "name": self.name,
+            "type": self.type,
+            "optional": self.optional,
+            "doc": self.doc,
+        }
+        if self.many:
+            out["many"] = True
+        return out
 
 
 def _leaderboard(collection: Identifier, measure: Identifier) -> Identifier:
@@ -140,12 +155,12 @@ class NamedQuery:
             out.append((line, m.group(1) if m else None))
         return out
 
-    def bind(self, values: dict[str, str]) -> str:
+    def bind(self, values: Mapping[str, str | Sequence[str]]) -> str:
         """The query text with ``values`` bound as ``VALUES`` blocks of RDF terms."""
         terms, limit = self.terms(values)
         text = "\n".join(
             line for line, optional in self._lines if optional is None or optional in terms
-        )
+        ) + ("\n" if self.sparql.endswith("\n") else "")
         if limit is not None:
             text = _set_limit(self.name, text, int(limit))
         if not terms:
@@ -162,7 +177,9 @@ class NamedQuery:
         """The template's lines that belong to optional parameter ``name``."""
         return [line for line, optional in self._lines if optional == name]
 
-    def terms(self, values: dict[str, str]) -> tuple[dict[str, Identifier], Identifier | None]:
+    def terms(
+        self, values: Mapping[str, str | Sequence[str]]
+    ) -> tuple[dict[str, Bound], Identifier | None]:
         """The parameters (and the ``# bind:`` terms) as RDF terms, and ``limit`` apart."""
         unknown = sorted(set(values) - {p.name for p in self.params})
         if unknown:
@@ -170,17 +187,24 @@ class NamedQuery:
                 f"query {self.name!r} has no parameter(s) {', '.join(unknown)}; "
                 f"expected: {', '.join(p.name for p in self.params) or 'none'}"
             )
-        terms: dict[str, Identifier] = {}
+        terms: dict[str, Bound] = {}
         for p in self.params:
             raw = values.get(p.name)
-            if raw is None or raw == "":
+            if raw is None or raw == "" or (p.many and not isinstance(raw, str) and not raw):
                 if not p.optional:
                     raise NamedQueryError(
                         f"query {self.name!r} needs parameter {p.name!r} ({p.type})"
                     )
                 continue
-            terms[p.name] = to_term(p, raw)
+            if p.many:
+                raws = [raw] if isinstance(raw, str) else list(raw)
+                terms[p.name] = tuple(to_term(p, r) for r in raws)
+            elif not isinstance(raw, str):
+                raise NamedQueryError(f"parameter {p.name!r} takes one value, not a list")
+            else:
+                terms[p.name] = to_term(p, raw)
         limit = terms.pop("limit", None) if self.param("limit") else None
+        assert not isinstance(limit, tuple)
         for d in self.derived:
             if all(a in terms for a in d.args):
                 terms[d.name] = DERIVED[d.function](*(terms[a] for a in d.args))
@@ -189,9 +213,12 @@ class NamedQuery:
         return terms, limit
 
 
-def values_block(terms: dict[str, Identifier]) -> str:
-    """``VALUES ?name { term }`` lines (terms written by rdflib, never raw text)."""
-    return "".join(f"\n  VALUES ?{n} {{ {t.n3()} }}" for n, t in terms.items())
+def values_block(terms: Mapping[str, Bound]) -> str:
+    """``VALUES ?name { term … }`` lines (terms written by rdflib, never raw text)."""
+    return "".join(
+        f"\n  VALUES ?{n} {{ {' '.join(x.n3() for x in (t if isinstance(t, tuple) else (t,)))} }}"
+        for n, t in terms.items()
+    )
 
 
 def _set_limit(query: str, text: str, limit: int) -> str:
@@ -302,7 +329,15 @@ def _parse_param(query: str, spec: str) -> Param:
             f"query {query!r}: bad header '# param: {spec}'; expected "
             f"'# param: name type [optional] — doc' with type one of {', '.join(PARAM_TYPES)}"
         )
-    return Param(words[0], words[1], optional="optional" in words[2:], doc=doc)
+    unknown = sorted(set(words[2:]) - {"optional", "many"})
+    if unknown:
+        raise NamedQueryError(
+            f"query {query!r}: bad header '# param: {spec}'; {', '.join(unknown)} is not "
+            "'optional' or 'many'"
+        )
+    return Param(
+        words[0], words[1], optional="optional" in words[2:], doc=doc, many="many" in words[2:]
+    )
 
 
 @functools.cache

@@ -28,9 +28,10 @@ from typing import Any
 
 import pandas as pd
 
+from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
 from reprokg.studies import fca
-from reprokg.studies.registry import AUDITS, PUBLISHED, read_sparql
+from reprokg.studies.registry import AUDITS, PUBLISHED
 
 STUDY = AUDITS
 QUERIES = {
@@ -259,7 +260,7 @@ class AuditInputs:
 
 
 def read(store: Any) -> AuditInputs:
-    texts = {k: read_sparql(q) for k, q in QUERIES.items()}
+    texts = {k: package_query(q).bind({}) for k, q in QUERIES.items()}
 
     def frame(key: str, columns: list[str]) -> pd.DataFrame:
         df = pd.DataFrame(select_rows(store, texts[key]))

@@ -33,8 +33,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
-from reprokg.studies.registry import GK2018, PUBLISHED, read_sparql
+from reprokg.studies.registry import GK2018, PUBLISHED
 
 STUDY = GK2018
 QUERY = "studies/sparql/gk2018_assessments.rq"
@@ -81,7 +82,7 @@ PERIODS = {2013: "2013/14", 2014: "2013/14", 2016: "2016"}
 
 def read(store: Any) -> pd.DataFrame:
     """One row per assessed paper (columns :data:`COLUMNS`), variables True/False/None."""
-    rows = select_rows(store, read_sparql(QUERY))
+    rows = select_rows(store, package_query(QUERY).bind({}))
     df = pd.DataFrame(rows)
     df = df.rename(columns={"goal_objective": "goal/objective"})
     for col in COLUMNS:
@@ -175,7 +176,7 @@ def analyze(df: pd.DataFrame, method: str = PUBLISHED) -> dict[str, Any]:
     out["by_year"] = _by(p, "year")
     out["n_papers"] = int(len(df))
     out["rules"] = list(STUDY.method(method).rules)
-    out["provenance"] = {"sparql": read_sparql(QUERY), "follows": STUDY.follows}
+    out["provenance"] = {"sparql": package_query(QUERY).bind({}), "follows": STUDY.follows}
     return out
 
 

@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
 from reprokg.studies import mann_whitney
-from reprokg.studies.registry import PUBLISHED, PWC_CHECKLIST_2019, read_sparql
+from reprokg.studies.registry import PUBLISHED, PWC_CHECKLIST_2019
 from reprokg.survey.stats import midranks, rank_sum_normal
 
 STUDY = PWC_CHECKLIST_2019
@@ -48,7 +49,7 @@ ACC = 1e-4
 def read(store: Any) -> pd.DataFrame:
     """One row per assessed repository: ``repository`` (IRI), ``stars``, ``python`` and the
     five items as 1/0 (missing where the graph has no value)."""
-    df = pd.DataFrame(select_rows(store, read_sparql(QUERY)))
+    df = pd.DataFrame(select_rows(store, package_query(QUERY).bind({})))
     for col in COLUMNS:
         if col not in df.columns:
             df[col] = None
@@ -110,7 +111,7 @@ def analyze(df: pd.DataFrame, method: str = PUBLISHED) -> dict[str, Any]:
         "rlm_fit": fit_info,
         "wilcoxon": wilcoxon,
         "rules": list(STUDY.method(method).rules),
-        "provenance": {"sparql": read_sparql(QUERY), "follows": STUDY.follows},
+        "provenance": {"sparql": package_query(QUERY).bind({}), "follows": STUDY.follows},
     }
 
 

@@ -86,8 +86,11 @@ class Study:
         raise UsageError(f"study {self.name} has no method {name!r}; its methods: {known}")
 
     def sparql(self) -> dict[str, str]:
-        """The text of each query the study reads, by package path."""
-        return {q: read_sparql(q) for q in self.queries}
+        """The text of each query the study reads (the template, header included), by
+        package path."""
+        from reprokg.sparql.named import package_query
+
+        return {q: package_query(q).sparql for q in self.queries}
 
     def impl(self) -> ModuleType:
         """The module that reads, computes and renders the study (imported on first use)."""
@@ -153,17 +156,6 @@ class Study:
             "methods": [m.to_dict() for m in self.methods],
             "options": {k: o.to_dict() for k, o in self.options.items()},
         }
-
-
-def read_sparql(path: str) -> str:
-    """A query shipped as package data (``studies/sparql/x.rq``, ``queries/y.rq``)."""
-    from reprokg.core.resources import data_dir
-
-    folder, _, name = path.rpartition("/")
-    node = data_dir(folder.split("/")[0])
-    for part in [*folder.split("/")[1:], name]:
-        node = node.joinpath(part)
-    return node.read_text(encoding="utf-8")
 
 
 def _study(**kw: Any) -> Study:

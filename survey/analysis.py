@@ -13,18 +13,17 @@ carries the SPARQL and the method it came from so a reader can re-derive it.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
 from reprokg.survey import stats as ss
 
-SPARQL_DIR = Path(__file__).resolve().parent / "sparql"
+PAPERS_QUERY = "survey/sparql/survey_papers.rq"
 DATASETS = ("consolidated", "per-paper")
 
 #: The columns :func:`paper_frame` produces (and :func:`analyze_frame` expects).
@@ -53,31 +52,14 @@ COLUMNS: dict[str, str] = {
 }
 
 
-def load_sparql(name: str) -> str:
-    return (SPARQL_DIR / f"{name}.rq").read_text(encoding="utf-8")
-
-
-_SURVEYS = {
-    "consolidated": "rk:ReplicabilityGraphics2020",
-    "per-paper": "rk:ReplicabilityGraphicsSite",
-}
-_VALUES_RE = re.compile(r"VALUES \(\?survey \?dataset\) \{.*?\n  \}", re.S)
-
-
 def papers_query(dataset: str = "both") -> str:
-    """``survey_papers.rq`` restricted to one data set (its VALUES row) or both.
+    """``survey_papers.rq`` restricted to one data set (``dataset`` bound) or both.
 
-    Binding the survey up front halves the work when only one data set is wanted; the
-    exact text run is what the provenance of each section shows."""
-    sparql = load_sparql("survey_papers")
-    if dataset == "both":
-        return sparql
-    if dataset not in _SURVEYS:
+    Binding the data set up front halves the work when only one is wanted; the exact text
+    run is what the provenance of each section shows."""
+    if dataset not in (*DATASETS, "both"):
         raise ValueError(f"dataset must be one of {', '.join(DATASETS)} or both")
-    row = f'VALUES (?survey ?dataset) {{\n    ({_SURVEYS[dataset]} "{dataset}")\n  }}'
-    out, n = _VALUES_RE.subn(row, sparql)
-    assert n == 1, "survey_papers.rq lost its VALUES block"
-    return out
+    return package_query(PAPERS_QUERY).bind({} if dataset == "both" else {"dataset": dataset})
 
 
 # --- extraction -------------------------------------------------------------------------

@@ -20,7 +20,6 @@ from starlette.datastructures import UploadFile
 
 from reprokg.core.errors import LoadError, NotFound, TooLarge
 from reprokg.core.identifiers import mint
-from reprokg.core.namespaces import SPARQL_PREFIXES
 from reprokg.measures.comparison_document import comparison_json, save_study
 from reprokg.measures.inputs import (
     qrels_from_bytes,
@@ -31,6 +30,7 @@ from reprokg.measures.inputs import (
 from reprokg.measures.registry import Options
 from reprokg.measures.study import run_study
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
+from reprokg.sparql.named import package_query
 from reprokg.store.base import SelectResult, Store
 
 router = APIRouter(tags=["comparisons"])
@@ -172,7 +172,7 @@ async def post_comparison(
     return await run_in_threadpool(_compute, store, refs, files)
 
 
-_FIND = SPARQL_PREFIXES + "SELECT ?g WHERE { GRAPH ?g { ?c a rk:ReproductionComparison } }"
+DOCUMENT_QUERY = "measures/sparql/comparison-document.rq"
 
 
 @router.get(
@@ -183,7 +183,7 @@ _FIND = SPARQL_PREFIXES + "SELECT ?g WHERE { GRAPH ?g { ?c a rk:ReproductionComp
 )
 def get_comparison(comparison_id: str, store: StoreDep) -> dict:
     node = mint("comparison", comparison_id)
-    res = store.query(_FIND.replace("?c a", f"<{node}> a"))
+    res = store.query(package_query(DOCUMENT_QUERY).bind({"comparison": str(node)}))
     assert isinstance(res, SelectResult)
     if not res.rows:
         raise NotFound(f"no comparison {comparison_id}")

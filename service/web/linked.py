@@ -13,29 +13,17 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from rdflib import BNode, Graph, Literal, URIRef
-from rdflib.namespace import RDF, RDFS, SKOS
+from rdflib.namespace import RDF
 
-from reprokg.core.namespaces import SCHEMA, new_graph
+from reprokg.core.namespaces import new_graph
 from reprokg.service.web import vocabulary
 from reprokg.service.web.render import href, page, short
+from reprokg.service.web.view_queries import view_query
 from reprokg.sparql.results import RDF_MEDIA_TYPES
 from reprokg.store.base import SelectResult, Store
 
-LABEL_PROPS = (RDFS.label, SKOS.prefLabel, SCHEMA.name, SCHEMA.headline)
 #: at most this many IRIs are looked up for labels on one page
 MAX_LABELLED = 500
-
-_DESCRIBE = """PREFIX rk: <https://w3id.org/reprokg/ontology#>
-PREFIX mls: <http://www.w3.org/ns/mls#>
-SELECT ?s ?attribute ?evidence ?measure ?effectiveness ?value ?tag ?metric ?dataSet WHERE {
-  VALUES ?s { %s }
-  OPTIONAL { ?s rk:attribute ?attribute OPTIONAL { ?s rk:evidenceText ?evidence } }
-  OPTIONAL { ?s rk:measureName ?measure
-             OPTIONAL { ?s rk:irMeasuresName ?effectiveness }
-             OPTIONAL { ?s mls:hasValue ?value } }
-  OPTIONAL { ?s rk:runTag ?tag }
-  OPTIONAL { ?s rk:metricName ?metric OPTIONAL { ?s rk:dataSetName ?dataSet } }
-}"""
 
 
 def _clip(text: str, n: int = 90) -> str:
@@ -48,11 +36,7 @@ def labels(store: Store, terms: set[URIRef]) -> dict[URIRef, str]:
     out: dict[URIRef, str] = {}
     if not chosen:
         return out
-    values = " ".join(t.n3() for t in chosen)
-    props = " ".join(p.n3() for p in LABEL_PROPS)
-    res = store.query(
-        f"SELECT ?s ?l WHERE {{ VALUES ?s {{ {values} }} VALUES ?p {{ {props} }} ?s ?p ?l }}"
-    )
+    res = store.query(view_query("labels").bind({"s": [str(t) for t in chosen]}))
     assert isinstance(res, SelectResult)
     for row in res.dicts():
         s, lab = row.get("s"), row.get("l")
@@ -64,7 +48,7 @@ def labels(store: Store, terms: set[URIRef]) -> dict[URIRef, str]:
             out[t] = known
     rest = [t for t in chosen if t not in out]
     if rest:
-        res = store.query(_DESCRIBE % " ".join(t.n3() for t in rest))
+        res = store.query(view_query("describe").bind({"s": [str(t) for t in rest]}))
         assert isinstance(res, SelectResult)
         for row in res.dicts():
             s = row["s"]

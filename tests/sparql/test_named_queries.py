@@ -216,3 +216,64 @@ def test_values_in_every_union_branch_answer_as_bound_outside() -> None:
     assert outside.count("VALUES ?doi") == 1
     rows = store.query(branch_bound).rows
     assert len(rows) == 5 and rows == store.query(outside).rows
+
+
+MANY = """# title: Labels of things
+# param: thing iri many — the things
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?thing ?label WHERE { ?thing rdfs:label ?label }
+"""
+
+
+def test_a_many_parameter_binds_a_list_as_one_values_block() -> None:
+    q = parse_query("labels", MANY)
+    assert q.params[0].many and q.params[0].to_dict()["many"] is True
+    assert _run(q.bind({"thing": ["http://ex/a", "http://ex/b"]})) == ["http://ex/a", "http://ex/b"]
+    assert _run(q.bind({"thing": "http://ex/c"})) == ["http://ex/c"]  # one value is a list of one
+    with pytest.raises(NamedQueryError, match="needs parameter 'thing'"):
+        q.bind({"thing": []})
+    with pytest.raises(NamedQueryError, match="not an absolute IRI"):
+        q.bind({"thing": ["http://ex/a", EVIL]})  # every value is a term, or none is bound
+    with pytest.raises(NamedQueryError, match="takes one value"):
+        parse_query("things", TEMPLATE).bind({"label": ["Alpha", "Beta"]})
+    with pytest.raises(NamedQueryError, match="is not 'optional' or 'many'"):
+        parse_query("bad", "# param: x iri several\nSELECT * WHERE { ?x ?p ?o }")
+
+
+def test_every_query_of_the_package_is_read_by_the_library_with_its_header() -> None:
+    """Every .rq the package ships parses through ``package_query`` with a title: one
+    way to read SPARQL (package data, the named-query header), whatever the folder."""
+    from reprokg.sparql.named import package_query
+    from tests.conftest import REPO
+
+    paths = sorted(
+        str(p.relative_to(REPO))
+        for p in REPO.rglob("*.rq")
+        if p.relative_to(REPO).parts[0] not in {"tests", "benchmarks", "build"}
+    )
+    assert len(paths) > 50
+    for path in paths:
+        q = package_query(path)
+        assert q.title != q.name, f"{path}: no '# title:' header"
+        prepareQuery(q.sparql)
+
+
+def test_no_module_above_the_sparql_layer_writes_sparql_values_or_splices_a_query() -> None:
+    """Above ``sparql/`` (measures, the analyses, the service, the CLI) a query is a ``.rq``
+    bound by ``NamedQuery.bind``: no ``VALUES`` written by hand, no ``.replace`` on a query,
+    no ``.rq`` read by path. (Below it, ingest and the store build their own bookkeeping
+    queries: they cannot import the library.)"""
+    import re
+
+    from tests.conftest import REPO
+
+    above = ("measures", "survey", "stability", "studies", "intrinsic_dimension", "service", "cli")
+    bad = []
+    for folder in above:
+        for path in sorted((REPO / folder).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            code = re.sub(r'"""[\s\S]*?"""', "", text)  # docstrings may describe VALUES
+            for pattern in (r"VALUES\s*[?(]", r"_?(FIND|STORED|QUERY)\w*\.replace\(", r"__file__"):
+                if re.search(pattern, code):
+                    bad.append(f"{path.relative_to(REPO)}: {pattern}")
+    assert not bad, bad

@@ -407,11 +407,12 @@ def test_every_ontology_term_the_query_uses_is_declared() -> None:
     from rdflib.namespace import RDF
 
     from reprokg.core.namespaces import RK
+    from reprokg.sparql.named import package_query
 
     ontology = Graph()
     for ttl in (REPO / "ontology").glob("*.ttl"):
         ontology.parse(ttl, format="turtle")
-    used = set(re.findall(r"\brk:([A-Za-z0-9]+)", sa.load_sparql("survey_papers")))
+    used = set(re.findall(r"\brk:([A-Za-z0-9]+)", package_query(sa.PAPERS_QUERY).sparql))
     assert used, "the query uses no rk: terms?"
     missing = sorted(t for t in used if (URIRef(RK[t]), RDF.type, None) not in ontology)
     assert not missing, f"rk: terms used by survey_papers.rq but not declared: {missing}"
