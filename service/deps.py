@@ -11,9 +11,15 @@ import secrets
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
+from fastapi.exception_handlers import (
+    http_exception_handler,
+    request_validation_exception_handler,
+)
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from reprokg.core.errors import Forbidden, ReprokgError, Unauthorized
+from reprokg.core.errors import Forbidden, NotFound, ReprokgError, Unauthorized, UsageError
 from reprokg.core.settings import Settings
 from reprokg.store.base import Store
 
@@ -95,14 +101,48 @@ async def _reprokg_error(request: Request, exc: Exception) -> Response:
     if exc.http_status >= 500:
         log.error("request %s: %s: %s", rid, type(exc).__name__, exc)
     # a browser gets the error as a page when the app has one (the web views install it)
-    page = getattr(request.app.state, "error_page", None)
-    return (page and page(request, exc)) or error_response(exc, rid)
+    return _page_for(request, exc) or error_response(exc, rid)
 
 
 def add_error_handler(app: FastAPI) -> None:
     """Answer every :class:`ReprokgError` a route raises with its status and message (the
-    service's app has it; an app that mounts one of our routers on its own adds it too)."""
+    service's app has it; an app that mounts one of our routers on its own adds it too),
+    and, for a browser, FastAPI's own errors (no such path, a malformed parameter) as the
+    same page; API clients keep FastAPI's JSON for those."""
     app.add_exception_handler(ReprokgError, _reprokg_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+
+
+def _page_for(request: Request, exc: ReprokgError) -> Response | None:
+    """The web interface's page for ``exc`` when the app has one and a browser asks."""
+    page = getattr(request.app.state, "error_page", None)
+    return page(request, exc) if page else None
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 404:
+        ours: ReprokgError = NotFound(f"there is no page or resource at {request.url.path}")
+    else:
+        ours = ReprokgError(str(exc.detail))
+        ours.http_status = exc.status_code
+    ours.headers = dict(exc.headers or {})
+    return _page_for(request, ours) or await http_exception_handler(request, exc)
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    ours = UsageError("; ".join(_sentence(e) for e in exc.errors()) or "malformed request")
+    ours.http_status = 422
+    return _page_for(request, ours) or await request_validation_exception_handler(request, exc)
+
+
+def _sentence(error: Any) -> str:
+    """A pydantic error as a sentence naming the parameter and the value given."""
+    where = [str(p) for p in error.get("loc", ()) if p not in ("query", "path", "body")]
+    given = f" (given: {error['input']!r})" if isinstance(error.get("input"), str) else ""
+    return f"{'.'.join(where) or 'request'}: {error.get('msg', 'invalid')}{given}"
 
 
 # --- what the OpenAPI schema says about errors (schemathesis holds us to it) -------------

@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from decimal import Decimal
+from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -224,11 +225,17 @@ def page(request: Request, template: str, status_code: int = 200, **ctx: Any) ->
 
 def error_page(request: Request, exc: ReprokgError) -> HTMLResponse:
     """Our error as a page (for a browser asking for HTML); the API answers JSON."""
-    return page(
+    try:
+        phrase = HTTPStatus(exc.http_status).phrase
+    except ValueError:
+        phrase = type(exc).__name__
+    response = page(
         request,
         "error.html",
         status_code=exc.http_status,
-        title=f"{exc.http_status}: {type(exc).__name__}",
+        title=f"{exc.http_status} {phrase}",
         message=str(exc),
         active="",
     )
+    response.headers.update(exc.headers or {})
+    return response

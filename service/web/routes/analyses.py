@@ -6,9 +6,12 @@ document kinds), so a family that changes its terms is adapted there.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from reprokg.core.errors import UsageError
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web import charts
 from reprokg.service.web.analyses import ANALYSES, api_available
@@ -38,6 +41,18 @@ STABILITY_COLUMNS = [
     "statistic",
     "p",
     "decision",
+]
+#: the observations of one study (``?part=observations&study=…``), as the analysis reads them
+OBSERVATION_COLUMNS = [
+    "experiment",
+    "algorithm",
+    "implementation",
+    "optimizer",
+    "configuration",
+    "seed",
+    "repeat",
+    "metric",
+    "value",
 ]
 ID_COLUMNS = ["estimate", "dataSet", "label", "id", "approximated", "feature", "nid"]
 
@@ -117,6 +132,10 @@ def survey_summary(store) -> dict | None:
 def stability(request: Request, store: ReadStoreDep) -> Response:
     rows = rows_of(store, "stability")
     if fmt := wants(request):
+        if request.query_params.get("part") == "observations":
+            study = _study_param(request, rows)
+            obs = rows_of(store, OBSERVATIONS_QUERY, {"study": study})
+            return tabular(fmt, obs, OBSERVATION_COLUMNS, "stability-observations")
         return tabular(fmt, rows, STABILITY_COLUMNS, "stability")
     found: dict[str, dict] = {}
     for r in rows:
@@ -124,12 +143,17 @@ def stability(request: Request, store: ReadStoreDep) -> Response:
         if r.get("hypothesis"):
             s["tests"].append(r)
     for s in found.values():
+        # the page shows what the chart draws (per metric and experiment: n, mean, 95%
+        # interval), not every observation: a study has thousands; they are a CSV away
         obs = rows_of(store, OBSERVATIONS_QUERY, {"study": s["study"]})
-        s["observations"] = obs
+        s["summary"] = charts.intervals_by_metric(obs)
         s["charts"] = [
             charts.interval_rows(rows, f"{metric}: mean per experiment, 95% t interval")
-            for metric, rows in charts.intervals_by_metric(obs).items()
+            for metric, rows in s["summary"].items()
         ]
+        s["observations_csv"] = "/stability?" + urlencode(
+            {"study": s["study"], "part": "observations", "format": "csv"}
+        )
     first = next(iter(found), None)
     return page(
         request,
@@ -143,6 +167,14 @@ def stability(request: Request, store: ReadStoreDep) -> Response:
         ],
         **_context(request, "stability"),
     )
+
+
+def _study_param(request: Request, rows: list[dict]) -> str:
+    """The ``study=`` of an observations download: one of the stored studies."""
+    study = request.query_params.get("study", "")
+    if study not in {r["study"] for r in rows}:
+        raise UsageError("give study= (a stored stability study's IRI) with part=observations")
+    return study
 
 
 @router.get("/intrinsic-dimension")

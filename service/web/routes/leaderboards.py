@@ -39,6 +39,15 @@ def leaderboards(request: Request, store: ReadStoreDep) -> Response:
 Text = Annotated[str, Query(max_length=200)]
 
 
+def competition_ranks(scores: list) -> list[int]:
+    """Ranks of ``scores`` ordered best first, ties sharing the best rank ("1, 1, 3"):
+    1 + the number of better scores, as the run page counts them (run-scores.rq)."""
+    ranks: list[int] = []
+    for i, s in enumerate(scores):
+        ranks.append(ranks[-1] if i and s == scores[i - 1] else i + 1)
+    return ranks
+
+
 @router.get("/leaderboard")
 def leaderboard(
     request: Request,
@@ -66,8 +75,8 @@ def leaderboard(
     res = store.query(sparql)
     assert isinstance(res, SelectResult)
     rows = [{k: py(v) for k, v in r.items()} for r in res.dicts()]
-    for i, r in enumerate(rows, 1):
-        r["rank"] = i
+    for r, rank in zip(rows, competition_ranks([r.get("score") for r in rows]), strict=True):
+        r["rank"] = rank
     if fmt := wants(request):
         return tabular(fmt, rows, RANK_COLUMNS, "leaderboard")
     return page(
