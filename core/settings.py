@@ -196,7 +196,7 @@ class Settings:
 
     # --- limits on untrusted input, checked before any parser sees it (docs/security.md)
     #: nested collections in a YAML/JSON source (block or flow), and groups in a SPARQL
-    #: query; PyYAML's C composer overflows the stack at ~24,000 levels (SIGSEGV)
+    #: query; PyYAML's C composer overflowed the stack at ~24,000 levels before 6.0.4
     max_depth: int = setting(64, _count)
     #: scalars + collections + aliases of one YAML/JSON source (an upper bound for YAML)
     max_nodes: int = setting(200_000, _count)

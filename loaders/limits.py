@@ -1,8 +1,9 @@
 """Limits checked on untrusted text before any parser sees it (depth, nodes, lines, fields).
 
-Why a pre-scan: PyYAML's C composer (``yaml._yaml.CParser._compose_node``) recurses in C
-once per nesting level with no depth check, so about 25,000 levels (``[`` * 100,000, or
-``- `` * 100,000) overflow the 8 MB thread stack and kill the whole server with SIGSEGV.
+Why a pre-scan: before PyYAML 6.0.4, its C composer (``yaml._yaml.CParser._compose_node``)
+recursed in C once per nesting level with no depth check, so about 25,000 levels (``[`` *
+100,000, or ``- `` * 100,000) overflowed the 8 MB thread stack and killed the whole server
+with SIGSEGV; 6.0.4 (our floor) bundles a libyaml that refuses more than 1,000 levels.
 The pure-Python parsers (PyYAML, ruamel, ``json``) and our own tree builders stop at
 Python's recursion limit instead (``RecursionError``, a 500). So every YAML/JSON text is
 scanned here first, in linear time and without recursion, and refused with a located

@@ -327,10 +327,9 @@ def test_dependency_internals_only_in_their_patch_module() -> None:
     assert not outside, "dependency internals outside their patch module:\n" + "\n".join(outside)
 
 
-def test_the_private_name_check_sees_what_it_must() -> None:
+def test_the_private_name_check_sees_what_it_must(tmp_path: Path) -> None:
     """The check above on a module that does each thing it forbids."""
-    sample = REPO / "build" / "_reach_sample.py"
-    sample.parent.mkdir(exist_ok=True)
+    sample = tmp_path / "reach_sample.py"
     sample.write_text(
         "from pyshacl.constraints.sparql.sparql_based_constraints import SPARQLBasedConstraint\n"
         "from yaml._yaml import CParser\n"
@@ -341,10 +340,7 @@ def test_the_private_name_check_sees_what_it_must() -> None:
         "    return getattr(g.store, '_Memory__spo', None)\n",
         encoding="utf-8",
     )
-    try:
-        found = [(p, line) for p, line, _ in _reaches_in(sample)]
-    finally:
-        sample.unlink()
+    found = [(p, line) for p, line, _ in _reaches_in(sample)]
     assert found == [("yaml", 2), ("pyshacl", 4), ("pyshacl", 5), (None, 7)]
 
 

@@ -23,6 +23,7 @@ COMMANDS = (
     "compare",
     "evaluate",
     "docs",
+    "ontology",
     "serve",
     "survey-stats",
     "stability",

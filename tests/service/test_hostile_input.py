@@ -1,15 +1,18 @@
 """Hostile input never takes the service down (issue 18).
 
 The probe's inputs: 100,000 ``[`` then 100,000 ``]`` (killed the server process with SIGSEGV
-in PyYAML's C composer) and a 3,000-deep flow mapping (a RecursionError, a 500), sent
-without a token to ``/validate`` and with one to ``/documents``: a located 400, and
-``/health`` goes on answering. With the limits turned off the same upload crashes its parse
-worker, not the server. The other findings of the probe, each as a regression test.
+in PyYAML's C composer before 6.0.4) and a 3,000-deep flow mapping (a RecursionError, a
+500), sent without a token to ``/validate`` and with one to ``/documents``: a located 400,
+and ``/health`` goes on answering. A parse worker that crashes takes only its upload
+down. The other findings of the probe, each as a regression test.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -111,27 +114,64 @@ def test_a_real_server_process_survives_the_deep_inputs(tmp_path: Path, limits: 
         assert httpx.get(url + "/documents", timeout=30).json()["count"] == 0
 
 
-def test_a_parser_crash_is_a_400_and_the_service_goes_on(tmp_path: Path) -> None:
-    """With the limits off, '[' x 100,000 reaches PyYAML's C composer again: it kills the
-    parse worker (SIGSEGV), the request gets a sentence, every other client is served
-    meanwhile and the next upload is parsed by a replacement worker."""
+def test_limits_off_the_deep_input_is_refused_by_libyaml(tmp_path: Path) -> None:
+    """With the limits off, '[' x 100,000 reaches PyYAML's C parser in the parse worker:
+    before PyYAML 6.0.4 its composer overflowed the stack there (SIGSEGV); 6.0.4, the floor
+    in pyproject.toml, refuses more than 1,000 levels itself: a 400, the service goes on."""
     off = {"max_depth": 10**9, "max_nodes": 10**9, "max_line_length": 10**9}
     with _client(tmp_path, parse_workers=1, **off) as c:
+        r = c.post("/validate", params={"kind": "audit", "name": "x.yaml"}, content=DEEP_100K)
+        assert r.status_code == 400, r.text
+        assert "exceeded maximum nesting depth" in r.json()["detail"]["message"]
+        assert c.get("/health").status_code == 200
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.slow
+def test_a_parser_crash_is_a_400_and_the_service_goes_on(tmp_path: Path) -> None:
+    """A parse worker killed by SIGSEGV mid-upload (what PyYAML's C composer did to deep
+    input before 6.0.4; here the signal is sent to the worker while it parses the largest
+    real source): the request gets a sentence, every other client is served meanwhile and
+    the next upload is parsed by a replacement worker."""
+    need(sys.platform.startswith("linux"), "reads a worker's CPU time from /proc")
+    need(SHARED_DATA.is_dir(), "real data folder is missing")
+    big = (SHARED_DATA / "replicability_graphics/consolidatedData.json").read_bytes()
+    with _client(tmp_path, parse_workers=1) as c:
+        pool = c.app.state.parse_pool.start()
+        (worker,) = pool.workers()
         stop = threading.Event()
         health: list[int] = []
+        answer: list = []
 
         def poll() -> None:
             while not stop.is_set():
                 health.append(c.get("/health").status_code)
                 time.sleep(0.05)
 
-        t = threading.Thread(target=poll)
-        t.start()
+        def upload() -> None:
+            answer.append(
+                c.post("/validate", params={"name": "consolidatedData.json"}, content=big)
+            )
+
+        threads = [threading.Thread(target=poll), threading.Thread(target=upload)]
+        for t in threads:
+            t.start()
         try:
-            r = c.post("/validate", params={"kind": "audit", "name": "x.yaml"}, content=DEEP_100K)
+            start = _cpu_seconds(worker.pid)
+            deadline = time.monotonic() + 60
+            while _cpu_seconds(worker.pid) - start < 0.5 and time.monotonic() < deadline:
+                time.sleep(0.05)  # until the worker is busy parsing
+            os.kill(worker.pid, signal.SIGSEGV)
+            threads[1].join(120)
         finally:
             stop.set()
-            t.join()
+            for t in threads:
+                t.join()
+        (r,) = answer
         assert r.status_code == 400, r.text
         detail = r.json()["detail"]
         assert detail["error"] == "ParserCrashed" and "signal 11" in detail["message"]
