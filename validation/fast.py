@@ -919,59 +919,150 @@ _RDF_TYPE = str(RDF.type)
 OPEN_TYPES = "urn:reprokg:shacl-fast:any-class"
 
 
+_TOKENS = re.compile(
+    r"""(?P<iri><[^<>"{}|^`\\\s]*>)
+    |(?P<str>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+    |(?P<var>[?$][A-Za-z0-9_]+)
+    |(?P<pname>(?:[A-Za-z][\w.-]*)?:(?:[\w%-](?:[\w.%-]*[\w%-])?)?)
+    |(?P<word>[A-Za-z_][\w-]*)
+    |(?P<num>\d[\d.]*(?:[eE][+-]?\d+)?)
+    |(?P<punct>\^\^|&&|\|\||!=|<=|>=|[{}()\[\].;,|/^*+?!=<>@-])
+    |(?P<ws>\s+|\#[^\n]*)""",
+    re.VERBOSE,
+)
+#: words after which a group's next term starts a new triple pattern
+_GROUP_WORDS = {"OPTIONAL", "UNION", "MINUS", "GRAPH", "WHERE", "SERVICE", "SILENT"}
+_PATH_PUNCT = {"^", "/", "|", "(", ")", "*", "+", "?"}
+
+
+def _tokens(query: str) -> list[tuple[str, str]] | None:
+    query = _STRINGS.sub('""', query)  # long strings included
+    out = []
+    pos = 0
+    while pos < len(query):
+        m = _TOKENS.match(query, pos)
+        if m is None:
+            return None
+        pos = m.end()
+        if m.lastgroup != "ws":
+            out.append((str(m.lastgroup), m.group()))
+    return out
+
+
 def _query_iris(query: str) -> set[str] | None:
     """Every IRI a query mentions, or None when a triple pattern's predicate is not a
     fixed IRI (a variable or a negated property set: any predicate may match). The set
     holds :data:`OPEN_TYPES` when an ``rdf:type`` pattern's class is not a fixed IRI
-    (or rdf:type is part of a longer path): then any class may match."""
-    from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
-    from rdflib.plugins.sparql import prepareQuery
-    from rdflib.term import Variable
+    (or rdf:type is part of a longer path): then any class may match.
 
-    found: set[str] = set()
-
-    def path_ok(p: object) -> bool:
-        if isinstance(p, URIRef):
-            found.add(str(p))
-            if str(p) == _RDF_TYPE:
-                found.add(OPEN_TYPES)  # inside a path: its class end is not fixed
-            return True
-        if isinstance(p, SequencePath | AlternativePath):
-            return all(path_ok(x) for x in p.args)
-        if isinstance(p, InvPath | MulPath):
-            return path_ok(p.path)
-        return False  # a variable, a negated property set, anything new
-
-    def walk(node: object) -> bool:
-        if isinstance(node, URIRef):
-            found.add(str(node))
-        elif isinstance(node, NegatedPath):
-            return False
-        elif isinstance(node, dict):  # algebra nodes (CompValue) are dicts
-            for key, value in node.items():
-                if key == "triples" and isinstance(value, list):
-                    for t in value:
-                        if len(t) != 3 or isinstance(t[1], Variable):
-                            return False
-                        if isinstance(t[1], URIRef):
-                            found.add(str(t[1]))
-                            if str(t[1]) == _RDF_TYPE and not isinstance(t[2], URIRef):
-                                found.add(OPEN_TYPES)
-                        elif not path_ok(t[1]):
-                            return False
-                        walk(t[0])
-                        walk(t[2])
-                elif not walk(value):
-                    return False
-        elif isinstance(node, list | tuple | set):
-            return all(walk(x) for x in node)
-        return True
-
-    try:
-        algebra = prepareQuery(query).algebra
-    except Exception:  # noqa: BLE001 - an unparsable text: read everything
+    Read by a tokenizer that follows triple patterns (subject, predicate path, objects),
+    not a SPARQL parser: rdflib's parse took 2-9 s per kind at the first validation of
+    every process. Whatever it does not follow answers None (every triple is loaded).
+    """
+    tokens = _tokens(query)
+    if tokens is None:
         return None
-    return found if walk(algebra) else None
+    prefixes: dict[str, str] = {}
+    i = 0
+    while i + 2 < len(tokens) and tokens[i][1].upper() == "PREFIX":
+        name, (kind, iri) = tokens[i + 1][1], tokens[i + 2]
+        if not name.endswith(":") or kind != "iri":
+            return None
+        prefixes[name[:-1]] = iri[1:-1]
+        i += 3
+    found: set[str] = set()
+    # contexts: "G" a group (triple patterns), "E" parentheses of an expression,
+    # "B" a blank-node property list [ ... ]; the query starts in an expression context
+    stack = ["E"]
+    state = "S"  # in G or B: expecting S(ubject), P(redicate path), O(bject), F(ilter expr)
+    typed = False  # the current predicate is rdf:type (its object must be a fixed class)
+    path_start = -1  # the token where the current predicate path starts
+    for n in range(i, len(tokens)):
+        kind, text = tokens[n]
+        iri: str | None = None
+        if kind == "iri":
+            iri = text[1:-1]
+        elif kind == "pname":
+            pfx, _, local = text.partition(":")
+            if pfx not in prefixes:
+                return None
+            iri = prefixes[pfx] + local
+        if iri is not None:
+            found.add(iri)
+        upper = text.upper() if kind == "word" else ""
+        if text == "{":
+            stack.append("G")
+            state = "S"
+            continue
+        if text == "}":
+            if stack.pop() != "G" or not stack:
+                return None
+            state = "S"
+            continue
+        if stack[-1] == "E":
+            if text == "(":
+                stack.append("E")
+            elif text == ")":
+                stack.pop()
+                if not stack:
+                    return None
+                state = "S" if stack[-1] == "G" else state
+            continue
+        if state == "F":  # after FILTER / BIND: words (NOT EXISTS, a function), then ( or {
+            if text == "(":
+                stack.append("E")
+            elif kind != "word":
+                return None
+            continue
+        if state == "S":
+            if upper in ("FILTER", "BIND"):
+                state = "F"
+            elif upper in ("VALUES", "SELECT") or text == "(":
+                return None  # a data block, a sub-query, a collection: not followed
+            elif text == "[":
+                stack.append("B")
+                state, path_start = "P", n + 1
+            elif upper not in _GROUP_WORDS and text != ".":
+                state, path_start = "P", n + 1
+            continue
+        if state == "P":
+            element = n == 0 or tokens[n - 1][1] in ("/", "|", "^", "(", ";") or path_start == n
+            if element and (kind == "var" or text == "!"):
+                return None
+            if element and (text == "a" or iri == _RDF_TYPE):
+                typed = True
+                found.add(_RDF_TYPE)
+                before = tokens[n - 1][1]
+                after = tokens[n + 1][1] if n + 1 < len(tokens) else ""
+                if before in _PATH_PUNCT or after in _PATH_PUNCT:
+                    found.add(OPEN_TYPES)  # rdf:type inside a longer path
+                continue
+            if element and iri is not None:
+                typed = False
+                continue
+            if text in _PATH_PUNCT and (element or text not in ("^", "(")):
+                continue
+            state = "O"  # this token is the object
+        if text == ",":
+            continue
+        if text == ";":
+            state, typed, path_start = "P", False, n + 1
+        elif text == ".":
+            state, typed = "S", False
+        elif text == "]":
+            if stack.pop() != "B":
+                return None
+            state = "O"
+        elif text == "[":
+            if typed:
+                found.add(OPEN_TYPES)
+            stack.append("B")
+            state, path_start = "P", n + 1
+        elif text == "(":
+            return None  # a collection as object
+        elif typed and kind == "var":
+            found.add(OPEN_TYPES)
+    return found if stack == ["E"] else None
 
 
 #: an IRI as the compiler writes it (``_n3``, ``path``): always in angle brackets
