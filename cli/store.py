@@ -123,7 +123,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0 if all(r.conforms for r in reports) else 1
 
 
-def _refused(report) -> bool:  # noqa: ANN001 - a validation Report
+def _refused(report) -> bool:
     """A source that could not be read or was over a limit (nothing was validated)."""
     return len(report.results) == 1 and report.results[0].constraint in (
         "LoadError",

@@ -32,7 +32,7 @@ class LazyGraph(Graph):
     # (``store`` is a read-only view of it); filling it on first access keeps every
     # method correct without overriding them one by one.
     @property
-    def _Graph__store(self) -> Store:  # noqa: N802 - the attribute Graph's methods read
+    def _Graph__store(self) -> Store:
         pending = self.__dict__["_pending"]
         if pending is not None:
             self.__dict__["_pending"] = None  # before filling: filling reads the store
@@ -45,7 +45,7 @@ class LazyGraph(Graph):
         return self.__dict__["_raw_store"]
 
     @_Graph__store.setter
-    def _Graph__store(self, value: Store) -> None:  # noqa: N802
+    def _Graph__store(self, value: Store) -> None:
         self.__dict__["_raw_store"] = value
 
     def __len__(self) -> int:

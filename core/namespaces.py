@@ -9,7 +9,18 @@ from __future__ import annotations
 import re
 
 from rdflib import Graph, Namespace, URIRef
-from rdflib.namespace import DCAT, DCTERMS, OWL, PROV, RDF, RDFS, SH, SKOS, XSD
+from rdflib.namespace import (
+    DCAT,
+    DCTERMS,
+    OWL,
+    PROV,
+    RDF,
+    RDFS,
+    SH,
+    SKOS,
+    XSD,
+    DefinedNamespace,
+)
 
 
 class TermNamespace(Namespace):
@@ -42,7 +53,7 @@ ORCID = TermNamespace("https://orcid.org/")
 DOI = TermNamespace("https://doi.org/")
 
 
-PREFIXES: dict[str, Namespace] = {
+PREFIXES: dict[str, Namespace | type[DefinedNamespace]] = {
     "rk": RK,
     "rkx": RKX,
     "schema": SCHEMA,

@@ -75,7 +75,7 @@ def _parse_query(text: str) -> Any:
         raise QuerySyntaxError(
             f"query syntax error at line {exc.lineno}, column {exc.col}: {exc.msg}"
         ) from None
-    except Exception as exc:  # rdflib raises assorted errors on odd input
+    except Exception as exc:  # noqa: BLE001 - rdflib raises assorted errors on odd input
         raise QuerySyntaxError(f"query could not be parsed: {exc}") from None
 
 
@@ -88,7 +88,7 @@ def _parse_update(text: str) -> Any:
         raise QuerySyntaxError(
             f"update syntax error at line {exc.lineno}, column {exc.col}: {exc.msg}"
         ) from None
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - likewise
         raise QuerySyntaxError(f"update could not be parsed: {exc}") from None
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from rdflib.term import Identifier
+
 from reprokg.sparql.named import NamedQuery, get_query, values_block
 from reprokg.store.base import LeaderboardRanks, QueryResult, Store
 
@@ -37,7 +39,13 @@ def _find_baselines(
     if board is None:
         return None
     n = int(limit) if limit is not None else 100
-    filters = {f: terms[f] for f in _FILTERS if f in terms}
+    filters: dict[str, Identifier] = {}
+    for f in _FILTERS:
+        term = terms.get(f)
+        if isinstance(term, tuple):
+            return None  # several values: the template compares them
+        if term is not None:
+            filters[f] = term
     if n > store.ranks_window or not store.ranks_filters.issuperset(filters):
         return None
     rows = store.ranked_top(str(board), n, filters)

@@ -144,7 +144,7 @@ def _execute(store: Any, job: QueryJob, cap: int) -> tuple[str, Any, bool]:
     if isinstance(res, ox.QuerySolutions):
         names = [v.value for v in res.variables]
         n = len(names)
-        rows = []
+        rows: list[tuple] = []
         truncated = False
         for sol in res:
             if len(rows) >= cap:
@@ -152,7 +152,7 @@ def _execute(store: Any, job: QueryJob, cap: int) -> tuple[str, Any, bool]:
                 break
             rows.append(tuple(_encode(sol[i]) for i in range(n)))
         return ("select", (names, rows), truncated)
-    triples = []
+    triples: list[ox.Triple] = []
     truncated = False
     for t in res:
         if len(triples) >= cap:
@@ -244,7 +244,7 @@ class QueryRunner:
     def run(self, job: QueryJob) -> RunOutcome:
         raise NotImplementedError
 
-    def close(self) -> None:  # noqa: B027 - optional hook
+    def close(self) -> None:
         """Stop workers."""
 
 
@@ -274,11 +274,10 @@ class Snapshots:
     """
 
     def __init__(self, store: Store, root: str | os.PathLike[str] | None = None) -> None:
-        db = store.path if isinstance(store, Checkpoints) else None
-        if db is None:
+        if not isinstance(store, Checkpoints) or store.path is None:
             raise StoreError("snapshots need a store on disk that makes checkpoints")
         self.store = store
-        self.db = os.fspath(db)
+        self.db = os.fspath(store.path)
         base = Path(root or f"{self.db}.sparql-snapshots")
         self.root = base / str(os.getpid())
         _remove_orphans(base)
@@ -473,7 +472,7 @@ def runner_for(
     process writes it, the directory itself when it is opened read-only), else inline."""
     path = store.path if isinstance(store, Checkpoints) else None
     if path is not None and os.path.isdir(path):
-        source: Snapshots | str = path if store.read_only else Snapshots(store)
+        source: Snapshots | str | os.PathLike[str] = path if store.read_only else Snapshots(store)
         return ProcessQueryRunner(source, workers=workers, timeout=timeout, row_cap=row_cap)
     return InlineQueryRunner(store, timeout=timeout, row_cap=row_cap)
 

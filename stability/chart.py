@@ -141,7 +141,7 @@ def chart_of_fit(
     return _save(fig, fmt)
 
 
-def _save(fig, fmt: str) -> bytes:  # noqa: ANN001 - matplotlib Figure
+def _save(fig, fmt: str) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt, dpi=120)
     return buf.getvalue()

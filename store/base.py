@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from rdflib import Graph
-from rdflib.term import Identifier, URIRef
+from rdflib.term import Identifier, Node, URIRef
 
 from reprokg.core.errors import StoreError
 
@@ -48,7 +48,7 @@ class DocumentWrite:
     """One document to write: its graph IRI, triples, and the older version it replaces."""
 
     iri: URIRef
-    triples: Iterable[tuple[Identifier, Identifier, Identifier]]
+    triples: Iterable[tuple[Node, Node, Node]]
     replaces: URIRef | None = None
 
 

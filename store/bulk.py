@@ -59,6 +59,7 @@ from reprokg.store.merge import (
     STALE_MARKER,
     delete_unheld_op,
 )
+from reprokg.store.terms import solutions
 
 log = logging.getLogger(__name__)
 
@@ -203,7 +204,7 @@ def _select_share(
     os.close(fd)
     try:
         t0 = time.perf_counter()
-        store.query(query).serialize(tsv, ox.QueryResultsFormat.TSV)
+        solutions(store, query).serialize(tsv, ox.QueryResultsFormat.TSV)
         t1 = time.perf_counter()
         fd, nt = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".nt", dir=tmp_dir)
         os.close(fd)

@@ -34,6 +34,7 @@ from collections.abc import Iterable
 import pyoxigraph as ox
 
 from reprokg.store.merge import COUNTERS_GRAPH, COUNTERS_MARKER, RESERVED_GRAPHS
+from reprokg.store.terms import solutions, value
 
 RKS = "https://w3id.org/reprokg/store#"
 #: deltas kept before they are folded into one
@@ -74,16 +75,16 @@ def read(store: ox.Store) -> tuple[int, int, int] | None:
         return None
     docs = n = 0
     for q in store.quads_for_pattern(None, _DELTA, None, _G):
-        docs += int(q.object.value)
+        docs += int(value(q.object))
         n += 1
     folded = 0
     for q in store.quads_for_pattern(_STATE, _FOLDED, None, _G):
-        folded = int(q.object.value)
+        folded = int(value(q.object))
     return docs, folded + n, n
 
 
 def count_documents(store: ox.Store) -> int:
-    return int(next(iter(store.query(COUNT_GRAPHS)))[0].value)
+    return int(value(next(iter(solutions(store, COUNT_GRAPHS)))[0]))
 
 
 def _text(quads: Iterable[ox.Quad]) -> str:
@@ -97,8 +98,8 @@ def fold(store: ox.Store) -> bool:
     if len(deltas) <= FOLD_AT:
         return False
     folded = list(store.quads_for_pattern(_STATE, _FOLDED, None, _G))
-    before = int(folded[0].object.value) if folded else 0
-    base = delta_quad(sum(int(q.object.value) for q in deltas))
+    before = int(value(folded[0].object)) if folded else 0
+    base = delta_quad(sum(int(value(q.object)) for q in deltas))
     state = ox.Quad(_STATE, _FOLDED, ox.Literal(str(before + len(deltas) - 1), datatype=_INT))
     store.update(
         f"DELETE DATA {{ GRAPH <{COUNTERS_GRAPH}> {{ {_text(deltas + folded)} }} }} ; "
@@ -115,7 +116,7 @@ def recount(store: ox.Store, writes: int = 1, floor: int = 0) -> tuple[int, int]
     n = count_documents(store)
     deltas = list(store.quads_for_pattern(None, _DELTA, None, _G))
     folded = list(store.quads_for_pattern(_STATE, _FOLDED, None, _G))
-    before = int(folded[0].object.value) if folded else 0
+    before = int(value(folded[0].object)) if folded else 0
     version = max(before + len(deltas) + writes, floor, 1)
     base = delta_quad(n)
     state = ox.Quad(_STATE, _FOLDED, ox.Literal(str(version - 1), datatype=_INT))

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rdflib import URIRef
+from rdflib.plugins.sparql.parserutils import CompValue
 
 from reprokg.core.errors import UpdateRefused
 
@@ -124,12 +126,17 @@ def written_graphs(sparql: str) -> frozenset[str] | None:
     return frozenset(graphs) if graphs is not None else None
 
 
-def _targets(op: object) -> set[str] | None:
-    """Graphs one (non-refused) rdflib update operation writes; ``None``: not constant."""
-    name = op.name  # type: ignore[attr-defined]
+def _get(op: CompValue, key: str) -> Any:
+    """``op[key]`` or ``None`` (``CompValue.get`` returns the key itself when missing)."""
+    return dict.get(op, key)
 
-    def get(key: str) -> object:  # CompValue.get returns the key itself when missing
-        return dict.get(op, key)  # type: ignore[arg-type]
+
+def _targets(op: CompValue) -> set[str] | None:
+    """Graphs one (non-refused) rdflib update operation writes; ``None``: not constant."""
+    name = op.name
+
+    def get(key: str) -> Any:
+        return _get(op, key)
 
     terms: list[object] = []
     if name in ("InsertData", "DeleteData", "DeleteWhere"):
@@ -146,7 +153,7 @@ def _targets(op: object) -> set[str] | None:
     elif name in ("Clear", "Drop"):
         terms.append(get("graphiri"))  # ALL / NAMED: not a term, so unknown
     elif name in ("Add", "Copy", "Move"):
-        src, dst = get("graph")  # type: ignore[misc]
+        src, dst = get("graph")
         terms += [src, dst] if name == "Move" else [dst]
     elif name != "Create":
         return None
@@ -204,12 +211,12 @@ class UpdatePlan:
         return " ;\n".join(ops)
 
 
-def _default_write(op: object) -> str:
+def _default_write(op: CompValue) -> str:
     """Why ``op`` (an rdflib update algebra node) writes the default graph, or ''."""
-    name = op.name  # type: ignore[attr-defined]
+    name = op.name
 
-    def get(key: str) -> object:  # CompValue.get returns the key itself when missing
-        return dict.get(op, key)  # type: ignore[arg-type]
+    def get(key: str) -> Any:
+        return _get(op, key)
 
     if name in ("InsertData", "DeleteData", "DeleteWhere") and get("triples"):
         return "triples outside GRAPH write the default graph"

@@ -49,12 +49,13 @@ import functools
 import io
 import itertools
 import logging
+import os
 import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import pyoxigraph as ox
 from rdflib import BNode, Graph, URIRef
@@ -90,7 +91,14 @@ from reprokg.store.merge import (
     merge_op,
     unmerge_ops,
 )
-from reprokg.store.terms import rdf_format, to_ntriples, to_oxigraph, to_rdflib
+from reprokg.store.terms import (
+    rdf_format,
+    rdflib_triple,
+    to_ntriples,
+    to_oxigraph,
+    to_quad,
+    to_rdflib,
+)
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +130,7 @@ def _run_with_timeout(fn: Callable[[threading.Event], T], timeout: float | None)
 
 def graph_quads(iri: URIRef | str, graph: Graph | Iterable) -> list[ox.Quad]:
     g = ox.NamedNode(str(iri))
-    return [ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), g) for s, p, o in graph]
+    return [to_quad(s, p, o, g) for s, p, o in graph]
 
 
 def _batch_merged_quads(writes: Sequence[DocumentWrite]) -> list[ox.Quad]:
@@ -246,7 +254,7 @@ def has_merge(raw: ox.Store) -> bool:
     return raw.contains_named_graph(ox.NamedNode(MERGED_MARKER))
 
 
-def union_kwargs(merged: bool) -> dict[str, object]:
+def union_kwargs(merged: bool) -> dict[str, Any]:
     """Query keyword arguments for the store's default dataset."""
     return {} if merged else {"use_default_graph_as_union": True}
 
@@ -280,7 +288,7 @@ class OxigraphStore(
         path: str | Path | None = None,
         *,
         read_only: bool = False,
-        blob_dir: str | Path | None = None,
+        blob_dir: str | os.PathLike[str] | None = None,
         _raw: ox.Store | None = None,
     ) -> None:
         self.path = Path(path) if path is not None else None
@@ -631,7 +639,7 @@ class OxigraphStore(
     def get_document(self, iri: URIRef | str) -> Graph:
         g = Graph()
         for q in self._store.quads_for_pattern(None, None, None, ox.NamedNode(str(iri))):
-            g.add((to_rdflib(q.subject), to_rdflib(q.predicate), to_rdflib(q.object)))
+            g.add(rdflib_triple(q))
         return g
 
     def query(
@@ -642,7 +650,7 @@ class OxigraphStore(
         named_graph_uris: Sequence[str] = (),
         timeout: float | None = None,
     ) -> QueryResult:
-        kwargs: dict[str, object] = {}
+        kwargs: dict[str, Any] = {}
         if default_graph_uris:
             kwargs["default_graph"] = [ox.NamedNode(u) for u in default_graph_uris]
         else:
@@ -827,6 +835,6 @@ def _convert(res: object, cancel: threading.Event) -> QueryResult | None:
         for t in res:
             if cancel.is_set():
                 return None
-            g.add((to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)))
+            g.add(rdflib_triple(t))
         return GraphResult(g)
     raise StoreError(f"unexpected query result {type(res).__name__}")

@@ -56,6 +56,7 @@ import pyoxigraph as ox
 
 from reprokg.store.bulk import engine_threads
 from reprokg.store.merge import MERGED_MARKER, RANKS_GRAPH, RANKS_MARKER, RANKS_MARKER_V1
+from reprokg.store.terms import solutions, value
 
 RK = "https://w3id.org/reprokg/ontology#"
 MLS = "http://www.w3.org/ns/mls#"
@@ -122,7 +123,7 @@ def window_size(store: ox.Store, board: str) -> int | None:
 
 def _stored_size(store: ox.Store, board: str) -> int | None:
     for q in store.quads_for_pattern(ox.NamedNode(board), _P_WINDOW, None, _G):
-        return int(q.object.value)
+        return int(value(q.object))
     return None
 
 
@@ -135,7 +136,7 @@ def _rows(store: ox.Store, board: str, size: int) -> Iterator[Row]:
     seen = 0
     for k in range(-(-size // BUCKET)):
         for q in store.quads_for_pattern(_bucket(board, k), _P_ENTRIES, None, _G):
-            for row in _unpack(q.object.value):
+            for row in _unpack(value(q.object)):
                 if seen == size:
                     return
                 seen += 1
@@ -168,16 +169,12 @@ def _snapshot(store: ox.Store, board: str, buckets: int) -> tuple[int, list[str]
         f"OPTIONAL {{ VALUES (?k ?bucket) {{ {listed} }} "
         f"GRAPH <{RANKS_GRAPH}> {{ ?bucket <{RKS}entries> ?entries }} }} }}"
     )
-    rows = list(store.query(q))
-    if not rows or any(r["stale"] is not None for r in rows):  # type: ignore[index]
+    rows = list(solutions(store, q))
+    if not rows or any(r["stale"] is not None for r in rows):
         return None
-    size = rows[0]["size"]  # type: ignore[index]
-    found = {
-        int(r["k"].value): r["entries"].value  # type: ignore[index,union-attr]
-        for r in rows
-        if r["k"] is not None  # type: ignore[index]
-    }
-    return (int(size.value) if size is not None else 0), [found[k] for k in sorted(found)]
+    size = rows[0]["size"]
+    found = {int(value(r["k"])): value(r["entries"]) for r in rows if r["k"] is not None}
+    return (int(value(size)) if size is not None else 0), [found[k] for k in sorted(found)]
 
 
 def top(
@@ -221,7 +218,7 @@ def _path_rows(store: ox.Store, path: tuple[str, ...], runs: list[str]) -> list[
     hops = " . ".join(f"?x{j} <{p}> ?x{j + 1}" for j, p in enumerate(path))
     bound = f"VALUES ?x0 {{ {' '.join(runs)} }} " if runs else ""
     q = f"SELECT ?x0 ?x{len(path)} WHERE {{ {bound}{hops} }}"
-    return [(str(r[0]), str(r[1])) for r in store.query(q)]  # type: ignore[index]
+    return [(str(r[0]), str(r[1])) for r in solutions(store, q)]
 
 
 def _collect(runs: Iterable[str], rows: Iterable[list[tuple[str, str]]]) -> dict[str, Names]:
@@ -300,10 +297,10 @@ def _apply(store: ox.Store, clear: list[Slot], ins: list[ox.Quad], done: Iterabl
 def _ranked(store: ox.Store, board: str) -> list[Entry] | None:
     """The board's first WINDOW entries by the reference query (O(board)); ``None`` when
     one has a blank node."""
-    rows = list(store.query(board_query(board)))
-    if any(isinstance(t, ox.BlankNode) for r in rows for t in r):  # type: ignore[attr-defined]
+    rows = list(solutions(store, board_query(board)))
+    if any(isinstance(t, ox.BlankNode) for r in rows for t in r):
         return None
-    return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]  # type: ignore[index]
+    return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
 
 
 def _with_names(entries: list[Entry], names: Mapping[str, Names]) -> list[Row]:
@@ -323,9 +320,9 @@ def rebuild_all(store: ox.Store, batch: int = 200_000) -> dict:
         " ; ".join(f"DROP SILENT GRAPH <{g}>" for g in (RANKS_MARKER, RANKS_MARKER_V1, RANKS_GRAPH))
     )
     boards = [
-        r[0].value  # type: ignore[index]
-        for r in store.query(f"SELECT DISTINCT ?b WHERE {{ ?v <{RK}onLeaderboard> ?b }}")
-        if isinstance(r[0], ox.NamedNode)  # type: ignore[index]
+        value(r[0])
+        for r in solutions(store, f"SELECT DISTINCT ?b WHERE {{ ?v <{RK}onLeaderboard> ?b }}")
+        if isinstance(r[0], ox.NamedNode)
     ]
     # the scans of the paths (every run's names) and the boards' queries on several
     # threads at once (pyoxigraph releases the GIL): 10M triples, 47.3-51.3 s against
@@ -355,7 +352,7 @@ def rebuild_all(store: ox.Store, batch: int = 200_000) -> dict:
 
 def repair(store: ox.Store) -> int:
     """Re-rank every board marked stale (a writable open after a crash), names and all."""
-    boards = sorted({q.subject.value for q in store.quads_for_pattern(None, _P_STALE, None, _G)})
+    boards = sorted({value(q.subject) for q in store.quads_for_pattern(None, _P_STALE, None, _G)})
     for b in boards:
         old = {b: read_window(store, b)}
         _settle(store, {b: _ranked(store, b)}, old, set(), names_current=False)
@@ -441,7 +438,7 @@ class Plan:
                 if isinstance(run, ox.NamedNode | ox.BlankNode):
                     self.runs.add(str(run))
                     values.update(
-                        q.object  # type: ignore[misc]
+                        q.object
                         for q in store.quads_for_pattern(run, REPORTED, None, dg)
                         if isinstance(q.object, ox.NamedNode | ox.BlankNode)
                     )
@@ -479,9 +476,9 @@ def _entries_of(store: ox.Store, values: Iterable[ox.NamedNode]) -> dict[str, li
             f"?value <{RK}onLeaderboard> ?b . ?value <{MLS}hasValue> ?score . "
             f"?run <{RK}reportedScore> ?value }}"
         )
-        for r in store.query(q):
-            if isinstance(r[0], ox.NamedNode):  # type: ignore[index]
-                out.setdefault(r[0].value, []).append((r[1], r[2], r[3]))  # type: ignore[index]
+        for r in solutions(store, q):
+            if isinstance(r[0], ox.NamedNode):
+                out.setdefault(r[0].value, []).append((r[1], r[2], r[3]))
     return out
 
 
@@ -494,7 +491,7 @@ def _order(store: ox.Store, rows: list[Entry]) -> list[Entry]:
         f"SELECT ?value ?score ?run WHERE {{ VALUES (?value ?score ?run) {{ {table} }} }} "
         f"ORDER BY DESC(?score) ?run ?value LIMIT {WINDOW}"
     )
-    return [(str(r[0]), str(r[1]), str(r[2])) for r in store.query(q)]  # type: ignore[index]
+    return [(str(r[0]), str(r[1]), str(r[2])) for r in solutions(store, q)]
 
 
 def _settle(

@@ -35,6 +35,7 @@ engine may keep computing (Oxigraph server: start it with ``--timeout-s``).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -70,7 +71,7 @@ from reprokg.store.merge import (
     merge_op,
     unmerge_ops,
 )
-from reprokg.store.terms import rdf_format, to_ntriples, to_oxigraph
+from reprokg.store.terms import rdf_format, to_ntriples, to_oxigraph, to_quad
 
 #: graphs an engine keeps for itself; never reported as documents
 SYSTEM_GRAPH_PREFIXES: dict[str, tuple[str, ...]] = {
@@ -152,7 +153,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         dialect: str | None = None,
         auth: httpx.Auth | tuple[str, str] | None = None,
         read_only: bool = False,
-        blob_dir: str | Path | None = None,
+        blob_dir: str | os.PathLike[str] | None = None,
         timeout: float = 60.0,
     ) -> None:
         scheme, rest = url.split("://", 1)
@@ -443,7 +444,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         for g in self.documents():
             name = ox.NamedNode(str(g))
             for s, p, o in self.get_document(g):
-                quads.append(ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), name))
+                quads.append(to_quad(s, p, o, name))
         out.write(ox.serialize(quads, format=rdf_format(fmt)) or b"")
 
     def restore(self, src: BinaryIO, fmt: str = "nquads") -> None:
@@ -461,12 +462,11 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         except SyntaxError as exc:
             raise StoreError(f"cannot restore: {exc}") from exc
         for g, triples in graphs.items():
-            if g is None and self.merged:  # the merge is derived: keep such triples apart
-                g = LEGACY_DEFAULT_GRAPH
-            ops = [self._insert(g, triples)]
-            if self.merged:
-                ops.append(merge_op(g, self._into))
-            self._update(" ;\n".join(ops))
+            if not self.merged:
+                self._update(self._insert(g, triples))
+                continue
+            target = LEGACY_DEFAULT_GRAPH if g is None else g  # the merge is derived
+            self._update(" ;\n".join([self._insert(target, triples), merge_op(target, self._into)]))
 
     def close(self) -> None:
         self._client.close()

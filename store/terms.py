@@ -8,6 +8,7 @@ rdflib literal so results compare equal to what loaders built.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pyoxigraph as ox
 from rdflib import BNode, Literal, URIRef
@@ -19,6 +20,23 @@ from reprokg.core.errors import StoreError
 _XSD_STRING = str(XSD.string)
 _LANG_STRING = str(RDF.langString)
 _BNODE_OK = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+def solutions(store: ox.Store, sparql: str, **kwargs: Any) -> ox.QuerySolutions:
+    """The rows of a SELECT on a pyoxigraph store (whose ``query`` is typed as returning
+    any of the three result forms)."""
+    result = store.query(sparql, **kwargs)
+    if not isinstance(result, ox.QuerySolutions):
+        raise StoreError(f"expected a SELECT: {sparql[:60]}")
+    return result
+
+
+def value(term: object) -> str:
+    """The lexical value of a pyoxigraph IRI, blank node or literal (a quad's object is
+    typed as possibly a quoted triple, which has none)."""
+    if not isinstance(term, ox.NamedNode | ox.BlankNode | ox.Literal):
+        raise StoreError(f"expected an IRI, blank node or literal, got {term!r}")
+    return term.value
 
 
 def to_rdflib(term: object) -> Identifier | None:
@@ -41,6 +59,15 @@ def to_rdflib(term: object) -> Identifier | None:
     raise TypeError(f"unsupported term {term!r} (RDF-star triples are not used by reprokg)")
 
 
+def rdflib_triple(t: ox.Quad | ox.Triple) -> tuple[Identifier, Identifier, Identifier]:
+    """The subject, predicate and object of a stored quad (or a CONSTRUCT triple) as
+    rdflib terms."""
+    s, p, o = to_rdflib(t.subject), to_rdflib(t.predicate), to_rdflib(t.object)
+    if s is None or p is None or o is None:
+        raise StoreError(f"a triple with an unbound term: {t}")
+    return s, p, o
+
+
 def bnode_label(node: BNode) -> str:
     """A blank node label valid in N-Triples/SPARQL (rdflib allows labels engines refuse)."""
     label = str(node)
@@ -61,6 +88,12 @@ def to_oxigraph(term: Node) -> ox.NamedNode | ox.BlankNode | ox.Literal:
             return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
         return ox.Literal(str(term))
     raise TypeError(f"cannot store {term!r} (not an IRI, blank node or literal)")
+
+
+def to_quad(s: Node, p: Node, o: Node, graph: ox.NamedNode | None = None) -> ox.Quad:
+    """A pyoxigraph quad of rdflib terms (in ``graph``, else the default graph)."""
+    # pyoxigraph refuses a literal subject or a non-IRI predicate itself (TypeError)
+    return ox.Quad(to_oxigraph(s), to_oxigraph(p), to_oxigraph(o), graph)  # type: ignore[arg-type]
 
 
 def _escape_non_ascii(text: str) -> str:

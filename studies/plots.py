@@ -12,11 +12,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
 
-from reprokg.survey.charts import FORMATS, figure_bytes  # noqa: E402
+from reprokg.survey.charts import FORMATS, figure_bytes
 
 __all__ = ["FORMATS", "bars", "grouped_bars", "hasse", "render"]
 

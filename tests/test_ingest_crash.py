@@ -266,7 +266,7 @@ def test_kill_during_a_bulk_restore_restores_all_or_nothing(tmp_path) -> None:
         try:
             assert store.query(MERGE_HAS_EVERY_DOCUMENT_TRIPLE).value is True
             assert store.query(MERGE_HAS_ONLY_DOCUMENT_TRIPLES).value is True
-            assert ranks.maintained(store._store)  # noqa: SLF001 - rebuilt on the open
+            assert ranks.maintained(store._store)
         finally:
             store.close()
         assert not list(store_dir.rglob("bulk-*.sst")), "bulk loader files left behind"

@@ -105,7 +105,7 @@ def run_cli(store: Path, study: str) -> float:
     return time.perf_counter() - t0
 
 
-def make_store(frame, tmp: Path, name: str) -> tuple[Path, str]:  # noqa: ANN001
+def make_store(frame, tmp: Path, name: str) -> tuple[Path, str]:
     """The design as a stability CSV loaded into an embedded store (as ``reprokg load``)."""
     from reprokg.ingest import ingest
     from reprokg.loaders import stability

@@ -47,7 +47,7 @@ def health(store: StoreDep, settings: SettingsDep) -> JSONResponse:
             body["documents"] = None  # not kept by this store; never counted here
         else:
             body["documents"] = len(store.documents())
-    except Exception as exc:  # any backend failure means "not reachable"
+    except Exception as exc:  # noqa: BLE001 - any backend failure: "not reachable"
         body.update(status="unavailable", store="unreachable", error=str(exc))
         return JSONResponse(body, status_code=503)
     body.update(status="ok", store="reachable")

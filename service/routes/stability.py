@@ -156,7 +156,7 @@ def _pairs(specs: list[str] | None) -> list[tuple[str, str]]:
     return out
 
 
-def _analyse(store, study, method, alpha, metric, pair):  # noqa: ANN001, ANN202
+def _analyse(store, study, method, alpha, metric, pair):
     from reprokg.stability.study import analyse_study
 
     return analyse_study(

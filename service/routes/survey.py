@@ -50,7 +50,7 @@ def survey_chart(
     name: str,
     store: StoreDep,
     dataset: Annotated[Literal["consolidated", "per-paper"], Query()] = "consolidated",
-    format: Annotated[Literal["svg", "png"], Query()] = "svg",  # noqa: A002 - query name
+    format: Annotated[Literal["svg", "png"], Query()] = "svg",
 ) -> Response:
     """A chart (``sharing_by_year``, ``sharing_by_topic``, ``citations``) as SVG or PNG."""
     stem, dot, ext = name.rpartition(".")

@@ -55,7 +55,7 @@ def warm(app: FastAPI) -> threading.Thread:
             summary(store)
             paper_index(store)
             cache.get(store, "survey-analysis", lambda: survey_summary(store))
-        except Exception:  # noqa: BLE001 - a warm-up failure only costs the first request
+        except Exception:
             log.exception("web: warming the caches failed")
 
     t = threading.Thread(target=run, name="reprokg-web-warm", daemon=True)

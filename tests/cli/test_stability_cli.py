@@ -19,13 +19,13 @@ def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-def _run(capsys, *argv: str) -> tuple[int, str, str]:  # noqa: ANN001
+def _run(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(["stability", *argv])
     out = capsys.readouterr()
     return code, out.out, out.err
 
 
-def test_json_is_the_analysis_of_the_store(store_dir: Path, capsys) -> None:  # noqa: ANN001
+def test_json_is_the_analysis_of_the_store(store_dir: Path, capsys) -> None:
     from reprokg.stability.study import analyse_study
     from reprokg.store import open_store
 
@@ -45,7 +45,7 @@ def test_json_is_the_analysis_of_the_store(store_dir: Path, capsys) -> None:  # 
     assert "alpha = 0.1" in ml["hypotheses"]["H1"]["test"]
 
 
-def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
     charts = tmp_path / "charts"
     argv = ["--store", str(store_dir), "--study", EXAMPLE_TITLE, "--charts", str(charts)]
     code, out, err = _run(capsys, *argv, "--save")
@@ -62,7 +62,7 @@ def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
     assert code == 0 and "(unchanged)" in err  # the same observations again: idempotent
 
 
-def test_list(store_dir: Path, capsys) -> None:  # noqa: ANN001
+def test_list(store_dir: Path, capsys) -> None:
     code, out, _ = _run(capsys, "--store", str(store_dir), "--list")
     assert code == 0 and SMALL_TITLE in out and "(illustrative)" in out
     code, out, _ = _run(capsys, "--store", str(store_dir), "--list", "--format", "json")
@@ -79,7 +79,7 @@ def test_list(store_dir: Path, capsys) -> None:  # noqa: ANN001
         (["--study", SMALL_TITLE, "--pair", "ab"], "--pair expects A:B"),
     ],
 )
-def test_errors_are_one_line_and_exit_2(store_dir: Path, capsys, argv, needle) -> None:  # noqa: ANN001
+def test_errors_are_one_line_and_exit_2(store_dir: Path, capsys, argv, needle) -> None:
     code, out, err = _run(capsys, "--store", str(store_dir), *argv)
     assert code == 2 and out == ""
     assert err.startswith("reprokg stability: ") and needle in err and err.count("\n") == 1

@@ -32,7 +32,7 @@ def store_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     return d
 
 
-def test_json_output_is_the_analysis_of_the_store(store_dir: Path, capsys) -> None:  # noqa: ANN001
+def test_json_output_is_the_analysis_of_the_store(store_dir: Path, capsys) -> None:
     assert main(["survey-stats", "--store", str(store_dir), "--format", "json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     from reprokg.store import open_store
@@ -49,7 +49,7 @@ def test_json_output_is_the_analysis_of_the_store(store_dir: Path, capsys) -> No
     assert printed["tests"]["sharing_2014_vs_2016"]["p_adjusted"] is not None
 
 
-def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
     charts = tmp_path / "charts"
     code = main(["survey-stats", "--store", str(store_dir), "--charts", str(charts), "--save"])
     assert code == 0
@@ -74,7 +74,7 @@ def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
     assert "(unchanged)" in capsys.readouterr().out
 
 
-def test_missing_or_empty_store_says_so(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_missing_or_empty_store_says_so(tmp_path: Path, capsys) -> None:
     assert main(["survey-stats", "--store", str(tmp_path / "nothing")]) == 2
     assert "no store" in capsys.readouterr().err
     from reprokg.store import open_store

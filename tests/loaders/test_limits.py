@@ -526,7 +526,7 @@ def test_every_real_line_file_passes() -> None:
         lambda n: '"' + '\\" [ ' * n + '"\n',
     ],
 )
-def test_scan_time_is_linear(make) -> None:  # noqa: ANN001
+def test_scan_time_is_linear(make) -> None:
     def cost(n: int) -> float:
         text = make(n)
         best = float("inf")
@@ -572,7 +572,7 @@ DEEP_3000 = b"a: " + b"{x: " * 3000 + b"1" + b"}" * 3000 + b"\n"
         (b"title: x\nobservations: " + b"[" * 5000, "s.yaml", "stability", (2, 78)),
     ],
 )
-def test_the_crash_inputs_through_every_loader(data: bytes, name: str, kind: str, where) -> None:  # noqa: ANN001
+def test_the_crash_inputs_through_every_loader(data: bytes, name: str, kind: str, where) -> None:
     from reprokg import loaders
 
     with pytest.raises(LimitExceeded) as err:

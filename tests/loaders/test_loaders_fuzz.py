@@ -193,7 +193,7 @@ def _edit(data: bytes, edits: list[tuple[str, float, bytes]]) -> bytes:
 @pytest.mark.parametrize("kind", KINDS)
 @FUZZ
 @given(pick=st.integers(0, 100), edits=st.lists(_BYTE_EDIT, min_size=1, max_size=6))
-def test_real_files_with_bytes_mutated(kind: str, pick: int, edits) -> None:  # noqa: ANN001
+def test_real_files_with_bytes_mutated(kind: str, pick: int, edits) -> None:
     files = _seed(kind)
     name, data = files[pick % len(files)]
     _load(_edit(data, edits), name, kind)
@@ -278,7 +278,7 @@ def _structured(kind: str) -> list[tuple[str, bytes]]:
 )
 def test_real_files_with_keys_removed_types_swapped_nesting_inflated(
     kind: str, pick: int, edits
-) -> None:  # noqa: ANN001
+) -> None:
     files = _structured(kind)
     if not files:
         pytest.skip(f"no YAML/JSON files for {kind}")

@@ -26,7 +26,7 @@ from tests.conftest import need
 
 try:  # repro_eval 0.5.0 needs setuptools<81 (pkg_resources) on import
     from repro_eval.Evaluator import RpdEvaluator, RplEvaluator
-except Exception:  # pragma: no cover - reported by need() below
+except ImportError:  # pragma: no cover - reported by need() below
     RpdEvaluator = RplEvaluator = None
 
 

@@ -70,7 +70,7 @@ def test_deep_inputs_answer_a_located_400(client: TestClient, route, body, where
     assert _documents(client) == before
 
 
-def test_the_cli_answers_exit_1_and_one_line(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_the_cli_answers_exit_1_and_one_line(tmp_path: Path, capsys) -> None:
     from reprokg.cli import main
 
     for body, column in ((DEEP_100K, 65), (DEEP_3000, 256)):
@@ -281,7 +281,7 @@ def test_a_doi_with_angle_brackets_is_stored_not_a_500(client: TestClient) -> No
     assert v.json()["conforms"] == (d.status_code == 201)
 
 
-def test_the_keys_of_a_survey_record_are_located_in_one_pass(monkeypatch) -> None:  # noqa: ANN001
+def test_the_keys_of_a_survey_record_are_located_in_one_pass(monkeypatch) -> None:
     """Locating each key by searching the text once per key was quadratic (40,000 keys: 30
     s); now one scan of the record's string tokens, however many keys (counted, not timed)."""
     from reprokg.loaders import replicability_graphics as rg
@@ -290,7 +290,7 @@ def test_the_keys_of_a_survey_record_are_located_in_one_pass(monkeypatch) -> Non
     real = rg._STRING_TOKEN
 
     class Counting:
-        def finditer(self, *args: object):  # noqa: ANN202
+        def finditer(self, *args: object):
             scans.append(1)
             return real.finditer(*args)
 
@@ -305,7 +305,7 @@ def test_the_keys_of_a_survey_record_are_located_in_one_pass(monkeypatch) -> Non
 
 def test_the_survey_measures_on_the_demo_data_are_not_a_500(
     tmp_path: Path, demo_store_copy
-) -> None:  # noqa: ANN001
+) -> None:
     """anova_lm raised ValueError on the demo data's per-paper + consolidated frame."""
     store = open_store(demo_store_copy(tmp_path / "kg"))
     with TestClient(create_app(Settings(access_log=False, parse_workers=0), store=store)) as c:

@@ -32,7 +32,7 @@ def _score(run: int, x: str) -> Graph:
     return g
 
 
-def _runs(resp) -> list[str]:  # noqa: ANN001
+def _runs(resp) -> list[str]:
     return [b["run"]["value"] for b in resp.json()["results"]["bindings"]]
 
 

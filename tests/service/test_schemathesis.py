@@ -49,7 +49,7 @@ CHECKS = [
 
 
 @pytest.fixture(scope="module")
-def schema(tmp_path_factory: pytest.TempPathFactory, demo_store_copy):  # noqa: ANN001
+def schema(tmp_path_factory: pytest.TempPathFactory, demo_store_copy):
     path = demo_store_copy(tmp_path_factory.mktemp("st") / "kg")
     store = open_store(path)
     settings_ = Settings(store=str(path), write_token=TOKEN, access_log=False, query_timeout=5.0)
@@ -62,13 +62,13 @@ def schema(tmp_path_factory: pytest.TempPathFactory, demo_store_copy):  # noqa: 
     store.close()
 
 
-def _label(op) -> str:  # noqa: ANN001
+def _label(op) -> str:
     return f"{op.method.upper()} {op.path}"
 
 
 @pytest.mark.parametrize("mode", ["positive", "negative"])
 @pytest.mark.parametrize("token", [False, True], ids=["anonymous", "token"])
-def test_every_operation_answers_as_its_schema_says(schema, token: bool, mode: str) -> None:  # noqa: ANN001
+def test_every_operation_answers_as_its_schema_says(schema, token: bool, mode: str) -> None:
     headers = {"Authorization": f"Bearer {TOKEN}"} if token else None
     failures: dict[tuple[str, str], list[str]] = defaultdict(list)
     operations = [result.ok() for result in schema.get_all_operations()]
@@ -85,11 +85,11 @@ def test_every_operation_answers_as_its_schema_says(schema, token: bool, mode: s
     assert not failures, report
 
 
-def _fuzz(op, mode: str, headers, failures):  # noqa: ANN001, ANN202
+def _fuzz(op, mode: str, headers, failures):
     """A hypothesis test of one operation that records every failing check."""
     label = _label(op)
 
-    def record(case, response, f) -> None:  # noqa: ANN001
+    def record(case, response, f) -> None:
         failures[(label, f.title)].append(
             f"{response.status_code}: {case.as_curl_command(headers=headers)[:300]}"
         )
@@ -101,7 +101,7 @@ def _fuzz(op, mode: str, headers, failures):  # noqa: ANN001, ANN202
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    def run(case) -> None:  # noqa: ANN001
+    def run(case) -> None:
         response = case.call(headers=headers)
         try:
             case.validate_response(response, checks=CHECKS, headers=headers)
@@ -114,7 +114,7 @@ def _fuzz(op, mode: str, headers, failures):  # noqa: ANN001, ANN202
     return run
 
 
-def test_the_stateful_links(schema) -> None:  # noqa: ANN001
+def test_the_stateful_links(schema) -> None:
     links = [
         (name, link)
         for path in schema.raw_schema["paths"].values()
@@ -125,10 +125,10 @@ def test_the_stateful_links(schema) -> None:  # noqa: ANN001
     assert {name for name, _ in links} >= {"GetDocument", "DeleteDocument", "GetComparison"}
 
     class Machine(schema.as_state_machine()):  # type: ignore[misc]
-        def get_call_kwargs(self, case):  # noqa: ANN001, ANN202
+        def get_call_kwargs(self, case):
             return {"headers": {"Authorization": f"Bearer {TOKEN}"}}
 
-        def validate_response(self, response, case, additional_checks=None, **kwargs):  # noqa: ANN001, ANN202
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
             case.validate_response(response, checks=CHECKS, headers=kwargs.get("headers"))
 
     Machine.run(
@@ -142,7 +142,7 @@ def test_the_stateful_links(schema) -> None:  # noqa: ANN001
     )
 
 
-def test_an_uploaded_document_can_be_fetched_and_deleted_through_the_links(schema) -> None:  # noqa: ANN001
+def test_an_uploaded_document_can_be_fetched_and_deleted_through_the_links(schema) -> None:
     """The links the stateful run follows, once by hand with a real document."""
     example = Path(__file__).resolve().parents[2] / "examples/audits/gcn.yaml"
     post = schema["/documents"]["POST"]

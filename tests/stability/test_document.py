@@ -13,11 +13,11 @@ STUDY = "https://w3id.org/reprokg/id/stability-study/test"
 DOC = "https://w3id.org/reprokg/id/doc/" + "0" * 64
 
 
-def _analyse(frame, pairs=None) -> StabilityResult:  # noqa: ANN001
+def _analyse(frame, pairs=None) -> StabilityResult:
     return report(fit_study(frame), study=STUDY, pairs=pairs)
 
 
-def _doc(result: StabilityResult, experiments: dict[str, str]):  # noqa: ANN202
+def _doc(result: StabilityResult, experiments: dict[str, str]):
     result.observations, result.experiment_iris, result.metric = (DOC,), experiments, "acc"
     return result.document()
 

@@ -143,7 +143,7 @@ def test_bulk_and_transactional_writes_store_the_same(
         with open_store(tmp_path / how) as s:
             s.write_documents(writes)
             assert s.document_count() == len(writes)  # the count's delta in the same call
-            raw = s._store  # noqa: SLF001 - every quad, bookkeeping included
+            raw = s._store
             stored[how] = {q for q in raw if q.graph_name != ox.NamedNode(COUNTERS_GRAPH)}
     assert len(stored["bulk"]) >= quads // 2
     assert stored["bulk"] == stored["transaction"]
@@ -181,7 +181,7 @@ def test_bulk_and_transactional_restores_store_the_same(mlrc_docs, tmp_path, mon
             s.restore(io.BytesIO(dump))
             assert ("restore" in s.maintenance) == (how == "bulk")
             assert s.document_count() == len(mlrc_docs) + 2  # g-blank and the legacy graph
-            raw = s._store  # noqa: SLF001 - every quad, bookkeeping included
+            raw = s._store
             stored[how] = {q for q in raw if q.graph_name != ox.NamedNode(COUNTERS_GRAPH)}
             del raw  # it would keep the database locked
         with open_store(tmp_path / how) as s:  # the count as stored, not as kept in memory

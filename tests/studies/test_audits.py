@@ -18,7 +18,7 @@ from tests.conftest import REPO
 from tests.studies.stores import AUDITS, studies_store
 
 
-def brute_force(objects, attributes, incidence):  # noqa: ANN001, ANN201
+def brute_force(objects, attributes, incidence):
     """Every (B', B'') for every subset B of attributes: the definition, exponentially."""
     out = set()
     for r in range(len(attributes) + 1):
@@ -29,7 +29,7 @@ def brute_force(objects, attributes, incidence):  # noqa: ANN001, ANN201
     return out
 
 
-def brute_force_objects(objects, attributes, incidence):  # noqa: ANN001, ANN201
+def brute_force_objects(objects, attributes, incidence):
     """Every (A'', A') for every subset A of objects (for contexts with many attributes)."""
     out = set()
     for r in range(len(objects) + 1):
@@ -40,7 +40,7 @@ def brute_force_objects(objects, attributes, incidence):  # noqa: ANN001, ANN201
     return out
 
 
-def as_set(found) -> set:  # noqa: ANN001
+def as_set(found) -> set:
     return {(frozenset(c.extent), frozenset(c.intent)) for c in found}
 
 

@@ -37,7 +37,7 @@ TESTED = "Did I manage to perform a complete test (deps/build)?"
 CITES = "Citation count (google scholar)"
 BUGFIX = "Feedbacks [easy to fix bugs (5=easy N/A if no bug)]"
 SITE_TOPIC = (
-    "Topic {Rendering, Animation and Simulation, Geometry, Images, Virtual Reality, Fabrication}"  # noqa: E501
+    "Topic {Rendering, Animation and Simulation, Geometry, Images, Virtual Reality, Fabrication}"
 )
 
 # The consolidated file's topic spellings -> the labels the graph gives the six topics.

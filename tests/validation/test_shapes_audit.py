@@ -5,8 +5,6 @@ Passing: the audits seed 000 reports (examples/audits) and real identifiers read
 the severity, the source path and that the message names that path.
 """
 
-# ruff: noqa: E501
-
 from __future__ import annotations
 
 import re
