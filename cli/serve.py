@@ -7,11 +7,18 @@ imported when serving.
 from __future__ import annotations
 
 import argparse
-import atexit
+import contextlib
 import os
 import shutil
+import signal
+import socket
 import sys
+import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reprokg.core.settings import Settings
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -58,17 +65,22 @@ def register(command: Callable[[str, str, Handler], argparse.ArgumentParser]) ->
 def _print_banner(
     url: str,
     demo_counts: dict[str, int] | None,
-    store: str,
+    settings: Settings,
     workers: int,
     requests: list[str] | None = None,
+    temporary: bool = False,
 ) -> None:
     from reprokg.service.demo import EXAMPLE_REQUESTS
+    from reprokg.service.deps import how_to_write
 
     out = sys.stderr
-    print(f"reprokg serving {store} at {url}  (workers: {workers})", file=out)
+    print(f"reprokg serving {settings.store} at {url}  (workers: {workers})", file=out)
     if demo_counts is not None:
         summary = ", ".join(f"{n} {k}" for k, n in sorted(demo_counts.items())) or "nothing"
         print(f"demo data loaded: {summary}", file=out)
+    if temporary:
+        print("the demo store is temporary: removed when the server stops", file=out)
+    print(how_to_write(settings) + ".", file=out)
     print("try:", file=out)
     for path in requests or EXAMPLE_REQUESTS:
         print(f"  curl '{url}{path}'", file=out)
@@ -76,7 +88,62 @@ def _print_banner(
     print(f"  curl '{url}/sparql' --data-urlencode 'query={q}'", file=out)
 
 
+class Terminated(SystemExit):
+    """SIGTERM, as an exception: ``serve`` ends through its ``finally`` (which removes a
+    temporary demo store) as on Ctrl+C. uvicorn re-raises the signal after its graceful
+    shutdown, and Python's default action would end the process without running it."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated(128 + signum)
+
+
+def _listen_socket(host: str, port: int, workers: int) -> socket.socket:
+    """The address, bound before anything is loaded: a port in use fails at once, not
+    after the demo has loaded (and stays reserved while it loads)."""
+    from reprokg.core.errors import UsageError
+    from reprokg.service.workers import BALANCED_LISTENERS, reuse_port_socket
+
+    try:
+        if workers > 1 and BALANCED_LISTENERS:
+            return reuse_port_socket(host, port)  # the workers join its SO_REUSEPORT group
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, port))
+        except OSError:
+            sock.close()
+            raise
+        return sock
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc} "
+            "(another server on that port? choose one with --port)"
+        ) from exc
+
+
 def serve(args: argparse.Namespace) -> int:
+    """Bind, load (the demo), serve; a temporary demo store is removed however it ends."""
+    sock = _listen_socket(args.host, args.port, args.workers)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
+    temporary: str | None = None
+    try:
+        if args.demo and not args.store:
+            from reprokg.service.demo import demo_store_dir
+
+            temporary = demo_store_dir(None)
+        return _serve(args, sock, temporary)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+        sock.close()
+        if temporary:
+            shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _serve(args: argparse.Namespace, sock: socket.socket, temporary: str | None) -> int:
     import uvicorn
 
     from reprokg.core.settings import configure
@@ -90,11 +157,7 @@ def serve(args: argparse.Namespace) -> int:
     }
     store_spec = args.store
     if args.demo:
-        from reprokg.service.demo import demo_store_dir
-
-        store_spec = demo_store_dir(args.store)
-        if not args.store:
-            atexit.register(shutil.rmtree, store_spec, True)
+        store_spec = args.store or temporary
         overrides["demo"] = True
     if store_spec:
         overrides["store"] = store_spec
@@ -108,33 +171,38 @@ def serve(args: argparse.Namespace) -> int:
         with open_store(settings.store) as store:
             demo_counts = load_demo(store)
             requests = demo_requests(store)
-    url = f"http://{args.host}:{args.port}"
-    if args.read_only:
+    port = sock.getsockname()[1]
+    url = f"http://{args.host}:{port}"
+    if args.read_only or args.workers > 1:
+        # several processes: pyoxigraph allows one read-write opener, and a read-only
+        # opener next to a writer is undefined behaviour, so every worker opens read-only
         settings = settings.with_(read_only=True)
     configure(settings)
     # connection limits and timeouts, deliberately (service/http.py)
     uv_log = {"access_log": False, "log_level": "info", **uvicorn_options(settings)}
+    banner = (url, demo_counts, settings, max(args.workers, 1), requests, bool(temporary))
     if args.workers <= 1:
         app = create_app(settings)
-        _print_banner(url, demo_counts, settings.store, 1, requests)
-        uvicorn.run(app, host=args.host, port=args.port, **uv_log)
-        return 0
-    # Several processes: pyoxigraph allows one read-write opener, and a read-only opener
-    # next to a writer is undefined behaviour, so every worker opens read-only.
-    settings = settings.with_(read_only=True)
+        _print_banner(*banner)
+        server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=port, **uv_log))
+        # a signal ends a graceful shutdown, as with uvicorn.run
+        with contextlib.suppress(KeyboardInterrupt, Terminated):
+            server.run(sockets=[sock])
+        return 0 if server.started else 3  # 3: uvicorn's start-up failure
     os.environ.update(settings.to_env())
-    _print_banner(url, demo_counts, settings.store, args.workers, requests)
+    _print_banner(*banner)
     from reprokg.service.workers import BALANCED_LISTENERS, run_workers
 
     if BALANCED_LISTENERS:  # a listener per worker: the kernel spreads the connections
         return run_workers(
-            "reprokg.service.app:app_from_env", args.host, args.port, args.workers, **uv_log
+            "reprokg.service.app:app_from_env", args.host, port, args.workers, **uv_log
         )
+    sock.close()  # uvicorn's supervisor binds the address itself
     uvicorn.run(
         "reprokg.service.app:app_from_env",
         factory=True,
         host=args.host,
-        port=args.port,
+        port=port,
         workers=args.workers,
         **uv_log,
     )

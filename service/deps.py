@@ -17,6 +17,7 @@ from fastapi.exception_handlers import (
 )
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from reprokg.core.errors import Forbidden, NotFound, ReprokgError, Unauthorized, UsageError
@@ -76,7 +77,44 @@ def check_write_token(settings: Settings | Any, authorization: str | None) -> No
         raise Forbidden("wrong write token")
 
 
-async def require_write_token(request: Request, settings: SettingsDep) -> None:
+def how_to_write(settings: Settings) -> str:
+    """One sentence on whether HTTP writes are on and how to turn them on: the console
+    banner of ``reprokg serve`` and the web pages of a demo say it (a newcomer met 403s)."""
+    if settings.read_only:
+        return (
+            "HTTP writes are off: the store is open read-only (several workers or "
+            "--read-only); write with `reprokg load` while the service is stopped"
+        )
+    if not settings.write_token:
+        return (
+            "HTTP writes are off: no write token is set. To upload, start the service with "
+            "REPROKG_WRITE_TOKEN=<a secret> (or REPROKG_WRITE_TOKEN_FILE=<a file holding it>) "
+            "and send 'Authorization: Bearer <the secret>' (in /docs: Authorize)"
+        )
+    return (
+        "HTTP writes are on: send 'Authorization: Bearer <the REPROKG_WRITE_TOKEN value>' "
+        "(in /docs: Authorize)"
+    )
+
+
+#: the OpenAPI security scheme of writes: declared so that /docs offers "Authorize" (the
+#: check itself is :func:`check_write_token`, with our messages; the scheme only documents)
+WRITE_SCHEME = "bearer"
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name=WRITE_SCHEME,
+    description="the service's write token (REPROKG_WRITE_TOKEN or REPROKG_WRITE_TOKEN_FILE); "
+    "with none set, writing over HTTP is off",
+)
+#: ``openapi_extra`` of a route that writes only when asked (``save=true``): token optional
+OPTIONAL_WRITE_SECURITY: dict[str, Any] = {"security": [{}, {WRITE_SCHEME: []}]}
+
+
+async def require_write_token(
+    request: Request,
+    settings: SettingsDep,
+    _scheme: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> None:
     """Dependency guarding every write route (no blocking call: runs on the loop)."""
     check_write_token(settings, request.headers.get("authorization"))
 

@@ -22,7 +22,13 @@ from pydantic import BaseModel, Field
 
 from reprokg.core.errors import TooLarge, UsageError
 from reprokg.core.settings import Settings
-from reprokg.service.deps import SettingsDep, StoreDep, check_write_token, error_responses
+from reprokg.service.deps import (
+    OPTIONAL_WRITE_SECURITY,
+    SettingsDep,
+    StoreDep,
+    check_write_token,
+    error_responses,
+)
 
 router = APIRouter(prefix="/measures/intrinsic-dimension", tags=["measures"])
 
@@ -94,6 +100,7 @@ def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, byte
     responses={201: {"model": IntrinsicDimensionModel, "description": "computed and stored"}}
     | error_responses(400, 401, 403, 413, 422),
     summary="Geometric intrinsic dimension of an uploaded data file (stored with save=true)",
+    openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
 def post_intrinsic_dimension(
     request: Request,

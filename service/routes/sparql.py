@@ -43,7 +43,7 @@ from starlette.concurrency import run_in_threadpool
 
 from reprokg.core.errors import NotAcceptable, ReprokgError
 from reprokg.core.settings import Settings, view
-from reprokg.service.deps import check_write_token, error_responses
+from reprokg.service.deps import OPTIONAL_WRITE_SECURITY, check_write_token, error_responses
 from reprokg.service.service_description import service_description
 from reprokg.sparql import results as fmt
 from reprokg.sparql.guard import (
@@ -329,6 +329,7 @@ _FORM_FIELDS = {
 _OPENAPI_EXTRA: dict[str, dict] = {
     "GET": {"parameters": _PROTOCOL_PARAMS},
     "POST": {
+        **OPTIONAL_WRITE_SECURITY,  # an update needs the write token; a query does not
         "requestBody": {
             "required": True,
             "content": {
@@ -336,7 +337,7 @@ _OPENAPI_EXTRA: dict[str, dict] = {
                 QUERY_TYPE: {"schema": {"type": "string"}},
                 UPDATE_TYPE: {"schema": {"type": "string"}},
             },
-        }
+        },
     },
 }
 

@@ -24,6 +24,7 @@ from rdflib import Literal
 
 from reprokg.core.errors import NotAcceptable, ReprokgError
 from reprokg.core.settings import DEFAULT_BASE
+from reprokg.service.deps import how_to_write
 from reprokg.service.web import vocabulary
 from reprokg.service.web.assets import make_templates
 from reprokg.service.web.view_queries import view_query
@@ -218,8 +219,11 @@ def alternates(request: Request) -> list[tuple[str, str]]:
 
 
 def page(request: Request, template: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
+    settings = request.app.state.settings
     ctx.setdefault("active", request.url.path)
-    ctx.setdefault("demo", request.app.state.settings.demo)
+    ctx.setdefault("demo", settings.demo)
+    if settings.demo:  # the demo says how to write (a newcomer met 403s and no Authorize)
+        ctx.setdefault("how_to_write", how_to_write(settings))
     return templates.TemplateResponse(request, template, ctx, status_code=status_code)
 
 

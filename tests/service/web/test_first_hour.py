@@ -288,7 +288,7 @@ def test_error_page_in_the_browser(live: LiveServer, page_and_log: tuple[Any, Pa
     assert page.locator("h1").inner_text() == "422 Unprocessable Content" or (
         page.locator("h1").inner_text().startswith("422 ")
     )
-    assert "year" in page.locator(".notice").inner_text()
+    assert "year" in page.locator("main .notice:not(.demo-banner)").inner_text()
     assert page.locator("nav").count() >= 1  # the site's navigation, not a JSON dump
     log.bad_responses.clear()  # the 422 is what was asked for (Chromium logs it too)
     log.console_errors = [m for m in log.console_errors if "status of 422" not in m]
@@ -314,3 +314,37 @@ def test_each_run_once_on_its_actors_page(client) -> None:
     works = rows(client, f"/person?orcid={LIN[-19:]}")
     things = [w["thing"] for w in works]
     assert len(things) == len(set(things)), things
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def test_demo_pages_say_how_writes_are_enabled(client) -> None:
+    page = html(client, "/")
+    banner = page[page.index('id="demo-banner"') :].split("</p>", 1)[0]
+    assert "HTTP writes are off" in banner and "REPROKG_WRITE_TOKEN" in banner
+
+
+def test_openapi_declares_the_bearer_scheme_of_writes(client) -> None:
+    spec = client.get("/openapi.json").json()
+    schemes = spec["components"]["securitySchemes"]
+    (name,) = [n for n, s in schemes.items() if s == {**s, "type": "http", "scheme": "bearer"}]
+    writes = [("post", "/documents"), ("delete", "/documents/{doc_id}"), ("post", "/comparisons")]
+    for method, path in writes:
+        assert spec["paths"][path][method]["security"] == [{name: []}], (method, path)
+    # writing only on request (save=true, a SPARQL update): the token is optional
+    for method, path in [("post", "/measures/intrinsic-dimension"), ("post", "/sparql")]:
+        assert {name: []} in spec["paths"][path][method]["security"], (method, path)
+    # reads need none
+    assert "security" not in spec["paths"]["/documents"]["get"]
+
+
+def test_swagger_offers_authorize(live: LiveServer, page_and_log: tuple[Any, PageLog]) -> None:
+    page, log = page_and_log
+    page.goto(live.url + "/docs")
+    page.wait_for_selector(".swagger-ui .opblock")
+    button = page.locator(".swagger-ui button.authorize")
+    assert button.count() == 1 and "Authorize" in button.inner_text()
+    button.click()
+    assert page.locator(".swagger-ui .auth-container").count() >= 1
+    assert log.problems() == []
