@@ -20,7 +20,7 @@ from reprokg.cli.base import Command, add_store_option, exit_quickly, keep_freed
 if TYPE_CHECKING:
     from reprokg.core.forked import Later
     from reprokg.measures.inputs import RunInput
-    from reprokg.measures.study import Study
+    from reprokg.measures.run_comparison import RunComparison
 
 
 def register(command: Command) -> None:
@@ -91,7 +91,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
     from reprokg.measures.effectiveness import DEFAULT_MEASURES
     from reprokg.measures.inputs import resolve_qrels, resolve_run
     from reprokg.measures.registry import Options
-    from reprokg.measures.study import run_study
+    from reprokg.measures.run_comparison import compare_inputs
 
     store = None
     if _needs_store(args):
@@ -129,12 +129,12 @@ def _compare_runs(args: argparse.Namespace) -> int:
         finally:
             if later is not None:
                 later.discard()
-        study = run_study(qrels, runs[0], runs[1], runs[2], runs[3], qrels_rpl, options)
+        study = compare_inputs(qrels, runs[0], runs[1], runs[2], runs[3], qrels_rpl, options)
         out = study.to_json()
         if args.save:
-            from reprokg.measures.comparison_document import save_study
+            from reprokg.measures.comparison_document import save_comparison
 
-            out["iri"] = save_study(store, study)
+            out["iri"] = save_comparison(store, study)
         if args.format == "json":
             json.dump(out, sys.stdout, indent=2)
             sys.stdout.write("\n")
@@ -171,7 +171,7 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.4f}"
 
 
-def format_table(study: Study, iri: str | None = None) -> str:
+def format_table(study: RunComparison, iri: str | None = None) -> str:
     """A trec_eval-like table: one row per effectiveness measure."""
     c = study.comparison
     m = c.measures

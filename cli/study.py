@@ -60,7 +60,7 @@ def _study(args: argparse.Namespace) -> int:
         if not eq or not key.strip():
             raise UsageError(f"--param expects KEY=VALUE, got {item!r}")
         options[key.strip()] = value.strip()
-    return run_study(args, args.name, options)
+    return recompute_study(args, args.name, options)
 
 
 def _list(fmt: str) -> int:
@@ -79,7 +79,7 @@ def _list(fmt: str) -> int:
     return 0
 
 
-def run_study(args: argparse.Namespace, name: str, options: dict[str, Any]) -> int:
+def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]) -> int:
     """Read, compute, print, draw and save one study (``study NAME`` and ``survey-stats``)."""
     from reprokg.store import open_store
     from reprokg.studies import results
@@ -107,7 +107,7 @@ def run_study(args: argparse.Namespace, name: str, options: dict[str, Any]) -> i
                     (out / f"{stem}.{fmt}").write_bytes(data)
         if args.save:
             for opts, res in _per_document(study, result, options):
-                iri, outcome = results.save(store, study, res, method, opts)
+                iri, outcome = results.save(store, results.StudyResult.of(study, res, method, opts))
                 status = outcome.documents[0].status
                 label = ", ".join(f"{k}={v}" for k, v in study.explicit(opts).items())
                 print(f"saved {name} ({method}{', ' + label if label else ''}) as {iri} ({status})")

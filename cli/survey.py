@@ -26,6 +26,6 @@ def register(command: Command) -> None:
 
 
 def _survey_stats(args: argparse.Namespace) -> int:
-    from reprokg.cli.study import run_study
+    from reprokg.cli.study import recompute_study
 
-    return run_study(args, "siggraph2020", {"dataset": args.dataset})
+    return recompute_study(args, "siggraph2020", {"dataset": args.dataset})

@@ -1,7 +1,9 @@
-"""A comparison as an RDF document (kind ``comparison``), and back to its JSON.
+"""A comparison of runs as an RDF document (kind ``comparison``), and back to its JSON.
 
-:func:`comparison_document` writes what :func:`reprokg.measures.study.run_study` computed as
-the triples documented in ``docs/comparisons.md``; :func:`save_study` stores it through
+:func:`comparison_document` writes what :func:`reprokg.measures.run_comparison.compare_inputs`
+computed (:meth:`RunComparison.document`) as the triples documented in
+``docs/comparisons.md``, through the one result-document builder
+(:func:`reprokg.core.results.result_document`); :func:`save_comparison` stores it through
 :func:`reprokg.ingest.write_results` with the run and qrels documents read from files;
 :func:`comparison_json` rebuilds ``compare --format json`` from stored triples. Apart from
 the computation so that ``reprokg compare`` without ``--save`` never imports rdflib.
@@ -11,39 +13,63 @@ from __future__ import annotations
 
 import json
 import math
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
 
-from reprokg import __version__
 from reprokg.core.document import Document
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
-from reprokg.core.namespaces import MLS, RK, SCHEMA, new_graph
+from reprokg.core.namespaces import MLS, RK, new_graph
+from reprokg.core.results import Computation, result_document, software_versions
 from reprokg.measures import primad
+from reprokg.measures.comparison import Comparison
+from reprokg.measures.inputs import QrelsInput, RunInput, judging_qrels
 from reprokg.measures.leaderboard import add_reported_scores
 from reprokg.measures.registry import CROSS, REGISTRY, SAME
-from reprokg.measures.study import Study, judging_qrels
+from reprokg.measures.reported import Scores
 from reprokg.store.base import Store
 
-KIND = "comparison"
-LOADER_NAME = "reprokg.measures.study"  # as stored since the first comparisons (provenance)
+if TYPE_CHECKING:
+    from reprokg.measures.primad import PrimadComparison
+#: the comparison document's rk:loaderName, as stored since the first comparisons
+PRODUCER = "reprokg.measures.study"
+#: the distributions whose versions a comparison records
+SOFTWARE = ("ir-measures", "pytrec-eval-terrier", "scipy")
 SIDES = {"baseline": RK.BaselineSide, "advanced": RK.AdvancedSide}
-
-
-def _pkg_version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "unknown"
 
 
 def _num(x: float) -> Literal:
     return Literal(repr(float(x)), datatype=XSD.double)
 
 
-def comparison_document(study: Study) -> Document:
+def _parameter(value: object) -> str:
+    """An option's value as the text stored: a list comma-joined, a bool lower-case."""
+    if isinstance(value, list):
+        return ",".join(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+class Compared(Protocol):
+    """What the document is written from: a
+    :class:`~reprokg.measures.run_comparison.RunComparison` (named structurally, since that
+    module asks this one for its document)."""
+
+    KIND: ClassVar[str]
+    comparison: Comparison
+    inputs: dict[str, RunInput]
+    qrels: QrelsInput
+    qrels_rpl: QrelsInput | None
+    primad: PrimadComparison | None
+    reported: dict[str, Scores]
+
+    def document(self) -> Document: ...
+
+
+def comparison_document(study: Compared) -> Document:
     """The comparison as a document of kind ``comparison`` (see docs/comparisons.md)."""
     c = study.comparison
     shas = {role: inp.content_key for role, inp in study.inputs.items()}
@@ -78,41 +104,20 @@ def comparison_document(study: Study) -> Document:
             g.add((node, primad.CHANGED_PREDICATE[key_], Literal(changed)))
         for concept in primad.study_kinds(study.primad.signature):
             g.add((node, RK.studyKind, concept))
-    # provenance: the activity, the software and the parameters
-    activity = mint("activity", key)
-    g.add((node, PROV.wasGeneratedBy, activity))
-    g.add((activity, RDF.type, PROV.Activity))
-    g.add((activity, RDFS.label, Literal("reproducibility measures (reprokg compare)")))
-    for name, ver in (
-        ("reprokg", __version__),
-        ("ir-measures", _pkg_version("ir-measures")),
-        ("pytrec-eval-terrier", _pkg_version("pytrec-eval-terrier")),
-        ("scipy", _pkg_version("scipy")),
-    ):
-        sw = mint("software", f"{name}-{ver}")
-        g.add((sw, RDF.type, SCHEMA.SoftwareApplication))
-        g.add((sw, SCHEMA.name, Literal(name)))
-        g.add((sw, SCHEMA.softwareVersion, Literal(ver)))
-        g.add((activity, PROV.used, sw))
-    for pname, pvalue in c.options.to_json().items():
-        value = (
-            ",".join(pvalue)
-            if isinstance(pvalue, list)
-            else str(pvalue).lower()
-            if isinstance(pvalue, bool)
-            else str(pvalue)
-        )
-        p = mint("parameter", stable_key(key, pname))
-        g.add((p, RDF.type, RK.ParameterSetting))
-        g.add((p, RK.parameterName, Literal(pname)))
-        g.add((p, RK.parameterValue, Literal(value)))
-        g.add((activity, PROV.used, p))
+    # provenance: what computed it, from which inputs, with which software and options
+    used = [q.subject for q in (study.qrels, study.qrels_rpl) if q is not None]
+    used += [mint("runfile", inp.sha256) for inp in study.inputs.values()]
+    computation = Computation(
+        label="reproducibility measures (reprokg compare)",
+        key=key,
+        used=used,
+        software=software_versions(*SOFTWARE),
+        parameters={k: _parameter(v) for k, v in c.options.to_json().items()},
+    )
+    activity = computation.activity
     for q in (study.qrels, study.qrels_rpl):
         if q is not None:
-            g.add((activity, PROV.used, q.subject))
             g.add((q.subject, RK.sha256, Literal(q.sha256)))
-    for inp in study.inputs.values():
-        g.add((activity, PROV.used, mint("runfile", inp.sha256)))
     for w in c.warnings:
         g.add((node, RDFS.comment, Literal(w)))
     # the measure definitions used, with citations
@@ -141,16 +146,17 @@ def comparison_document(study: Study) -> Document:
             if x is not None and math.isfinite(x):
                 g.add((v, MLS.hasValue, _num(x)))
             g.add((v, PROV.wasGeneratedBy, activity))
+    # (not canonical_json: a measure may be NaN, which a comparison's JSON has written)
     source = json.dumps({"basis": basis, "result": c.to_json()}, sort_keys=True).encode()
-    return Document(
-        kind=KIND,
-        graph=g,
-        source_name=f"comparison-{key}.json",
-        source_bytes=source,
-        loader=LOADER_NAME,
-        loader_version=__version__,
-        source_key=f"comparison:{key}",
+    return result_document(
+        kind=study.KIND,
         subject=node,
+        graph=g,
+        computation=computation,
+        source=source,
+        source_key=f"comparison:{key}",
+        source_name=f"comparison-{key}.json",
+        producer=PRODUCER,
     )
 
 
@@ -229,12 +235,12 @@ def comparison_json(g, node: URIRef) -> dict:
     }
 
 
-def save_study(store: Store, study: Study) -> str:
+def save_comparison(store: Store, study: Compared) -> str:
     """Store the comparison document (and the run/qrels documents read from files)."""
     docs = [q.source for q in (study.qrels, study.qrels_rpl) if q is not None and q.source]
     docs += [inp.source for inp in study.inputs.values() if inp.source is not None]
     from reprokg.ingest import write_results  # validation and the store: only when saving
 
-    doc = comparison_document(study)
+    doc = study.document()
     write_results(store, [*docs, doc])
     return str(doc.subject)

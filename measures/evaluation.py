@@ -2,12 +2,13 @@
 
 A run header says which measures the run reports; with the qrels of its test collection
 that is enough to compute them and rank the run against others on the same collection.
-This is the part of a comparison (:mod:`reprokg.measures.study`) that does not need a
-reproduction: the same functions (:mod:`reprokg.measures.reported`) evaluate and write the
-scores, so a run evaluated here and compared later has one score per measure.
+This is the part of a comparison (:mod:`reprokg.measures.run_comparison`) that does not
+need a reproduction: the same functions (:mod:`reprokg.measures.reported`) evaluate and
+write the scores, so a run evaluated here and compared later has one score per measure.
 
-The result is a document of kind ``evaluation``: a ``prov:Activity`` that used the qrels,
-the run files and the software, and each run's ``rk:reportedScore`` values on their
+The result (:class:`Evaluation`, a :class:`reprokg.core.results.ComputedResult`) is a
+document of kind ``evaluation``: a ``prov:Activity`` that used the qrels, the run files
+and the software, and each run's ``rk:reportedScore`` values on their
 ``rk:Leaderboard``. Its source key names the qrels and the run files, so evaluating the
 same runs again is *unchanged*, and a new qrels file makes another evaluation.
 """
@@ -16,23 +17,24 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-from rdflib import Literal, URIRef
-from rdflib.namespace import PROV, RDF, RDFS
+from rdflib import Graph, Literal, URIRef
+from rdflib.namespace import RDF, RDFS
 
-from reprokg import __version__
 from reprokg.core.document import Document
 from reprokg.core.errors import UsageError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
-from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.core.namespaces import RK, new_graph
+from reprokg.core.results import Computation, result_document, software_versions
 from reprokg.measures.inputs import QrelsInput, RunInput
 from reprokg.measures.leaderboard import add_reported_scores, score_collection
 from reprokg.measures.reported import Scores, evaluate_reported
 from reprokg.store.base import Store
 
 KIND = "evaluation"
-LOADER_NAME = "reprokg.measures.evaluation"
+PRODUCER = "reprokg.measures.evaluation"
 
 
 @dataclass
@@ -48,6 +50,10 @@ class RunScores:
 
 @dataclass
 class Evaluation:
+    """Runs' reported measures evaluated on one qrels file."""
+
+    KIND: ClassVar[str] = KIND
+
     qrels: QrelsInput
     runs: list[RunScores]
     warnings: list[str] = field(default_factory=list)
@@ -75,6 +81,42 @@ class Evaluation:
             ],
             "warnings": self.warnings,
         }
+
+    def to_graph(self) -> Graph:
+        return self.document().graph
+
+    def document(self) -> Document:
+        """The evaluation as a document of kind ``evaluation`` (see docs/comparisons.md):
+        the activity that computed the scores is the document's subject."""
+        key = self.key
+        computation = Computation(
+            label="reported measures evaluated (reprokg evaluate)",
+            key=key,
+            used=[self.qrels.subject, *(mint("runfile", r.run.sha256) for r in self.runs)],
+            software=software_versions(),
+        )
+        activity = computation.activity
+        g = new_graph()
+        g.add((self.qrels.subject, RK.sha256, Literal(self.qrels.sha256)))
+        for r in self.runs:
+            run = r.subject
+            g.add((run, RDF.type, RK.Run))
+            runfile = mint("runfile", r.run.sha256)
+            g.add((run, RK.runFile, runfile))
+            g.add((runfile, RK.sha256, Literal(r.run.sha256)))
+            add_reported_scores(g, run, r.run, self.qrels, r.scores, activity)
+        for w in self.warnings:
+            g.add((activity, RDFS.comment, Literal(w)))
+        return result_document(
+            kind=KIND,
+            subject=activity,
+            graph=g,
+            computation=computation,
+            source=json.dumps(self.to_json(), sort_keys=True).encode(),
+            source_key=f"evaluation:{key}",
+            source_name=f"evaluation-{key}.json",
+            producer=PRODUCER,
+        )
 
 
 def _tag(inp: RunInput) -> str | None:
@@ -105,49 +147,12 @@ def evaluate_runs(qrels: QrelsInput, runs: list[RunInput]) -> Evaluation:
     return out
 
 
-def evaluation_document(ev: Evaluation) -> Document:
-    """The evaluation as a document of kind ``evaluation`` (see docs/comparisons.md)."""
-    key = ev.key
-    activity = mint("activity", key)
-    g = new_graph()
-    g.add((activity, RDF.type, PROV.Activity))
-    g.add((activity, RDFS.label, Literal("reported measures evaluated (reprokg evaluate)")))
-    g.add((activity, PROV.used, ev.qrels.subject))
-    g.add((ev.qrels.subject, RK.sha256, Literal(ev.qrels.sha256)))
-    sw = mint("software", f"reprokg-{__version__}")
-    g.add((sw, RDF.type, SCHEMA.SoftwareApplication))
-    g.add((sw, SCHEMA.name, Literal("reprokg")))
-    g.add((sw, SCHEMA.softwareVersion, Literal(__version__)))
-    g.add((activity, PROV.used, sw))
-    for r in ev.runs:
-        run = r.subject
-        g.add((run, RDF.type, RK.Run))
-        runfile = mint("runfile", r.run.sha256)
-        g.add((run, RK.runFile, runfile))
-        g.add((runfile, RK.sha256, Literal(r.run.sha256)))
-        g.add((activity, PROV.used, runfile))
-        add_reported_scores(g, run, r.run, ev.qrels, r.scores, activity)
-    for w in ev.warnings:
-        g.add((activity, RDFS.comment, Literal(w)))
-    source = json.dumps(ev.to_json(), sort_keys=True).encode()
-    return Document(
-        kind=KIND,
-        graph=g,
-        source_name=f"evaluation-{key}.json",
-        source_bytes=source,
-        loader=LOADER_NAME,
-        loader_version=__version__,
-        source_key=f"evaluation:{key}",
-        subject=activity,
-    )
-
-
 def save_evaluation(store: Store, ev: Evaluation) -> str:
     """Store the evaluation (and the run and qrels documents read from files)."""
     from reprokg.ingest import write_results
 
     docs = [ev.qrels.source] if ev.qrels.source is not None else []
     docs += [r.run.source for r in ev.runs if r.run.source is not None]
-    doc = evaluation_document(ev)
+    doc = ev.document()
     write_results(store, [*docs, doc])
     return str(doc.subject)

@@ -32,6 +32,7 @@ from reprokg.loaders.trec import (
     read_qrels,
     read_run,
 )
+from reprokg.measures.registry import CROSS
 
 if TYPE_CHECKING:
     from rdflib import Graph, URIRef
@@ -313,3 +314,13 @@ def resolve_qrels(ref: str, store: Store | None, collection: str | None = None) 
     raise LoadError(
         "no such qrels file" + ("" if store else " (and no --store for ids)"), source=ref
     )
+
+
+def judging_qrels(
+    role: str, kind: str, qrels: QrelsInput, qrels_rpl: QrelsInput | None
+) -> QrelsInput:
+    """The qrels that judge a role's run: the reproduced runs' own in a cross-collection
+    study, else the original qrels."""
+    if kind == CROSS and role.startswith("rep") and qrels_rpl is not None:
+        return qrels_rpl
+    return qrels

@@ -159,10 +159,10 @@ def evaluate_demo_runs(store: Store, root: Path) -> None:
     """``reprokg evaluate`` of :data:`DEMO_RUNS` on :data:`DEMO_QRELS` with ``--save`` (the
     runs' reported map and P_10 on the leaderboards of their collection, nyt), then
     ``reprokg compare --save`` of :data:`DEMO_COMPARISON`."""
-    from reprokg.measures.comparison_document import save_study
+    from reprokg.measures.comparison_document import save_comparison
     from reprokg.measures.evaluation import evaluate_runs, save_evaluation
     from reprokg.measures.inputs import qrels_from_bytes, run_from_bytes
-    from reprokg.measures.study import run_study
+    from reprokg.measures.run_comparison import compare_inputs
 
     if not (root / DEMO_QRELS).is_file():
         return
@@ -176,7 +176,7 @@ def evaluate_demo_runs(store: Store, root: Path) -> None:
         save_evaluation(store, evaluate_runs(qrels, list(runs.values())))
     orig, rep = DEMO_COMPARISON
     if orig in runs and rep in runs:
-        save_study(store, run_study(qrels, runs[orig], runs[rep]))
+        save_comparison(store, compare_inputs(qrels, runs[orig], runs[rep]))
 
 
 def demo_store_dir(given: str | None) -> str:

@@ -31,6 +31,7 @@ import pandas as pd
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
 from reprokg.studies import fca
+from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import AUDITS, PUBLISHED
 
 STUDY = AUDITS
@@ -383,23 +384,23 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[dict[str, Any]]:
+def values(result: dict[str, Any]) -> list[StudyValue]:
     out = [
-        {
-            "name": f"frequencies.{a}",
-            "description": f"audited publications asserting {a}",
-            "statistic": float(k),
-            "n": result["n_publications"],
-        }
+        StudyValue(
+            name=f"frequencies.{a}",
+            description=f"audited publications asserting {a}",
+            statistic=float(k),
+            n=result["n_publications"],
+        )
         for a, k in result["frequencies"].items()
     ]
     out.append(
-        {
-            "name": "concepts",
-            "description": "formal concepts of publications x attributes",
-            "statistic": float(len(result["concepts"])),
-            "n": result["n_publications"],
-        }
+        StudyValue(
+            name="concepts",
+            description="formal concepts of publications x attributes",
+            statistic=float(len(result["concepts"])),
+            n=result["n_publications"],
+        )
     )
     return out
 

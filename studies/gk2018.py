@@ -35,6 +35,7 @@ import pandas as pd
 
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import GK2018, PUBLISHED
 
 STUDY = GK2018
@@ -212,25 +213,25 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[dict[str, Any]]:
+def values(result: dict[str, Any]) -> list[StudyValue]:
     out = []
     for d, v in result["degrees"].items():
         out.append(
-            {
-                "name": f"degrees.{d}",
-                "description": f"mean over papers of the per-paper degree {d}",
-                "statistic": v["mean"],
-                "n": v["n"],
-            }
+            StudyValue(
+                name=f"degrees.{d}",
+                description=f"mean over papers of the per-paper degree {d}",
+                statistic=v["mean"],
+                n=v["n"],
+            )
         )
     for k, v in result["satisfied"].items():
         out.append(
-            {
-                "name": f"satisfied.{k}",
-                "description": f"papers satisfying {k}",
-                "statistic": float(v),
-                "n": result["n"],
-            }
+            StudyValue(
+                name=f"satisfied.{k}",
+                description=f"papers satisfying {k}",
+                statistic=float(v),
+                n=result["n"],
+            )
         )
     return out
 

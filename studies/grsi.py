@@ -31,6 +31,7 @@ from scipy import stats as st
 
 from reprokg.core.errors import UsageError
 from reprokg.sparql.rows import select_rows
+from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import CORRECTED, GRSI_STAMPS, PUBLISHED
 from reprokg.survey.stats import midranks, rank_sum_normal
 
@@ -209,28 +210,28 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[dict[str, Any]]:
+def values(result: dict[str, Any]) -> list[StudyValue]:
     out = []
     cs, rs = result["code_shared"], result["replication_score"]
     if "fisher_p" in cs:
         out.append(
-            {
-                "name": "code_shared.fisher",
-                "description": "Fisher's exact test, code shared, stamped vs unstamped",
-                "statistic": cs["rate_stamped"],
-                "p": cs["fisher_p"],
-                "n": cs["n"],
-            }
+            StudyValue(
+                name="code_shared.fisher",
+                description="Fisher's exact test, code shared, stamped vs unstamped",
+                statistic=cs["rate_stamped"],
+                p=cs["fisher_p"],
+                n=cs["n"],
+            )
         )
     if "p" in rs:
         out.append(
-            {
-                "name": "replication_score.wilcoxon",
-                "description": rs["test"],
-                "statistic": rs["statistic"],
-                "p": rs["p"],
-                "n": rs["n"],
-            }
+            StudyValue(
+                name="replication_score.wilcoxon",
+                description=rs["test"],
+                statistic=rs["statistic"],
+                p=rs["p"],
+                n=rs["n"],
+            )
         )
     return out
 

@@ -34,6 +34,7 @@ import pandas as pd
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
 from reprokg.studies import mann_whitney
+from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import PUBLISHED, PWC_CHECKLIST_2019
 from reprokg.survey.stats import midranks, rank_sum_normal
 
@@ -278,35 +279,35 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[dict[str, Any]]:
+def values(result: dict[str, Any]) -> list[StudyValue]:
     out = []
     for term, v in result["rlm"].items():
         out.append(
-            {
-                "name": f"rlm.{term}",
-                "description": "MASS::rlm (Huber) estimate of the stars per tick of the item",
-                "statistic": v["estimate"],
-                "n": result["n"],
-            }
+            StudyValue(
+                name=f"rlm.{term}",
+                description="MASS::rlm (Huber) estimate of the stars per tick of the item",
+                statistic=v["estimate"],
+                n=result["n"],
+            )
         )
     for name, v in result["wilcoxon"].items():
         out.append(
-            {
-                "name": f"wilcoxon.{name}",
-                "description": v["method"],
-                "statistic": v["statistic"],
-                "p": v["p"],
-                "n": v["n_x"] + v["n_y"],
-            }
+            StudyValue(
+                name=f"wilcoxon.{name}",
+                description=v["method"],
+                statistic=v["statistic"],
+                p=v["p"],
+                n=v["n_x"] + v["n_y"],
+            )
         )
     for s, v in result["by_score"].items():
         out.append(
-            {
-                "name": f"by_score.{s}.median",
-                "description": f"median GitHub stars of Python repositories with {s} ticks",
-                "statistic": v["median"],
-                "n": v["n"],
-            }
+            StudyValue(
+                name=f"by_score.{s}.median",
+                description=f"median GitHub stars of Python repositories with {s} ticks",
+                statistic=v["median"],
+                n=v["n"],
+            )
         )
     return out
 

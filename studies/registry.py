@@ -1,17 +1,19 @@
 """The registered studies: each a named analysis with its citation, data, SPARQL and methods.
 
-In the style of :mod:`reprokg.measures.registry`: a :class:`Study` says what it recomputes
+In the style of :mod:`reprokg.measures.registry`: a :class:`PublishedStudy` says what it recomputes
 (the publication, by DOI), whose analysis code it follows, which SPARQL it reads, and its
 :class:`Method` s — the first, ``published``, is the default and follows the authors'
 own analysis choices, each stated as one rule with its source; the others are documented
 alternatives that say what they change. :meth:`Study.run` imports the study's module
 (pandas, scipy) only when it runs, so listing the studies stays cheap.
 
-A study module exposes ``read(store, **options)`` (the rows it needs, via SPARQL),
-``analyze(inputs, method, **options)`` (pure: frames in, the JSON result out),
-``format_table(result)``, ``values(result)`` (the numbers a result document names),
+A study module is a :class:`~reprokg.studies.plugin.StudyModule`: ``read(store,
+**options)`` (the rows it needs, via SPARQL), ``analyze(inputs, method, **options)``
+(pure: frames in, the JSON result out), ``format_table(result)``, ``values(result)`` (the
+numbers a result document names, as :class:`~reprokg.studies.plugin.StudyValue` s),
 ``charts(result, inputs, fmt)`` (``{file stem: SVG or PNG bytes}``) and
-``is_empty(inputs)`` (nothing of the study in the store).
+``is_empty(inputs)`` (nothing of the study in the store); :meth:`PublishedStudy.impl`
+checks it when it imports it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
 from typing import Any
 
-from reprokg.core.errors import NotFound, UsageError
+from reprokg.core.errors import NotFound, ReprokgError, UsageError
+from reprokg.studies.plugin import StudyModule, missing_parts
 
 PUBLISHED = "published"
 CORRECTED = "corrected"
@@ -52,8 +55,9 @@ class Option:
 
 
 @dataclass(frozen=True)
-class Study:
-    """A published study recomputed from the graph."""
+class PublishedStudy:
+    """A published study recomputed from the graph (not a comparison of runs: that is
+    :class:`reprokg.measures.run_comparison.RunComparison`)."""
 
     name: str
     title: str
@@ -92,9 +96,16 @@ class Study:
 
         return {q: package_query(q).sparql for q in self.queries}
 
-    def impl(self) -> ModuleType:
-        """The module that reads, computes and renders the study (imported on first use)."""
-        return importlib.import_module(self.module)
+    def impl(self) -> StudyModule:
+        """The module that reads, computes and renders the study (imported on first use),
+        checked against the plugin contract."""
+        module: ModuleType = importlib.import_module(self.module)
+        if not isinstance(module, StudyModule):
+            raise ReprokgError(
+                f"study {self.name}: module {self.module} is not a study module; it lacks "
+                + ", ".join(missing_parts(module))
+            )
+        return module
 
     def coerce(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """Option values given as text (command line, query string) as their default's type."""
@@ -158,12 +169,12 @@ class Study:
         }
 
 
-def _study(**kw: Any) -> Study:
+def _study(**kw: Any) -> PublishedStudy:
     kw["methods"] = tuple(kw["methods"])
     kw["queries"] = tuple(kw["queries"])
     kw["options"] = MappingProxyType(kw.get("options", {}))
     kw["read_options"] = tuple(kw.get("read_options", ()))
-    return Study(**kw)
+    return PublishedStudy(**kw)
 
 
 _GS = "generateStatistics.m"
@@ -381,12 +392,12 @@ GRSI_STAMPS = _study(
 )
 
 #: Every study, in listing order.
-REGISTRY: dict[str, Study] = {
+REGISTRY: dict[str, PublishedStudy] = {
     s.name: s for s in (SIGGRAPH2020, GK2018, PWC_CHECKLIST_2019, AUDITS, GRSI_STAMPS)
 }
 
 
-def get(name: str) -> Study:
+def get(name: str) -> PublishedStudy:
     """The study registered as ``name``; :class:`NotFound` naming the others."""
     try:
         return REGISTRY[name]

@@ -1,11 +1,16 @@
-"""A study's result written back to the graph: one ``study-result`` document through ingest.
+"""A published study's result as one typed object: its JSON answer and its document, derived.
 
-The document holds one ``rk:StudyResult`` node: the study's registered name, the method it
-followed, the publication whose analysis it recomputes (``rk:recomputedStudy``), the data
-sets it was derived from (``prov:wasDerivedFrom``), the full result as an ``rdf:JSON``
-literal and one ``rk:StudyValue`` per number the study names (``values(result)`` of the
-study module: statistic, raw and adjusted p, n), so the values can be queried without
-parsing JSON. :func:`ingest.write_results` validates it against ``shapes/study-result.ttl``
+:class:`StudyResult` holds what :meth:`PublishedStudy.analyze` computed: the study, the
+method, the options, the study's own JSON answer (``to_json()``: ``reprokg study NAME
+--format json``, ``GET /measures/studies/NAME``; each study's shape is documented with its
+module) and the :class:`~reprokg.studies.plugin.StudyValue` s the study names. The
+document (``to_graph()``, ``document()``) holds one ``rk:StudyResult`` node: the study's
+registered name, the method it followed, the publication whose analysis it recomputes
+(``rk:recomputedStudy``), the data sets it was derived from (``prov:wasDerivedFrom``), the
+answer as an ``rdf:JSON`` literal and one ``rk:StudyValue`` per value (statistic, raw and
+adjusted p, n), written from the typed values, so they can be queried without parsing
+JSON; and the computation that made it (the SPARQL the study reads, the options, the
+software). :func:`ingest.write_results` validates it against ``shapes/study-result.ttl``
 and adds the document provenance (time, software agent, user). The source key is the
 study, method and options: computing the same result again changes nothing, a different
 result revises the previous one (``prov:wasRevisionOf``).
@@ -16,23 +21,28 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
-from rdflib import Literal, URIRef
+from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, XSD
 
-from reprokg import __version__
 from reprokg.core.document import Document
 from reprokg.core.hashing import content_hash, stable_key
 from reprokg.core.identifiers import doi_iri, is_doi, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.core.results import Computation, result_document, software_versions
 from reprokg.ingest import IngestResult, write_results
+from reprokg.sparql.named import package_query
 from reprokg.store.base import Store
-from reprokg.studies.registry import Study
+from reprokg.studies.plugin import StudyValue
+from reprokg.studies.registry import PublishedStudy
 
 KIND = "study-result"
 DOI_RESOLVER = "https://doi.org/"
-LOADER = "reprokg.studies.results"
+PRODUCER = "reprokg.studies.results"
+#: the distributions whose versions a study result records
+SOFTWARE = ("numpy", "scipy", "pandas")
 
 #: the review data sets each study (and option value) reads
 _SURVEYS = {
@@ -41,7 +51,7 @@ _SURVEYS = {
 }
 
 
-def derived_from(study: Study, options: Mapping[str, Any]) -> list[URIRef]:
+def derived_from(study: PublishedStudy, options: Mapping[str, Any]) -> list[URIRef]:
     """The survey or list nodes the study's data belong to."""
     if study.name == "siggraph2020":
         d = options.get("dataset", "consolidated")
@@ -54,83 +64,124 @@ def derived_from(study: Study, options: Mapping[str, Any]) -> list[URIRef]:
     }.get(study.name, [])
 
 
-def source_key(study: Study, method: str, options: Mapping[str, Any]) -> str:
+def source_key(study: PublishedStudy, method: str, options: Mapping[str, Any]) -> str:
     """``study-result:NAME:METHOD[:k=v,…]`` with the options not at their default."""
     options = study.explicit(options)
     opts = ",".join(f"{k}={options[k]}" for k in sorted(options))
     return f"{KIND}:{study.name}:{method}" + (f":{opts}" if opts else "")
 
 
-def result_document(
-    study: Study, result: dict[str, Any], method: str, options: Mapping[str, Any] | None = None
-) -> Document:
-    """The result as a :class:`~reprokg.core.document.Document` of kind ``study-result``."""
-    options = dict(options or {})
-    payload = json.dumps(result, sort_keys=True, default=str, allow_nan=False).encode("utf-8")
-    sha = content_hash(payload)
-    key = source_key(study, method, options)
-    g = new_graph()
-    node = mint("study-result", stable_key(key, sha))
-    g.add((node, RDF.type, RK.StudyResult))
-    g.add((node, RDF.type, PROV.Entity))
-    g.add((node, RDF.type, SCHEMA.Dataset))
-    title = f"{study.title}, recomputed from the graph ({method})"
-    if study.explicit(options):
-        shown = study.explicit(options)
-        title += " [" + ", ".join(f"{k}={v}" for k, v in sorted(shown.items())) + "]"
-    g.add((node, SCHEMA.name, Literal(title)))
-    g.add((node, RK.studyName, Literal(study.name)))
-    g.add((node, RK.analysisMethod, Literal(method)))
-    g.add((node, SCHEMA.description, Literal("; ".join(study.method(method).rules))))
-    if study.publication:
-        if is_doi(study.publication):
-            pub = doi_iri(study.publication)
-            g.add((pub, RK.doiAsWritten, Literal(study.publication.removeprefix(DOI_RESOLVER))))
-        else:
-            pub = URIRef(study.publication)
-        g.add((node, RK.recomputedStudy, pub))
-        g.add((pub, RDF.type, SCHEMA.ScholarlyArticle))
-    for source in derived_from(study, options):
-        g.add((node, PROV.wasDerivedFrom, source))
-    g.add((node, RDF.value, Literal(payload.decode("utf-8"), datatype=RDF.JSON)))
-    for v in study.impl().values(result):
-        vnode = mint("study-result", stable_key(key, sha, v["name"]))
-        g.add((node, RK.hasStudyValue, vnode))
-        g.add((vnode, RDF.type, RK.StudyValue))
-        g.add((vnode, RK.valueName, Literal(v["name"])))
-        if v.get("description"):
-            g.add((vnode, SCHEMA.description, Literal(v["description"])))
-        for field, prop in (
-            ("statistic", RK.statisticValue),
-            ("p", RK.studyPValue),
-            ("p_adjusted", RK.adjustedPValue),
-        ):
-            x = v.get(field)
-            if x is not None and not math.isnan(float(x)):
-                g.add((vnode, prop, Literal(float(x), datatype=XSD.double)))
-        if v.get("n") is not None:
-            g.add((vnode, RK.sampleSize, Literal(int(v["n"]))))
-    return Document(
-        kind=KIND,
-        graph=g,
-        source_name=f"{study.name}-{method}.json",
-        source_bytes=payload,
-        loader=LOADER,
-        loader_version=__version__,
-        source_key=key,
-        subject=node,
-    )
+@dataclass
+class StudyResult:
+    """One published study recomputed from the graph by one method."""
+
+    KIND: ClassVar[str] = KIND
+
+    study: PublishedStudy
+    method: str
+    #: the study's JSON answer (its shape is the study module's)
+    answer: dict[str, Any]
+    options: dict[str, Any] = field(default_factory=dict)
+    #: the numbers the result names (the study module's ``values``)
+    values: list[StudyValue] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls,
+        study: PublishedStudy,
+        answer: dict[str, Any],
+        method: str,
+        options: Mapping[str, Any] | None = None,
+    ) -> StudyResult:
+        """The result of ``answer``, with the values the study module names in it."""
+        return cls(study, method, answer, dict(options or {}), study.impl().values(answer))
+
+    def to_json(self) -> dict[str, Any]:
+        return self.answer
+
+    def _payload(self) -> bytes:
+        return json.dumps(self.answer, sort_keys=True, default=str, allow_nan=False).encode()
+
+    @property
+    def key(self) -> str:
+        return source_key(self.study, self.method, self.options)
+
+    @property
+    def iri(self) -> URIRef:
+        return mint("study-result", stable_key(self.key, content_hash(self._payload())))
+
+    def to_graph(self) -> Graph:
+        return self.document().graph
+
+    def document(self) -> Document:
+        """The result as a :class:`~reprokg.core.document.Document` of kind ``study-result``."""
+        study, options, key = self.study, self.options, self.key
+        payload = self._payload()
+        sha = content_hash(payload)
+        g = new_graph()
+        node = self.iri
+        g.add((node, RDF.type, RK.StudyResult))
+        g.add((node, RDF.type, PROV.Entity))
+        g.add((node, RDF.type, SCHEMA.Dataset))
+        title = f"{study.title}, recomputed from the graph ({self.method})"
+        if shown := study.explicit(options):
+            title += " [" + ", ".join(f"{k}={v}" for k, v in sorted(shown.items())) + "]"
+        g.add((node, SCHEMA.name, Literal(title)))
+        g.add((node, RK.studyName, Literal(study.name)))
+        g.add((node, RK.analysisMethod, Literal(self.method)))
+        g.add((node, SCHEMA.description, Literal("; ".join(study.method(self.method).rules))))
+        if study.publication:
+            if is_doi(study.publication):
+                pub = doi_iri(study.publication)
+                doi = study.publication.removeprefix(DOI_RESOLVER)
+                g.add((pub, RK.doiAsWritten, Literal(doi)))
+            else:
+                pub = URIRef(study.publication)
+            g.add((node, RK.recomputedStudy, pub))
+            g.add((pub, RDF.type, SCHEMA.ScholarlyArticle))
+        sources = derived_from(study, options)
+        for source in sources:
+            g.add((node, PROV.wasDerivedFrom, source))
+        g.add((node, RDF.value, Literal(payload.decode("utf-8"), datatype=RDF.JSON)))
+        for v in self.values:
+            vnode = mint("study-result", stable_key(key, sha, v.name))
+            g.add((node, RK.hasStudyValue, vnode))
+            g.add((vnode, RDF.type, RK.StudyValue))
+            g.add((vnode, RK.valueName, Literal(v.name)))
+            if v.description:
+                g.add((vnode, SCHEMA.description, Literal(v.description)))
+            for x, prop in (
+                (v.statistic, RK.statisticValue),
+                (v.p, RK.studyPValue),
+                (v.p_adjusted, RK.adjustedPValue),
+            ):
+                if x is not None and not math.isnan(float(x)):
+                    g.add((vnode, prop, Literal(float(x), datatype=XSD.double)))
+            if v.n is not None:
+                g.add((vnode, RK.sampleSize, Literal(int(v.n))))
+        computation = Computation(
+            label=f"{study.name} recomputed from the graph (reprokg study)",
+            key=stable_key(key, sha),
+            used=sources,
+            software=software_versions(*SOFTWARE),
+            parameters={"method": self.method, **{k: str(v) for k, v in sorted(options.items())}},
+            queries={q: package_query(q).sparql for q in study.queries},
+        )
+        return result_document(
+            kind=KIND,
+            subject=node,
+            graph=g,
+            computation=computation,
+            source=payload,
+            source_key=key,
+            source_name=f"{study.name}-{self.method}.json",
+            producer=PRODUCER,
+        )
 
 
-def save(
-    store: Store,
-    study: Study,
-    result: dict[str, Any],
-    method: str,
-    options: Mapping[str, Any] | None = None,
-) -> tuple[URIRef, IngestResult]:
+def save(store: Store, result: StudyResult) -> tuple[URIRef, IngestResult]:
     """Write the result back through ingest (validated, with provenance): its document IRI
     and what ingest did (``added``, ``unchanged`` or ``revised``)."""
-    doc = result_document(study, result, method, options)
+    doc = result.document()
     outcome = write_results(store, [doc])
     return doc.iri, outcome

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from reprokg.sparql.rows import select_rows
+from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import CORRECTED, PUBLISHED, SIGGRAPH2020
 from reprokg.survey import analysis as sa
 from reprokg.survey import stats as ss
@@ -334,20 +335,20 @@ def charts(
     return out
 
 
-def values(result: dict[str, Any]) -> list[dict[str, Any]]:
+def values(result: dict[str, Any]) -> list[StudyValue]:
     """The tests as named values for the result document (``{dataset}.tests.{id}``)."""
     results = result if "sharing" not in result else {str(result["dataset"]): result}
     out = []
     for d, res in results.items():
         for tid, t in res["tests"].items():
             out.append(
-                {
-                    "name": f"{d}.tests.{tid}",
-                    "description": t["method"],
-                    "statistic": t["statistic"],
-                    "p": t["p"],
-                    "p_adjusted": t.get("p_adjusted"),
-                    "n": t["n"],
-                }
+                StudyValue(
+                    name=f"{d}.tests.{tid}",
+                    description=t["method"],
+                    statistic=t["statistic"],
+                    p=t["p"],
+                    p_adjusted=t.get("p_adjusted"),
+                    n=t["n"],
+                )
             )
     return out

@@ -20,7 +20,7 @@ from starlette.datastructures import UploadFile
 
 from reprokg.core.errors import LoadError, NotFound, TooLarge
 from reprokg.core.identifiers import mint
-from reprokg.measures.comparison_document import comparison_json, save_study
+from reprokg.measures.comparison_document import comparison_json, save_comparison
 from reprokg.measures.inputs import (
     qrels_from_bytes,
     qrels_from_store,
@@ -28,7 +28,7 @@ from reprokg.measures.inputs import (
     run_from_store,
 )
 from reprokg.measures.registry import Options
-from reprokg.measures.study import run_study
+from reprokg.measures.run_comparison import compare_inputs
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.sparql.named import package_query
 from reprokg.store.base import SelectResult, Store
@@ -79,7 +79,7 @@ def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, byt
     ob, rb = run("orig_base"), run("rep_base")
     if q is None or ob is None or rb is None:
         raise LoadError("qrels, orig_base and rep_base are required", field="qrels")
-    study = run_study(
+    study = compare_inputs(
         q,
         ob,
         rb,
@@ -88,7 +88,7 @@ def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, byt
         qrels("qrels_rpl"),
         _options(refs.get("options")),
     )
-    iri = save_study(store, study)
+    iri = save_comparison(store, study)
     out = study.to_json()
     out["iri"] = iri
     out["id"] = iri.rsplit("/", 1)[-1]

@@ -4,19 +4,21 @@ registry's IRI."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from rdflib import URIRef
 from rdflib.namespace import RDF
 
 from reprokg.core.namespaces import MLS, RK
 from reprokg.loaders.trec import read_qrels, read_run
 from reprokg.measures import registry
 from reprokg.measures.comparison import compare
-from reprokg.measures.comparison_document import comparison_document
 from reprokg.measures.registry import CROSS, REGISTRY, SAME, Options, applicable
-from reprokg.measures.study import run_study
+from reprokg.measures.run_comparison import compare_inputs
+from tests.conftest import REPO
 
 
 @pytest.fixture(scope="module")
@@ -65,9 +67,45 @@ def test_the_document_names_values_by_the_registry_iri(shared_data: Path) -> Non
     d = shared_data / "trec" / "toy"
     q = qrels_from_bytes((d / "qrels.toy").read_bytes(), "qrels.toy", "toy")
     runs = [run_from_bytes((d / f"run_{x}").read_bytes(), f"run_{x}") for x in "ab"]
-    study = run_study(q, runs[0], runs[1], None, None, None, Options(measures=("P@5",)))
-    g = comparison_document(study).graph
+    study = compare_inputs(q, runs[0], runs[1], None, None, None, Options(measures=("P@5",)))
+    g = study.to_graph()
     specified = {g.value(v, MLS.specifiedBy) for v in g.subjects(RDF.type, RK.MeasureValue)}
     specified.discard(None)
     assert specified == {REGISTRY[name].iri for name in study.comparison.measures}
     assert all(str(m.iri).endswith(f"/measure/{m.name}") for m in REGISTRY.values())
+
+
+def test_comparison_and_evaluation_json_and_graph_come_from_one_object(shared_data: Path) -> None:
+    """The comparison's graph reads back (``comparison_json``, what ``GET /comparisons/{id}``
+    answers) as its JSON; the evaluation's reported scores in its graph are its JSON's."""
+    from reprokg.core.results import ComputedResult
+    from reprokg.measures.comparison_document import comparison_json
+    from reprokg.measures.evaluation import evaluate_runs
+    from reprokg.measures.inputs import qrels_from_bytes, run_from_bytes
+
+    d = shared_data / "trec" / "toy"
+    q = qrels_from_bytes((d / "qrels.toy").read_bytes(), "qrels.toy", "toy")
+    runs = [run_from_bytes((d / f"run_{x}").read_bytes(), f"run_{x}") for x in "ab"]
+    study = compare_inputs(q, runs[0], runs[1], runs[1], runs[0])
+    assert isinstance(study, ComputedResult)
+    doc = study.document()
+    back = comparison_json(doc.graph, doc.subject)
+    want = study.to_json()
+    assert json.dumps(back["measures"]) == json.dumps(want["measures"])  # values and order
+    assert {**back, "warnings": sorted(want["warnings"])} == {
+        **want,
+        "warnings": sorted(want["warnings"]),
+    }
+
+    ex = REPO / "examples" / "runs"
+    ev = evaluate_runs(
+        q, [run_from_bytes((ex / f).read_bytes(), f) for f in ("annotated_run_example.txt",)]
+    )
+    assert isinstance(ev, ComputedResult)
+    g = ev.to_graph()
+    (run,) = ev.to_json()["runs"]
+    stored = {
+        str(g.value(v, RK.measureName)): float(g.value(v, MLS.hasValue))
+        for v in g.objects(URIRef(run["run"]), RK.reportedScore)
+    }
+    assert stored == {k: s["value"] for k, s in run["scores"].items()} and stored

@@ -72,10 +72,10 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
     s = get(name)
     method = s.methods[-1].name
     res = s.run(fresh_store, method)
-    iri, first = results.save(fresh_store, s, res, method)
+    iri, first = results.save(fresh_store, results.StudyResult.of(s, res, method))
     assert first.documents[0].status == "added"
     assert first.documents[0].report is not None and first.documents[0].report.conforms
-    _, again = results.save(fresh_store, s, res, method)
+    _, again = results.save(fresh_store, results.StudyResult.of(s, res, method))
     assert again.documents[0].status == "unchanged"
     # the stored document: kind, provenance, the study, the method, the JSON, the values
     got = fresh_store.query(
@@ -92,7 +92,7 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
     assert json.loads(str(payload)) == json.loads(json.dumps(res, default=str))
     assert int(n_values) == len(s.impl().values(res)) > 0
     changed = {**res, "note": "changed"}
-    iri2, rev = results.save(fresh_store, s, changed, method)
+    iri2, rev = results.save(fresh_store, results.StudyResult.of(s, changed, method))
     assert rev.documents[0].status == "revised" and rev.documents[0].revision_of == iri
     assert not fresh_store.has_document(iri)
     fresh_store.delete_document(iri2)
@@ -101,7 +101,7 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
 def test_values_carry_statistic_p_adjusted_p_and_n(fresh_store: Any) -> None:
     s = get("siggraph2020")
     res = s.run(fresh_store)
-    iri, _ = results.save(fresh_store, s, res, PUBLISHED)
+    iri, _ = results.save(fresh_store, results.StudyResult.of(s, res, PUBLISHED))
     rows = fresh_store.query(
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
         "SELECT ?name ?p ?adj ?n ?pub WHERE { "
@@ -167,3 +167,40 @@ def test_every_ontology_term_the_studies_read_is_declared() -> None:
             used = set(re.findall(r"\brk:([A-Za-z0-9]+)", text))
             missing = sorted(t for t in used if (URIRef(RK[t]), RDF.type, None) not in ontology)
             assert not missing, f"{path} uses undeclared rk: terms {missing}"
+
+
+def test_a_module_that_breaks_the_study_contract_is_refused_by_its_missing_parts() -> None:
+    """``impl`` checks the module against ``StudyModule`` (a typing.Protocol), not by
+    ``hasattr`` at the place that calls it."""
+    import dataclasses
+
+    from reprokg.core.errors import ReprokgError
+    from reprokg.studies.plugin import StudyModule
+
+    assert all(isinstance(s.impl(), StudyModule) for s in REGISTRY.values())
+    bad = dataclasses.replace(get("audits"), module="reprokg.studies.fca")
+    with pytest.raises(ReprokgError, match=r"reprokg.studies.fca .* lacks read, analyze"):
+        bad.impl()
+
+
+@pytest.mark.parametrize("name", ["gk2018", "pwc-checklist-2019"])
+def test_study_result_json_and_graph_come_from_one_object(fresh_store: Any, name: str) -> None:
+    """Each StudyValue reads back from the graph with its numbers; the rdf:JSON is the answer."""
+    from rdflib.namespace import RDF
+
+    s = get(name)
+    r = results.StudyResult.of(s, s.run(fresh_store), PUBLISHED)
+    g = r.to_graph()
+    rows = g.query(
+        "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
+        "SELECT ?name ?stat ?p ?n WHERE { ?r rk:hasStudyValue ?v . ?v rk:valueName ?name . "
+        "OPTIONAL { ?v rk:statisticValue ?stat } OPTIONAL { ?v rk:studyPValue ?p } "
+        "OPTIONAL { ?v rk:sampleSize ?n } }"
+    )
+    got = {
+        str(n): tuple(None if x is None else x.toPython() for x in (st, p, k))
+        for n, st, p, k in rows
+    }
+    want = {v.name: (v.statistic, v.p, v.n) for v in r.values}
+    assert got == want and len(want) > 3
+    assert json.loads(str(g.value(r.iri, RDF.value))) == r.to_json()

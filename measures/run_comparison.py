@@ -1,34 +1,45 @@
-"""A full comparison from inputs: PRIMAD, study kind and measures.
+"""A comparison of original and reproduced runs from their inputs: PRIMAD, kind and measures.
 
-:func:`run_study` ties the pieces together for the CLI and the API: it pairs the runs
+:func:`compare_inputs` ties the pieces together for the CLI and the API: it pairs the runs
 by their metadata, derives the PRIMAD signature and the study kind from the headers and
-computes the measures (:func:`reprokg.measures.comparison.compare`). The result as an RDF
-document (``docs/comparisons.md``) is :mod:`reprokg.measures.comparison_document`.
+computes the measures (:func:`reprokg.measures.comparison.compare`). Its
+:class:`RunComparison` is a computed result (:class:`reprokg.core.results.ComputedResult`):
+``to_json()`` is ``reprokg compare --format json``, ``document()`` the ``comparison``
+document (``docs/comparisons.md``), built by :mod:`reprokg.measures.comparison_document`
+only when asked for, so that ``reprokg compare`` without ``--save`` never imports rdflib.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from reprokg.core.errors import ReprokgError
 from reprokg.measures.comparison import Comparison, compare
-from reprokg.measures.inputs import QrelsInput, RunInput
+from reprokg.measures.inputs import QrelsInput, RunInput, judging_qrels
 from reprokg.measures.registry import CROSS, SAME, Options
 from reprokg.measures.reported import Scores, evaluate_reported
 
 if TYPE_CHECKING:
+    from rdflib import Graph
+
+    from reprokg.core.document import Document
     from reprokg.measures.primad import PrimadComparison
 
 ROLES = ("orig_base", "orig_adv", "rep_base", "rep_adv")
 
 
-class StudyError(ReprokgError):
+class ComparisonError(ReprokgError):
     """The inputs do not make a comparison (e.g. cross-collection without its qrels)."""
 
 
 @dataclass
-class Study:
+class RunComparison:
+    """Original vs reproduced runs compared: the measures, the inputs, PRIMAD, the runs'
+    reported scores evaluated."""
+
+    KIND: ClassVar[str] = "comparison"
+
     comparison: Comparison
     inputs: dict[str, RunInput]
     qrels: QrelsInput
@@ -40,8 +51,16 @@ class Study:
     def to_json(self) -> dict:
         return self.comparison.to_json()
 
+    def to_graph(self) -> Graph:
+        return self.document().graph
 
-def run_study(
+    def document(self) -> Document:
+        from reprokg.measures.comparison_document import comparison_document  # rdflib
+
+        return comparison_document(self)
+
+
+def compare_inputs(
     qrels: QrelsInput,
     orig_base: RunInput,
     rep_base: RunInput,
@@ -49,7 +68,7 @@ def run_study(
     rep_adv: RunInput | None = None,
     qrels_rpl: QrelsInput | None = None,
     options: Options | None = None,
-) -> Study:
+) -> RunComparison:
     """PRIMAD + measures for original vs reproduced runs."""
     warnings: list[str] = []
     inputs = {
@@ -96,7 +115,7 @@ def run_study(
     header_kind = pc.collection_kind if pc is not None else None
     rpl_differs = qrels_rpl is not None and qrels_rpl.sha256 != qrels.sha256
     if header_kind == CROSS and not rpl_differs:
-        raise StudyError(
+        raise ComparisonError(
             "the headers name different test collections (cross-collection study): give the "
             "reproduced runs' qrels with --qrels-rpl"
         )
@@ -126,14 +145,6 @@ def run_study(
         comparison.warnings.extend(notes)
         if scores:
             reported[role] = scores
-    return Study(comparison, inputs, qrels, qrels_rpl if kind == CROSS else None, pc, reported)
-
-
-def judging_qrels(
-    role: str, kind: str, qrels: QrelsInput, qrels_rpl: QrelsInput | None
-) -> QrelsInput:
-    """The qrels that judge a role's run: the reproduced runs' own in a cross-collection
-    study, else the original qrels."""
-    if kind == CROSS and role.startswith("rep") and qrels_rpl is not None:
-        return qrels_rpl
-    return qrels
+    return RunComparison(
+        comparison, inputs, qrels, qrels_rpl if kind == CROSS else None, pc, reported
+    )
