@@ -170,22 +170,6 @@ def provenance_triples(
     return out
 
 
-def with_provenance(
-    doc: Document,
-    *,
-    when: datetime,
-    user: str | None = None,
-    revision_of: URIRef | None = None,
-) -> Graph:
-    """The document's triples plus its provenance, as one graph to store."""
-    g = Graph()
-    for t in doc.graph:
-        g.add(t)
-    for t in provenance_triples(doc, when=when, user=user, revision_of=revision_of):
-        g.add(t)
-    return g
-
-
 # --------------------------------------------------------------------------- the index
 
 

@@ -56,14 +56,6 @@ def orcid_iri(value: str) -> URIRef:
     return URIRef("https://orcid.org/" + "-".join(m.groups()))
 
 
-def is_valid_orcid(value: str) -> bool:
-    try:
-        orcid_iri(value)
-    except IdentifierError:
-        return False
-    return True
-
-
 def doi_iri(value: str) -> URIRef:
     """Lower-cased ``https://doi.org/`` IRI for a DOI given bare, as ``doi:`` or as a URL."""
     raw = str(value).strip()

@@ -98,10 +98,6 @@ def source_key(
     return f"{KIND}:{dataset.iri}:{cols}:{opts}"
 
 
-def estimate_iri(key: str) -> URIRef:
-    return mint(KIND, stable_key(key))
-
-
 def _double(x: float) -> Literal:
     return Literal(float(x), datatype=XSD.double)
 

@@ -30,15 +30,6 @@ Tick = Callable[[int], None]
 """Progress hook of the engines: called with the number of window sizes just finished."""
 
 
-def pad_rows(values: np.ndarray) -> np.ndarray:
-    """Copy (d, n) sorted rows into a (d, n + PAD) array padded with +inf."""
-    d, n = values.shape
-    out = np.empty((d, n + PAD), dtype=np.float64)
-    out[:, :n] = values
-    out[:, n:] = np.inf
-    return out
-
-
 def _windows(rows: np.ndarray, f: int, first: int, m: int, w: int) -> np.ndarray:
     """View (m, w) of row f with view[j, i] = rows[f, first + i + j] (no copy).
 

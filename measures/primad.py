@@ -132,10 +132,6 @@ def compare_runs(g1: Graph, run1: URIRef, g2: Graph, run2: URIRef) -> PrimadComp
     return PrimadComparison(changed, same_tc, warnings)
 
 
-def is_signature(value: str) -> bool:
-    return bool(_SIGNATURE_RE.match(value))
-
-
 @cache
 def _study_kinds() -> tuple[tuple[URIRef, re.Pattern], ...]:
     """Study-kind concepts and their signature patterns, read from ontology/primad.ttl."""

@@ -179,11 +179,6 @@ def inspect_update(text: str, *, load_allow: Sequence[str] = ()) -> Inspection:
     return Inspection("update", None, has_dataset, parsed=True)
 
 
-def check_update_syntax(text: str) -> None:
-    """Raise :class:`QuerySyntaxError` if ``text`` is not a SPARQL 1.1 Update."""
-    _parse_update(text)
-
-
 # --- USING injection -------------------------------------------------------------------
 
 _TOKEN = re.compile(

@@ -173,10 +173,6 @@ def content_type(media: str) -> str:
 # --- SELECT / ASK --------------------------------------------------------------------
 
 
-def _bnode_labeller() -> dict[str, str]:
-    return {}
-
-
 def _json_term(t: Identifier) -> dict[str, str]:
     if isinstance(t, URIRef):
         return {"type": "uri", "value": str(t)}

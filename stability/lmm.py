@@ -251,11 +251,6 @@ def _df_resid(design: Design, reml: bool) -> int:
     return design.n - design.p if reml else design.n
 
 
-def profiled_deviance(design: Design, theta: np.ndarray, reml: bool = True) -> float:
-    """lme4's profiled deviance (REML criterion when ``reml``) at ``theta``."""
-    return _deviance_of(design, _solve(design, theta), reml)
-
-
 def _deviance_of(design: Design, st: _State, reml: bool) -> float:
     N = _df_resid(design, reml)
     dev = st.logdet_L2 + N * (1.0 + LOG_2PI + math.log(st.r2 / N))
