@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reprokg.cli.base import Command
+from reprokg.cli.base import Command, tell
 from reprokg.core.errors import UsageError
 
 
@@ -54,6 +54,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
             Path(args.output).write_text(out, encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+        tell(f"wrote {args.output}: {run_name} with its ir_metadata header")
     else:
         sys.stdout.write(out)
     return 0

@@ -5,6 +5,7 @@ time: building the parser must stay instant."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
 Handler = Callable[[argparse.Namespace], int]
@@ -20,6 +21,21 @@ def add_store_option(p: argparse.ArgumentParser) -> None:
         help="embedded store directory, or a SPARQL endpoint URL "
         "(default: $REPROKG_STORE or ./reprokg-data)",
     )
+
+
+def tell(message: str) -> None:
+    """What a command wrote, and where, on stderr: stdout stays the command's data (JSON,
+    a table, a dump) and can be piped."""
+    print(message, file=sys.stderr)
+
+
+def store_location(spec: str | None) -> str:
+    """The store a command used: ``--store``, else ``$REPROKG_STORE`` or the default."""
+    if spec:
+        return spec
+    from reprokg.core.settings import settings
+
+    return settings().store
 
 
 _quick_exit = False

@@ -15,7 +15,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reprokg.cli.base import Command, add_store_option, exit_quickly, keep_freed_memory
+from reprokg.cli.base import (
+    Command,
+    add_store_option,
+    exit_quickly,
+    keep_freed_memory,
+    store_location,
+    tell,
+)
 
 if TYPE_CHECKING:
     from reprokg.core.forked import Later
@@ -135,6 +142,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
             from reprokg.measures.comparison_document import save_comparison
 
             out["iri"] = save_comparison(store, study)
+            tell(f"saved the comparison as {out['iri']} in the store {store_location(args.store)}")
         if args.format == "json":
             json.dump(out, sys.stdout, indent=2)
             sys.stdout.write("\n")

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from reprokg.cli.base import Command, add_store_option
+from reprokg.cli.base import Command, add_store_option, store_location, tell
 
 
 def register(command: Command) -> None:
@@ -104,5 +104,8 @@ def _stability(args: argparse.Namespace) -> int:
                 print(f"wrote {path}", file=sys.stderr)
         if args.save:
             outcome = save_analysis(store, analysis)
-            print(f"saved stability analysis as {outcome.iri} ({outcome.status})", file=sys.stderr)
+            tell(
+                f"saved stability analysis as {outcome.iri} ({outcome.status}) "
+                f"in the store {store_location(args.store)}"
+            )
     return 0

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reprokg.cli.base import Command, add_store_option
+from reprokg.cli.base import Command, add_store_option, store_location, tell
 from reprokg.core.errors import UsageError
 
 if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a handler runs
@@ -83,7 +83,7 @@ def cmd_load(args: argparse.Namespace) -> int:
         for d in result.documents:
             extra = f" (revision of {d.revision_of})" if d.revision_of else ""
             print(f"{d.status:9} {d.iri} {d.source}{extra}")
-    print(result.summary())
+    print(f"{result.summary()} (store: {store_location(args.store)})")
     return result.exit_code
 
 
@@ -262,8 +262,16 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_dump(args: argparse.Namespace) -> int:
     with _store(args, read_only=args.read_only) as store:
         if args.output and args.output != "-":
-            with open(args.output, "wb") as fh:
-                store.dump(fh, args.format)
+            try:
+                with open(args.output, "wb") as fh:
+                    store.dump(fh, args.format)
+                    size = fh.tell()
+            except OSError as exc:
+                raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+            tell(
+                f"wrote {args.output}: {_document_count(store)} document(s) of the store "
+                f"{store_location(args.store)}, {size:,} bytes of {args.format}"
+            )
         else:
             store.dump(sys.stdout.buffer, args.format)
             sys.stdout.buffer.flush()
@@ -289,7 +297,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot read {args.input}: {exc.strerror}") from exc
         after = _document_count(store)
-    print(f"restored; {after} document(s) in the store ({after - before:+d})")
+    print(
+        f"restored {args.input} into the store {store_location(args.store)}: "
+        f"{after} document(s) there ({after - before:+d})"
+    )
     return 0
 
 
@@ -303,7 +314,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
             store.backup(args.target)
         except OSError as exc:
             raise UsageError(f"backup failed: {exc}") from exc
-    print(f"backup written to {args.target}")
+    print(f"backup of the store {store_location(args.store)} written to {args.target}")
     return 0
 
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reprokg.cli.base import Command, add_store_option
+from reprokg.cli.base import Command, add_store_option, store_location, tell
 
 
 def register(command: Command) -> None:
@@ -102,15 +102,21 @@ def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]
         if args.charts:
             out = Path(args.charts)
             out.mkdir(parents=True, exist_ok=True)
+            written = []
             for fmt in ("svg", "png"):
                 for stem, data in impl.charts(result, inputs, fmt).items():
                     (out / f"{stem}.{fmt}").write_bytes(data)
+                    written.append(f"{stem}.{fmt}")
+            tell(f"wrote {len(written)} chart(s) to {out}: {', '.join(written) or 'none'}")
         if args.save:
             for opts, res in _per_document(study, result, options):
                 iri, outcome = results.save(store, results.StudyResult.of(study, res, method, opts))
                 status = outcome.documents[0].status
                 label = ", ".join(f"{k}={v}" for k, v in study.explicit(opts).items())
-                print(f"saved {name} ({method}{', ' + label if label else ''}) as {iri} ({status})")
+                tell(
+                    f"saved {name} ({method}{', ' + label if label else ''}) as {iri} "
+                    f"({status}) in the store {store_location(args.store)}"
+                )
     return 0
 
 

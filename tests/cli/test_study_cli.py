@@ -92,10 +92,12 @@ def test_table_charts_and_save_twice(store_dir: Path, tmp_path: Path, capsys: An
     for name in REGISTRY:
         args = ["study", name, "--store", str(store_dir), "--charts", str(charts), "--save"]
         assert main(args) == 0, name
-        out = capsys.readouterr().out
-        assert f"saved {name} (published) as https://" in out and "(added)" in out
+        err = capsys.readouterr().err  # stdout stays the result (JSON with --format json)
+        assert f"saved {name} (published) as https://" in err and "(added)" in err
+        assert f"in the store {store_dir}" in err
+        assert f"chart(s) to {charts}: " in err
         assert main(args) == 0
-        assert "(unchanged)" in capsys.readouterr().out
+        assert "(unchanged)" in capsys.readouterr().err
     names = {p.name for p in charts.iterdir()}
     assert {
         "consolidated-sharing_by_year.svg",

@@ -53,9 +53,9 @@ def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
     charts = tmp_path / "charts"
     code = main(["survey-stats", "--store", str(store_dir), "--charts", str(charts), "--save"])
     assert code == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "Code or binary shared" in out and "sharing_2014_vs_2016" in out
-    assert "saved siggraph2020 (published) as https://" in out and "(added)" in out
+    assert "saved siggraph2020 (published) as https://" in err and "(added)" in err
     assert {p.name for p in charts.iterdir()} >= {
         "consolidated-sharing_by_year.svg",
         "consolidated-sharing_by_year.png",
@@ -71,7 +71,7 @@ def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
         assert len(res.rows) == 1
     # the same result again changes nothing
     assert main(["survey-stats", "--store", str(store_dir), "--save"]) == 0
-    assert "(unchanged)" in capsys.readouterr().out
+    assert "(unchanged)" in capsys.readouterr().err
 
 
 def test_missing_or_empty_store_says_so(tmp_path: Path, capsys) -> None:
