@@ -165,7 +165,7 @@ def _intrinsic_dimension(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    result = done.result
+    result = done.result.to_json()
     if args.format == "json":
         print(json.dumps(result, indent=2, allow_nan=False))
     else:
@@ -178,13 +178,13 @@ def _intrinsic_dimension(args: argparse.Namespace) -> int:
         with open_store(args.store) as store:
             stored = save_result(
                 store,
-                result,
-                file_name=table.source,
-                sha256=table.sha256,
-                dataset=dataset,
-                columns=columns,
-                score=args.score,
-                hop_details=done.hop_details(),
+                done.result.stored(
+                    file_name=table.source,
+                    sha256=table.sha256,
+                    dataset=dataset,
+                    columns=columns,
+                    score=args.score,
+                ),
             )
         tell(
             f"{stored['status']}: {stored['iri']} (data set {stored['dataset']}) "

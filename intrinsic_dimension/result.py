@@ -1,4 +1,4 @@
-"""One call from a data matrix to the issue's JSON result (keys exactly as issue 14 lists them).
+"""One call from a data matrix to a typed result, whose JSON is issue 14's (keys exactly so).
 
 ::
 
@@ -11,14 +11,16 @@
      "warnings": [str]}
 
 JSON has no ∞: an infinite ID (Δ = 0) is written as null, with a warning saying why.
+:class:`IntrinsicDimensionResult` holds it typed; its document is built by
+:mod:`reprokg.intrinsic_dimension.document` when one is asked for (rdflib loads then).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -40,6 +42,9 @@ from reprokg.intrinsic_dimension.features import (
 )
 
 if TYPE_CHECKING:
+    from rdflib import Graph
+
+    from reprokg.core.document import Document
     from reprokg.intrinsic_dimension.graph import HopResult
 
 #: below this many points the exact computation is the default; from here on a support
@@ -56,47 +61,207 @@ def default_support(n: int, *, exact: bool, support: int | None) -> int | None:
     return DEFAULT_SUPPORT_LENGTH
 
 
-def _num(x: float) -> float | None:
+def _num(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
 @dataclass(frozen=True)
-class Analysis:
-    """What :func:`analysis` computed: the issue's JSON (``result``) and the objects behind
-    it (the support-sequence bounds, the per-feature scores, the hop results), which the
-    table output and the stored document use beyond the JSON's fixed keys."""
+class CertifiedBounds:
+    """Δ and ID bounds from a support sequence (an ID bound may be ∞: ``None``)."""
 
-    result: dict[str, Any]
-    bounds: Bounds | None
-    features: FeatureScores | None
-    hops: list[HopResult] | None
+    discriminability: tuple[float, float]
+    id: tuple[float | None, float | None]
+    relative_error: float | None
+    support: tuple[int, ...]
 
-    def hop_details(self) -> dict[str, dict[str, Any]]:
-        """Per hop: the exact Δ and ID, or the certified bounds whose midpoint
-        ``result["hops"]`` gives (``{"discriminability", "id", "bounds"}``)."""
+    @classmethod
+    def of(cls, b: Bounds) -> CertifiedBounds:
+        return cls(
+            (float(b.delta_lower), float(b.delta_upper)),
+            (_num(b.id_lower), _num(b.id_upper)),
+            _num(b.relative_error),
+            tuple(int(k) for k in b.support.tolist()),
+        )
+
+    def to_json(self) -> dict[str, Any]:
         return {
-            str(r.hop): {
-                "discriminability": r.delta,
-                "id": None if r.id is None else _num(r.id),
-                "bounds": None if r.bounds is None else bounds_json(r.bounds),
-            }
-            for r in self.hops or []
+            "discriminability": list(self.discriminability),
+            "id": list(self.id),
+            "relative_error": self.relative_error,
+            "support": list(self.support),
         }
 
 
 def bounds_json(b: Bounds) -> dict[str, Any]:
     """The ``bounds`` object of the JSON result."""
-    return {
-        "discriminability": [b.delta_lower, b.delta_upper],
-        "id": [_num(b.id_lower), _num(b.id_upper)],
-        "relative_error": _num(b.relative_error),
-        "support": b.support.tolist(),
-    }
+    return CertifiedBounds.of(b).to_json()
+
+
+@dataclass(frozen=True)
+class FeatureDimension:
+    """One feature: its normalised discriminability δ, NID (∞: ``None``) and rank."""
+
+    delta: float
+    id: float | None
+    rank: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"delta": self.delta, "id": self.id, "rank": self.rank}
+
+
+@dataclass(frozen=True)
+class HopDimension:
+    """The ID of the hop-0..``hop`` features: exact (Δ, ID), or bounded (``bounds``, with
+    ``value`` their midpoint)."""
+
+    hop: int
+    #: what ``hops`` shows: the exact ID, or the midpoint of the bounds (∞: ``None``)
+    value: float | None
+    discriminability: float | None = None
+    id: float | None = None
+    bounds: CertifiedBounds | None = None
+
+    @classmethod
+    def of(cls, r: HopResult) -> HopDimension:
+        return cls(
+            r.hop,
+            _num(r.value),
+            r.delta,
+            None if r.id is None else _num(r.id),
+            None if r.bounds is None else CertifiedBounds.of(r.bounds),
+        )
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """What a stored result was computed from and is about (its document says so)."""
+
+    file_name: str
+    sha256: str
+    #: the data set: ``reprokg.intrinsic_dimension.document.dataset_ref``
+    dataset: DataSetRef
+    columns: tuple[str, ...] | None = None
+    #: the per-feature score's name (when features were scored)
+    score: str = "fscod"
+
+
+@dataclass(frozen=True)
+class DataSetRef:
+    """The data set a result is about: its IRI and, for a DOI, the DOI as written."""
+
+    iri: str
+    doi_as_written: str | None = None
+    minted: bool = False
+
+
+@dataclass(frozen=True)
+class IntrinsicDimensionResult:
+    """The intrinsic dimension of one data matrix, as issue 14 asks for it.
+
+    ``to_json()`` is the answer of ``reprokg intrinsic-dimension --format json`` and
+    ``POST /measures/intrinsic-dimension``; ``document()`` (with a :attr:`source`, see
+    :meth:`stored`) the ``intrinsic-dimension`` document
+    (:mod:`reprokg.intrinsic_dimension.document` says what it holds), both from these
+    fields. No rdflib until a document is asked for.
+    """
+
+    KIND: ClassVar[str] = "intrinsic-dimension"
+
+    n: int
+    d: int
+    observable_diameter: float
+    discriminability: float | None
+    id: float | None
+    exact: bool
+    bounds: CertifiedBounds | None = None
+    features: dict[str, FeatureDimension] | None = None
+    hops: list[HopDimension] | None = None
+    warnings: list[str] = field(default_factory=list)
+    #: what it was computed from (for its document)
+    source: DataSource | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "d": self.d,
+            "observable_diameter": self.observable_diameter,
+            "discriminability": self.discriminability,
+            "id": self.id,
+            "exact": self.exact,
+            "bounds": None if self.bounds is None else self.bounds.to_json(),
+            "features": None
+            if self.features is None
+            else {k: f.to_json() for k, f in self.features.items()},
+            "hops": None if self.hops is None else {str(h.hop): h.value for h in self.hops},
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_json(cls, answer: dict[str, Any]) -> IntrinsicDimensionResult:
+        """The result an answer (e.g. a stored ``rdf:JSON``) was written from; hops keep
+        their value only (the bounds of each hop are not part of the answer)."""
+        b = answer.get("bounds")
+        features = answer.get("features")
+        hops = answer.get("hops")
+        return cls(
+            answer["n"],
+            answer["d"],
+            answer["observable_diameter"],
+            answer.get("discriminability"),
+            answer.get("id"),
+            answer["exact"],
+            None
+            if b is None
+            else CertifiedBounds(
+                tuple(b["discriminability"]),  # type: ignore[arg-type]
+                tuple(b["id"]),  # type: ignore[arg-type]
+                b["relative_error"],
+                tuple(b["support"]),
+            ),
+            None
+            if features is None
+            else {k: FeatureDimension(f["delta"], f["id"], f["rank"]) for k, f in features.items()},
+            None if hops is None else [HopDimension(int(k), v) for k, v in hops.items()],
+            list(answer.get("warnings", [])),
+        )
+
+    def stored(
+        self,
+        *,
+        file_name: str,
+        sha256: str,
+        dataset: DataSetRef,
+        columns: Sequence[str] | None = None,
+        score: str = "fscod",
+    ) -> IntrinsicDimensionResult:
+        """This result with what it was computed from, ready for :meth:`document`."""
+        cols = tuple(columns) if columns else None
+        return replace(self, source=DataSource(file_name, sha256, dataset, cols, score))
+
+    def to_graph(self) -> Graph:
+        return self.document().graph
+
+    def document(self) -> Document:
+        from reprokg.intrinsic_dimension.document import result_document  # rdflib
+
+        return result_document(self)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What :func:`analysis` computed: the typed result and the objects behind it (the
+    support-sequence bounds, the per-feature scores, the hop results), which the table
+    output uses beyond the result (the discard curve, the score's name)."""
+
+    result: IntrinsicDimensionResult
+    bounds: Bounds | None
+    features: FeatureScores | None
+    hops: list[HopResult] | None
 
 
 def analyse(X: object, names: Sequence[str] | None = None, **options: Any) -> dict[str, Any]:
     """The issue's JSON dict for ``X`` (see :func:`analysis` for the options)."""
-    return analysis(X, names, **options).result
+    return analysis(X, names, **options).result.to_json()
 
 
 def analysis(
@@ -140,18 +305,6 @@ def analysis(
         )
     use_support = support is not None and n >= 2
     want_exact = (not use_support) or bool(exact)
-    out: dict[str, Any] = {
-        "n": n,
-        "d": d,
-        "observable_diameter": float(sf.od),
-        "discriminability": None,
-        "id": None,
-        "exact": want_exact,
-        "bounds": None,
-        "features": None,
-        "hops": None,
-        "warnings": warnings,
-    }
     fs = None
     if features:
         fs = feature_scores(
@@ -166,19 +319,16 @@ def analysis(
     b: Bounds | None = None
     if use_support:
         b = bounds(sf, support, workers=workers, progress=progress)  # type: ignore[arg-type]
-        out["bounds"] = bounds_json(b)
         if want_exact:
             delta = refine(sf, b, workers=workers, progress=progress)
     elif fs is not None and fs.exact:
         delta = float(fs.dataset_phi.sum() / n) if n else 0.0  # free with the features
     else:
         delta = float(profile(sf, workers=workers, progress=progress).sum() / n)
-    if delta is not None:
-        out["discriminability"] = delta
-        out["id"] = _num(id_from_delta(delta))
+    per_feature = None
     if fs is not None:
-        out["features"] = {
-            nm: {"delta": float(dl), "id": _num(float(v)), "rank": int(r)}
+        per_feature = {
+            nm: FeatureDimension(float(dl), _num(float(v)), int(r))
             for nm, dl, v, r in zip(fs.names, fs.delta, fs.nid, fs.rank, strict=True)
         }
         if not fs.exact and fs.nid_bounds is not None:
@@ -209,10 +359,21 @@ def analysis(
             workers=workers,
             progress=progress,
         )
-        out["hops"] = {str(r.hop): _num(r.value) for r in res}
         if hop_support is not None:
             worst = max(r.bounds.relative_error for r in res if r.bounds is not None)
             warnings.append(
                 f"hop IDs are midpoints of certified bounds (largest relative error {worst:.3g})"
             )
-    return Analysis(out, b, fs, res)
+    result = IntrinsicDimensionResult(
+        n=n,
+        d=d,
+        observable_diameter=float(sf.od),
+        discriminability=delta,
+        id=None if delta is None else _num(id_from_delta(delta)),
+        exact=want_exact,
+        bounds=None if b is None else CertifiedBounds.of(b),
+        features=per_feature,
+        hops=None if res is None else [HopDimension.of(r) for r in res],
+        warnings=warnings,
+    )
+    return Analysis(result, b, fs, res)

@@ -124,10 +124,11 @@ def estimate_demo_dimension(store: Store, root: Path) -> str | None:
     done = analysis(table.values, table.names, features=True)
     stored = save_result(
         store,
-        done.result,
-        file_name="examples/" + DEMO_ID_DATA,
-        sha256=table.sha256,
-        dataset=dataset_ref(DEMO_ID_DATASET, table.sha256),
+        done.result.stored(
+            file_name="examples/" + DEMO_ID_DATA,
+            sha256=table.sha256,
+            dataset=dataset_ref(DEMO_ID_DATASET, table.sha256),
+        ),
     )
     return str(stored["status"])
 

@@ -304,6 +304,7 @@ def build_store(estimates: int, features: int, studies: int, seed: int = 5):
     from rdflib import Literal, URIRef
 
     from reprokg.intrinsic_dimension.document import dataset_ref, result_document
+    from reprokg.intrinsic_dimension.result import IntrinsicDimensionResult
     from reprokg.loaders import feature_discard
 
     rng = np.random.default_rng(seed)
@@ -350,10 +351,11 @@ def build_store(estimates: int, features: int, studies: int, seed: int = 5):
             "warnings": [],
         }
         doc = result_document(
-            result,
-            file_name=f"data{i}.npy",
-            sha256=sha,
-            dataset=dataset_ref(f"https://example.org/dataset/{i}", sha),
+            IntrinsicDimensionResult.from_json(result).stored(
+                file_name=f"data{i}.npy",
+                sha256=sha,
+                dataset=dataset_ref(f"https://example.org/dataset/{i}", sha),
+            )
         )
         g = ox.NamedNode(str(doc.iri))
         quads.extend(ox.Quad(term(s), term(p), term(o), g) for s, p, o in doc.graph)

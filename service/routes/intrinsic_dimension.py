@@ -149,19 +149,15 @@ def post_intrinsic_dimension(
         hops=hops,
         edges=edges,
     )
-    out = dict(done.result)
+    out = done.result.to_json()
     out["stored"] = None
     if save:
         assert ref is not None
         out["stored"] = save_result(
             store,
-            done.result,
-            file_name=table.source,
-            sha256=table.sha256,
-            dataset=ref,
-            columns=cols,
-            score=score,
-            hop_details=done.hop_details(),
+            done.result.stored(
+                file_name=table.source, sha256=table.sha256, dataset=ref, columns=cols, score=score
+            ),
         )
         response.status_code = status.HTTP_201_CREATED
     return out

@@ -47,11 +47,7 @@ def _save(store, X, names=None, *, dataset=None, sha=SHA, file_name="x.csv", **o
     done = analysis(X, names, **options)
     return done, save_result(
         store,
-        done.result,
-        file_name=file_name,
-        sha256=sha,
-        dataset=dataset_ref(dataset, sha),
-        hop_details=done.hop_details(),
+        done.result.stored(file_name=file_name, sha256=sha, dataset=dataset_ref(dataset, sha)),
     )
 
 
@@ -66,7 +62,9 @@ def _rows(store, name: str, **params: str) -> list[dict[str, object]]:
 def test_worked_example_document_triples() -> None:
     done = analysis(WORKED, ["f1", "f2", "f3"], features=True)
     doc = result_document(
-        done.result, file_name="worked.csv", sha256=SHA, dataset=dataset_ref("10.1000/XYZ", SHA)
+        done.result.stored(
+            file_name="worked.csv", sha256=SHA, dataset=dataset_ref("10.1000/XYZ", SHA)
+        )
     )
     g, est = doc.graph, doc.subject
     assert (est, RDF.type, RK.IntrinsicDimensionEstimate) in g
@@ -106,11 +104,7 @@ def test_fast_engine_equals_pyshacl_and_conforms(options: dict) -> None:
     X[:, 2] = 1.0  # a constant feature: infinite NID, no value triple
     done = analysis(X, ["a", "b", "c"], **options)
     doc = result_document(
-        done.result,
-        file_name="x.npy",
-        sha256=SHA,
-        dataset=dataset_ref(None, SHA),
-        hop_details=done.hop_details(),
+        done.result.stored(file_name="x.npy", sha256=SHA, dataset=dataset_ref(None, SHA))
     )
     [fast] = fast_results([doc], doc.kind) or [None]
     ref = shacl_results(materialise_types(doc.graph), doc.kind)
@@ -122,7 +116,7 @@ def test_fast_engine_equals_pyshacl_and_conforms(options: dict) -> None:
 def test_a_broken_result_is_rejected(store) -> None:
     done = analysis(WORKED, features=True)
     doc = result_document(
-        done.result, file_name="w.csv", sha256=SHA, dataset=dataset_ref(None, SHA)
+        done.result.stored(file_name="w.csv", sha256=SHA, dataset=dataset_ref(None, SHA))
     )
     doc.graph.remove((doc.subject, RK.numberOfPoints, None))
     doc.graph.add((doc.subject, RK.intrinsicDimensionValue, Literal(-1.0)))
@@ -164,7 +158,7 @@ def test_save_unchanged_revised_and_get(store) -> None:
     assert revised["status"] == "revised" and revised["iri"] == first["iri"]
     assert len(store.documents()) == 1
     got = stored_result(store, first["result_id"])
-    assert list(got)[:10] == list(done.result)
+    assert list(got)[:10] == list(done.result.to_json())
     assert got["id"] == pytest.approx(intrinsic_dimension(Y), rel=1e-15)
     assert got["stored"]["data_file"] == {"name": "x.csv", "sha256": "cd" * 32}
     assert got["stored"]["result_id"] == first["result_id"]
@@ -230,7 +224,7 @@ def test_feature_discard_experiment_end_to_end(store, tmp_path: Path) -> None:
     done, stored = _save(
         store, X, names, dataset="10.24432/C5PC7J", file_name="wine.csv", features=True
     )
-    ranked = sorted(names, key=lambda nm: done.result["features"][nm]["rank"])
+    ranked = sorted(names, key=lambda nm: done.result.to_json()["features"][nm]["rank"])
 
     def score(cols: list[str]) -> float:
         idx = [names.index(c) for c in cols]
@@ -274,7 +268,7 @@ def test_feature_discard_experiment_end_to_end(store, tmp_path: Path) -> None:
     assert [r["feature"] for r in got[0.2]] == steps[0][1]  # by rank: the ranking's top 2
     assert {r["source"] for r in got[0.2]} == {"by rank"}
     assert [r["rank"] for r in got[0.2]] == [1, 2]
-    assert got[0.2][0]["nid"] == pytest.approx(done.result["features"][ranked[0]]["id"])
+    assert got[0.2][0]["nid"] == pytest.approx(done.result.to_json()["features"][ranked[0]]["id"])
     assert sorted(r["feature"] for r in got[0.5]) == sorted(steps[1][1])
     assert {r["source"] for r in got[0.5]} == {"listed"}
     for p, _, after in steps:
@@ -312,3 +306,37 @@ def test_discarded_features_of_steps_without_features(store) -> None:
         0.48,
     ]
     assert {float(r["score_before"]) for r in rows} == {0.65}
+
+
+def test_json_and_graph_come_from_one_result(store) -> None:
+    """The typed result's JSON and its document agree: the named query reads the stored
+    estimate's numbers as the JSON gives them, per feature and per hop (bounded hops keep
+    their certified bounds, which the JSON shows only as a midpoint)."""
+    from reprokg.intrinsic_dimension.result import IntrinsicDimensionResult
+
+    X = np.random.default_rng(7).normal(size=(60, 3))
+    edges = np.array([[i, (i + 1) % 60] for i in range(60)])
+    done = analysis(X, ["a", "b", "c"], features=True, hops=1, edges=edges, support=9)
+    result = done.result.stored(file_name="x.npy", sha256=SHA, dataset=dataset_ref(None, SHA))
+    answer = result.to_json()
+    assert IntrinsicDimensionResult.from_json(answer).to_json() == answer
+    doc = result.document()
+    g, est = doc.graph, doc.subject
+    lo, hi = answer["bounds"]["id"]
+    assert g.value(est, RK.intrinsicDimensionLowerBound).toPython() == lo
+    assert g.value(est, RK.intrinsicDimensionUpperBound).toPython() == hi
+    nid = {
+        str(g.value(f, RK.featureName)): g.value(f, RK.normalizedIntrinsicDimension).toPython()
+        for f in g.objects(est, RK.hasFeatureDimension)
+    }
+    assert nid == {k: f["id"] for k, f in answer["features"].items()}
+    (hop,) = g.objects(est, RK.hasHopDimension)
+    h1 = done.hops[1].bounds
+    assert g.value(hop, RK.intrinsicDimensionLowerBound).toPython() == h1.id_lower
+    assert (
+        g.value(hop, RK.intrinsicDimensionLowerBound).toPython()
+        + g.value(hop, RK.intrinsicDimensionUpperBound).toPython()
+    ) / 2 == pytest.approx(answer["hops"]["1"], rel=1e-15)
+    save_result(store, result)
+    rows = _rows(store, "datasets-by-intrinsic-dimension", min="0")
+    assert [(r["id"], r["exact"]) for r in rows] == [(lo, False)]
