@@ -612,27 +612,28 @@ def parse_qrels_text(text: str, name: str) -> ParsedQrels:
             if m and collection is None and not rels:
                 collection = m.group(1)
             continue
-        cols = stripped.split()
-        if len(cols) != 4:
+        tokens = stripped.split()
+        if len(tokens) != 4:
             raise LoadError(
-                f"qrels line has {len(cols)} columns; expected 4: topic iteration docno relevance",
+                f"qrels line has {len(tokens)} columns; "
+                "expected 4: topic iteration docno relevance",
                 source=name,
                 line=lineno,
                 field="qrels line",
             )
         try:
-            rel = int(cols[3])
+            rel = int(tokens[3])
         except ValueError:
             raise LoadError(
-                f"relevance {cols[3]!r} is not an integer (column 4 of: topic iteration docno "
+                f"relevance {tokens[3]!r} is not an integer (column 4 of: topic iteration docno "
                 "relevance)",
                 source=name,
                 line=lineno,
-                column=line.rfind(cols[3]) + 1,
+                column=line.rfind(tokens[3]) + 1,
                 field="qrels line.relevance",
             ) from None
         first = first or lineno
-        for column, token in zip(columns, cols, strict=True):
+        for column, token in zip(columns, tokens, strict=True):
             column.append(token)
         rels.append(rel)
     if not rels:

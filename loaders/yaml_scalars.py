@@ -53,7 +53,7 @@ class _ScalarLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._aliases = 0
 
-    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+    def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
             self._aliases += 1
             limit = current_limits().max_aliases
@@ -75,7 +75,7 @@ class _ScalarLoader(yaml.SafeLoader):
         )
 
 
-_FastScalarLoader: type | None = None
+_FastScalarLoader: type[yaml.CSafeLoader] | None = None
 if getattr(yaml, "__with_libyaml__", False):
 
     class _FastScalarLoader(yaml.CSafeLoader):  # type: ignore[no-redef]
@@ -87,7 +87,7 @@ if getattr(yaml, "__with_libyaml__", False):
 
         construct_scalar_keep = _ScalarLoader.construct_scalar_keep
 
-        def resolve(self, kind, value, implicit):  # type: ignore[no-untyped-def]
+        def resolve(self, kind, value, implicit):
             """PyYAML's implicit tag of a scalar (regular expressions tried in turn),
             remembered per text: keys and many values repeat in every header."""
             if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
@@ -149,7 +149,7 @@ def _plain_tree(root: yaml.Node, line_offset: int, name: str) -> Any:
             line=mark.line + 1 + line_offset,
             column=mark.column + 1,
             tag=node.tag,
-            quoted=node.style in quoted_styles,
+            quoted=node.style in quoted_styles,  # type: ignore[attr-defined]
         )
 
     def shell(node: yaml.Node) -> Any:

@@ -42,7 +42,28 @@ def _rank() -> dict[str, int]:
     return {name: i for i, layer in enumerate(LAYERS) for name in layer}
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed module (parsed once for all the checks of this file)."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+@functools.cache
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of the module (walked once for all the checks of this file)."""
+    return tuple(ast.walk(_tree(path)))
+
+
 def _modules() -> Iterator[tuple[str, Path]]:
+    yield from _module_list()
+
+
+@functools.cache
+def _module_list() -> tuple[tuple[str, Path], ...]:
+    return tuple(_find_modules())
+
+
+def _find_modules() -> Iterator[tuple[str, Path]]:
     for path in sorted(REPO.rglob("*.py")):
         rel = path.relative_to(REPO)
         if rel.parts[0] in NOT_CODE or str(rel) in SCRIPTS:
@@ -55,9 +76,8 @@ def _modules() -> Iterator[tuple[str, Path]]:
 
 def _imports(path: Path, module: str) -> Iterator[tuple[str, int]]:
     """(imported reprokg module, line) for every import in the file, at any depth."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-    for node in ast.walk(tree):
+    for node in _nodes(path):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("reprokg"):
@@ -146,8 +166,7 @@ def test_the_environment_is_read_in_one_place() -> None:
     for module, path in _modules():
         if module == "reprokg.core.settings":
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in _nodes(path):
             reads = (
                 isinstance(node, ast.Attribute)
                 and node.attr in ("getenv", "environ")
@@ -174,8 +193,7 @@ def _imports_ours(node: ast.AST) -> bool:
 def test_no_import_error_guards_around_our_modules() -> None:
     guarded = []
     for _, path in _modules():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in _nodes(path):
             if not isinstance(node, ast.Try):
                 continue
             catches_import_error = any(
@@ -210,8 +228,7 @@ def test_no_private_names_across_modules() -> None:
     """``from reprokg.x import _name`` reaches into another module's internals."""
     private = []
     for _, path in _modules():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+        for node in _nodes(path):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("reprokg"):
                 for alias in node.names:
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
@@ -266,9 +283,8 @@ def _reaches_in(path: Path) -> Iterator[tuple[str | None, int, str]]:
     """(package or None when unknown, line, what) for each reach into a dependency's
     internals: a private module or name imported, a private attribute read or a public one
     assigned on something imported, a name-mangled attribute of a class not ours."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    deps = _dependency_names(tree)
-    for node in ast.walk(tree):
+    deps = _dependency_names(_tree(path))
+    for node in _nodes(path):
         if isinstance(node, ast.ImportFrom) and not node.level:
             package = _third_party(node.module or "")
             parts = (node.module or "").split(".")
@@ -307,7 +323,7 @@ def _our_classes() -> frozenset[str]:
     return frozenset(
         node.name
         for _, path in _modules()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in _nodes(path)
         if isinstance(node, ast.ClassDef)
     )
 
@@ -347,8 +363,7 @@ def test_the_private_name_check_sees_what_it_must(tmp_path: Path) -> None:
 def _duck_typed_store_checks(path: Path) -> Iterator[int]:
     """Lines that ask a store for an attribute by name (``hasattr(store, "x")``,
     ``getattr(store, "x", None)``) instead of checking a capability with isinstance."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in ast.walk(tree):
+    for node in _nodes(path):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)

@@ -123,6 +123,7 @@ def _gk_rows(path: Path) -> int:
     return sum(1 for r in rows[1:] if any(c.strip() for c in r))
 
 
+@pytest.mark.slow
 def test_real_gundersen_kjensmo_survey(shared_data, tmp_path) -> None:
     folder = shared_data / "surveys" / "gundersen_kjensmo_2018"
     expected = _gk_rows(folder / "data" / "evaluations.csv")
@@ -163,6 +164,7 @@ def test_validate_paths_never_writes(shared_data, tmp_path, monkeypatch) -> None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.yaml"]
 
 
+@pytest.mark.slow
 @pytest.mark.engine
 @pytest.mark.parametrize("engine", ["oxigraph_server", "virtuoso_server"])
 def test_ingest_on_remote_engines(engine, request, tmp_path) -> None:

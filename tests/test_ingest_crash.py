@@ -18,6 +18,7 @@ import textwrap
 import time
 from collections import Counter
 
+import pytest
 from rdflib import Literal, URIRef
 
 from reprokg.core.namespaces import RK
@@ -121,6 +122,7 @@ def _check(store_dir, reported: list[str]) -> int:
         store.close()
 
 
+@pytest.mark.slow
 def test_kill_during_load_leaves_store_consistent(tmp_path) -> None:
     store_dir = tmp_path / "store"
     rng = random.Random(7)
@@ -161,6 +163,7 @@ BULK_CHILD = CHILD_PRELUDE + textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_kill_during_bulk_load_keeps_whole_batches(tmp_path) -> None:
     """Batches of new documents go through pyoxigraph's bulk loader (one RocksDB ingest
     per batch, store/oxigraph.py): killed anywhere, a batch is stored whole or not at all,
@@ -229,6 +232,7 @@ RESTORE_CHILD = CHILD_PRELUDE + textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_kill_during_a_bulk_restore_restores_all_or_nothing(tmp_path) -> None:
     """A big restore is one call of pyoxigraph's bulk loader (store/oxigraph.py): killed
     when it has read half of the dump, nothing of it is stored; killed anywhere, the dump

@@ -89,6 +89,8 @@ def header_text(metadata: dict[str, Any]) -> str:
 def metadata_from_bytes(data: bytes, name: str) -> dict[str, Any]:
     """Normalised metadata of a YAML file or of an annotated run's header."""
     [doc] = im.load(data, name, assume_yaml=True)
+    if doc.subject is None:
+        raise LoadError("no run metadata found", source=name)
     return graph_to_dict(doc.graph, doc.subject)
 
 
@@ -234,7 +236,7 @@ def complete(metadata: dict[str, Any], repo: Path | None = None) -> dict[str, An
     ):
         merged = dict(source)
         _fill(merged, found["source"])
-        out["implementation"] = {**given, "source": merged}
+        out["implementation"] = {**(given or {}), "source": merged}
         return out
     _fill(out, {"implementation": found})
     return out

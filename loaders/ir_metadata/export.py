@@ -27,6 +27,7 @@ from urllib.parse import unquote
 import yaml
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, XSD
+from rdflib.term import Node
 
 from reprokg.core.namespaces import RK, RKX, SCHEMA
 from reprokg.loaders.ir_metadata.spec import SCHEMA_SPEC, F
@@ -54,23 +55,23 @@ def _value(lit: Any) -> Any:
     return str(lit)
 
 
-def _by_position(g: Graph, s: URIRef, p: URIRef) -> list[URIRef]:
+def _by_position(g: Graph, s: Node, p: URIRef | None) -> list[Node]:
     nodes = list(g.objects(s, p))
 
     def pos(n: Any) -> tuple[int, str]:
         v = g.value(n, RK.position)
         return (int(v) if v is not None else 1 << 30, str(n))
 
-    return sorted(nodes, key=pos)  # type: ignore[arg-type]
+    return sorted(nodes, key=pos)
 
 
-def _extensions(g: Graph, s: URIRef, out: dict[str, Any]) -> None:
+def _extensions(g: Graph, s: Node, out: dict[str, Any]) -> None:
     for p, o in sorted(g.predicate_objects(s), key=lambda po: (str(po[0]), str(po[1]))):
         if isinstance(p, URIRef) and str(p).startswith(str(RKX)):
             out[unquote(str(p)[len(str(RKX)) :])] = _value(o)
 
 
-def _mapping(g: Graph, s: URIRef, spec: dict[str, F]) -> dict[str, Any]:
+def _mapping(g: Graph, s: Node, spec: dict[str, F]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, f in spec.items():
         v = _field(g, s, f)
@@ -80,7 +81,7 @@ def _mapping(g: Graph, s: URIRef, spec: dict[str, F]) -> dict[str, Any]:
     return out
 
 
-def _field(g: Graph, s: URIRef, f: F) -> Any:
+def _field(g: Graph, s: Node, f: F) -> Any:
     k = f.kind
     if k in ("str", "int", "bool", "num", "uri", "repository", "doi"):
         o = g.value(s, f.pred)
@@ -125,7 +126,7 @@ def _package(g: Graph, n: Any) -> str:
     return f"{name}=={version}" if version is not None else str(name)
 
 
-def _libraries(g: Graph, s: URIRef, f: F) -> Any:
+def _libraries(g: Graph, s: Node, f: F) -> Any:
     nodes = _by_position(g, s, f.pred)
     langs = [g.value(n, RK.packageLanguage) for n in nodes]
     if all(lang is None for lang in langs):

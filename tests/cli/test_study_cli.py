@@ -87,6 +87,7 @@ def test_issue_keys(store_dir: Path, capsys: Any) -> None:
     assert set(au["concepts"][0]) == {"extent", "intent"}
 
 
+@pytest.mark.slow
 def test_table_charts_and_save_twice(store_dir: Path, tmp_path: Path, capsys: Any) -> None:
     charts = tmp_path / "charts"
     for name in REGISTRY:

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from benchmarks.load.acknowledged import run
 
 
+@pytest.mark.slow
 def test_acknowledged_writes_survive_kill_9_mid_load(tmp_path: Path) -> None:
     out = run(
         tmp_path / "kg",

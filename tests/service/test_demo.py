@@ -41,6 +41,7 @@ def _n_audit_files() -> int:
     return len(list((EXAMPLES / "audits").glob("*.yaml")))
 
 
+@pytest.mark.slow
 def test_load_demo_loads_every_example(tmp_path) -> None:
     store = open_store(str(tmp_path / "kg"))
     counts = load_demo(store)
@@ -127,6 +128,7 @@ def server(tmp_path):
         server.last_stderr = err  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_serve_demo_end_to_end(server) -> None:
     url = server()
     health = httpx.get(url + "/health").json()
@@ -155,6 +157,7 @@ def test_serve_demo_end_to_end(server) -> None:
     assert "illustrative" in body["warnings"][0]
 
 
+@pytest.mark.slow
 def test_serve_with_several_workers_is_read_only(server) -> None:
     url = server("--workers", "2")
     seen, workers = set(), set()
@@ -176,6 +179,7 @@ def test_serve_with_several_workers_is_read_only(server) -> None:
     assert r.status_code == 200 and r.json()["results"]["bindings"]
 
 
+@pytest.mark.slow
 def test_several_workers_that_cannot_start_stop_the_service(tmp_path) -> None:
     """A worker failing at start (no store there) stops ``serve`` with status 1, no restarts."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REPROKG_")}

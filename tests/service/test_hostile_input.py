@@ -82,6 +82,7 @@ def test_the_cli_answers_exit_1_and_one_line(tmp_path: Path, capsys) -> None:
         assert f"nesting deeper than 64 at line 1, column {column}" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limits", ["on", "off"])
 def test_a_real_server_process_survives_the_deep_inputs(tmp_path: Path, limits: str) -> None:
     """The probe's crash was of the ``reprokg serve`` process itself (exit -11). Over HTTP
@@ -191,6 +192,7 @@ def test_a_slow_upload_answers_413(tmp_path: Path) -> None:
         assert c.get("/health").status_code == 200
 
 
+@pytest.mark.slow
 def test_uploads_are_parsed_in_worker_processes(tmp_path: Path) -> None:
     """The same answers as in the request thread (parse_workers=0): reports, stored
     documents, refusals."""

@@ -35,6 +35,8 @@ from reprokg.core.settings import Settings
 from reprokg.service.app import create_app
 from reprokg.store import open_store
 
+pytestmark = pytest.mark.slow  # every operation, generated cases
+
 TOKEN = "schemathesis-token"
 MAX = int(os.environ.get("ST_MAX_EXAMPLES", "12"))
 #: operations that compute for a second or more per call get fewer examples

@@ -35,6 +35,7 @@ def _bad_orcid(data: bytes) -> bytes:
     return data.replace(b"0000-0002-0661-7189", b"0000-0002-0661-7188")
 
 
+@pytest.mark.slow
 def test_upload_a_run_file(client, run_bytes) -> None:
     r = client.post("/documents?name=example.run", content=run_bytes, headers=TEXT)
     assert r.status_code == 201, r.text
@@ -73,6 +74,7 @@ def test_violations_give_422_and_store_nothing(client, run_bytes) -> None:
     assert client.get("/documents").json()["count"] == 0
 
 
+@pytest.mark.slow
 def test_validate_never_stores(client, run_bytes) -> None:
     r = client.post("/validate?name=x.run", content=_bad_orcid(run_bytes), headers=TEXT)
     assert r.status_code == 200 and r.json()["conforms"] is False

@@ -17,6 +17,8 @@ import pytest
 
 from tests.service.conftest import http_get, reprokg_serve
 
+pytestmark = pytest.mark.slow  # a real server and timeouts of seconds
+
 HEADER_TIMEOUT = 2.0
 
 

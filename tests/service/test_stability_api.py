@@ -69,6 +69,7 @@ def test_illustrative_example_says_so(client: TestClient) -> None:
     assert body["singular"] is True and len(body["contrasts"]) == 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt, magic", [("svg", b"<?xml"), ("png", b"\x89PNG")])
 def test_chart(client: TestClient, fmt: str, magic: bytes) -> None:
     r = client.get(f"/measures/stability/chart.{fmt}", params={"study": EXAMPLE_TITLE})

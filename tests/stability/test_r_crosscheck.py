@@ -32,6 +32,8 @@ from reprokg.stability.analysis import analyse, fit_study
 from reprokg.stability.simulate import crossed_design, paper_design
 from tests.stability.rref import Deviation, Job, RResult, compare, run_jobs
 
+pytestmark = pytest.mark.slow  # R fits every model (Rscript)
+
 DATASETS: dict[str, Callable[[], pd.DataFrame]] = {
     # 12 experiments = 6 algorithm/optimizer x 2 reruns, 5 configurations x 5 seeds x 5
     # repeats, 1,088 of 1,500 rows kept, both variances on the boundary (as in the paper)

@@ -40,6 +40,7 @@ def _check(store: OxigraphStore, versions: list[int]) -> None:
     versions.append(store.version())
 
 
+@pytest.mark.slow
 def test_every_write_path_keeps_the_count_and_moves_the_version(tmp_path: Path) -> None:
     store = OxigraphStore(tmp_path / "db")
     assert isinstance(store, Counters) and isinstance(store, Liveness)

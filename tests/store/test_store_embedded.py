@@ -111,6 +111,7 @@ def test_url_spec_opens_remote_with_dialect(tmp_path) -> None:
     s.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("blank", [False, True], ids=["n-quads", "quad-objects"])
 def test_bulk_and_transactional_writes_store_the_same(
     mlrc_docs, tmp_path, monkeypatch, blank

@@ -118,6 +118,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> set[tuple[str, str, s
     return _default_set(ref)
 
 
+@pytest.mark.slow
 def test_bulk_rebuild_gives_the_transactional_merge(tmp_path: Path, reference) -> None:
     d = tmp_path / "oxigraph"
     _make_unmerged(d)
@@ -138,6 +139,7 @@ def test_bulk_rebuild_gives_the_transactional_merge(tmp_path: Path, reference) -
     assert _default_set(d) == reference
 
 
+@pytest.mark.slow
 def test_rebuild_killed_midway_is_redone_on_open(tmp_path: Path, reference) -> None:
     timing = tmp_path / "timing"
     _make_unmerged(timing)

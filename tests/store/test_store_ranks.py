@@ -106,6 +106,7 @@ def _check(store: OxigraphStore) -> None:
         ) == store.native_query(planned.sparql).serialize(format=json)
 
 
+@pytest.mark.slow
 def test_ranks_follow_inserts_revisions_deletes_and_updates(tmp_path: Path) -> None:
     rng = random.Random(17)
     store = OxigraphStore(tmp_path / "db")
@@ -302,6 +303,7 @@ def _header(run: URIRef, toolkits: list[str], method: str, os_name: str, tag: st
     return g
 
 
+@pytest.mark.slow
 def test_filtered_answers_follow_changes_to_the_runs_paths(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

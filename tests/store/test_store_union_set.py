@@ -168,6 +168,7 @@ def _doi_key(text: str) -> str:
     return re.sub(r"^(doi:|https?://(dx\.)?doi\.org/)", "", text.strip(), flags=re.I).lower()
 
 
+@pytest.mark.slow
 def test_survey_examples_each_article_once(tmp_path: Path) -> None:
     """Both replicability.graphics formats describe the same papers by DOI."""
     from reprokg.ingest import ingest_paths
@@ -518,6 +519,7 @@ CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_kill_during_writes_leaves_the_merge_exact(tmp_path: Path) -> None:
     rnd = random.Random(1919)
     store_dir = tmp_path / "store"

@@ -21,7 +21,7 @@ from tests.conftest import need
 from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtures
 from tests.survey.test_survey_analysis import build_survey_store
 
-pytestmark = pytest.mark.engine
+pytestmark = [pytest.mark.slow, pytest.mark.engine]  # SPARQL engines started per module
 
 
 def _clear(store: Any) -> None:

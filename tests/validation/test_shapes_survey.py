@@ -73,6 +73,7 @@ def test_real_site_records_conform(shared_data):
     assert [r.to_text() for r in reports if not r.conforms] == []
 
 
+@pytest.mark.slow
 def test_score_out_of_range(records):
     rec = copy.deepcopy(_tested(records))
     ok, _ = _report(rec)

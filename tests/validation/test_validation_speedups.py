@@ -180,6 +180,7 @@ def _rdflib_iris(query: str) -> set[str] | None:
     return found if walk(algebra) else None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["qrels", "mlrc", "run", "survey", "gk2018"])
 def test_relevant_predicates_cover_what_the_full_parse_finds(kind: str) -> None:
     """The tokenizer reading the sh:select bodies keeps every IRI rdflib's parse of the

@@ -19,6 +19,8 @@ import pytest
 
 from tests.service.web.conftest import LiveServer, PageLog
 
+pytestmark = pytest.mark.slow  # a Chromium page per view (a minute to start)
+
 RUN = "https://w3id.org/reprokg/id/run/200ce88d2451641c3351"
 VIEWS = {
     "home": "/",
