@@ -165,12 +165,18 @@ def _serve(args: argparse.Namespace, sock: socket.socket, temporary: str | None)
     configure(settings)
     demo_counts = requests = None
     if args.demo:
-        from reprokg.service.demo import demo_requests, load_demo
-        from reprokg.store import open_store
+        from reprokg.service.demo import demo_cache_dir, demo_requests, load_demo, prepare_demo
 
-        with open_store(settings.store) as store:
-            demo_counts = load_demo(store)
-            requests = demo_requests(store)
+        if args.store:  # the user's store: load into it (it may hold data already)
+            from reprokg.store import open_store
+
+            with open_store(settings.store) as store:
+                demo_counts = load_demo(store)
+                requests = demo_requests(store)
+        else:  # a fresh folder: a copy of the demo store built once (service/demo.py)
+            demo_counts, requests = prepare_demo(
+                settings.store, demo_cache_dir(settings.demo_cache)
+            )
     port = sock.getsockname()[1]
     url = f"http://{args.host}:{port}"
     if args.read_only or args.workers > 1:

@@ -171,6 +171,10 @@ class Settings:
     memory_mirror: bool = setting(False, _flag)
     #: the store was filled with the bundled examples (shown on / and /health)
     demo: bool = setting(False, _flag)
+    #: folder where ``serve --demo`` keeps the demo store it builds once, keyed by a hash
+    #: of the package's code and data, and copies at every start (empty: ``~/.cache/
+    #: reprokg``; ``off``: build it at every start)
+    demo_cache: str = setting("", _text)
     #: JSON-lines access log on the ``reprokg.access`` logger
     access_log: bool = setting(True, _flag)
     #: run named queries in the request thread (bounded, vetted queries) instead of the

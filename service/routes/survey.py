@@ -14,9 +14,7 @@ from fastapi import APIRouter, Query, Response
 
 from reprokg.core.errors import NotFound
 from reprokg.service.deps import StoreDep, error_responses
-from reprokg.studies import siggraph2020
 from reprokg.studies.registry import SIGGRAPH2020
-from reprokg.survey import charts as sc
 
 router = APIRouter(prefix="/measures/survey", tags=["measures"])
 
@@ -53,6 +51,11 @@ def survey_chart(
     format: Annotated[Literal["svg", "png"], Query()] = "svg",
 ) -> Response:
     """A chart (``sharing_by_year``, ``sharing_by_topic``, ``citations``) as SVG or PNG."""
+    # imported here: scipy, pandas and matplotlib took most of the service's start
+    # (``python -X importtime``), which ``serve --demo`` waits for
+    from reprokg.studies import siggraph2020
+    from reprokg.survey import charts as sc
+
     stem, dot, ext = name.rpartition(".")
     if dot and ext in sc.FORMATS:
         name, format = stem, ext  # type: ignore[assignment]

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from reprokg.survey.stats import clopper_pearson as _exact_interval
-
 INK = "#1b1b1b"
 MUTED = "#4a4a4a"
 GRID = "#d0d0d0"
@@ -33,7 +31,9 @@ def clopper_pearson(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:
     function, so the charts and ``/measures/survey`` agree); (0, 1) when n == 0."""
     if n == 0:
         return 0.0, 1.0
-    return _exact_interval(k, n, alpha)
+    from reprokg.survey.stats import clopper_pearson as exact  # scipy: only when charting
+
+    return exact(k, n, alpha)
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,7 @@ def server(tmp_path):
         port = _free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("REPROKG_")}
         env["REPROKG_WRITE_TOKEN"] = "demo-token"
+        env["REPROKG_DEMO_CACHE"] = str(tmp_path / "demo-cache")  # not the user's ~/.cache
         proc = subprocess.Popen(
             [sys.executable, "-m", "reprokg", "serve", "--demo", "--port", str(port), *extra],
             cwd=tmp_path,
@@ -194,3 +195,43 @@ def test_several_workers_that_cannot_start_stop_the_service(tmp_path) -> None:
     )
     assert proc.returncode == 1, proc.stderr
     assert "failed to start" in proc.stderr
+
+
+def test_the_demo_store_is_built_once_and_copied(tmp_path, monkeypatch) -> None:
+    """``prepare_demo`` builds the demo store once per fingerprint and copies it into each
+    fresh store folder; another fingerprint (changed code or data) builds anew."""
+    from rdflib import Graph, Literal, URIRef
+
+    from reprokg.service import demo
+    from reprokg.store import open_store
+
+    builds = []
+
+    def fake_load(store) -> dict[str, int]:
+        builds.append(1)
+        g = Graph()
+        g.add((URIRef("urn:x"), URIRef("urn:p"), Literal(len(builds))))
+        store.add_document(URIRef(f"urn:doc:{len(builds)}"), g)
+        return {"added": 1}
+
+    monkeypatch.setattr(demo, "load_demo", fake_load)
+    monkeypatch.setattr(demo, "demo_requests", lambda store: ["/health"])
+    cache = tmp_path / "cache"
+    first, second = tmp_path / "a", tmp_path / "b"
+    assert demo.prepare_demo(str(first), cache) == ({"added": 1}, ["/health"])
+    assert demo.prepare_demo(str(second), cache) == ({"added": 1}, ["/health"])
+    assert len(builds) == 1
+    for folder in (first, second):
+        with open_store(str(folder)) as store:
+            assert [str(d) for d in store.documents()] == ["urn:doc:1"]
+    monkeypatch.setattr(demo, "demo_fingerprint", lambda: "changed")
+    demo.prepare_demo(str(tmp_path / "c"), cache)
+    assert len(builds) == 2
+    assert len(list(cache.glob("demo-*"))) == 2
+
+
+def test_the_demo_fingerprint_follows_the_package_files() -> None:
+    from reprokg.service.demo import demo_fingerprint
+
+    assert demo_fingerprint() == demo_fingerprint()
+    assert len(demo_fingerprint()) == 24
