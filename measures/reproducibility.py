@@ -24,7 +24,7 @@ import numpy as np
 
 from reprokg.loaders.trec import Run
 from reprokg.measures.effectiveness import TopicScores
-from reprokg.measures.student_t import two_sided_p
+from reprokg.stats.student_t import two_sided_p
 
 #: repro_eval's RBO defaults
 RBO_P = 0.95
@@ -456,7 +456,7 @@ def nrmse(orig: TopicScores, rep: TopicScores, warnings: list[str]) -> Values:
 
 
 def _t_p(t: np.ndarray, df: float) -> np.ndarray:
-    """Two-sided p of Student's t, per measure (:mod:`reprokg.measures.student_t`)."""
+    """Two-sided p of Student's t, per measure (:mod:`reprokg.stats.student_t`)."""
     return np.asarray([two_sided_p(x, df) for x in np.atleast_1d(t).tolist()], dtype=float)
 
 

@@ -21,6 +21,7 @@ from tests.conftest import REPO
 #: the layers, lowest first; a module may import its own layer and the ones before it
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),
+    ("stats",),
     ("ontology",),
     ("loaders",),
     ("validation",),

@@ -11,7 +11,7 @@ from scipy import stats
 from scipy.special import stdtr
 
 from reprokg.measures.reproducibility import _ttest_ind_p, _ttest_rel_p
-from reprokg.measures.student_t import regularized_beta, two_sided_p
+from reprokg.stats.student_t import regularized_beta, two_sided_p
 
 DFS = [*range(1, 60), 99, 100, 499, 1000, 4999]
 

@@ -6,7 +6,7 @@ function, is what users run). The tail is the regularised incomplete beta functi
 ``I_x(df/2, 1/2)`` at ``x = df / (df + t²)``, evaluated by its continued fraction (modified
 Lentz; Press et al., Numerical Recipes, 2nd ed., §6.4) in the tail where it converges
 fast, and by the symmetry ``I_x(a, b) = 1 - I_{1-x}(b, a)`` elsewhere, where the result is
-near 1 and absolute accuracy is what counts. tests/measures/test_student_t.py holds it to
+near 1 and absolute accuracy is what counts. tests/stats/test_student_t.py holds it to
 ``scipy.special.stdtr`` within 1e-12 relative over a grid of t and degrees of freedom.
 """
 
@@ -70,3 +70,26 @@ def two_sided_p(t: float, df: float) -> float:
         return 0.0
     t2 = t * t
     return regularized_beta(df / 2.0, 0.5, df / (df + t2), t2 / (df + t2))
+
+
+def t_quantile(p: float, df: float) -> float:
+    """The p-quantile of Student's t (bisection on :func:`two_sided_p` to ~1e-15): the
+    critical values of an interval, where a handful are needed."""
+    if math.isnan(p) or not 0 < p < 1 or not df > 0:
+        return math.nan
+    if p == 0.5:
+        return 0.0
+    tail = 2.0 * min(p, 1.0 - p)  # P(|T| >= t) at the quantile's magnitude
+    lo, hi = 0.0, 1.0
+    while two_sided_p(hi, df) > tail:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if two_sided_p(mid, df) > tail:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-15 * max(1.0, hi):
+            break
+    t = 0.5 * (lo + hi)
+    return -t if p < 0.5 else t
