@@ -81,7 +81,7 @@ def friedman_nemenyi(
 ) -> RankComparison:
     """The test of a blocks x algorithms matrix (no missing cells; higher is better unless
     ``descending=False``)."""
-    from scipy import stats  # noqa: PLC0415 - the rank tests' distributions, when computed
+    from scipy import stats  # the rank tests' distributions: imported when computed
 
     x = np.asarray(values, dtype=float)
     n, k = x.shape
