@@ -303,7 +303,7 @@ def build_store(estimates: int, features: int, studies: int, seed: int = 5):
     import pyoxigraph as ox
     from rdflib import Literal, URIRef
 
-    from reprokg.intrinsic_dimension.document import dataset_ref, result_document
+    from reprokg.intrinsic_dimension.document import dataset_ref
     from reprokg.intrinsic_dimension.result import IntrinsicDimensionResult
     from reprokg.loaders import feature_discard
 
@@ -350,12 +350,14 @@ def build_store(estimates: int, features: int, studies: int, seed: int = 5):
             "hops": None,
             "warnings": [],
         }
-        doc = result_document(
-            IntrinsicDimensionResult.from_json(result).stored(
+        doc = (
+            IntrinsicDimensionResult.from_json(result)
+            .stored(
                 file_name=f"data{i}.npy",
                 sha256=sha,
                 dataset=dataset_ref(f"https://example.org/dataset/{i}", sha),
             )
+            .document()
         )
         g = ox.NamedNode(str(doc.iri))
         quads.extend(ox.Quad(term(s), term(p), term(o), g) for s, p, o in doc.graph)

@@ -20,7 +20,6 @@ from reprokg.ingest import ingest
 from reprokg.intrinsic_dimension import analysis, intrinsic_dimension
 from reprokg.intrinsic_dimension.document import (
     dataset_ref,
-    result_document,
     save_result,
     stored_result,
 )
@@ -61,11 +60,8 @@ def _rows(store, name: str, **params: str) -> list[dict[str, object]]:
 
 def test_worked_example_document_triples() -> None:
     done = analysis(WORKED, ["f1", "f2", "f3"], features=True)
-    doc = result_document(
-        done.result.stored(
-            file_name="worked.csv", sha256=SHA, dataset=dataset_ref("10.1000/XYZ", SHA)
-        )
-    )
+    ref = dataset_ref("10.1000/XYZ", SHA)
+    doc = done.result.stored(file_name="worked.csv", sha256=SHA, dataset=ref).document()
     g, est = doc.graph, doc.subject
     assert (est, RDF.type, RK.IntrinsicDimensionEstimate) in g
     assert (est, RK.ofDataSet, URIRef("https://doi.org/10.1000/xyz")) in g
@@ -103,9 +99,9 @@ def test_fast_engine_equals_pyshacl_and_conforms(options: dict) -> None:
     X = np.random.default_rng(4).normal(size=(40, 3))
     X[:, 2] = 1.0  # a constant feature: infinite NID, no value triple
     done = analysis(X, ["a", "b", "c"], **options)
-    doc = result_document(
-        done.result.stored(file_name="x.npy", sha256=SHA, dataset=dataset_ref(None, SHA))
-    )
+    doc = done.result.stored(
+        file_name="x.npy", sha256=SHA, dataset=dataset_ref(None, SHA)
+    ).document()
     [fast] = fast_results([doc], doc.kind) or [None]
     ref = shacl_results(materialise_types(doc.graph), doc.kind)
     if fast is not None:
@@ -115,9 +111,9 @@ def test_fast_engine_equals_pyshacl_and_conforms(options: dict) -> None:
 
 def test_a_broken_result_is_rejected(store) -> None:
     done = analysis(WORKED, features=True)
-    doc = result_document(
-        done.result.stored(file_name="w.csv", sha256=SHA, dataset=dataset_ref(None, SHA))
-    )
+    doc = done.result.stored(
+        file_name="w.csv", sha256=SHA, dataset=dataset_ref(None, SHA)
+    ).document()
     doc.graph.remove((doc.subject, RK.numberOfPoints, None))
     doc.graph.add((doc.subject, RK.intrinsicDimensionValue, Literal(-1.0)))
     from reprokg.ingest import write_results
