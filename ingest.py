@@ -472,7 +472,12 @@ def parse_uploads(
     mode: str, sources: Sequence[tuple[str, bytes]], kind: str | None
 ) -> tuple[list[Report], list[Document]]:
     """Load and validate uploads: the reports, and (``mode="store"``) the documents when
-    all of them conform (nothing of a batch with a violation is stored)."""
+    all of them conform (nothing of a batch with a violation is stored). ``mode="shacl"``:
+    ``sources[0]`` is a SHACL shapes graph and the rest data graphs (``POST /shacl``)."""
+    if mode == "shacl":
+        from reprokg.validation.shacl import validate_sources
+
+        return validate_sources(sources), []
     docs = load_sources(sources, kind)
     reports = validate_documents(docs)
     keep = mode == "store" and all(r.conforms for r in reports)

@@ -29,6 +29,7 @@ from reprokg.service.routes import (
     intrinsic_dimension,
     linked_data,
     queries,
+    shacl,
     stability,
     studies,
     survey,
@@ -116,6 +117,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     add_error_handler(app)
     app.include_router(health.router)
     app.include_router(documents.router)
+    app.include_router(shacl.router)
     app.include_router(queries.router)
     app.include_router(linked_data.router)
     app.include_router(comparisons.router)

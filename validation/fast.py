@@ -76,6 +76,8 @@ class Branch:
     dynamic_path: bool = False
     #: the SPARQL path text of ``path_node`` (for text and JSON reports)
     path_text: str | None = None
+    #: ``message`` is the shape's ``sh:message`` (not a default)
+    message_given: bool = False
 
 
 def _canonical(lexical: str, datatype: str) -> bool:
@@ -563,6 +565,7 @@ class _Compiler:
 
         def info(component: str, has_value: bool, **extra: object) -> Branch:
             text = str(msg) if msg is not None else f"{component} not met"
+            extra.setdefault("message_given", msg is not None)
             return Branch(
                 name,
                 sp,
@@ -752,7 +755,7 @@ class _Compiler:
         msg = self.one(sc, SH.message)
         base = info("SPARQLConstraintComponent", True, constraint_node=sc, dynamic_path=True)
         if msg is not None:
-            base = Branch(**{**base.__dict__, "message": str(msg)})
+            base = Branch(**{**base.__dict__, "message": str(msg), "message_given": True})
         m = re.match(
             r"\s*SELECT\s+(DISTINCT\s+|REDUCED\s+)?([^{]*?)\s*WHERE\s*\{",
             _body_start(text),

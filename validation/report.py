@@ -123,7 +123,7 @@ class Report:
         return g
 
 
-def _copy_structure(src: Graph, node: object, out: Graph) -> object:
+def copy_structure(src: Graph, node: object, out: Graph) -> object:
     """A property path ``node`` with its blank-node structure copied into ``out`` (an
     rdf:List is a sequence path, whatever else the node says: SHACL 2.3.1)."""
     if not isinstance(node, BNode):
@@ -133,7 +133,7 @@ def _copy_structure(src: Graph, node: object, out: Graph) -> object:
     preds = [RDF.first, RDF.rest] if first is not None else [p for p in set(src.predicates(node))]
     for p in preds:
         for o in src.objects(node, p):
-            out.add((new, p, _copy_structure(src, o, out)))  # type: ignore[arg-type]
+            out.add((new, p, copy_structure(src, o, out)))  # type: ignore[arg-type]
     return new
 
 
@@ -145,7 +145,7 @@ def _add_terms(g: Graph, node: BNode, t: ResultTerms) -> None:
     if t.value is not None:
         g.add((node, SH.value, t.value))  # type: ignore[arg-type]
     if t.path is not None:
-        path = _copy_structure(t.shapes, t.path, g) if t.shapes is not None else t.path
+        path = copy_structure(t.shapes, t.path, g) if t.shapes is not None else t.path
         g.add((node, SH.resultPath, path))  # type: ignore[arg-type]
     if t.constraint is not None:
         g.add((node, SH.sourceConstraint, t.constraint))  # type: ignore[arg-type]

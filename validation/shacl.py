@@ -5,11 +5,15 @@ shapes, reporting in SHACL's terms (text, JSON, or the ``sh:ValidationReport`` g
 
 from __future__ import annotations
 
-from rdflib import Graph
+from collections.abc import Sequence
+from pathlib import PurePath
 
+from rdflib import BNode, Graph
+
+from reprokg.core.errors import LoadError
 from reprokg.core.lazy_graph import parse_as_written
 from reprokg.validation.fast import Found, compile_shapes, decode_term, evaluate_compiled
-from reprokg.validation.report import Report, Result, ResultTerms
+from reprokg.validation.report import Report, Result, ResultTerms, copy_structure
 
 
 def _result(found: Found, shapes: Graph) -> Result:
@@ -18,9 +22,18 @@ def _result(found: Found, shapes: Graph) -> Result:
     value_t = decode_term(value) if value is not None else None
     path_t = decode_term(path) if path is not None else branch.path_node
     path_text = f"<{path_t}>" if path is not None else branch.path_text
+    path_graph = None
+    if isinstance(path_t, BNode):  # the path's own triples travel with the result
+        path_graph = Graph()
+        path_t = copy_structure(shapes, path_t, path_graph)
+    message = branch.message
+    if not branch.message_given:  # say where: the focus node and value a user looks up
+        message = f"{branch.component.rsplit('#', 1)[-1]} not met at {focus_t.n3()}" + (
+            f" by {value_t.n3()}" if value_t is not None else ""
+        )
     return Result(
         severity=branch.severity,
-        message=branch.message,
+        message=message,
         path=path_text,
         focus_node=str(focus_t),
         value=str(value_t) if value_t is not None else None,
@@ -35,7 +48,7 @@ def _result(found: Found, shapes: Graph) -> Result:
             severity=branch.severity,
             path=path_t,
             constraint=branch.constraint_node,
-            shapes=shapes,
+            shapes=path_graph,
         ),
     )
 
@@ -58,3 +71,43 @@ def validate_graph(data: Graph, shapes: Graph, name: str = "data") -> Report:
 def parse_rdf(data: bytes | str, fmt: str, base: str | None = None) -> Graph:
     """A shapes or data graph as written (literals keep their lexical form)."""
     return parse_as_written(data, fmt, base)
+
+
+#: RDF syntaxes by file suffix (Turtle when the suffix says nothing)
+FORMATS = {
+    ".ttl": "turtle",
+    ".turtle": "turtle",
+    ".nt": "nt",
+    ".n3": "n3",
+    ".jsonld": "json-ld",
+    ".json": "json-ld",
+    ".rdf": "xml",
+    ".xml": "xml",
+    ".owl": "xml",
+    ".trig": "trig",
+    ".nq": "nquads",
+}
+
+
+def read_source(name: str, data: bytes) -> Graph:
+    """A file's graph (its syntax from its suffix); a parse error names the file."""
+    fmt = FORMATS.get(PurePath(name).suffix.lower(), "turtle")
+    try:
+        return parse_rdf(data, fmt, PurePath(name).name and f"file:///{PurePath(name).name}")
+    except Exception as exc:  # noqa: BLE001 - every parser error, reported for the file
+        raise LoadError(f"not readable as {fmt}: {exc}", source=name) from None
+
+
+def validate_sources(
+    sources: Sequence[tuple[str, bytes]], allow_warnings: bool = False
+) -> list[Report]:
+    """``sources[0]`` is the shapes graph, the rest data graphs: one report per data file
+    (``reprokg shacl``, ``POST /shacl``)."""
+    if len(sources) < 2:
+        raise LoadError("expected a shapes graph and at least one data graph", source="shacl")
+    shapes = read_source(*sources[0])
+    data = [read_source(name, raw) for name, raw in sources[1:]]
+    reports = validate_graphs(data, shapes, [name for name, _ in sources[1:]])
+    for r in reports:
+        r.allow_warnings = allow_warnings
+    return reports
