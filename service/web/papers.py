@@ -87,6 +87,10 @@ SORTS.update(
 def fold(rows: Iterable[dict[str, Any]]) -> dict[str, PaperRecord]:
     """``(paper, key, value)`` rows of papers-index.rq -> one record per paper."""
     out: dict[str, PaperRecord] = {}
+    # a run header's research goal names the venue and year (ir_metadata has them on the
+    # goal): used when no source gives the paper's own, whatever order the rows come in
+    goal_year: dict[str, int] = {}
+    goal_venue: dict[str, str] = {}
     for row in rows:
         iri = str(row["paper"])
         rec = out.get(iri)
@@ -111,6 +115,15 @@ def fold(rows: Iterable[dict[str, Any]]) -> dict[str, PaperRecord]:
             rec.sources.add(str(py))
         elif key == "code" and isinstance(py, bool):
             rec.code_answers.append(py)
+        elif key == "goalYear" and isinstance(py, int):
+            goal_year.setdefault(iri, py)
+        elif key == "goalVenue":
+            goal_venue.setdefault(iri, str(py))
+    for iri, rec in out.items():
+        if rec.year is None and iri in goal_year:
+            rec.year = goal_year[iri]
+        if not rec.venue and iri in goal_venue:
+            rec.venue = goal_venue[iri]
     return out
 
 

@@ -8,10 +8,13 @@ and the JSON of a view are made from the same list, so a download is what the pa
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import re
 import threading
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from decimal import Decimal
 from http import HTTPStatus
 from typing import Any, TypeVar
@@ -27,6 +30,7 @@ from reprokg.core.settings import DEFAULT_BASE
 from reprokg.service.deps import how_to_write
 from reprokg.service.web import vocabulary
 from reprokg.service.web.assets import make_templates
+from reprokg.service.web.labels import identifier_label, labels
 from reprokg.service.web.view_queries import view_query
 from reprokg.store.base import Counters, SelectResult, Store
 
@@ -145,17 +149,46 @@ PREFIXES = (
 )
 
 
+#: the labels of the IRIs on the page being rendered (set by :func:`page`)
+_page_labels: ContextVar[dict[str, str]] = ContextVar("page_labels", default={})  # noqa: B039
+
+
 def short(iri: str | None) -> str:
-    """A readable name for an IRI: the ontology's label, else a prefixed name."""
+    """A readable name for an IRI: its label on this page (the store's), the ontology's,
+    a prefixed name, or the identifier a DOI/ORCID/ir_datasets IRI stands for."""
     if not iri:
         return ""
-    known = vocabulary.label(iri)
+    known = _page_labels.get().get(iri) or vocabulary.label(iri)
     if known:
         return known
     for ns, p in PREFIXES:
         if iri.startswith(ns):
             return p + iri[len(ns) :]
-    return iri
+    return identifier_label(iri) or iri
+
+
+#: context entries that hold no IRIs a person reads (SPARQL text, links to formats)
+_NOT_SHOWN = frozenset({"sparql_behind", "alternates", "config", "request", "nav"})
+
+
+def shown_iris(ctx: dict[str, Any], limit: int = 20_000) -> set[str]:
+    """The http(s) strings in a page's context: what its template may show."""
+    found: set[str] = set()
+    todo: list[Any] = [v for k, v in ctx.items() if k not in _NOT_SHOWN]
+    seen = 0
+    while todo and seen < limit:
+        v = todo.pop()
+        seen += 1
+        if isinstance(v, str):
+            if v.startswith(("http://", "https://")) and len(v) < 2000:
+                found.add(v)
+        elif isinstance(v, dict):
+            todo.extend(v.values())
+        elif isinstance(v, list | tuple | set | frozenset):
+            todo.extend(v)
+        elif hasattr(v, "__dataclass_fields__"):
+            todo.extend(getattr(v, f) for f in v.__dataclass_fields__)
+    return found
 
 
 def fmt_num(v: Any) -> Any:
@@ -177,7 +210,13 @@ def _id_filter(context: Any, iri: str) -> str:
     return "/id/" + iri.removeprefix(b) if iri.startswith(b) else iri
 
 
-templates.env.filters.update(href=_href_filter, short=short, idlink=_id_filter)
+def bare_doi(doi: str) -> str:
+    """A DOI as written, without the resolver or ``doi:`` in front (``10.1145/…``)."""
+    m = re.match(r"(?i)^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)", doi.strip())
+    return doi.strip()[m.end() :] if m else doi.strip()
+
+
+templates.env.filters.update(href=_href_filter, short=short, idlink=_id_filter, bare_doi=bare_doi)
 templates.env.globals.update(fmt_num=fmt_num)
 
 
@@ -219,7 +258,22 @@ def alternates(request: Request) -> list[tuple[str, str]]:
 
 
 def page(request: Request, template: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
+    """The view's template, with the IRIs it shows labelled (the ``short`` filter)."""
     settings = request.app.state.settings
+    store = getattr(request.app.state, "read_store", None) or request.app.state.store
+    iris = shown_iris(ctx)
+    key = "labels " + hashlib.sha256("\n".join(sorted(iris)).encode()).hexdigest()
+    found = cache.get(store, key, lambda: labels(store, iris, settings.base)) if iris else {}
+    token = _page_labels.set(found)
+    try:
+        return _render(request, template, status_code, settings, ctx)
+    finally:
+        _page_labels.reset(token)
+
+
+def _render(
+    request: Request, template: str, status_code: int, settings: Any, ctx: dict[str, Any]
+) -> HTMLResponse:
     ctx.setdefault("active", request.url.path)
     ctx.setdefault("demo", settings.demo)
     if settings.demo:  # the demo says how to write (a newcomer met 403s and no Authorize)

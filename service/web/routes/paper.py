@@ -20,6 +20,7 @@ from reprokg.service.web.render import (
     alternates,
     page,
     rows_of,
+    short,
     sparql_of,
     tabular,
     wants,
@@ -104,7 +105,8 @@ def paper(
     by_prop: dict[str, list[dict]] = {}
     for f in facts:
         by_prop.setdefault(f["property"], []).append(f)
-    title = next((f["value"] for f in facts if f["property"] == SCHEMA + "name"), target)
+    name = next((f["value"] for f in facts if f["property"] == SCHEMA + "name"), None)
+    title = name or short(target)  # doi:10.… (a run header cites a paper by DOI alone)
     score_charts = [
         charts.bar_chart(
             [(label, _score(r.get(k))) for k, label in FIVE_SCORES],
@@ -132,6 +134,7 @@ def paper(
         request,
         "paper.html",
         title=title,
+        untitled=name is None,
         iri=target,
         facts=by_prop,
         stamps=stamps,

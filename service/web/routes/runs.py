@@ -26,7 +26,7 @@ from reprokg.service.web.render import (
 )
 from reprokg.service.web.view_queries import view_query
 from reprokg.sparql.named import NamedQueryError, Param, to_term
-from reprokg.store.base import GraphResult
+from reprokg.store.base import GraphResult, Store
 
 router = APIRouter(include_in_schema=False)
 
@@ -38,13 +38,33 @@ PRIMAD = [
     ("actor", "A — Actor"),
     ("data", "D — Data"),
 ]
-RUN_COLUMNS = ["tag", "publication", "collection", "toolkit", "actor", "scores", "run"]
+RUN_COLUMNS = [
+    "tag",
+    "differs",
+    "file",
+    "publication",
+    "collection",
+    "toolkit",
+    "actor",
+    "scores",
+    "run",
+]
+#: PRIMAD letters of the header's top-level sections (what "differs" names a change by)
+LETTERS = {
+    "platform": "P",
+    "research goal": "R",
+    "implementation": "I",
+    "method": "M",
+    "actor": "A",
+    "data": "D",
+}
 SCORE_COLUMNS = ["measure", "irMeasure", "value", "rank", "onBoard", "collection", "board"]
 
 
 @router.get("/runs")
 def runs(request: Request, store: ReadStoreDep) -> Response:
     rows = rows_of(store, "runs")
+    tell_apart(store, rows)
     if fmt := wants(request):
         return tabular(fmt, rows, RUN_COLUMNS, "runs")
     return page(
@@ -55,6 +75,65 @@ def runs(request: Request, store: ReadStoreDep) -> Response:
         alternates=alternates(request),
         sparql_behind=[sparql_of("runs")],
     )
+
+
+def tell_apart(store: Store, rows: list[dict]) -> None:
+    """Runs sharing a tag get ``differs``: the header fields whose values differ among
+    them, each with this run's value (PRIMAD letter first), and "no run lines" for a
+    header loaded without its run. Three ``bm25+rm3`` runs could not be told apart."""
+    by_tag: dict[str, list[dict]] = {}
+    for r in rows:
+        by_tag.setdefault(r.get("tag") or "", []).append(r)
+    for group in by_tag.values():
+        if len(group) < 2:
+            continue
+        fields = {r["run"]: header_fields(store, r["run"]) for r in group}
+        keys = sorted({k for f in fields.values() for k in f})
+        differing = [k for k in keys if len({repr(f.get(k)) for f in fields.values()}) > 1]
+        lines = {bool(r.get("runFile")) for r in group}
+        for r in group:
+            f = fields[r["run"]]
+            parts = [_field(k, f.get(k)) for k in differing]
+            if len(lines) > 1:
+                parts.append("run lines" if r.get("runFile") else "no run lines")
+            r["differs"] = "; ".join(parts) or "nothing in its header"
+
+
+def _field(key: str, value: object) -> str:
+    letter = LETTERS.get(key.split(".", 1)[0])
+    shown = "—" if value is None else str(value)
+    return f"{letter + ' ' if letter else ''}{key}: {shown}"
+
+
+def header_fields(store: Store, run: str) -> dict[str, object]:
+    """The run's ir_metadata header as flat ``section.key: value`` fields (cached)."""
+    from reprokg.loaders.ir_metadata.export import graph_to_dict
+
+    def compute() -> dict[str, object]:
+        res = store.query(view_query("run-document").bind({"run": run}))
+        assert isinstance(res, GraphResult)
+        try:
+            return _flat(graph_to_dict(res.graph, run))
+        except KeyError:
+            return {}
+
+    return cache.get(store, f"run-fields {run}", compute)
+
+
+def _flat(data: object, prefix: str = "") -> dict[str, object]:
+    if isinstance(data, dict):
+        out: dict[str, object] = {}
+        for k, v in data.items():
+            out.update(_flat(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    if isinstance(data, list) and any(isinstance(x, dict | list) for x in data):
+        out = {}
+        for i, v in enumerate(data):
+            out.update(_flat(v, f"{prefix}[{i}]"))
+        return out
+    if isinstance(data, list):
+        return {prefix: ", ".join(map(str, data))}
+    return {prefix: data}
 
 
 def tree(g: Graph, node: Any, depth: int = 0, seen: frozenset = frozenset()) -> list[dict]:

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+import yaml
 
+from tests.conftest import REPO
 from tests.service.web.conftest import LiveServer, PageLog
-from tests.service.web.test_views import LIN, NYT, ask, html, rows
+from tests.service.web.test_views import ECIR, LIN, NYT, RUN, ask, html, rows
 
 # --------------------------------------------------------------------------- stability
 
@@ -347,4 +350,157 @@ def test_swagger_offers_authorize(live: LiveServer, page_and_log: tuple[Any, Pag
     assert button.count() == 1 and "Authorize" in button.inner_text()
     button.click()
     assert page.locator(".swagger-ui .auth-container").count() >= 1
+    assert log.problems() == []
+
+
+# --------------------------------------------------------------------------- labels
+
+#: IRIs that name things (ours, papers, people, collections): a person reads their labels
+NAMING_IRI = re.compile(
+    r"https://w3id\.org/reprokg/id/\S+|https://doi\.org/10\.\S+|https://orcid\.org/\d\S+"
+    r"|https://ir-datasets\.com/\S+"
+)
+#: where an IRI is shown on purpose: the identifier line, code, the SPARQL behind the page
+IRI_PLACES = {"pre", "code", "script", "style", "textarea", "title"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "wbr"}
+
+
+class _Text(HTMLParser):
+    """The text a person reads, outside the places an IRI is shown on purpose."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, str]] = []
+        self.bare: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in VOID:
+            self.stack.append((tag, dict(attrs).get("class") or ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.stack and self.stack.pop()[0] != tag:
+            pass
+
+    def handle_data(self, data: str) -> None:
+        if any(t in IRI_PLACES or {"iri", "sparql-behind"} & set(c.split()) for t, c in self.stack):
+            return
+        self.bare += NAMING_IRI.findall(data)
+
+
+LABELLED_VIEWS = [
+    "/",
+    "/papers",
+    f"/paper?iri={ECIR}",
+    "/paper?doi=10.1145/3197517.3201353",
+    f"/person?orcid={LIN[-19:]}",
+    "/runs",
+    f"/run?iri={RUN}",
+    "/leaderboards",
+    f"/leaderboard?collection={NYT}&measure=map",
+    "/comparisons",
+    "/stability",
+    "/intrinsic-dimension",
+    f"/queries/find-baselines/table?collection={NYT}&measure=map",
+    "/search?q=reproduc",
+    "/id/" + RUN.removeprefix("https://w3id.org/reprokg/id/"),
+]
+
+
+@pytest.mark.parametrize("url", LABELLED_VIEWS)
+def test_people_read_labels_not_iris(client, url: str) -> None:
+    """Runs, papers, people, collections, documents and header parts read as labels; the
+    IRI stays the link (and its title), and the page's own IRI line keeps it."""
+    p = _Text()
+    p.feed(html(client, url))
+    assert p.bare == [], sorted(set(p.bare))
+
+
+def _links(page: str, prefix: str) -> list[tuple[str, str, str]]:
+    """(href, title, text) of the links to ``prefix`` views, in page order."""
+
+    class Links(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.out: list[list[str]] = []
+            self.open = False
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            a = dict(attrs)
+            if tag == "a" and (a.get("href") or "").startswith(prefix):
+                self.out.append([a["href"] or "", a.get("title") or "", ""])
+                self.open = True
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "a":
+                self.open = False
+
+        def handle_data(self, data: str) -> None:
+            if self.open:
+                self.out[-1][2] += data
+
+    p = Links()
+    p.feed(page)
+    return [(h, t, x.strip()) for h, t, x in p.out]
+
+
+def test_runs_sharing_a_tag_are_told_apart(client, demo_store) -> None:
+    same_tag = ask(
+        demo_store,
+        """SELECT ?run WHERE { ?run a rk:Run ; rk:runTag "bm25+rm3" }""",
+    )
+    assert len(same_tag) == 3, "the demo has three bm25+rm3 runs (two run files, one YAML)"
+    got = {r["run"]: r for r in rows(client, "/runs")}
+    differs = {got[str(r["run"])]["file"]: got[str(r["run"])]["differs"] for r in same_tag}
+    # examples/runs/bare_marker_run.txt writes `schema version: 0.2` and a `resources`
+    # section the other two lack; metadata.yaml is the same header without run lines
+    assert "schema-version: 0.2" in differs["bare_marker_run.txt"]
+    assert "resources.runtime: 3h" in differs["bare_marker_run.txt"]
+    assert "schema-version: 0.1" in differs["annotated_run_example.txt"]
+    assert "no run lines" in differs["metadata.yaml"]
+    assert len(set(differs.values())) == 3
+    # in the table and on the leaderboard each run reads differently, its IRI the title
+    for url, n in [("/runs", 4), (f"/leaderboard?collection={NYT}&measure=map", 3)]:
+        links = _links(html(client, url), "/run?iri=")
+        assert len(links) == n and len({text for _, _, text in links}) == n, links
+        assert all(title.startswith("https://w3id.org/reprokg/id/run/") for _, title, _ in links)
+
+
+def test_leaderboard_heading_names_the_collection(client) -> None:
+    page = html(client, f"/leaderboard?collection={NYT}&measure=map")
+    h1 = re.search(r"<h1>(.*?)</h1>", page, re.S).group(1)
+    # the run headers' test collection: name "The New York Times Annotated Corpus"
+    assert h1 == "map on The New York Times Annotated Corpus"
+
+
+def test_ir_paper_has_the_venue_and_year_of_its_run_header(client) -> None:
+    """examples/runs/annotated_run_example.txt cites the paper by DOI under its research
+    goal, with venue ECIR and year 2019; no source gives its title."""
+    header = (REPO / "examples/runs/annotated_run_example.txt").read_text(encoding="utf-8")
+    meta = yaml.safe_load(
+        "\n".join(
+            line[2:]
+            for line in header.split("# ir_metadata.start\n", 1)[1]
+            .split("# ir_metadata.end", 1)[0]
+            .splitlines()
+        )
+    )
+    venue = meta["research goal"]["venue"]
+    assert meta["research goal"]["publication"]["doi"].endswith(ECIR.removeprefix("https://"))
+    (row,) = [r for r in rows(client, "/papers") if r["paper"] == ECIR]
+    assert (row["year"], row["venue"]) == (venue["year"], venue["name"])
+    page = html(client, f"/paper?iri={ECIR}")
+    h1 = re.search(r"<h1>(.*?)</h1>", page, re.S).group(1)
+    assert h1 == "doi:" + ECIR.removeprefix("https://doi.org/")
+    assert "No source in this graph gives its title." in page
+    assert f"<dd>{venue['year']}</dd>" in page and f"<dd>{venue['name']}</dd>" in page
+
+
+def test_labels_in_the_browser(live: LiveServer, page_and_log: tuple[Any, PageLog]) -> None:
+    page, log = page_and_log
+    page.goto(live.url + "/runs")
+    cells = page.locator("table tbody tr td:first-child").all_inner_texts()
+    assert len(cells) == len(set(cells)) == 4, cells
+    assert not any(c.startswith("http") for c in cells)
+    page.goto(live.url + f"/leaderboard?collection={NYT}&measure=map")
+    assert page.locator("h1").inner_text() == "map on The New York Times Annotated Corpus"
     assert log.problems() == []
