@@ -32,6 +32,9 @@ DOCS = sorted(
 )
 #: file types that are ours when named without a folder (data files are the user's)
 SOURCE_SUFFIXES = {".py", ".rq", ".ttl", ".sh", ".md"}
+#: a bare file name of these kinds is ours (code, queries, pages); ``shapes.ttl`` in a
+#: command line is the reader's own file
+OUR_BARE_SUFFIXES = {".py", ".rq", ".sh", ".md"}
 SHELL_LANGS = {"", "bash", "sh", "shell", "console"}
 #: names that look like modules and are not: a logger
 NOT_MODULES = {"reprokg.access"}
@@ -269,7 +272,10 @@ def repo_files() -> tuple[str, ...]:
 def path_tokens(s: Snippet) -> Iterator[str]:
     if s.kind == "link" or re.match(r"[A-Z][a-z]+ [a-z]", s.text):
         return  # a link (checked apart) or a quoted sentence of a source (a survey question)
+    arguments = s.kind == "block"  # a shell line's bare names are the reader's files
     for tok in re.split(r"[\s,;()\[\]\"'`=]+", s.text):
+        if arguments and "/" not in tok:
+            continue
         tok = tok.rstrip(".:,)")
         tok = re.sub(r"::\w.*$", "", tok)  # tests/x.py::test_y
         tok = re.sub(r":\d+(-\d+)?$", "", tok)  # file.py:12
@@ -287,7 +293,7 @@ def path_problem(tok: str) -> str | None:
         return None
     first = clean.split("/")[0]
     files = repo_files()
-    if first in TOP_LEVEL or (first == clean and Path(clean).suffix in SOURCE_SUFFIXES):
+    if first in TOP_LEVEL or (first == clean and Path(clean).suffix in OUR_BARE_SUFFIXES):
         if "/" in clean:
             if (REPO / clean).exists():
                 return None
