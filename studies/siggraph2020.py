@@ -336,10 +336,28 @@ def charts(
 
 
 def values(result: dict[str, Any]) -> list[StudyValue]:
-    """The tests as named values for the result document (``{dataset}.tests.{id}``)."""
+    """The sharing rates (``{dataset}.sharing.{by_year|by_topic}.{key}``,
+    ``{dataset}.sharing.overall``: the survey's statistics) and the tests
+    (``{dataset}.tests.{id}``) as named values for the result document."""
     results = result if "sharing" not in result else {str(result["dataset"]): result}
     out = []
     for d, res in results.items():
+        sharing = res["sharing"]
+        rates = [
+            (f"{group}.{key}", p)
+            for group in ("by_year", "by_topic")
+            for key, p in sharing[group].items()
+        ]
+        for name, p in [*rates, ("overall", sharing["overall"])]:
+            out.append(
+                StudyValue(
+                    name=f"{d}.sharing.{name}",
+                    description="share of the papers with code or binary shared (k/n; its "
+                    "Clopper-Pearson 95% interval in the result)",
+                    statistic=p["rate"],
+                    n=p["n"],
+                )
+            )
         for tid, t in res["tests"].items():
             out.append(
                 StudyValue(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -151,23 +152,70 @@ def _bool(v: Any) -> Any:
 # --- analysis ---------------------------------------------------------------------------
 
 
-def describe_frame(df: pd.DataFrame, sparql: str = "") -> dict[str, Any]:
-    """What the survey says without any scoring rule, over one data set's paper frame:
-    ``dataset``, ``n_papers``, ``years``, ``sharing``, ``citations``, ``counts`` (each
-    section with its provenance). The hypothesis tests are
-    :func:`reprokg.studies.siggraph2020.analyze_frame`'s."""
+@dataclass(frozen=True)
+class SurveyStatistics:
+    """What the survey says without any scoring rule, over one data set's papers: the
+    sharing rates (typed :class:`~reprokg.survey.stats.Proportion` s, per year, per topic,
+    overall), citations and table-1 counts, and the SPARQL that read the papers.
+
+    ``to_json()`` is the descriptive part of the study ``siggraph2020``'s answer (each
+    section with its provenance); its document is that study's (``study-result``,
+    :class:`reprokg.studies.results.StudyResult`), which names the sharing rates and the
+    tests as values.
+    """
+
+    dataset: str | list[str]
+    n_papers: int
+    years: list[int]
+    sharing_by_year: dict[str, ss.Proportion]
+    sharing_by_topic: dict[str, ss.Proportion]
+    sharing_overall: ss.Proportion
+    #: per year: ``{"code": mean_ci_t, "no_code": mean_ci_t}``
+    citations: dict[str, dict[str, Any]]
+    #: ``{"by_year": {year: counts}, "total": counts}``
+    counts: dict[str, Any]
+    sparql: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        prov = provenance(self.sparql)
+        sharing = {
+            "by_year": {k: p.to_dict() for k, p in self.sharing_by_year.items()},
+            "by_topic": {k: p.to_dict() for k, p in self.sharing_by_topic.items()},
+            "overall": self.sharing_overall.to_dict(),
+        }
+        return {
+            "dataset": self.dataset,
+            "n_papers": self.n_papers,
+            "years": list(self.years),
+            "sharing": {**sharing, "provenance": prov("sharing")},
+            "citations": {**self.citations, "provenance": prov("citations")},
+            "counts": {**self.counts, "provenance": prov("counts")},
+        }
+
+
+def survey_statistics(df: pd.DataFrame, sparql: str = "") -> SurveyStatistics:
+    """The :class:`SurveyStatistics` of one data set's paper frame."""
     df = df.copy()
     df["code_shared"] = df["code_shared"].fillna(False).astype(bool)
-    prov = provenance(sparql)
     names = sorted(str(d) for d in df["dataset"].dropna().unique())
-    return {
-        "dataset": names[0] if len(names) == 1 else names,
-        "n_papers": len(df),
-        "years": sorted(int(y) for y in df["year"].dropna().unique()),
-        "sharing": {**_sharing(df), "provenance": prov("sharing")},
-        "citations": {**_citations(df), "provenance": prov("citations")},
-        "counts": {**_counts(df), "provenance": prov("counts")},
-    }
+    return SurveyStatistics(
+        dataset=names[0] if len(names) == 1 else names,
+        n_papers=len(df),
+        years=sorted(int(y) for y in df["year"].dropna().unique()),
+        sharing_by_year=ss.proportions_by(df, "year", "code_shared"),
+        sharing_by_topic=ss.proportions_by(df, "topic", "code_shared"),
+        sharing_overall=ss.proportion(int(df["code_shared"].sum()), len(df)),
+        citations=_citations(df),
+        counts=_counts(df),
+        sparql=sparql,
+    )
+
+
+def describe_frame(df: pd.DataFrame, sparql: str = "") -> dict[str, Any]:
+    """The JSON of :func:`survey_statistics`: ``dataset``, ``n_papers``, ``years``,
+    ``sharing``, ``citations``, ``counts`` (each section with its provenance). The
+    hypothesis tests are :func:`reprokg.studies.siggraph2020.analyze_frame`'s."""
+    return survey_statistics(df, sparql).to_json()
 
 
 _METHODS = {
@@ -190,18 +238,6 @@ def provenance(sparql: str, methods: dict[str, str] | None = None) -> Callable[[
         return {"sparql": sparql, "method": table[section]}
 
     return make
-
-
-def _sharing(df: pd.DataFrame) -> dict[str, Any]:
-    return {
-        "by_year": {
-            k: p.to_dict() for k, p in ss.proportions_by(df, "year", "code_shared").items()
-        },
-        "by_topic": {
-            k: p.to_dict() for k, p in ss.proportions_by(df, "topic", "code_shared").items()
-        },
-        "overall": ss.proportion(int(df["code_shared"].sum()), len(df)).to_dict(),
-    }
 
 
 def _citations(df: pd.DataFrame) -> dict[str, Any]:

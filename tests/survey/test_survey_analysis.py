@@ -459,3 +459,37 @@ def test_per_paper_year_pairs_match_scipy(result: dict[str, Any], site: pd.DataF
     assert "sharing_deep_vs_not" not in tests
     assert "citations_2014_code_vs_no_code" not in tests
     assert result["per-paper"]["counts"]["total"]["code_deep"] is None
+
+
+def test_survey_statistics_json_and_graph_come_from_one_object(
+    frame: pd.DataFrame, raw: pd.DataFrame
+) -> None:
+    """The typed statistics give the study's JSON, and the study's document names each
+    sharing rate with the k/n the consolidated JSON file gives (counted here from it)."""
+    from reprokg.core.namespaces import RK
+    from reprokg.studies import results
+
+    consolidated = frame[frame["dataset"] == "consolidated"]
+    stats = sa.survey_statistics(consolidated, "SELECT …")
+    assert stats.to_json() == sa.describe_frame(consolidated, "SELECT …")
+    overall = stats.sharing_overall
+    assert (overall.k, overall.n) == (int(raw["code"].sum()), len(raw)) == (151, 374)
+    answer = SIGGRAPH2020.analyze({"consolidated": (consolidated, "SELECT …")})
+    g = results.StudyResult.of(SIGGRAPH2020, answer, "published").to_graph()
+    rates = {
+        str(g.value(v, RK.valueName)): (
+            g.value(v, RK.statisticValue).toPython(),
+            int(g.value(v, RK.sampleSize)),
+        )
+        for v in g.subjects(RK.valueName, None)
+        if ".sharing." in str(g.value(v, RK.valueName))
+    }
+    want = {
+        f"consolidated.sharing.by_year.{y}": (p.rate, p.n) for y, p in stats.sharing_by_year.items()
+    }
+    want |= {
+        f"consolidated.sharing.by_topic.{t}": (p.rate, p.n)
+        for t, p in stats.sharing_by_topic.items()
+    }
+    want["consolidated.sharing.overall"] = (stats.sharing_overall.rate, stats.sharing_overall.n)
+    assert rates == want

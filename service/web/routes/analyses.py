@@ -91,14 +91,16 @@ def survey_summary(store) -> dict | None:
     """The code-replicability analysis of the consolidated data set, with its charts
     (``None`` when the graph holds no review of it)."""
     from reprokg.studies import siggraph2020
+    from reprokg.survey.analysis import survey_statistics
 
-    result = siggraph2020.analyze(siggraph2020.read(store, "consolidated"))
-    if not result.get("n_papers"):
+    inputs = siggraph2020.read(store, "consolidated")
+    stats = survey_statistics(*inputs["consolidated"])
+    if not stats.n_papers:
         return None
-    sharing = result["sharing"]
+    result = siggraph2020.analyze(inputs)
 
     def props(group: dict) -> list[charts.Proportion]:
-        return [charts.Proportion(k, int(v["k"]), int(v["n"])) for k, v in group.items()]
+        return [charts.Proportion(k, p.k, p.n) for k, p in group.items()]
 
     tests = [
         {
@@ -114,14 +116,14 @@ def survey_summary(store) -> dict | None:
         (t["provenance"] for t in result["tests"].values() if t.get("provenance")), {}
     )
     return {
-        "n_papers": result["n_papers"],
+        "n_papers": stats.n_papers,
         "chart_year": charts.proportion_chart(
-            props(sharing["by_year"]), "Code or binary shared per year (consolidated data)"
+            props(stats.sharing_by_year), "Code or binary shared per year (consolidated data)"
         ),
         "chart_topic": charts.proportion_chart(
-            props(sharing["by_topic"]), "Code or binary shared per topic (consolidated data)"
+            props(stats.sharing_by_topic), "Code or binary shared per topic (consolidated data)"
         ),
-        "by_year": props(sharing["by_year"]),
+        "by_year": props(stats.sharing_by_year),
         "tests": tests,
         "sparql": provenance.get("sparql", ""),
         "method": provenance.get("method", ""),
