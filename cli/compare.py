@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 def register(command: Command) -> None:
     p = command(
         "compare",
-        "reproducibility measures (KTU, RBO, RMSE, nRMSE, p-values, ER, DRI) and the PRIMAD "
-        "signature of original vs reproduced runs",
+        "reproducibility measures (KTU, RBO, RMSE, nRMSE, p-values, ER, DRI), the PRIMAD "
+        "signature, and paired tests, effect sizes and intervals with corrected p-values, of "
+        "original vs reproduced runs",
         _compare,
     )
     p.add_argument("--qrels", required=True, metavar="Q", help="qrels file or document id")
@@ -69,6 +70,21 @@ def register(command: Command) -> None:
         "--measures",
         help="comma-separated ir-measures names (default: repro_eval's 58 trec_eval measures)",
     )
+    p.add_argument(
+        "--correction",
+        choices=["holm", "bonferroni", "hochberg", "hommel", "BH", "fdr", "BY", "none"],
+        default="holm",
+        help="multiple-comparison correction of each test's p-values over every measure and "
+        "side, as R's p.adjust (default holm)",
+    )
+    p.add_argument(
+        "--resamples",
+        type=int,
+        default=9999,
+        help="Monte Carlo resamples of the randomization test (when not exact) and the "
+        "bootstrap intervals (default 9999, scipy's)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="their random seed (default 0)")
 
 
 def _needs_store(args: argparse.Namespace) -> bool:
@@ -112,10 +128,15 @@ def _compare_runs(args: argparse.Namespace) -> int:
             else DEFAULT_MEASURES
         )
         given = {"depth": args.depth, "rbo_p": args.rbo_p}  # unset: the registry's defaults
+        from reprokg.stats.multiplicity import correction_name
+
         options = Options(
             measures=measures,
             order=args.order,
             rbo_extrapolated=args.rbo_extrapolated,
+            correction=correction_name(args.correction),
+            resamples=args.resamples,
+            seed=args.seed,
             **{k: v for k, v in given.items() if v is not None},
         )
         refs = [args.orig_base, args.rep_base, args.orig_adv, args.rep_adv]
@@ -208,7 +229,52 @@ def format_table(study: RunComparison, iri: str | None = None) -> str:
         lines.append("measure".ljust(width) + "".join(f"{h:>12}" for h, _ in cols))
         for e in effs:
             lines.append(e.ljust(width) + "".join(f"{_fmt(v.get(e)):>12}" for _, v in cols))
+    lines += _statistics_table(c)
     if c.warnings:
         lines.append("")
         lines += [f"warning: {w}" for w in c.warnings]
     return "\n".join(lines) + "\n"
+
+
+def _statistics_table(c) -> list[str]:
+    """Per side: the mean difference with its interval, d_z with its interval and the
+    three tests' corrected p-values, one row per effectiveness measure."""
+    m = c.measures
+    if "dz" not in m and "pvalue_adjusted" not in m:
+        return []
+    opts = c.options
+    lines = [
+        "",
+        f"statistics: original - reproduced; {opts.level:.0%} intervals (mean: BCa bootstrap, "
+        f"{opts.resamples} resamples, seed {opts.seed}; d_z: noncentral t); p-values "
+        f"corrected by {opts.correction} over every measure and side",
+    ]
+    cols = [
+        ("mean diff", "mean_diff", None),
+        ("interval", "mean_diff_low", "mean_diff_high"),
+        ("d_z", "dz", None),
+        ("interval", "dz_low", "dz_high"),
+        ("p t adj", "pvalue_adjusted", None),
+        ("p W adj", "wilcoxon_adjusted", None),
+        ("p rand adj", "randomization_adjusted", None),
+    ]
+    cols = [col for col in cols if col[1] in m]
+    for side in ("baseline", "advanced"):
+        first = m[cols[0][1]] if cols else {}
+        if side not in first:
+            continue
+        effs = list(first[side])
+        width = max(len(e) for e in effs) + 2
+        lines.append(f"{side}")
+        head = "".join(f"{h:>20}" if hi else f"{h:>11}" for h, _, hi in cols)
+        lines.append("measure".ljust(width) + head)
+        for e in effs:
+            cells = []
+            for _, lo, hi in cols:
+                if hi is None:
+                    cells.append(f"{_fmt(m[lo][side].get(e)):>11}")
+                else:
+                    pair = f"[{_fmt(m[lo][side].get(e))}, {_fmt(m[hi][side].get(e))}]"
+                    cells.append(f"{pair:>20}")
+            lines.append(e.ljust(width) + "".join(cells))
+    return lines

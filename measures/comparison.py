@@ -128,6 +128,7 @@ def _compute_side(
     )(lambda: evaluators[r].evaluate(prepared[r]))
     values: dict[str, Any] = {}
     notes: dict[str, list[str]] = {}
+    shared: dict[str, Any] = {}  # what the side's measures share (stats: differences, ...)
     try:
         scores = {o: evaluators[o].evaluate(prepared[o])}
         mine = [m for m in wanted if not (m.needs_advanced or m.across_sides)]
@@ -135,7 +136,7 @@ def _compute_side(
             if m.compares != "rankings" and r not in scores:
                 scores[r] = rest.result()
             notes[m.name] = []
-            inputs = Inputs(kind, prepared, scores, [side], opts, notes[m.name])
+            inputs = Inputs(kind, prepared, scores, [side], opts, notes[m.name], shared)
             values[m.name] = m.compute(inputs)  # type: ignore[misc]
         scores[r] = rest.result()
     finally:
@@ -204,7 +205,9 @@ def compare(
     values: dict[str, Any] = {}
     for m in wanted:
         if m.needs_advanced or m.across_sides:
-            inputs = Inputs(kind, {}, scores, sides, opts, warnings)
+            # across sides: every side's values of the measures before it (a correction's
+            # family is its test's p-values of every measure and side)
+            inputs = Inputs(kind, {}, scores, sides, opts, warnings, dict(values))
             values[m.name] = m.compute(inputs)  # type: ignore[misc]
             continue
         values[m.name] = {k: v for d in done for k, v in d.values[m.name].items()}

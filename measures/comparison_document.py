@@ -225,6 +225,7 @@ def comparison_json(g, node: URIRef) -> dict:
         "rbo_depth": int(params.get("rbo_depth", 1000)),
         "rbo_extrapolated": params.get("rbo_extrapolated", "false") == "true",
         "measures": order,
+        **_statistics_options(params),
     }
     return {
         "primad": str(signature) if signature is not None else None,
@@ -244,3 +245,16 @@ def save_comparison(store: Store, study: Compared) -> str:
     doc = study.document()
     write_results(store, [*docs, doc])
     return str(doc.subject)
+
+
+def _statistics_options(params: dict[str, str]) -> dict:
+    """The statistics' options of a stored comparison (none for one stored before them)."""
+    if "correction" not in params:
+        return {}
+    return {
+        "correction": params["correction"],
+        "family": params.get("family"),
+        "resamples": int(params.get("resamples", 9999)),
+        "seed": int(params.get("seed", 0)),
+        "level": float(params.get("level", 0.95)),
+    }

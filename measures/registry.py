@@ -216,8 +216,262 @@ DRI = _m(
     needs_advanced=True,
 )
 
-#: Every measure, in output order.
-REGISTRY: dict[str, Measure] = {m.name: m for m in (KTU, RBO, RMSE, NRMSE, PVALUE, ER, DRI)}
+# --------------------------------------------------------------------------- statistics
+# The paired tests, effect sizes and intervals of original vs reproduced topic scores
+# (reprokg.stats, each equal to its reference tool), and the corrections of each test's
+# family of p-values. The scores are paired by topic, so they apply to same-collection
+# comparisons; the t-test's correction applies to both kinds.
+
+#: which p-values one correction adjusts together
+FAMILY = "each test's p-values over every effectiveness measure and side of the comparison"
+
+
+def _differences(inp: Inputs, role_o: str, role_r: str) -> tuple[Any, list[str]]:
+    """Original minus reproduced per-topic scores (topics x measures) of the topics both
+    have, computed once per side."""
+    key = f"diff:{role_o}"
+    if key not in inp.cache:
+        o, r = rp._paired(inp.scores[role_o], inp.scores[role_r], "statistics", [])
+        inp.cache[key] = (o.values - r.values, o.measures)
+    return inp.cache[key]
+
+
+def _per_measure(measures: list[str], values: Any) -> dict[str, float | None]:
+    return {m: rp._clean(float(v)) for m, v in zip(measures, values, strict=True)}
+
+
+def _wilcoxon(inp: Inputs) -> dict[str, Any]:
+    from reprokg.stats.paired import wilcoxon
+
+    out = {}
+    for side, o, r in inp.pairs:
+        d, names = _differences(inp, o, r)
+        tests = wilcoxon(d)
+        out[side] = {m: t.pvalue for m, t in zip(names, tests, strict=True)}
+    return out
+
+
+def _randomization(inp: Inputs) -> dict[str, Any]:
+    from reprokg.stats.paired import randomization
+
+    out = {}
+    for side, o, r in inp.pairs:
+        d, names = _differences(inp, o, r)
+        res = randomization(d, resamples=inp.options.resamples, seed=inp.options.seed)
+        out[side] = dict(zip(names, res.pvalues, strict=True))
+    return out
+
+
+def _effect(inp: Inputs, o: str, r: str) -> Any:
+    key = f"effect:{o}"
+    if key not in inp.cache:
+        from reprokg.stats.effect_size import effect_sizes
+
+        d, _ = _differences(inp, o, r)
+        inp.cache[key] = effect_sizes(d, level=inp.options.level)
+    return inp.cache[key]
+
+
+def _interval(inp: Inputs, o: str, r: str) -> Any:
+    key = f"interval:{o}"
+    if key not in inp.cache:
+        from reprokg.stats.bootstrap import bootstrap_mean
+
+        d, _ = _differences(inp, o, r)
+        opts = inp.options
+        inp.cache[key] = bootstrap_mean(
+            d, resamples=opts.resamples, seed=opts.seed, level=opts.level
+        )
+    return inp.cache[key]
+
+
+def _field(source: Callable[[Inputs, str, str], Any], attr: str) -> Callable[[Inputs], Any]:
+    def compute(inp: Inputs) -> dict[str, Any]:
+        out = {}
+        for side, o, r in inp.pairs:
+            _, names = _differences(inp, o, r)
+            out[side] = _per_measure(names, getattr(source(inp, o, r), attr))
+        return out
+
+    return compute
+
+
+def _adjusted(test: str) -> Callable[[Inputs], Any]:
+    """The correction of one test's p-values over every measure and side at once."""
+
+    def compute(inp: Inputs) -> dict[str, Any]:
+        from reprokg.stats.multiplicity import adjust
+
+        raw = inp.cache[test]  # {side: {measure: p}}: the test's values, every side
+        flat = [(side, m, p) for side, ps in raw.items() for m, p in ps.items()]
+        corrected = adjust([p for _, _, p in flat], inp.options.correction)
+        out: dict[str, dict[str, float | None]] = {side: {} for side in raw}
+        for (side, m, _), q in zip(flat, corrected, strict=True):
+            out[side][m] = q
+        return out
+
+    return compute
+
+
+def _stat_measure(method: str, **kw: Any) -> Measure:
+    """A measure computed by a reprokg.stats method: its citation and reference are the
+    method's (``stats.methods``), its definition says what value of it this is."""
+    from reprokg.stats import bootstrap, effect_size, multiplicity, paired  # noqa: F401
+    from reprokg.stats.methods import method as stats_method
+
+    m = stats_method(method)
+    kw.setdefault("citation", m.citation)
+    kw.setdefault("kinds", {SAME})
+    kw.setdefault("compares", "topic scores")
+    kw["definition"] = f"{kw['definition']} Reference: {m.reference}."
+    return _m(**kw)
+
+
+WILCOXON = _stat_measure(
+    "wilcoxon",
+    name="wilcoxon",
+    label="Wilcoxon signed-rank p-value",
+    definition="Two-sided p-value of Wilcoxon's signed-rank test of the per-topic original "
+    "vs reproduced scores, as R's wilcox.test(paired = TRUE).",
+    compute=_wilcoxon,
+)
+RANDOMIZATION = _stat_measure(
+    "randomization",
+    name="randomization",
+    label="randomization test p-value",
+    definition="Two-sided p-value of the paired randomization (sign-flip) test of the mean "
+    "difference: exact up to 2^20 sign vectors, else the options' resamples and seed.",
+    compute=_randomization,
+)
+_CI = "interval (the options' level)"
+DZ = _stat_measure(
+    "cohen_dz",
+    name="dz",
+    label="Cohen's d_z",
+    definition="Mean original minus reproduced per-topic score over the differences' "
+    "standard deviation.",
+    compute=_field(_effect, "dz"),
+)
+DZ_LOW = _stat_measure(
+    "cohen_dz",
+    name="dz_low",
+    label="d_z, lower end",
+    definition=f"Lower end of d_z's noncentral-t {_CI}.",
+    compute=_field(_effect, "dz_low"),
+)
+DZ_HIGH = _stat_measure(
+    "cohen_dz",
+    name="dz_high",
+    label="d_z, upper end",
+    definition=f"Upper end of d_z's noncentral-t {_CI}.",
+    compute=_field(_effect, "dz_high"),
+)
+GZ = _stat_measure(
+    "hedges_gz",
+    name="gz",
+    label="Hedges' g_z",
+    definition="d_z times Hedges' small-sample correction 1 - 3 / (4 (n - 1) - 1).",
+    compute=_field(_effect, "gz"),
+)
+GZ_LOW = _stat_measure(
+    "hedges_gz",
+    name="gz_low",
+    label="g_z, lower end",
+    definition=f"Lower end of g_z's noncentral-t {_CI}.",
+    compute=_field(_effect, "gz_low"),
+)
+GZ_HIGH = _stat_measure(
+    "hedges_gz",
+    name="gz_high",
+    label="g_z, upper end",
+    definition=f"Upper end of g_z's noncentral-t {_CI}.",
+    compute=_field(_effect, "gz_high"),
+)
+DIFF = _stat_measure(
+    "bootstrap",
+    name="mean_diff",
+    label="mean difference",
+    definition="Mean original minus reproduced per-topic score.",
+    compute=_field(_interval, "mean"),
+)
+DIFF_LOW = _stat_measure(
+    "bootstrap",
+    name="mean_diff_low",
+    label="mean difference, lower end",
+    definition=f"Lower end of the mean difference's BCa bootstrap {_CI}, the options' "
+    "resamples and seed.",
+    compute=_field(_interval, "low"),
+)
+DIFF_HIGH = _stat_measure(
+    "bootstrap",
+    name="mean_diff_high",
+    label="mean difference, upper end",
+    definition=f"Upper end of the mean difference's BCa bootstrap {_CI}, the options' "
+    "resamples and seed.",
+    compute=_field(_interval, "high"),
+)
+PVALUE_ADJUSTED = _stat_measure(
+    "holm",
+    name="pvalue_adjusted",
+    label="t-test p-value, corrected",
+    definition="The t-test p-values corrected for multiplicity by the options' correction "
+    "(default Holm) over the family of every measure and side.",
+    kinds={SAME, CROSS},
+    compute=_adjusted("pvalue"),
+    across_sides=True,
+)
+WILCOXON_ADJUSTED = _stat_measure(
+    "holm",
+    name="wilcoxon_adjusted",
+    label="Wilcoxon p-value, corrected",
+    definition="The Wilcoxon p-values corrected for multiplicity by the options' correction "
+    "over the family of every measure and side.",
+    compute=_adjusted("wilcoxon"),
+    across_sides=True,
+)
+RANDOMIZATION_ADJUSTED = _stat_measure(
+    "holm",
+    name="randomization_adjusted",
+    label="randomization p-value, corrected",
+    definition="The randomization test's p-values corrected for multiplicity by the options' "
+    "correction over the family of every measure and side.",
+    compute=_adjusted("randomization"),
+    across_sides=True,
+)
+#: the corrected measures and the per-side test each corrects
+ADJUSTS = {
+    PVALUE_ADJUSTED.name: PVALUE.name,
+    WILCOXON_ADJUSTED.name: WILCOXON.name,
+    RANDOMIZATION_ADJUSTED.name: RANDOMIZATION.name,
+}
+
+#: Every measure, in output order: repro_eval's, then the statistics next to them.
+REGISTRY: dict[str, Measure] = {
+    m.name: m
+    for m in (
+        KTU,
+        RBO,
+        RMSE,
+        NRMSE,
+        PVALUE,
+        ER,
+        DRI,
+        WILCOXON,
+        RANDOMIZATION,
+        DIFF,
+        DIFF_LOW,
+        DIFF_HIGH,
+        DZ,
+        DZ_LOW,
+        DZ_HIGH,
+        GZ,
+        GZ_LOW,
+        GZ_HIGH,
+        PVALUE_ADJUSTED,
+        WILCOXON_ADJUSTED,
+        RANDOMIZATION_ADJUSTED,
+    )
+}
 
 
 @dataclass
@@ -233,6 +487,14 @@ class Options:
     rbo_depth: int = RBO.defaults["depth"]
     #: Webber's extrapolated RBO instead of the truncated normalised form
     rbo_extrapolated: bool = RBO.defaults["extrapolated"]
+    #: the multiple-comparison correction of each test's family of p-values (R p.adjust's
+    #: names, or "none"); the family is every measure and side of the comparison
+    correction: str = "holm"
+    #: Monte Carlo resamples of the randomization test and the bootstrap, and their seed
+    resamples: int = 9999
+    seed: int = 0
+    #: confidence level of the effect sizes' and the mean difference's intervals
+    level: float = 0.95
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -242,6 +504,11 @@ class Options:
             "rbo_depth": self.rbo_depth,
             "rbo_extrapolated": self.rbo_extrapolated,
             "measures": list(self.measures),
+            "correction": self.correction,
+            "family": FAMILY,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "level": self.level,
         }
 
 
@@ -259,6 +526,9 @@ class Inputs:
     options: Options
     #: sentences for the comparison's warnings, appended as measures are computed
     warnings: list[str]
+    #: values several measures of one side share (the paired differences, the effect
+    #: sizes with their intervals), computed once per side
+    cache: dict[str, Any] = field(default_factory=dict)
 
 
 def applicable(kind: str, *, advanced: bool = True) -> list[Measure]:

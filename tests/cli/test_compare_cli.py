@@ -100,7 +100,15 @@ def test_json_shape_same_collection(toy: Path, capsys):
     doc = json.loads(out)
     assert doc["primad"] is None and doc["kind"] == "same-collection"
     m = doc["measures"]
-    assert list(m) == ["ktu", "rbo", "rmse", "nrmse", "pvalue", "er", "dri"]
+    assert list(m)[:7] == ["ktu", "rbo", "rmse", "nrmse", "pvalue", "er", "dri"]  # repro_eval's
+    # then the statistics (reprokg.stats), per side and measure, the corrections last
+    assert list(m)[7:] == [
+        "wilcoxon", "randomization", "mean_diff", "mean_diff_low", "mean_diff_high",
+        "dz", "dz_low", "dz_high", "gz", "gz_low", "gz_high",
+        "pvalue_adjusted", "wilcoxon_adjusted", "randomization_adjusted",
+    ]  # fmt: skip
+    assert doc["options"]["correction"] == "holm" and "family" in doc["options"]
+    assert set(m["dz"]) == {"baseline", "advanced"} and len(m["wilcoxon"]["baseline"]) == 58
     assert set(m["ktu"]) == {"baseline", "advanced"}
     assert "AP" in m["rmse"]["baseline"] and "nDCG@10" in m["rmse"]["advanced"]
     assert "P@10" in m["er"] and "P@10" in m["dri"]
@@ -121,7 +129,9 @@ def test_json_shape_cross_collection_and_baseline_only(toy: Path, shared_data: P
     assert code == 0
     doc = json.loads(out)
     assert doc["kind"] == "cross-collection"
-    assert list(doc["measures"]) == ["pvalue"]  # no advanced runs: no ER/DRI
+    # no advanced runs: no ER/DRI; cross collection: no paired statistics, the t-test's
+    # p-values corrected
+    assert list(doc["measures"]) == ["pvalue", "pvalue_adjusted"]
 
 
 def test_table_output(toy: Path, capsys):
@@ -313,3 +323,29 @@ def test_a_bad_line_in_a_run_read_by_the_child_is_reported(large_runs: dict, tmp
     proc = _process(*args)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert f"orig_adv.run:{line}" in proc.stderr and "score" in proc.stderr
+
+
+def test_correction_option_and_corrected_values(toy: Path, capsys) -> None:
+    """--correction picks p.adjust's method for the family of every measure and side: the
+    corrected values are the raw ones adjusted together (checked against the stats module
+    on the printed raw p-values), and the table names the correction."""
+    from reprokg.stats.multiplicity import adjust
+
+    args = [
+        "compare",
+        "--qrels", str(toy / "qrels.toy"),
+        "--orig-base", str(toy / "run_a"),
+        "--rep-base", str(toy / "run_c"),
+        "--orig-adv", str(toy / "run_b"),
+        "--rep-adv", str(toy / "run_a"),
+    ]  # fmt: skip
+    code, out, _ = run_cli(capsys, *args, "--format", "json", "--correction", "BY")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["options"]["correction"] == "BY"
+    m = doc["measures"]
+    flat = [(s, e, p) for s, ps in m["wilcoxon"].items() for e, p in ps.items()]
+    expected = adjust([p for _, _, p in flat], "BY")
+    assert [m["wilcoxon_adjusted"][s][e] for s, e, _ in flat] == expected
+    code, table, _ = run_cli(capsys, *args, "--correction", "fdr")
+    assert code == 0 and "corrected by BH" in table
