@@ -41,6 +41,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+@pytest.mark.slow
 def test_load_then_unchanged(capsys, run_file, tmp_path) -> None:
     store = str(tmp_path / "kg")
     code, out, _ = run(capsys, "load", str(run_file.parent), "--store", store)
@@ -100,6 +101,7 @@ def test_query_formats_and_sources(capsys, run_file, tmp_path, monkeypatch) -> N
     assert code == 2 and err
 
 
+@pytest.mark.slow
 def test_export_turtle_nquads_yaml(capsys, run_file, tmp_path) -> None:
     store = str(tmp_path / "kg")
     run(capsys, "load", str(run_file), "--store", store)
@@ -120,6 +122,7 @@ def test_export_turtle_nquads_yaml(capsys, run_file, tmp_path) -> None:
     assert run(capsys, "export", "deadbeefdeadbeef", "--store", store)[0] == 2
 
 
+@pytest.mark.slow
 def test_dump_restore_backup(capsys, run_file, tmp_path) -> None:
     store = str(tmp_path / "kg")
     run(capsys, "load", str(run_file), "--store", store)

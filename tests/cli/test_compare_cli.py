@@ -46,6 +46,7 @@ VERSION = (b"# run-version: 1.0 ", b"# run-version: 2.0 ")
 DATA = (b"ir_datasets: https://ir-datasets.com/nyt ", b"ir_datasets: https://ir-datasets.com/wapo ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("edits", "signature"),
     [
@@ -167,6 +168,7 @@ def test_cross_collection_headers_need_qrels_rpl(example: bytes, toy: Path, tmp_
     assert code == 2 and "--qrels-rpl" in err
 
 
+@pytest.mark.slow
 def test_save_and_find_by_doi(example: bytes, toy: Path, tmp_path: Path, capsys):
     from reprokg.sparql import named as named_queries
     from reprokg.store import open_store
@@ -247,6 +249,7 @@ def test_save_and_find_by_doi(example: bytes, toy: Path, tmp_path: Path, capsys)
     assert again["measures"] == doc["measures"] and again["primad"] == "priMad"
 
 
+@pytest.mark.slow
 def test_the_command_exits_quickly_with_its_whole_output(toy: Path, tmp_path: Path, capsys):
     """``reprokg compare`` as a process skips Python's teardown when it holds no store;
     its output must be complete and equal to main()'s, and --save (a store to close) must
@@ -294,6 +297,7 @@ def _process(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_the_command_equals_the_serial_comparison(large_runs: dict, capsys, monkeypatch):
     """The process reads and evaluates in forked children (core/forked) when it can; its
     output must be what main() gives with every run read and evaluated in one process."""
@@ -312,6 +316,7 @@ def test_the_command_equals_the_serial_comparison(large_runs: dict, capsys, monk
     assert proc.stdout == serial
 
 
+@pytest.mark.slow
 def test_a_bad_line_in_a_run_read_by_the_child_is_reported(large_runs: dict, tmp_path: Path):
     bad = tmp_path / "orig_adv.run"
     text = large_runs["--orig-adv"].read_text()

@@ -39,6 +39,7 @@ def test_evaluate_prints_reported_measures(capsys) -> None:
     assert run["leaderboard_collection"]
 
 
+@pytest.mark.slow
 def test_evaluate_save_puts_runs_on_the_leaderboard_once(tmp_path, capsys) -> None:
     store_dir = str(tmp_path / "kg")
     args = ["--qrels", str(RUNS / "qrels.toy"), "--save", "--store", store_dir]

@@ -34,6 +34,7 @@ def _faults(mode: str) -> tuple[int, str]:
     return int(out[0]), out[1]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's mallopt")
 def test_a_freed_array_is_reused_without_page_faults() -> None:
     default, _ = _faults("default")

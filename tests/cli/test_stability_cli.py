@@ -11,6 +11,8 @@ from reprokg.cli import main
 from reprokg.stability.simulate import EXAMPLE_TITLE
 from tests.stability.stores import SMALL_TITLE, build_store
 
+pytestmark = pytest.mark.slow  # the stability store its fixture loads
+
 
 @pytest.fixture(scope="module")
 def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -49,6 +49,7 @@ def test_building_the_parser_imports_nothing_heavy() -> None:
     assert _python(code) == "[]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], *([c, "--help"] for c in COMMANDS)])
 def test_help_and_version_import_nothing_heavy(argv: list[str]) -> None:
     code = (
@@ -71,6 +72,7 @@ def test_every_command_is_registered() -> None:
     assert sorted(handlers) == sorted(COMMANDS)
 
 
+@pytest.mark.slow
 def test_compare_of_plain_runs_needs_no_rdflib(shared_data) -> None:
     """``reprokg compare`` of run files without headers reads their lines alone (issue 12:
     the whole process must be 10x faster than repro_eval's): no rdflib, scipy, pandas or

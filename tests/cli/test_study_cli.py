@@ -13,6 +13,8 @@ from reprokg.cli import main
 from reprokg.studies.registry import REGISTRY
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # the studies' stores its fixtures load
+
 
 @pytest.fixture(scope="module")
 def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -12,6 +12,8 @@ from reprokg.cli import main
 from reprokg.studies.registry import SIGGRAPH2020
 from tests.conftest import need
 
+pytestmark = pytest.mark.slow  # the survey store its fixture loads
+
 
 @pytest.fixture(scope="module")
 def store_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:

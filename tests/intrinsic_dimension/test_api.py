@@ -24,8 +24,11 @@ WORKED_CSV = b"f1,f2,f3\n0,0,1\n1,0.5,1\n2,1,1\n3,4,1\n4,4.5,1.2\n5,5,6\n"
 URL = "/measures/intrinsic-dimension"
 
 
-@pytest.fixture()
-def client(tmp_path: Path):
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory):
+    """One app for the module: only test_save_needs_the_token_then_get_round_trips writes,
+    and no other test reads what it stores."""
+    tmp_path = tmp_path_factory.mktemp("intrinsic-dimension-api")
     store = open_store(tmp_path / "store")
     app = create_app(Settings(store=str(tmp_path / "store"), write_token=TOKEN), store=store)
     with TestClient(app) as c:
@@ -123,6 +126,7 @@ def test_errors(client: TestClient, files, data, status: int, needle: str) -> No
     assert needle in r.text
 
 
+@pytest.mark.slow
 def test_size_limit_and_unknown_result(tmp_path: Path) -> None:
     store = open_store(tmp_path / "s")
     app = create_app(Settings(write_token=TOKEN, max_body_bytes=2000), store=store)

@@ -209,6 +209,7 @@ def test_datasets_by_intrinsic_dimension(store) -> None:
 # --- the seed's experiment, for real: discard the highest-NID features and retrain --------
 
 
+@pytest.mark.slow
 def test_feature_discard_experiment_end_to_end(store, tmp_path: Path) -> None:
     datasets = oracle("sklearn.datasets")
     linear = oracle("sklearn.linear_model")

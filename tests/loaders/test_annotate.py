@@ -104,6 +104,7 @@ def test_repro_eval_reads_our_header(tmp_path: Path, toy_run: Path, website: Pat
     assert sorted(run) == ["1", "2", "3"] and len(run["1"]) == 10
 
 
+@pytest.mark.slow
 def test_we_read_repro_eval_headers(tmp_path: Path, toy_run: Path, website: Path) -> None:
     md = repro_eval_metadata()
     need(md is not None, "repro-eval 0.5.0 (the [test] extra) is not importable")
@@ -156,6 +157,7 @@ def test_complete_cpu_from_this_machine(toy_run: Path) -> None:
         assert cpu["model"] == model
 
 
+@pytest.mark.slow
 def test_complete_implementation_from_git(tmp_path: Path, toy_run: Path) -> None:
     need(shutil.which("git") is not None, "git is not installed")
     repo = tmp_path / "repo"

@@ -73,6 +73,7 @@ def test_sixteen_documentation_variables_grouped(docs):
     assert set(groups) == {"methodVariable", "dataVariable", "experimentVariable"}
 
 
+@pytest.mark.slow
 def test_papers_authors_and_years(docs, rows):
     g = _merged(docs)
     papers = set(g.subjects(RDF.type, SCHEMA.ScholarlyArticle))

@@ -198,6 +198,7 @@ _VALUE = st.recursive(
 )
 
 
+@pytest.mark.slow
 @SLOW
 @given(
     value=_VALUE,
@@ -273,6 +274,7 @@ _BLOCK_VALUE = st.recursive(
 )
 
 
+@pytest.mark.slow
 @SLOW
 @given(value=_BLOCK_VALUE, indent=st.integers(1, 4), compact=st.booleans())
 def test_depth_equals_the_parsers_on_compact_block_forms(
@@ -342,6 +344,7 @@ _PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(st.lists(_PIECES, max_size=60).map("".join))
 def test_never_below_libyaml_on_token_soup(text: str) -> None:
@@ -360,6 +363,7 @@ def _real_yaml_files() -> list[Path]:
     return found
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     source=st.sampled_from(_real_yaml_files()),
@@ -406,6 +410,7 @@ _JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @SLOW
 @given(value=_JSON, indent=st.sampled_from([None, 0, 2]))
 def test_json_depth_is_exact(value: object, indent: int | None) -> None:
@@ -516,6 +521,7 @@ def test_every_real_line_file_passes() -> None:
 # ---------------------------------------------------------------------- linear time
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "make",
     [

@@ -190,6 +190,7 @@ def _edit(data: bytes, edits: list[tuple[str, float, bytes]]) -> bytes:
     return data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 @FUZZ
 @given(pick=st.integers(0, 100), edits=st.lists(_BYTE_EDIT, min_size=1, max_size=6))
@@ -262,6 +263,7 @@ def _structured(kind: str) -> list[tuple[str, bytes]]:
     return [(n, d) for n, d in _seed(kind) if n.endswith((".yaml", ".json"))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind", ["run", "audit", "mlrc", "stability", "feature-discard", "survey", "grsi"]
 )

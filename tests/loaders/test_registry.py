@@ -33,6 +33,7 @@ def _modules_defining_kind() -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_module_with_a_kind_is_registered() -> None:
     defined = _modules_defining_kind()
     assert "reprokg.loaders.qrels" in defined  # the one that was missing (issue 12)

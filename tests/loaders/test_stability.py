@@ -82,6 +82,7 @@ def test_runs_seeds_repeats_and_configurations() -> None:
     assert values["lr_decay_rate"].datatype == XSD.decimal
 
 
+@pytest.mark.slow
 def test_csv_is_the_papers_design_and_reruns_share_configurations() -> None:
     g = example("fewshot_seed003.csv").graph
     runs = list(g.subjects(RDF.type, RK.StabilityRun))

@@ -17,6 +17,8 @@ from reprokg.core.errors import LoadError
 from reprokg.core.namespaces import RK, RKX, SCHEMA
 from reprokg.loaders import replicability_graphics as rg
 
+pytestmark = pytest.mark.slow  # the real survey files, loaded per module
+
 DOI_PREFIX = "https://doi.org/"
 
 

@@ -175,6 +175,7 @@ def evaluation(request, monkeypatch) -> Compare:
     return here if request.param == "in this process" else in_child
 
 
+@pytest.mark.slow
 def test_same_collection_equals_repro_eval(runs, evaluation):
     ev = RpdEvaluator(
         qrels_orig_path=str(runs["q17"]),
@@ -200,6 +201,7 @@ def test_same_collection_equals_repro_eval(runs, evaluation):
     assert n > 5 * 58  # every measure family over the 58 effectiveness measures
 
 
+@pytest.mark.slow
 def test_cross_collection_equals_repro_eval(runs, evaluation):
     ev = RplEvaluator(
         qrels_orig_path=str(runs["q17"]),

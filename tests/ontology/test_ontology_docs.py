@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from reprokg.cli import main
 from reprokg.ontology import reference as docs_gen
 from tests.conftest import REPO
@@ -17,6 +19,7 @@ def test_committed_reference_is_up_to_date() -> None:
     )
 
 
+@pytest.mark.slow
 def test_reference_lists_terms_from_every_module_with_their_definitions() -> None:
     text = docs_gen.render()
     for module in sorted((REPO / "ontology").glob("*.ttl")):
@@ -30,6 +33,7 @@ def test_reference_lists_terms_from_every_module_with_their_definitions() -> Non
     )
 
 
+@pytest.mark.slow
 def test_cli_check_and_write(tmp_path: Path, capsys) -> None:
     out = tmp_path / "ontology.md"
     assert main(["docs", "--output", str(out), "--check"]) == 1

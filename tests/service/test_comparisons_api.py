@@ -48,6 +48,7 @@ def files_for(toy: Path) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_upload_then_get_round_trip(app, toy: Path):
     client = TestClient(app)
     r = client.post("/comparisons", files=files_for(toy), headers=AUTH)
@@ -68,6 +69,7 @@ def test_upload_then_get_round_trip(app, toy: Path):
     assert (got["kind"], got["primad"]) == (posted["kind"], posted["primad"])
 
 
+@pytest.mark.slow
 def test_by_document_ids(app, toy: Path, shared_data: Path):
     store = app.state.store
     example = (shared_data / "ir_metadata" / "annotated_run_example.txt").read_bytes()

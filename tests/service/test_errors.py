@@ -66,6 +66,7 @@ def test_every_user_facing_error_is_in_the_tree() -> None:
     assert errors.StoreError.exit_code == 2 and errors.ValidationFailed.exit_code == 1
 
 
+@pytest.mark.slow
 def test_the_service_maps_store_errors(tmp_path: Path) -> None:
     store = open_store(tmp_path / "kg")
     client = TestClient(create_app(Settings(access_log=False), store=store))

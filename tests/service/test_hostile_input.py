@@ -115,6 +115,7 @@ def test_a_real_server_process_survives_the_deep_inputs(tmp_path: Path, limits: 
         assert httpx.get(url + "/documents", timeout=30).json()["count"] == 0
 
 
+@pytest.mark.slow
 def test_limits_off_the_deep_input_is_refused_by_libyaml(tmp_path: Path) -> None:
     """With the limits off, '[' x 100,000 reaches PyYAML's C parser in the parse worker:
     before PyYAML 6.0.4 its composer overflowed the stack there (SIGSEGV); 6.0.4, the floor
@@ -181,6 +182,7 @@ def test_a_parser_crash_is_a_400_and_the_service_goes_on(tmp_path: Path) -> None
         assert ok.status_code == 200 and ok.json()["conforms"] is True
 
 
+@pytest.mark.slow
 def test_a_slow_upload_answers_413(tmp_path: Path) -> None:
     need(SHARED_DATA.is_dir(), "real data folder is missing")
     data = (SHARED_DATA / "replicability_graphics/consolidatedData.json").read_bytes()
@@ -269,6 +271,7 @@ def test_deeply_nested_sparql_is_a_400_not_a_dead_worker(client: TestClient) -> 
     assert client.get("/sparql", params={"query": "ASK { ?s ?p ?o }"}).status_code == 200
 
 
+@pytest.mark.slow
 def test_a_doi_with_angle_brackets_is_stored_not_a_500(client: TestClient) -> None:
     need(SHARED_DATA.is_dir(), "real data folder is missing")
     src = next((SHARED_DATA / "replicability_graphics/per_paper").rglob("*.json"))
@@ -305,6 +308,7 @@ def test_the_keys_of_a_survey_record_are_located_in_one_pass(monkeypatch) -> Non
     assert lines["DOI"] == 4 and lines["k39999"] == 40_005
 
 
+@pytest.mark.slow
 def test_the_survey_measures_on_the_demo_data_are_not_a_500(
     tmp_path: Path, demo_store_copy
 ) -> None:

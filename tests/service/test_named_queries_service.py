@@ -220,6 +220,7 @@ def test_find_baselines_filters_and_formats(client) -> None:
         assert r.status_code == 400, bad
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "attack",
     [
@@ -249,6 +250,7 @@ def test_bad_requests(client) -> None:
     assert r.status_code == 400
 
 
+@pytest.mark.slow
 def test_cli_named_query(sources, client) -> None:
     client.app.state.store.flush()
     out = subprocess.run(

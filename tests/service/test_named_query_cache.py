@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import XSD
@@ -36,6 +37,7 @@ def _runs(resp) -> list[str]:
     return [b["run"]["value"] for b in resp.json()["results"]["bindings"]]
 
 
+@pytest.mark.slow
 def test_hits_until_a_write(tmp_path: Path) -> None:
     store = OxigraphStore(tmp_path / "db")
     store.add_document(URIRef(EX + "d1"), _score(1, "0.5"))
@@ -56,6 +58,7 @@ def test_hits_until_a_write(tmp_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.slow
 def test_cache_off(tmp_path: Path) -> None:
     store = OxigraphStore(tmp_path / "db")
     store.add_document(URIRef(EX + "d1"), _score(1, "0.5"))

@@ -90,6 +90,7 @@ def test_health_reports_an_unreachable_store(store) -> None:
     assert r.status_code == 503 and r.json()["store"] == "unreachable"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("configured", "header", "expected"),
     [

@@ -60,6 +60,7 @@ def test_upload_a_run_file(client, run_bytes) -> None:
     assert client.get("/documents").json()["count"] == 1
 
 
+@pytest.mark.slow
 def test_violations_give_422_and_store_nothing(client, run_bytes) -> None:
     files = [
         ("file", ("good.run", run_bytes, "text/plain")),
@@ -83,6 +84,7 @@ def test_validate_never_stores(client, run_bytes) -> None:
     assert client.get("/documents").json()["count"] == 0
 
 
+@pytest.mark.slow
 def test_unreadable_input_is_400_with_the_position(client) -> None:
     r = client.post(
         "/documents?kind=run&name=h.yaml",
@@ -95,6 +97,7 @@ def test_unreadable_input_is_400_with_the_position(client) -> None:
     assert client.get("/documents").json()["count"] == 0
 
 
+@pytest.mark.slow
 def test_unsupported_input_is_415(client) -> None:
     r = client.post("/documents?kind=nosuchkind", content=b"a: 1\n", headers=TEXT)
     assert r.status_code == 415
@@ -104,6 +107,7 @@ def test_unsupported_input_is_415(client) -> None:
     assert r.status_code == 415
 
 
+@pytest.mark.slow
 def test_delete_an_uploaded_document(client, run_bytes) -> None:
     doc = client.post("/documents?name=e.run", content=run_bytes, headers=TEXT).json()
     doc_id = doc["documents"][0]["id"]

@@ -48,6 +48,7 @@ def _count(client: TestClient, where: str = "?s ?p ?o") -> int:
 # --- dataset semantics -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_default_graph_is_union_of_documents(client: TestClient) -> None:
     assert _count(client) == 60
 

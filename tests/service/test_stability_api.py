@@ -11,6 +11,8 @@ from fastapi.testclient import TestClient
 from reprokg.stability.simulate import EXAMPLE_TITLE
 from tests.stability.stores import SMALL_TITLE, build_store
 
+pytestmark = pytest.mark.slow  # the stability store its fixture loads
+
 TOP_KEYS = [
     "study", "n", "model", "method", "singular", "loglik", "fixed_effects",
     "variance_components", "random_effects_tests", "anova", "contrasts", "hypotheses",

@@ -12,6 +12,8 @@ from reprokg.service.deps import add_error_handler
 from reprokg.studies.registry import REGISTRY
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # the studies' store its fixture loads
+
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Any:

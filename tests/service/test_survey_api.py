@@ -15,6 +15,8 @@ from reprokg.studies.siggraph2020 import BH_FAMILY, TEST_IDS
 from tests.conftest import need
 from tests.survey.test_survey_analysis import build_survey_store
 
+pytestmark = pytest.mark.slow  # the survey store its fixture loads (a minute here)
+
 
 @pytest.fixture(scope="module")
 def client(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> TestClient:

@@ -113,6 +113,7 @@ def _boolean(content_type: str, body: bytes) -> bool:
     raise AssertionError(f"no boolean in {content_type}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test", ENTRIES, ids=IDS)
 def test_w3c_protocol(service: SparqlApp, test: URIRef) -> None:
     g = MANIFEST_GRAPH

@@ -130,6 +130,7 @@ def test_result_formats() -> None:
     assert '"bindings": [{"a": {"type": "uri", "value": "http://x/1"}' in results_json(res)
 
 
+@pytest.mark.slow
 def test_shipped_queries_parse_and_their_examples_bind() -> None:
     queries = load_queries()
     for q in queries.values():
@@ -240,6 +241,7 @@ def test_a_many_parameter_binds_a_list_as_one_values_block() -> None:
         parse_query("bad", "# param: x iri several\nSELECT * WHERE { ?x ?p ?o }")
 
 
+@pytest.mark.slow
 def test_every_query_of_the_package_is_read_by_the_library_with_its_header() -> None:
     """Every .rq the package ships parses through ``package_query`` with a title: one
     way to read SPARQL (package data, the named-query header), whatever the folder."""

@@ -16,6 +16,8 @@ from reprokg.sparql.runner import ProcessQueryRunner, QueryJob, Snapshots
 from reprokg.store.base import AskResult, SelectResult
 from tests.sparql_testapp import SparqlApp, make_app
 
+pytestmark = pytest.mark.slow  # worker processes started per test
+
 EX = "http://example.org/"
 #: 3 000 triples joined three times with themselves: 2.7e10 rows, never finishes.
 RUNAWAY = "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"

@@ -167,6 +167,7 @@ def test_without_algorithm_column_h3_is_null(paper: pd.DataFrame) -> None:
     assert any("No algorithm column" in w for w in res["warnings"])
 
 
+@pytest.mark.slow
 def test_chart_svg_and_png(paper: pd.DataFrame) -> None:
     svg = means_chart(paper)
     assert svg.startswith(b"<?xml") and b"<svg" in svg[:500]

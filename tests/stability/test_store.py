@@ -149,6 +149,7 @@ def test_the_example_is_a_paper_like_analysis(store: Any) -> None:
     json.dumps(res, allow_nan=False)
 
 
+@pytest.mark.slow
 def test_metric_choice(store: Any, tmp_path: Any) -> None:
     with pytest.raises(UsageError, match="no observations of metric 'f1'"):
         analyse_study(store, SMALL_TITLE, metric="f1")
@@ -170,6 +171,7 @@ def test_metric_choice(store: Any, tmp_path: Any) -> None:
     two.close()
 
 
+@pytest.mark.slow
 def test_write_back_is_validated_linked_data_and_idempotent(store: Any) -> None:
     analysis = analyse_study(store, EXAMPLE_TITLE)
     first = save_analysis(store, analysis)

@@ -200,6 +200,7 @@ def test_default_graph_is_union_of_documents(store: Store) -> None:
     assert [r[0] for r in res.rows] == [URIRef(EX + "s1"), URIRef(EX + "s2")]
 
 
+@pytest.mark.slow
 def test_default_graph_is_a_set(store: Store) -> None:
     """A triple held by two documents is in the default graph once (RDF merge)."""
     shared = (URIRef(EX + "paper"), P, Literal("shared"))

@@ -150,6 +150,7 @@ def test_bulk_and_transactional_writes_store_the_same(
     assert stored["bulk"] == stored["transaction"]
 
 
+@pytest.mark.slow
 def test_bulk_and_transactional_restores_store_the_same(mlrc_docs, tmp_path, monkeypatch) -> None:
     """A restore from ``BULK_MIN_QUADS`` quads is one streamed call of pyoxigraph's bulk
     loader (store/oxigraph.py): the same quads as the transaction, the same document count,

@@ -154,6 +154,7 @@ def test_ranks_follow_inserts_revisions_deletes_and_updates(tmp_path: Path) -> N
     store.close()
 
 
+@pytest.mark.slow
 def test_a_store_without_ranks_is_ranked_at_open_and_stale_boards_are_repaired(
     tmp_path: Path,
 ) -> None:

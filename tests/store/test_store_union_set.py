@@ -462,6 +462,7 @@ def test_failed_update_leaves_the_merge_marked_complete(store: OxigraphStore) ->
 # --- other readers: worker processes, in-memory mirror ------------------
 
 
+@pytest.mark.slow
 def test_worker_processes_and_memory_mirror_count_once(tmp_path: Path) -> None:
     from reprokg.service.app import memory_mirror
     from reprokg.sparql.runner import ProcessQueryRunner, QueryJob, Snapshots

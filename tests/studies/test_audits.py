@@ -17,6 +17,8 @@ from reprokg.studies.registry import AUDITS as AUDIT_STUDY
 from tests.conftest import REPO
 from tests.studies.stores import AUDITS, studies_store
 
+pytestmark = pytest.mark.slow  # the audit study's store its fixture loads
+
 
 def brute_force(objects, attributes, incidence):
     """Every (B', B'') for every subset B of attributes: the definition, exponentially."""

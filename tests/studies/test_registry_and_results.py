@@ -15,6 +15,8 @@ from reprokg.studies import results
 from reprokg.studies.registry import PUBLISHED, REGISTRY, get
 from tests.studies.stores import load_into, sources
 
+pytestmark = pytest.mark.slow  # the studies' store its fixture loads
+
 MODULE_API = ("read", "analyze", "format_table", "values", "charts", "is_empty")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from reprokg.core.namespaces import RK
@@ -25,6 +26,7 @@ def _key(rep: Report) -> list[tuple]:
     )
 
 
+@pytest.mark.slow
 def test_batch_equals_one_by_one_on_real_mlrc_reports(mlrc_docs) -> None:
     assert len(mlrc_docs) == 71  # the real MLRC headers in shared/data
     batch = validate_documents(mlrc_docs)

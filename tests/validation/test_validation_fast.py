@@ -106,6 +106,7 @@ def _edit(text: str, old: str, new: str) -> str:
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 def test_defective_run_headers(shared_data: Path) -> None:
     text = (shared_data / "ir_metadata/annotated_run_example.txt").read_text()
     docs = [
@@ -142,6 +143,7 @@ def test_defective_mlrc_reports(shared_data: Path) -> None:
     assert _compare(docs) == len(docs)
 
 
+@pytest.mark.slow
 def test_batched_fast_equals_one_by_one(shared_data: Path) -> None:
     files = sorted(
         (shared_data / "surveys/rescience/mlrc_metadata").glob("*/*/journal/metadata.yaml")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from reprokg.ingest import validate_paths
 from reprokg.loaders import load_path
 from reprokg.validation.batching import validate_documents, validate_in_processes
@@ -25,6 +27,7 @@ def test_forked_batches_equal_one_process(shared_data: Path, mlrc_docs: list) ->
     }
 
 
+@pytest.mark.slow
 def test_validate_paths_reports_violations_in_order(shared_data: Path, tmp_path: Path) -> None:
     run = shared_data / "ir_metadata" / "annotated_run_example.txt"
     need(run.is_file(), "annotated_run_example.txt missing")

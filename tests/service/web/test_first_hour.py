@@ -24,6 +24,8 @@ from tests.conftest import REPO
 from tests.service.web.conftest import LiveServer, PageLog
 from tests.service.web.test_views import ECIR, LIN, NYT, RUN, ask, html, rows
 
+pytestmark = pytest.mark.slow  # Chromium and the demo store
+
 # --------------------------------------------------------------------------- stability
 
 

@@ -13,6 +13,8 @@ from fastapi.testclient import TestClient
 
 from tests.stability.stores import build_store, small_frame, study_csv
 
+pytestmark = pytest.mark.slow  # the stability store its fixture loads
+
 TITLE = "Two metrics (test data)"
 
 

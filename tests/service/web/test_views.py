@@ -482,6 +482,7 @@ def test_every_view_answers_csv_and_json(client, url: str) -> None:
     assert not math.isnan(len(j["rows"]))
 
 
+@pytest.mark.slow
 def test_every_example_link_returns_rows(client) -> None:
     """The home page's named-query links (each query's examples) all have rows in the
     demo, and so do the example requests ``serve --demo`` prints."""
