@@ -57,7 +57,9 @@ class Result:
         where = self.source or ""
         if self.line is not None:
             where += f":{self.line}"
-        path = f" {self.path}:" if self.path else ""
+        # a shape's message starts with the path already (``actor.orcid: …``): not twice
+        named = self.path and not self.message.startswith(f"{self.path}:")
+        path = f" {self.path}:" if named else ""
         return f"{where}: {self.severity}:{path} {self.message}".lstrip(": ")
 
 

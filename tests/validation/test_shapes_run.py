@@ -168,3 +168,17 @@ def test_defect_in_a_later_list_item_never_points_at_the_first(annotated: str) -
     assert v.path == "data.other.source"
     assert v.line in (None, line)
     assert v.line != first_other
+
+
+def test_a_message_names_its_path_once() -> None:
+    """``reprokg validate`` printed ``method.retrieval.params: method.retrieval.params: …``
+    for the example header (issue 27, the first hour): the shape's message already starts
+    with the path the person edits."""
+    from reprokg.ingest import validate_paths
+    from tests.conftest import REPO
+
+    (report,) = validate_paths([REPO / "examples/runs/annotated_run_example.txt"])
+    lines = [r.to_text() for r in report.results]
+    assert any("method.retrieval.params" in line for line in lines), lines
+    for r, line in zip(report.results, lines, strict=True):
+        assert r.path and line.count(f"{r.path}:") == 1, line

@@ -12,6 +12,7 @@ from rdflib.namespace import RDF, RDFS, SKOS
 
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.service.deps import ReadStoreDep
+from reprokg.service.web import vocabulary
 from reprokg.service.web.render import (
     RK,
     SCHEMA,
@@ -142,7 +143,8 @@ def tree(g: Graph, node: Any, depth: int = 0, seen: frozenset = frozenset()) -> 
     for p, o in sorted(g.predicate_objects(node)):
         if p == RDF.type or p == URIRef(RK + "sequenceOrder") or o in seen:
             continue
-        label = str(p).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
+        # the ontology's label ("number of cores"), else the local name
+        label = vocabulary.label(str(p)) or str(p).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
         nested = isinstance(o, URIRef | BNode) and any(True for _ in g.predicate_objects(o))
         if nested and depth < 4:
             name = (
@@ -175,12 +177,18 @@ def run(request: Request, store: ReadStoreDep, iri: str) -> Response:
         raise NotFound(f"no run header is stored for <{target}>")
     if fmt := wants(request):
         return tabular(fmt, scores, SCORE_COLUMNS, "run-scores")
+    # the other runs with its tag, and what differs (three bm25+rm3 runs looked the same)
+    same = rows_of(store, "runs", {"runTag": tag}) if tag else []
+    tell_apart(store, same)
+    mine = next((r for r in same if r["run"] == target), {})
     return page(
         request,
         "run.html",
-        title=f"Run {tag or target}",
+        title=f"Run {tag or target}" + (f" · {mine['file']}" if mine.get("file") else ""),
         iri=target,
         card=card or [],
+        differs=mine.get("differs"),
+        same_tag=[r for r in same if r["run"] != target],
         scores=scores,
         active="/runs",
         alternates=alternates(request),

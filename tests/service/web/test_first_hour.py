@@ -16,6 +16,7 @@ import io
 import re
 from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import yaml
@@ -506,3 +507,19 @@ def test_labels_in_the_browser(live: LiveServer, page_and_log: tuple[Any, PageLo
     page.goto(live.url + f"/leaderboard?collection={NYT}&measure=map")
     assert page.locator("h1").inner_text() == "map on The New York Times Annotated Corpus"
     assert log.problems() == []
+
+
+def test_a_runs_page_names_its_file_and_the_runs_sharing_its_tag(client, demo_store) -> None:
+    others = ask(
+        demo_store,
+        f"""SELECT ?run WHERE {{ ?run a rk:Run ; rk:runTag "bm25+rm3" FILTER(?run != <{RUN}>) }}""",
+    )
+    page = html(client, f"/run?iri={RUN}")
+    h1 = re.search(r"<h1>(.*?)</h1>", page, re.S).group(1)
+    assert h1 == "Run bm25+rm3 · annotated_run_example.txt"  # the file RUN was loaded from
+    section = page[page.index('id="same-tag"') :]
+    hrefs = {h for h, _, _ in _links(section, "/run?iri=")}
+    assert {f"/run?iri={quote(str(o['run']), safe='')}" for o in others} <= hrefs
+    assert "schema-version: 0.2" in section  # bare_marker_run.txt's header
+    # the PRIMAD card reads the ontology's labels, not camelCase local names
+    assert "number of cores" in page and "numberOfCores" not in page
