@@ -46,7 +46,7 @@ from rdflib.namespace import XSD
 from rdflib.term import Identifier
 
 from reprokg.core.errors import IdentifierError, NotFound, ReprokgError
-from reprokg.core.identifiers import doi_iri, leaderboard_iri, orcid_iri
+from reprokg.core.identifiers import doi_iri, leaderboard_iri, mint, orcid_iri
 from reprokg.core.resources import data_dir, iter_files
 from reprokg.store.base import AskResult, GraphResult, SelectResult, Store
 
@@ -257,6 +257,9 @@ def to_term(param: Param, raw: str) -> Identifier:
 
             if not value:
                 raise NamedQueryError(f"parameter {param.name!r} is empty")
+            node = mint("collection", "")
+            if value.startswith(str(node)) and _IRI_RE.match(value):
+                return URIRef(value)  # the shared node itself (find-baselines answers it)
             return collection_iri(value)
         if param.type == "string":
             return Literal(str(raw))

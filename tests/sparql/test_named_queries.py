@@ -283,3 +283,16 @@ def test_no_module_above_the_sparql_layer_writes_sparql_values_or_splices_a_quer
                 if re.search(pattern, code):
                     bad.append(f"{path.relative_to(REPO)}: {pattern}")
     assert not bad, bad
+
+
+def test_a_collection_parameter_takes_the_shared_node_too() -> None:
+    """find-baselines answers the shared collection node; fed back as ``collection=`` it is
+    that node, not a new one minted from its text."""
+    from reprokg.loaders.qrels import collection_iri
+    from reprokg.sparql.named import Param, to_term
+
+    p = Param("collection", "collection")
+    node = collection_iri("https://ir-datasets.com/nyt")
+    assert to_term(p, str(node)) == node
+    assert to_term(p, "https://ir-datasets.com/nyt") == node
+    assert to_term(p, "nyt") == collection_iri("nyt") != node

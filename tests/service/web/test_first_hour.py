@@ -523,3 +523,14 @@ def test_a_runs_page_names_its_file_and_the_runs_sharing_its_tag(client, demo_st
     assert "schema-version: 0.2" in section  # bare_marker_run.txt's header
     # the PRIMAD card reads the ontology's labels, not camelCase local names
     assert "number of cores" in page and "numberOfCores" not in page
+
+
+def test_a_runs_leaderboard_links_lead_to_its_ranking(client) -> None:
+    """The run page linked each leaderboard by the shared collection node, which the
+    ranking read as an ir_datasets id: every link led to an empty ranking."""
+    page = html(client, f"/run?iri={RUN}")
+    links = [h.replace("&amp;", "&") for h, _, _ in _links(page, "/leaderboard?")]
+    assert links
+    for link in links:
+        ranked = [r["run"] for r in rows(client, link)]
+        assert RUN in ranked, (link, ranked)
