@@ -230,7 +230,27 @@ class UpdateRefused(QuerySyntaxError):
     the documents (a client error like a syntax error)."""
 
 
+class QueryTooCostly(StoreError):
+    """A query needed more memory or stack than a query worker has (its process died on
+    it); the service goes on (413)."""
+
+    http_status = 413
+
+
 class Busy(StoreError):
     """Every worker stayed busy for the whole time limit; try again later."""
 
     http_status = 503
+
+
+class TooManyRequests(ReprokgError):
+    """One client holds as many connections or uploads as it may; try again later."""
+
+    http_status = 429
+
+
+class StorageFull(StoreError):
+    """The store's disk is full: nothing was written; reads go on, and writes resume by
+    themselves once space is freed."""
+
+    http_status = 507

@@ -14,6 +14,8 @@ pipe:
 * ``memory_limit`` is the worker's address space (``RLIMIT_AS``): an allocation over it fails
   inside the worker (:class:`JobOutOfMemory`) instead of the kernel's OOM killer picking a
   victim, possibly the server;
+* ``nice`` lowers the worker's CPU priority: busy workers (a slow parse, a heavy query)
+  leave the server's event loop the CPU it needs to answer everyone else at once;
 * a worker that dies mid-job (a signal: a C parser's stack overflow) is :class:`JobCrashed`;
   dead, killed and worn-out (``max_jobs``) workers are replaced in the background while the
   others go on serving;
@@ -74,6 +76,11 @@ class JobFailed(PoolError):
         self.remote_traceback = remote_traceback
 
 
+#: how much lower a worker's CPU priority is than the server's (``nice``): measured with
+#: 45 parallel queries that each keep a worker busy, ``/health`` took up to 2.2 s with
+#: workers at the server's priority on a loaded 2-core machine (see docs/security.md)
+WORKER_NICE = 5
+
 #: modules the forkserver imports once, for every pool of this process (set before the
 #: first pool starts the server; a later call only applies to a server not yet running)
 _PRELOAD: list[str] = ["__main__"]
@@ -95,7 +102,7 @@ def _resolve(target: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-def _worker_main(conn: Connection, target: str, memory_limit: int | None) -> None:
+def _worker_main(conn: Connection, target: str, memory_limit: int | None, nice: int = 0) -> None:
     """Serve payloads until the pipe closes; reply ``(status, value)``.
 
     ``status``: ``ok`` (the job's return value), ``raise`` (the job's exception, pickled as
@@ -105,6 +112,9 @@ def _worker_main(conn: Connection, target: str, memory_limit: int | None) -> Non
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C in the terminal is the server's
     if memory_limit:
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     try:
         job = _resolve(target)
         conn.send(("ready", os.getpid()))
@@ -143,10 +153,12 @@ def _worker_main(conn: Connection, target: str, memory_limit: int | None) -> Non
 class Worker:
     """One worker process; ``state`` is the caller's bookkeeping about it (what it has open)."""
 
-    def __init__(self, ctx: Any, target: str, memory_limit: int | None, name: str) -> None:
+    def __init__(
+        self, ctx: Any, target: str, memory_limit: int | None, name: str, nice: int = 0
+    ) -> None:
         self.conn, child = ctx.Pipe(duplex=True)
         self.proc = ctx.Process(
-            target=_worker_main, args=(child, target, memory_limit), daemon=True, name=name
+            target=_worker_main, args=(child, target, memory_limit, nice), daemon=True, name=name
         )
         self.proc.start()
         child.close()
@@ -215,8 +227,10 @@ class WorkerPool:
         preload_modules: Iterable[str] = (),
         start_timeout: float = 120.0,
         name: str = "reprokg-worker",
+        nice: int = WORKER_NICE,
     ) -> None:
         self.target = target
+        self.nice = nice
         self.size = max(1, size)
         self.timeout = timeout
         self.wait = timeout if wait is None else wait
@@ -247,7 +261,7 @@ class WorkerPool:
 
     def _new_worker(self) -> Worker:
         self.stats.started += 1
-        return Worker(self._ctx, self.target, self.memory_limit, self.name)
+        return Worker(self._ctx, self.target, self.memory_limit, self.name, self.nice)
 
     def _add_worker(self) -> None:
         if self._closed:

@@ -158,6 +158,11 @@ class Settings:
     query_timeout: float = setting(10.0, _seconds)
     #: most result rows a query returns
     row_cap: int = setting(10_000, _count)
+    #: most bytes of one SPARQL or named-query answer's values (the rest are cut, and the
+    #: answer says so, as with ``row_cap``); 600 MB answers pushed the server to 4.7 GB
+    answer_bytes: int = setting(32 * 1024 * 1024, _count)
+    #: address space of a query worker (MiB, ``RLIMIT_AS``); 0 = no limit
+    query_memory_mb: int = setting(2_048, _count)
     #: largest request body accepted (bytes) for documents and queries
     max_body_bytes: int = setting(8 * 1024 * 1024, _count)
     #: largest source file a loader reads (bytes); the service's body limit is smaller
@@ -212,6 +217,10 @@ class Settings:
     max_line_length: int = setting(65_536, _count)
     #: fields per CSV row or whitespace-separated TREC line
     max_fields: int = setting(1_000, _count)
+    #: chained terms of one SPARQL text (operators, path steps, triple patterns, groups,
+    #: MINUS/UNION/OPTIONAL/BIND/FILTER): the engine recurses once per term, and 3,000
+    #: BIND or MINUS (10,000 ``+``) killed a query worker with SIGSEGV
+    max_chain: int = setting(1_000, _count)
 
     # --- isolation of uploads (service): parsing and validation in worker processes
     #: worker processes parsing and validating uploads; 0 parses in the request thread
@@ -232,6 +241,18 @@ class Settings:
     header_timeout: float = setting(10.0, _seconds)
     #: bytes a request's head (request line + headers) may have
     max_header_bytes: int = setting(65_536, _count)
+    #: seconds a request body has to arrive, extended by one second per ``body_min_rate``
+    #: bytes received (Apache mod_reqtimeout's ``body=20,MinRate=500``); later: 408
+    body_timeout: float = setting(20.0, _seconds)
+    #: bytes per second that extend ``body_timeout`` (a minimum average rate)
+    body_min_rate: int = setting(500, _count)
+    #: open connections one client address may hold; more are refused with 429
+    max_connections_per_client: int = setting(256, _count)
+    #: requests with a body in progress at once (per server process); more answer 503:
+    #: each may buffer up to ``max_body_bytes`` and wait for a parse worker
+    max_uploads: int = setting(32, _count)
+    #: requests with a body one client address may have in progress; more answer 429
+    max_uploads_per_client: int = setting(4, _count)
 
     def __post_init__(self) -> None:
         # values given in code (CLI options, tests) pass the same choice as the variable

@@ -19,7 +19,7 @@ from reprokg.core.pool import preload
 from reprokg.core.settings import Settings
 from reprokg.core.settings import settings as process_settings
 from reprokg.service.deps import add_error_handler, check_write_token
-from reprokg.service.limits import BodyLimitMiddleware
+from reprokg.service.limits import BodyLimitMiddleware, UploadSlots
 from reprokg.service.logs import AccessLogMiddleware, RequestIdMiddleware, configure_access_log
 from reprokg.service.parsing import PRELOAD, ParsePool
 from reprokg.service.routes import (
@@ -129,6 +129,11 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     web.install(app)  # the views (/ , /papers, …), static files, offline /docs
 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        UploadSlots,
+        max_uploads=settings.max_uploads,
+        max_per_client=settings.max_uploads_per_client,
+    )
     if settings.access_log:
         configure_access_log(True)
         app.add_middleware(AccessLogMiddleware)

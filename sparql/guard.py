@@ -1,11 +1,22 @@
 """Inspect SPARQL text before it reaches an engine: refuse SERVICE and LOAD of arbitrary URLs.
 
-The check walks the parse tree of rdflib's SPARQL 1.1 parser, so comments, strings,
-lower-case keywords, ``SERVICE SILENT``, variable service IRIs and ``\\u`` code-point
-escapes cannot hide a federated call. Parsing with pyparsing costs ~20 ms, so it is
-skipped only when it provably cannot matter: when the text (after no escape could
-rewrite it) does not contain the letters ``service``/``load``/``from``/``using``/``with``
-at all, a keyword of that name cannot be in it. Parse trees are cached by text.
+Two stages, because a parser is itself an attack surface:
+
+* :func:`prescan`, in the server process: one linear pass that refuses what kills or
+  stalls the parsers before any parser sees the text, with a located 400: groups nested
+  deeper than ``max_depth`` (3,000 nested ``{`` killed a query worker) and flat chains
+  longer than ``max_chain`` (10,000 ``+``, 20,000 path steps, 3,000 ``BIND`` or
+  ``MINUS``: SIGSEGV in the engine, which recurses once per term).
+* :func:`inspect_query` / :func:`inspect_update`, **inside a query worker** (its time
+  and memory limits; :mod:`reprokg.sparql.runner`): the SERVICE/LOAD/FROM check walks
+  the parse tree of rdflib's SPARQL 1.1 parser, so comments, strings, lower-case
+  keywords, ``SERVICE SILENT``, variable service IRIs and ``\\u`` code-point escapes
+  cannot hide a federated call. pyparsing is slow on long texts (a 160 KB query with a
+  ``# from`` comment took 152 s), which is why it never runs in the server: there it
+  held a thread and the GIL past the query timeout. The parse is skipped only when it
+  provably cannot matter: when the text (after no escape could rewrite it) does not
+  contain the letters ``service``/``load``/``from``/``using``/``with`` at all, a
+  keyword of that name cannot be in it. Parse trees are cached by text.
 
 The module also injects protocol-level ``using-graph-uri``/``using-named-graph-uri``
 into an update (as ``USING`` clauses before each top-level ``WHERE``), because the
@@ -131,12 +142,15 @@ def check_nesting(text: str, max_depth: int | None = None) -> None:
         if m.group() in "{([":
             depth += 1
             if depth > max_depth:
-                pos = m.start()
-                line = code.count("\n", 0, pos) + 1
-                column = pos - (code.rfind("\n", 0, pos) + 1) + 1
+                line, column = _located(code, m.start())
                 raise Refused(
                     f"nesting deeper than {max_depth} at line {line}, column {column}",
-                    details={"limit": "depth", "limit_value": max_depth},
+                    details={
+                        "limit": "depth",
+                        "limit_value": max_depth,
+                        "line": line,
+                        "column": column,
+                    },
                 )
         else:
             depth = max(0, depth - 1)
@@ -144,10 +158,60 @@ def check_nesting(text: str, max_depth: int | None = None) -> None:
 
 _BRACKET = re.compile(r"[{}()\[\]]")
 
+#: one chained term: an operator, a path step, a triple or group separator, or a keyword
+#: that joins graph patterns (each one more level of recursion in the engine)
+_CHAIN = re.compile(
+    r"\|\||&&|!=|<=|>=|[=<>+\-*/|^!.;{]"
+    r"|\b(?:MINUS|UNION|OPTIONAL|BIND|FILTER|GRAPH|SERVICE|VALUES|EXISTS)\b",
+    re.IGNORECASE,
+)
+
+
+def _located(code: str, pos: int) -> tuple[int, int]:
+    line = code.count("\n", 0, pos) + 1
+    return line, pos - (code.rfind("\n", 0, pos) + 1) + 1
+
+
+def check_chain(text: str, max_chain: int | None = None) -> None:
+    """Refuse a text with more than ``max_chain`` chained terms (operators, path steps,
+    triple and group separators, ``MINUS``/``UNION``/``OPTIONAL``/``BIND``/``FILTER``…),
+    located at the first term past the limit. Flat chains do not nest, so
+    :func:`check_nesting` lets them through, yet the engine recurses once per term."""
+    if max_chain is None:
+        from reprokg.core.settings import settings
+
+        max_chain = settings().max_chain
+    if len(text) <= max_chain:  # a term is at least one character
+        return
+    code = _code_only(text)
+    for n, m in enumerate(_CHAIN.finditer(code), 1):
+        if n > max_chain:
+            line, column = _located(code, m.start())
+            raise Refused(
+                f"more than {max_chain} chained terms (operators, path steps, patterns) "
+                f"at line {line}, column {column}",
+                details={
+                    "limit": "max_chain",
+                    "limit_value": max_chain,
+                    "line": line,
+                    "column": column,
+                },
+            )
+
+
+def prescan(text: str) -> None:
+    """The checks that run in the server before any parser: nesting and flat chains
+    (linear in the text; a located :class:`Refused`, 400)."""
+    check_nesting(text)
+    check_chain(text)
+
 
 def inspect_query(text: str) -> Inspection:
-    """Check a query: refuse SERVICE; report form and whether it names its own dataset."""
-    check_nesting(text)
+    """Check a query: refuse SERVICE; report form and whether it names its own dataset.
+
+    Parses with rdflib when the text may hold SERVICE or FROM: call it in a worker
+    process (:mod:`reprokg.sparql.runner` does), never in the server."""
+    prescan(text)
     if not _may_hide_keyword(text, ("service", "from")):
         return Inspection("query", None, False, parsed=False)
     tree = _parse_query(text)
@@ -162,9 +226,10 @@ def inspect_query(text: str) -> Inspection:
 def inspect_update(text: str, *, load_allow: Sequence[str] = ()) -> Inspection:
     """Check an update: refuse SERVICE and LOAD of any IRI not in ``load_allow``.
 
-    Always parsed (updates are rare and a syntax error must be a 400 before the store).
+    Always parsed (updates are rare and a syntax error must be a 400 before the store):
+    call it in a worker process (the runner's :meth:`inspect_update` does).
     """
-    check_nesting(text)
+    prescan(text)
     tree = _parse_update(text)
     _refuse_service(tree)
     allowed = set(load_allow)
@@ -240,15 +305,27 @@ _SELECT = re.compile(r"\bSELECT\b", re.IGNORECASE)
 _VAR = re.compile(r"[?$]([A-Za-z0-9_\u00B7\u00C0-\uFFFF]+)")
 
 
+#: the tokens :func:`_code_only` blanks (as in :data:`_TOKEN`: words never hold their
+#: first characters, so scanning for these alone finds the same tokens, 5x faster)
+_LITERAL_TOKEN = re.compile(
+    r"""
+    \#[^\n]*
+  | '''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+  | '(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"
+  | <[^<>"{}|^`\\\x00-\x20]*>
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
 def _code_only(text: str) -> str:
     """``text`` with comments, strings and IRIs blanked out (positions kept)."""
     out = []
     pos = 0
-    for m in _TOKEN.finditer(text):
-        if m.lastgroup in ("comment", "string", "iri"):
-            out.append(text[pos : m.start()])
-            out.append(" " * (m.end() - m.start()))
-            pos = m.end()
+    for m in _LITERAL_TOKEN.finditer(text):
+        out.append(text[pos : m.start()])
+        out.append(" " * (m.end() - m.start()))
+        pos = m.end()
     out.append(text[pos:])
     return "".join(out)
 

@@ -25,6 +25,15 @@ limit is best effort.
 
 Results cross the process boundary as plain tuples and become rdflib terms here, so
 the service serialises one shape (:mod:`reprokg.store.base` results) whatever ran them.
+
+What a worker bounds (issue 28). The SERVICE/LOAD/FROM guard's rdflib parse runs in
+the worker, under its time limit (:func:`reprokg.sparql.guard.inspect_query`; a 160 KB
+text took pyparsing 152 s, in the server process before). Every answer is cut at
+``row_cap`` rows and at ``answer_bytes`` bytes of values, as the rows come from the
+engine, so a worker never holds more than that (600 MB answers pushed the process tree
+to 4.7 GB); and each worker has ``query_memory_mb`` of address space (``RLIMIT_AS``), so
+a value built inside the engine (22 doublings of ``CONCAT``) fails the worker, not the
+machine. A worker that dies on a query (a signal) is a 413 for that query.
 """
 
 from __future__ import annotations
@@ -42,8 +51,23 @@ from typing import Any
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Identifier
 
-from reprokg.core.errors import Busy, QuerySyntaxError, QueryTimeout, StoreError
-from reprokg.core.pool import JobCrashed, JobTimeout, PoolBusy, PoolError, Worker, WorkerPool
+from reprokg.core.errors import (
+    Busy,
+    QuerySyntaxError,
+    QueryTimeout,
+    QueryTooCostly,
+    Refused,
+    StoreError,
+)
+from reprokg.core.pool import (
+    JobCrashed,
+    JobOutOfMemory,
+    JobTimeout,
+    PoolBusy,
+    PoolError,
+    Worker,
+    WorkerPool,
+)
 from reprokg.core.settings import Settings
 from reprokg.store.base import (
     AskResult,
@@ -69,6 +93,25 @@ class QueryJob:
     #: the query names its own dataset (FROM / FROM NAMED): do not force the union
     query_has_dataset: bool = False
     base_iri: str | None = None
+    #: run the SERVICE/FROM guard on the text first, in the worker (the endpoint's
+    #: untrusted queries; ``query_has_dataset`` then comes from the guard)
+    inspect: bool = False
+
+
+@dataclass(frozen=True)
+class UpdateCheck:
+    """An update's SERVICE/LOAD guard, run in a query worker (rdflib's parse, bounded)."""
+
+    sparql: str
+    load_allow: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AnswerLimits:
+    """How much of an answer a worker sends back: rows and bytes of values."""
+
+    rows: int = Settings.row_cap
+    bytes: int = Settings.answer_bytes
 
 
 @dataclass
@@ -80,6 +123,18 @@ class RunOutcome:
     row_cap: int = 0
     elapsed: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the answer was cut at ``answer_bytes`` (``truncated`` is then true as well)
+    bytes_cut: bool = False
+    answer_bytes: int = 0
+
+    def headers(self) -> dict[str, str]:
+        """What the answer says about a cut (the same headers for rows and bytes)."""
+        if not self.truncated:
+            return {}
+        out = {"X-Reprokg-Truncated": "true", "X-Reprokg-Row-Cap": str(self.row_cap)}
+        if self.bytes_cut:
+            out["X-Reprokg-Byte-Cap"] = str(self.answer_bytes)
+        return out
 
 
 # --- the worker side -----------------------------------------------------------------
@@ -124,7 +179,18 @@ def _encode(term: Any) -> Any:
     return ("l", str(term), None, None)  # RDF-star triple terms: shown as text
 
 
-def _execute(store: Any, job: QueryJob, cap: int) -> tuple[str, Any, bool]:
+def _size(value: Any) -> int:
+    """Bytes an encoded term stands for in an answer (its text; a few bytes of markup)."""
+    if value is None:
+        return 1
+    if isinstance(value, str):
+        return len(value) + 4
+    return sum(len(v) for v in value[1:] if v) + 8
+
+
+def _execute(store: Any, job: QueryJob, limits: AnswerLimits) -> tuple[str, Any, bool, bool]:
+    """Run ``job``: ``(kind, payload, truncated, bytes_cut)``, cut at ``limits`` as the
+    rows come (never more than ``limits.bytes`` of values held)."""
     import pyoxigraph as ox
 
     kwargs: dict[str, Any] = {"base_iri": job.base_iri}
@@ -139,45 +205,88 @@ def _execute(store: Any, job: QueryJob, cap: int) -> tuple[str, Any, bool]:
 
         kwargs.update(union_kwargs(has_merge(store)))
     res = store.query(job.sparql, **kwargs)
+    cap, budget = limits.rows, limits.bytes
     if isinstance(res, ox.QueryBoolean):
-        return ("ask", bool(res), False)
+        return ("ask", bool(res), False, False)
+    used = 0
     if isinstance(res, ox.QuerySolutions):
         names = [v.value for v in res.variables]
         n = len(names)
         rows: list[tuple] = []
-        truncated = False
         for sol in res:
             if len(rows) >= cap:
-                truncated = True
-                break
-            rows.append(tuple(_encode(sol[i]) for i in range(n)))
-        return ("select", (names, rows), truncated)
+                return ("select", (names, rows), True, False)
+            row = tuple(_encode(sol[i]) for i in range(n))
+            used += sum(_size(v) for v in row)
+            if used > budget:
+                return ("select", (names, rows), True, True)
+            rows.append(row)
+        return ("select", (names, rows), False, False)
     triples: list[ox.Triple] = []
-    truncated = False
+    truncated = cut = False
     for t in res:
         if len(triples) >= cap:
             truncated = True
             break
+        used += len(str(t)) + 3
+        if used > budget:
+            truncated = cut = True
+            break
         triples.append(t)
     data = ox.serialize(triples, format=ox.RdfFormat.N_TRIPLES)
-    return ("graph", data, truncated)
+    return ("graph", data, truncated, cut)
+
+
+def _inspected(job: QueryJob) -> QueryJob | tuple[str, str]:
+    """``job`` with its dataset flag from the guard, or the guard's refusal."""
+    from dataclasses import replace
+
+    from reprokg.sparql.guard import inspect_query
+
+    try:
+        info = inspect_query(job.sparql)
+    except Refused as exc:
+        return ("refused", str(exc))
+    except QuerySyntaxError as exc:
+        return ("syntax", str(exc))
+    return replace(job, inspect=False, query_has_dataset=info.has_dataset)
+
+
+def _check_update(check: UpdateCheck) -> tuple[str, Any]:
+    from reprokg.sparql.guard import inspect_update
+
+    try:
+        info = inspect_update(check.sparql, load_allow=check.load_allow)
+    except Refused as exc:
+        return ("refused", str(exc))
+    except QuerySyntaxError as exc:
+        return ("syntax", str(exc))
+    return ("ok", info)
 
 
 #: what this worker process has open: (store handle, path, directory signature)
 _opened: dict[str, Any] = {"store": None, "path": "", "sig": ()}
 
 
-def query_job(msg: tuple[QueryJob, int, str, bool]) -> tuple[str, Any]:
+def query_job(msg: tuple[QueryJob, AnswerLimits, str, bool] | UpdateCheck) -> tuple[str, Any]:
     """Run one query in a worker process (:class:`~reprokg.core.pool.WorkerPool` job).
 
-    ``(job, cap, path, live)`` → ``("ok" | "syntax" | "error", payload)``. ``path`` is an
-    immutable snapshot (reopened only when the parent names another one) or, with
-    ``live``, a directory that may change (reopened when its files changed). The handle
-    stays open between jobs: the worker is a long-lived process.
+    ``(job, limits, path, live)`` → ``("ok" | "syntax" | "refused" | "error", payload)``.
+    ``path`` is an immutable snapshot (reopened only when the parent names another one)
+    or, with ``live``, a directory that may change (reopened when its files changed). The
+    handle stays open between jobs: the worker is a long-lived process. An
+    :class:`UpdateCheck` runs the update guard instead (no store needed).
     """
     import pyoxigraph as ox
 
-    job, cap, path, live = msg
+    if isinstance(msg, UpdateCheck):
+        return _check_update(msg)
+    job, limits, path, live = msg
+    if job.inspect:
+        checked = _inspected(job)
+        if isinstance(checked, tuple):
+            return checked
+        job = checked
     reply: tuple[str, Any] = ("error", "not run")
     for attempt in range(2):
         try:
@@ -191,7 +300,7 @@ def query_job(msg: tuple[QueryJob, int, str, bool]) -> tuple[str, Any]:
                 _opened["store"] = None
                 _opened["store"] = ox.Store.read_only(path)
                 _opened["path"], _opened["sig"] = path, now
-            return ("ok", _execute(_opened["store"], job, cap))
+            return ("ok", _execute(_opened["store"], job, limits))
         except SyntaxError as exc:
             return ("syntax", str(exc))
         except OSError as exc:
@@ -235,14 +344,32 @@ def _to_result(kind: str, payload: Any) -> QueryResult:
     return GraphResult(g)
 
 
+def _raise_status(status: str, payload: Any) -> None:
+    """A worker's refusal as the client's error."""
+    if status == "syntax":
+        raise QuerySyntaxError(payload)
+    if status == "refused":
+        raise Refused(payload)
+    if status == "error":
+        raise StoreError(payload)
+
+
 class QueryRunner:
     """Runs read queries for the endpoint; subclasses decide where."""
 
     timeout: float
     row_cap: int
+    answer_bytes: int = Settings.answer_bytes
 
     def run(self, job: QueryJob) -> RunOutcome:
         raise NotImplementedError
+
+    def inspect_update(self, sparql: str, load_allow: tuple[str, ...] = ()) -> Any:
+        """The update guard (:func:`reprokg.sparql.guard.inspect_update`) where this runner
+        runs queries: an :class:`~reprokg.sparql.guard.Inspection`, or its refusal."""
+        from reprokg.sparql.guard import inspect_update
+
+        return inspect_update(sparql, load_allow=load_allow)
 
     def close(self) -> None:
         """Stop workers."""
@@ -350,6 +477,8 @@ class ProcessQueryRunner(QueryRunner):
         workers: int | None = None,
         timeout: float = Settings.query_timeout,
         row_cap: int = Settings.row_cap,
+        answer_bytes: int = Settings.answer_bytes,
+        memory_mb: int = 0,
         start_method: str = "forkserver",
         start_timeout: float = 120.0,
     ) -> None:
@@ -357,12 +486,15 @@ class ProcessQueryRunner(QueryRunner):
         self.path = None if self.snapshots else os.fspath(source)  # type: ignore[arg-type]
         self.timeout = timeout
         self.row_cap = row_cap
+        self.answer_bytes = answer_bytes
+        self.memory_mb = memory_mb
         self.size = workers or max(1, min(4, os.cpu_count() or 1))
         self.killed = 0  # workers killed for overrunning (observability, tests)
         self.pool = WorkerPool(
             "reprokg.sparql.runner:query_job",
             size=self.size,
             timeout=timeout,
+            memory_limit=(memory_mb << 20) or None,
             start_method=start_method,
             preload_modules=("pyoxigraph",),
             start_timeout=start_timeout,
@@ -386,35 +518,65 @@ class ProcessQueryRunner(QueryRunner):
             self.snapshots.collect(in_use)
         return snap, False
 
+    def _call(self, payload: Any, limit: float, w: Worker) -> tuple[str, Any]:
+        """One job on the acquired worker ``w``; the pool's failures as client errors."""
+        try:
+            return self.pool.call(w, payload, limit)
+        except JobTimeout:
+            self.killed += 1
+            raise QueryTimeout(f"query stopped after its {limit:g} s time limit") from None
+        except (JobCrashed, JobOutOfMemory) as exc:
+            # the engine died on it or ran out of its address space: this query's cost
+            mib = f" of {self.memory_mb} MiB" if self.memory_mb else ""
+            raise QueryTooCostly(
+                f"the query engine's process died on this query ({exc}): it needs more than "
+                f"a query worker's memory{mib} or stack; the service goes on",
+                details={"limit": "query_memory_mb", "limit_value": self.memory_mb},
+            ) from None
+
     def run(
         self, job: QueryJob, *, timeout: float | None = None, row_cap: int | None = None
     ) -> RunOutcome:
         limit = self.timeout if timeout is None else timeout
-        cap = self.row_cap if row_cap is None else row_cap
+        limits = AnswerLimits(self.row_cap if row_cap is None else row_cap, self.answer_bytes)
         try:
             with self.pool.acquire(limit) as w:
                 t0 = time.perf_counter()
                 path, live = self._target(w)
-                status, payload = self.pool.call(w, (job, cap, path, live), limit)
+                status, payload = self._call((job, limits, path, live), limit, w)
         except PoolBusy:
             raise Busy(
                 f"all {self.size} query workers stayed busy for {limit:g} s; try again",
                 headers={"Retry-After": "1"},
             ) from None
-        except JobTimeout:
-            self.killed += 1
-            raise QueryTimeout(f"query stopped after its {limit:g} s time limit") from None
-        except JobCrashed as exc:  # the engine died on it (e.g. its parser's stack)
-            raise StoreError(f"the query engine's process died on this query ({exc})") from None
-        except PoolError as exc:  # out of memory, a closed runner
+        except PoolError as exc:  # a closed runner, a worker that could not start
             raise StoreError(f"query worker failed: {exc}") from None
         elapsed = time.perf_counter() - t0
-        if status == "syntax":
-            raise QuerySyntaxError(payload)
-        if status == "error":
-            raise StoreError(payload)
-        kind, data, truncated = payload
-        return RunOutcome(_to_result(kind, data), truncated, cap, elapsed)
+        _raise_status(status, payload)
+        kind, data, truncated, cut = payload
+        return RunOutcome(
+            _to_result(kind, data),
+            truncated,
+            limits.rows,
+            elapsed,
+            bytes_cut=cut,
+            answer_bytes=limits.bytes,
+        )
+
+    def inspect_update(self, sparql: str, load_allow: tuple[str, ...] = ()) -> Any:
+        limit = self.timeout
+        try:
+            with self.pool.acquire(limit) as w:
+                status, payload = self._call(UpdateCheck(sparql, tuple(load_allow)), limit, w)
+        except PoolBusy:
+            raise Busy(
+                f"all {self.size} query workers stayed busy for {limit:g} s; try again",
+                headers={"Retry-After": "1"},
+            ) from None
+        except PoolError as exc:
+            raise StoreError(f"query worker failed: {exc}") from None
+        _raise_status(status, payload)
+        return payload
 
     def close(self) -> None:
         self.pool.close()
@@ -431,16 +593,24 @@ class InlineQueryRunner(QueryRunner):
         *,
         timeout: float = Settings.query_timeout,
         row_cap: int = Settings.row_cap,
+        answer_bytes: int = Settings.answer_bytes,
     ) -> None:
         self.store = store
         self.timeout = timeout
         self.row_cap = row_cap
+        self.answer_bytes = answer_bytes
 
     def run(
         self, job: QueryJob, *, timeout: float | None = None, row_cap: int | None = None
     ) -> RunOutcome:
         limit = self.timeout if timeout is None else timeout
         cap = self.row_cap if row_cap is None else row_cap
+        if job.inspect:  # no worker here: a remote or in-memory store (see module doc)
+            checked = _inspected(job)
+            if isinstance(checked, tuple):
+                _raise_status(*checked)
+            else:
+                job = checked
         text = job.sparql
         if job.base_iri:
             text = f"BASE <{job.base_iri}>\n{text}"
@@ -451,38 +621,80 @@ class InlineQueryRunner(QueryRunner):
             named_graph_uris=job.named_graph_uris,
             timeout=limit,
         )
-        truncated = False
-        if isinstance(res, SelectResult) and len(res.rows) > cap:
-            res = SelectResult(res.variables, res.rows[:cap])
-            truncated = True
-        elif isinstance(res, GraphResult) and len(res.graph) > cap:
-            g = Graph()
-            for i, t in enumerate(res.graph):
-                if i >= cap:
-                    break
-                g.add(t)
-            res, truncated = GraphResult(g), True
-        return RunOutcome(res, truncated, cap, time.perf_counter() - t0)
+        res, truncated, cut = cut_answer(res, cap, self.answer_bytes)
+        return RunOutcome(
+            res,
+            truncated,
+            cap,
+            time.perf_counter() - t0,
+            bytes_cut=cut,
+            answer_bytes=self.answer_bytes,
+        )
+
+
+def cut_answer(res: QueryResult, rows: int, nbytes: int) -> tuple[QueryResult, bool, bool]:
+    """``res`` cut at ``rows`` rows (triples) and ``nbytes`` bytes of values, the way a
+    worker cuts: ``(result, truncated, bytes_cut)``. For answers already in memory (an
+    inline or remote store, a named query): what the client gets stays bounded."""
+    if isinstance(res, SelectResult):
+        kept: list = []
+        used = 0
+        for row in res.rows:
+            if len(kept) >= rows:
+                return SelectResult(res.variables, kept), True, False
+            used += sum(len(t) + 4 if t is not None else 1 for t in row)
+            if used > nbytes:
+                return SelectResult(res.variables, kept), True, True
+            kept.append(row)
+        return res, False, False
+    if isinstance(res, GraphResult):
+        g = Graph()
+        used = 0
+        for i, t in enumerate(res.graph):
+            if i >= rows:
+                return GraphResult(g), True, False
+            used += sum(len(x) for x in t) + 8
+            if used > nbytes:
+                return GraphResult(g), True, True
+            g.add(t)
+        return res, False, False
+    return res, False, False
 
 
 def runner_for(
-    store: Store, *, timeout: float, row_cap: int, workers: int | None = None
+    store: Store,
+    *,
+    timeout: float,
+    row_cap: int,
+    workers: int | None = None,
+    answer_bytes: int = Settings.answer_bytes,
+    memory_mb: int = 0,
 ) -> QueryRunner:
     """Worker processes for an on-disk pyoxigraph store (reading checkpoints when this
     process writes it, the directory itself when it is opened read-only), else inline."""
     path = store.path if isinstance(store, Checkpoints) else None
     if path is not None and os.path.isdir(path):
         source: Snapshots | str | os.PathLike[str] = path if store.read_only else Snapshots(store)
-        return ProcessQueryRunner(source, workers=workers, timeout=timeout, row_cap=row_cap)
-    return InlineQueryRunner(store, timeout=timeout, row_cap=row_cap)
+        return ProcessQueryRunner(
+            source,
+            workers=workers,
+            timeout=timeout,
+            row_cap=row_cap,
+            answer_bytes=answer_bytes,
+            memory_mb=memory_mb,
+        )
+    return InlineQueryRunner(store, timeout=timeout, row_cap=row_cap, answer_bytes=answer_bytes)
 
 
 __all__ = [
+    "AnswerLimits",
     "InlineQueryRunner",
     "ProcessQueryRunner",
     "QueryJob",
     "QueryRunner",
     "RunOutcome",
     "Snapshots",
+    "UpdateCheck",
+    "cut_answer",
     "runner_for",
 ]

@@ -6,13 +6,18 @@ comes from the figures a :class:`~reprokg.store.base.Counters` store keeps as it
 (``documents`` is ``null`` for a store that keeps none). At 10M triples counting the
 documents took 3.0-3.5 s a call, longer than an orchestrator's liveness probe waits.
 A store with neither capability (tests' stand-ins) is asked for its document list.
+
+The check runs in a thread of its own small pool (:data:`LIVENESS_THREADS` threads), not in the
+shared one: 45 parallel SPARQL requests each held a shared thread while waiting for a
+query worker, and ``/health`` waited behind them (30-69 s in the issue 28 probe).
 """
 
 from __future__ import annotations
 
 import os
 
-from fastapi import APIRouter
+import anyio
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from reprokg import __version__
@@ -20,6 +25,9 @@ from reprokg.service.deps import SettingsDep, StoreDep
 from reprokg.store.base import Counters, Liveness
 
 router = APIRouter(tags=["service"])
+
+#: threads kept for liveness checks, apart from the pool every other route shares
+LIVENESS_THREADS = 2
 
 
 @router.get(
@@ -29,7 +37,15 @@ router = APIRouter(tags=["service"])
         503: {"description": "the store is unreachable", "content": {"application/json": {}}}
     },
 )
-def health(store: StoreDep, settings: SettingsDep) -> JSONResponse:
+async def health(request: Request, store: StoreDep, settings: SettingsDep) -> JSONResponse:
+    state = request.app.state
+    limiter = getattr(state, "liveness_threads", None)
+    if limiter is None:  # made on the app's event loop, once
+        limiter = state.liveness_threads = anyio.CapacityLimiter(LIVENESS_THREADS)
+    return await anyio.to_thread.run_sync(_health, store, settings, limiter=limiter)
+
+
+def _health(store: StoreDep, settings: SettingsDep) -> JSONResponse:
     body: dict[str, object] = {
         "version": __version__,
         "demo": settings.demo,

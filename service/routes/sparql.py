@@ -18,15 +18,20 @@ rdflib-endpoint), so any FastAPI app can ``include_router`` it:
 * ``GET /sparql`` without a query returns the SPARQL Service Description (Turtle or
   RDF/XML by Accept).
 * limits: a time limit per query that really stops it (worker processes, see
-  :mod:`reprokg.sparql.runner`) → 503; at most ``row_cap`` rows/triples, beyond that the
-  result is **truncated** and the response carries ``X-Reprokg-Truncated: true`` and
-  ``X-Reprokg-Row-Cap: N``; bodies over ``max_body_bytes`` → 413; ``SERVICE`` and
-  ``LOAD`` of IRIs outside ``load_allowlist`` → 400 before anything runs
-  (:mod:`reprokg.sparql.guard`).
+  :mod:`reprokg.sparql.runner`) → 503; at most ``row_cap`` rows/triples and
+  ``answer_bytes`` bytes of values, beyond that the result is **truncated** and the
+  response carries ``X-Reprokg-Truncated: true`` and ``X-Reprokg-Row-Cap: N`` (and
+  ``X-Reprokg-Byte-Cap: N`` when the bytes cut it); bodies over ``max_body_bytes`` → 413;
+  nesting past ``max_depth`` and chains past ``max_chain`` → a located 400 before any
+  parser; ``SERVICE`` and ``LOAD`` of IRIs outside ``load_allowlist`` → 400, found by
+  the guard in the query worker (:mod:`reprokg.sparql.guard`).
 * errors are ``text/plain``: 400 malformed request or syntax error, 405 other methods,
   415 a POST body of another media type (or a charset other than UTF-8).
 
-Blocking work (guard parsing, store calls) runs in the thread pool, never on the event loop.
+Blocking work (store calls, waiting for a query worker) runs in threads, never on the event
+loop: at most :data:`SPARQL_THREADS` per query worker at once, so that queries waiting
+for a worker queue on the loop instead of holding every thread of the shared pool (45
+parallel queries stalled every other route).
 """
 
 from __future__ import annotations
@@ -37,21 +42,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from reprokg.core.errors import NotAcceptable, ReprokgError
+from reprokg.core.errors import Busy, NotAcceptable, ReprokgError
 from reprokg.core.settings import Settings, view
 from reprokg.service.deps import OPTIONAL_WRITE_SECURITY, check_write_token, error_responses
 from reprokg.service.service_description import service_description
 from reprokg.sparql import results as fmt
-from reprokg.sparql.guard import (
-    add_using,
-    inspect_query,
-    inspect_update,
-    select_star_order,
-)
+from reprokg.sparql.guard import add_using, prescan, select_star_order
 from reprokg.sparql.runner import (
     QueryJob,
     QueryRunner,
@@ -89,6 +90,8 @@ class SparqlLimits:
 
     query_timeout: float = Settings.query_timeout
     row_cap: int = Settings.row_cap
+    answer_bytes: int = Settings.answer_bytes
+    query_memory_mb: int = Settings.query_memory_mb
     max_body_bytes: int = Settings.max_body_bytes
     write_token: str | None = Settings.write_token
     load_allowlist: tuple[str, ...] = Settings.load_allowlist
@@ -122,6 +125,8 @@ class _RunnerHolder:
                         timeout=self.limits.query_timeout,
                         row_cap=self.limits.row_cap,
                         workers=self.workers,
+                        answer_bytes=self.limits.answer_bytes,
+                        memory_mb=self.limits.query_memory_mb,
                     )
         return self._runner
 
@@ -137,6 +142,29 @@ class _RunnerHolder:
         if self._runner is not None:
             self._runner.close()
             self._runner = None
+
+
+#: SPARQL requests in threads at once, per query worker (the rest wait on the event loop)
+SPARQL_THREADS = 2
+
+
+class _Threads:
+    """The SPARQL requests' own capacity limiter, made on the event loop at first use."""
+
+    def __init__(self, holder: _RunnerHolder) -> None:
+        self.holder = holder
+        self._limiter: anyio.CapacityLimiter | None = None
+        self._loop: object = None
+
+    def get(self) -> anyio.CapacityLimiter:
+        import asyncio
+
+        loop = asyncio.get_running_loop()  # a test client may run the app on another loop
+        if self._limiter is None or loop is not self._loop:
+            workers = getattr(self.holder._runner, "size", None) or 4
+            self._limiter = anyio.CapacityLimiter(SPARQL_THREADS * workers)
+            self._loop = loop
+        return self._limiter
 
 
 def _text(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -371,6 +399,7 @@ def sparql_router(
         holder.set(runner)
     router = APIRouter(tags=["SPARQL"])
     router.sparql_runner = holder  # type: ignore[attr-defined]
+    threads = _Threads(holder)
     if runner is None and warm:
         # Start the worker processes now, off the caller's thread, so the first query
         # does not wait for them (a cold start takes seconds on a busy machine).
@@ -381,13 +410,13 @@ def sparql_router(
             offers = (fmt.SELECT_TYPES, fmt.ASK_TYPES, fmt.GRAPH_TYPES)
             if all(not _acceptable(accept, o) for o in offers):
                 raise ProtocolError(406, f"no SPARQL result format is acceptable ({accept})")
-        info = inspect_query(op.text)  # Refused or QuerySyntaxError: 400
+        prescan(op.text)  # nesting, chains: a located 400 before any parser
         job = QueryJob(
             op.text,
             default_graph_uris=op.graphs,
             named_graph_uris=op.named,
-            query_has_dataset=info.has_dataset,
             base_iri=endpoint,
+            inspect=True,  # SERVICE/FROM: in the worker, under its limits
         )
         # QueryTimeout and Busy answer 503, QuerySyntaxError 400, other StoreErrors 500
         outcome = holder.get().run(job)
@@ -395,10 +424,7 @@ def sparql_router(
         if isinstance(result, SelectResult):
             result = _star_columns(result, op.text)
         media = _pick(accept, op.format, fmt.offered_for(result))
-        headers = {"Vary": "Accept"}
-        if outcome.truncated:
-            headers["X-Reprokg-Truncated"] = "true"
-            headers["X-Reprokg-Row-Cap"] = str(outcome.row_cap)
+        headers = {"Vary": "Accept", **outcome.headers()}
         return Response(
             fmt.serialize(result, media),
             media_type=fmt.content_type(media),
@@ -407,7 +433,8 @@ def sparql_router(
 
     def run_update(op: Operation, endpoint: str, authorization: str | None) -> Response:
         check(authorization)
-        info = inspect_update(op.text, load_allow=limits.load_allowlist)
+        prescan(op.text)
+        info = holder.get().inspect_update(op.text, tuple(limits.load_allowlist))
         if (op.graphs or op.named) and info.has_dataset:
             raise ProtocolError(
                 400,
@@ -442,11 +469,24 @@ def sparql_router(
             if op is None:
                 fp = request.query_params.get("format")
                 return await run_in_threadpool(describe, url, accept, fp)
-            if op.kind == "query":
-                return await run_in_threadpool(run_query, op, url, accept)
-            return await run_in_threadpool(
-                run_update, op, url, request.headers.get("authorization")
-            )
+            limiter = threads.get()
+            try:
+                with anyio.fail_after(limits.query_timeout):
+                    await limiter.acquire()  # queue on the loop, not in a pool thread
+            except TimeoutError:
+                raise Busy(
+                    f"{limiter.total_tokens:g} SPARQL requests stayed in progress for "
+                    f"{limits.query_timeout:g} s; try again",
+                    headers={"Retry-After": "1"},
+                ) from None
+            try:
+                if op.kind == "query":
+                    return await run_in_threadpool(run_query, op, url, accept)
+                return await run_in_threadpool(
+                    run_update, op, url, request.headers.get("authorization")
+                )
+            finally:
+                limiter.release()
         except ReprokgError as exc:  # the Protocol answers errors as plain text
             return _text(exc.http_status, str(exc), exc.headers)
 
