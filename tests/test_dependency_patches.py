@@ -112,7 +112,8 @@ def test_pyshacl_parses_each_constraint_once_and_reads_our_parameter_list(
 
 @pytest.fixture(scope="module")
 def head_limited_server() -> Iterator[int]:
-    """uvicorn in a thread with our protocol: a 1 s head timeout and a 1 KiB head."""
+    """uvicorn in a thread with our protocol: a 1 s head timeout and a 1 KiB head, a
+    body timeout of 1 s (+ 1 s per 500 bytes)."""
     import uvicorn
     from fastapi import FastAPI
 
@@ -125,10 +126,17 @@ def head_limited_server() -> Iterator[int]:
     def ok() -> dict[str, bool]:
         return {"ok": True}
 
+    async def post_ok(request):  # noqa: ANN001, ANN202 - a plain Starlette route
+        from fastapi.responses import JSONResponse
+
+        return JSONResponse({"bytes": len(await request.body())})
+
+    app.add_route("/ok", post_ok, methods=["POST"])
+
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    settings = Settings(header_timeout=1.0, max_header_bytes=1024)
+    settings = Settings(header_timeout=1.0, max_header_bytes=1024, body_timeout=1.0)
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, http=protocol_class(settings), log_level="error"
     )
@@ -162,11 +170,11 @@ def test_uvicorn_protocol_is_httptools_with_our_head_limits() -> None:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     from reprokg.core.settings import Settings
-    from reprokg.service.http import HeadLimits, protocol_class
+    from reprokg.service.http import ConnectionLimits, protocol_class
 
-    cls = protocol_class(Settings(header_timeout=3.0))
-    assert issubclass(cls, HeadLimits) and issubclass(cls, HttpToolsProtocol)
-    assert cls.header_timeout == 3.0
+    cls = protocol_class(Settings(header_timeout=3.0, body_timeout=4.0))
+    assert issubclass(cls, ConnectionLimits) and issubclass(cls, HttpToolsProtocol)
+    assert cls.header_timeout == 3.0 and cls.body_timeout == 4.0
 
 
 def test_a_silent_client_is_closed_after_the_head_timeout(head_limited_server: int) -> None:
@@ -179,3 +187,11 @@ def test_a_head_over_the_limit_is_refused_with_431(head_limited_server: int) -> 
     assert _reply(head_limited_server, head, wait=5).startswith(b"HTTP/1.1 431 ")
     ok = _reply(head_limited_server, b"GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 5)
     assert ok.startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_body_that_stops_coming_is_cut_with_408(head_limited_server: int) -> None:
+    # uvicorn alone waits for the rest of a body for ever
+    head = b"POST /ok HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" + b"a" * 10
+    assert _reply(head_limited_server, head, wait=5).startswith(b"HTTP/1.1 408 ")
+    whole = head + b"a" * 90
+    assert b'{"bytes":100}' in _reply(head_limited_server, whole, wait=5)

@@ -147,7 +147,7 @@ def test_limits_objects_are_views_with_the_settings_defaults() -> None:
     import inspect
 
     from reprokg.loaders.limits import InputLimits
-    from reprokg.service.http import HeadLimits
+    from reprokg.service.http import ConnectionLimits
     from reprokg.service.routes.sparql import SparqlLimits
     from reprokg.sparql.runner import InlineQueryRunner, ProcessQueryRunner
 
@@ -157,12 +157,20 @@ def test_limits_objects_are_views_with_the_settings_defaults() -> None:
             assert f.default == getattr(defaults, f.name), (cls.__name__, f.name)
         tight = defaults.with_(**{f.name: _other_value(f)[1] for f in fields(cls)})
         assert all(getattr(cls.of(tight), f.name) == getattr(tight, f.name) for f in fields(cls))
-    assert HeadLimits.header_timeout == defaults.header_timeout
-    assert HeadLimits.max_header_bytes == defaults.max_header_bytes
+    for name in (
+        "header_timeout",
+        "max_header_bytes",
+        "body_timeout",
+        "body_min_rate",
+        "max_connections_per_client",
+    ):
+        assert getattr(ConnectionLimits, name) == getattr(defaults, name), name
+    assert ConnectionLimits.request_budget == defaults.limit_concurrency
     for runner in (InlineQueryRunner, ProcessQueryRunner):
         params = inspect.signature(runner).parameters
         assert params["timeout"].default == defaults.query_timeout
         assert params["row_cap"].default == defaults.row_cap
+        assert params["answer_bytes"].default == defaults.answer_bytes
 
 
 def test_the_source_size_limit_is_a_setting(tmp_path: Path) -> None:

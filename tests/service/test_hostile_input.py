@@ -318,3 +318,34 @@ def test_the_survey_measures_on_the_demo_data_are_not_a_500(
         for dataset in ("both", "per-paper", "consolidated"):
             r = c.get("/measures/survey", params={"dataset": dataset})
             assert r.status_code == 200, (dataset, r.text[:300])
+
+
+# --- issue 28 ---------------------------------------------------------------------------
+
+
+def test_the_web_form_parses_in_the_parse_workers(tmp_path: Path) -> None:
+    """``POST /validate/report`` (the web form) parsed in the server process, outside the
+    parse limits: past a 5 s limit it answered after 26 s. Over HTTP to a real server with
+    a 1 s parse limit, the largest real source (~50 s to validate here) is stopped at the
+    limit and the form says so; the server and /health go on."""
+    import httpx
+
+    from tests.service.conftest import http_get, reprokg_serve
+
+    need(SHARED_DATA.is_dir(), "real data folder is missing")
+    data = (SHARED_DATA / "replicability_graphics/consolidatedData.json").read_bytes()
+    env = {"REPROKG_PARSE_WORKERS": "1", "REPROKG_PARSE_TIMEOUT": "1", "REPROKG_ACCESS_LOG": "0"}
+    with reprokg_serve(tmp_path / "kg", env) as (port, proc):
+        t0 = time.monotonic()
+        r = httpx.post(
+            f"http://127.0.0.1:{port}/validate/report",
+            params={"format": "json"},
+            files={"upload": ("consolidatedData.json", data, "application/json")},
+            timeout=300,
+        )
+        elapsed = time.monotonic() - t0
+        assert r.status_code == 200, r.text[:300]
+        messages = [x["message"] for x in r.json()["results"]]
+        assert any("longer than the limit of 1 s" in m for m in messages), messages[:3]
+        assert proc.poll() is None and http_get(port) == 200
+    assert elapsed < 30, elapsed  # the limit, a worker's start and a loaded machine
