@@ -199,11 +199,12 @@ def check_chain(text: str, max_chain: int | None = None) -> None:
             )
 
 
-def prescan(text: str) -> None:
+def prescan(text: str, max_depth: int | None = None, max_chain: int | None = None) -> None:
     """The checks that run in the server before any parser: nesting and flat chains
-    (linear in the text; a located :class:`Refused`, 400)."""
-    check_nesting(text)
-    check_chain(text)
+    (linear in the text; a located :class:`Refused`, 400). The limits default to the
+    process's settings."""
+    check_nesting(text, max_depth)
+    check_chain(text, max_chain)
 
 
 def inspect_query(text: str) -> Inspection:

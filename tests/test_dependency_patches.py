@@ -126,7 +126,7 @@ def head_limited_server() -> Iterator[int]:
     def ok() -> dict[str, bool]:
         return {"ok": True}
 
-    async def post_ok(request):  # noqa: ANN001, ANN202 - a plain Starlette route
+    async def post_ok(request):
         from fastapi.responses import JSONResponse
 
         return JSONResponse({"bytes": len(await request.body())})

@@ -96,6 +96,8 @@ class SparqlLimits:
     write_token: str | None = Settings.write_token
     load_allowlist: tuple[str, ...] = Settings.load_allowlist
     read_only: bool = Settings.read_only
+    max_depth: int = Settings.max_depth
+    max_chain: int = Settings.max_chain
 
     @classmethod
     def of(cls, settings: Settings | SparqlLimits | None) -> SparqlLimits:
@@ -410,7 +412,7 @@ def sparql_router(
             offers = (fmt.SELECT_TYPES, fmt.ASK_TYPES, fmt.GRAPH_TYPES)
             if all(not _acceptable(accept, o) for o in offers):
                 raise ProtocolError(406, f"no SPARQL result format is acceptable ({accept})")
-        prescan(op.text)  # nesting, chains: a located 400 before any parser
+        prescan(op.text, limits.max_depth, limits.max_chain)  # a located 400, no parser
         job = QueryJob(
             op.text,
             default_graph_uris=op.graphs,
@@ -433,7 +435,7 @@ def sparql_router(
 
     def run_update(op: Operation, endpoint: str, authorization: str | None) -> Response:
         check(authorization)
-        prescan(op.text)
+        prescan(op.text, limits.max_depth, limits.max_chain)
         info = holder.get().inspect_update(op.text, tuple(limits.load_allowlist))
         if (op.graphs or op.named) and info.has_dataset:
             raise ProtocolError(
