@@ -114,7 +114,11 @@ def shacl_results(data: Graph, kind: str) -> list[Result]:
         inplace=True,
     )
     out = []
-    for res in report.subjects(RDF.type, SH.ValidationResult):
+    # the report's own results, not the sh:detail results pyshacl nests under a failed
+    # sh:node / sh:or (typed sh:ValidationResult too, but not results of the validation:
+    # SHACL 3.6.2; found by tests/validation/test_compare_property.py)
+    roots = list(report.subjects(RDF.type, SH.ValidationReport))
+    for res in (r for root in roots for r in report.objects(root, SH.result)):
         sev = report.value(res, SH.resultSeverity)
         severity = str(sev).rsplit("#", 1)[-1] if sev is not None else "Violation"
         shape = report.value(res, SH.sourceShape)
