@@ -51,6 +51,8 @@ DOAP = TermNamespace("http://usefulinc.com/ns/doap#")
 VANN = TermNamespace("http://purl.org/vocab/vann/")
 ORCID = TermNamespace("https://orcid.org/")
 DOI = TermNamespace("https://doi.org/")
+#: CiTO: how a reproduction report relates to the original (confirms, disputes, qualifies)
+CITO = TermNamespace("http://purl.org/spar/cito/")
 
 
 PREFIXES: dict[str, Namespace | type[DefinedNamespace]] = {
@@ -60,6 +62,7 @@ PREFIXES: dict[str, Namespace | type[DefinedNamespace]] = {
     "mls": MLS,
     "doap": DOAP,
     "vann": VANN,
+    "cito": CITO,
     "prov": PROV,
     "dcat": DCAT,
     "dcterms": DCTERMS,

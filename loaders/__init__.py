@@ -38,6 +38,9 @@ LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.gundersen_kjensmo",
     "reprokg.loaders.pwc_checklist",
     "reprokg.loaders.grsi",
+    "reprokg.loaders.artifact_evaluation",
+    "reprokg.loaders.rescience",
+    "reprokg.loaders.re_execution",
     "reprokg.loaders.qrels",
 )
 #: bytes of a file given to ``sniff``

@@ -24,7 +24,7 @@ from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
-from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.core.namespaces import CITO, RK, RKX, SCHEMA, new_graph
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
@@ -37,6 +37,10 @@ KNOWN = {
     "bibliography", "type", "domain", "language", "review", "contributors", "dates", "article",
     "journal",
 }  # fmt: skip
+
+
+#: the title label's mark -> how the report cites the original (CiTO)
+CITO_BY_LABEL = {"": CITO.confirms, "¬": CITO.disputes, "~": CITO.qualifies}
 
 
 def sniff(name: str, head: str) -> bool:
@@ -110,6 +114,7 @@ def load(data: bytes, name: str) -> list[Document]:
     article = _flat(head.get("article"))
     art_doi = _text(article.get("doi"))
     title = _text(head.get("title")) or ""
+    label = ""
     report: URIRef | None = None
     if art_doi:
         note("article.doi", article.get("doi"))
@@ -137,9 +142,10 @@ def load(data: bytes, name: str) -> list[Document]:
     if title:
         note("title", head["title"])
         g.add((report, SCHEMA.name, Literal(title)))
-        m = re.match(r"^\s*\[(¬?Re)\]", title)
+        m = re.match(r"^\s*\[([¬~]?R[ep])\]", title)
         if m:
-            g.add((report, RK.reproductionOutcome, Literal(f"[{m.group(1)}]")))
+            label = m.group(1)
+            g.add((report, RK.reproductionOutcome, Literal(f"[{label}]")))
     for k, prop in (("abstract", SCHEMA.abstract), ("domain", RK.conferenceName)):
         s = _text(head.get(k))
         if s:
@@ -250,6 +256,9 @@ def load(data: bytes, name: str) -> list[Document]:
     if original is not None:
         g.add((original, RDF.type, SCHEMA.ScholarlyArticle))
         g.add((report, RK.reproduces, original))
+        # CiTO, from the report to the original: its outcome label as a citation type
+        if label:
+            g.add((report, CITO_BY_LABEL[label[0] if label[0] in "¬~" else ""], original))
         if rurl:
             g.add(
                 (original, RK.articleURL, URIRef(rurl))

@@ -31,6 +31,7 @@ DCT = Namespace("http://purl.org/dc/terms/")
 DOAP = Namespace("http://usefulinc.com/ns/doap#")
 VANN = Namespace("http://purl.org/vocab/vann/")
 SDO = Namespace("http://schema.org/")
+CITO = Namespace("http://purl.org/spar/cito/")
 
 #: file stem -> (namespace, official ontology IRI, official version IRI or date, rdflib module)
 VOCABS = {
@@ -47,6 +48,7 @@ VOCABS = {
     "doap": (DOAP, "http://usefulinc.com/ns/doap#", "doap.rdf of 2018 (ewilderj/doap)", "_DOAP"),
     "vann": (VANN, "http://purl.org/vocab/vann/", "2010-06-07 (VANN)", "_VANN"),
     "schemaorg": (SDO, "http://schema.org/", "schema.org release 29.x", "_SDO"),
+    "cito": (CITO, "http://purl.org/spar/cito", "CiTO 2.8.1 (2018-02-16)", None),
 }
 
 # The official axioms we keep, written out (subject, predicate, object).
@@ -124,6 +126,10 @@ AXIOMS: list[tuple[URIRef, URIRef, URIRef]] = [
     (DCT.hasPart, RDFS.subPropertyOf, DCT.relation),
     (DCT.references, RDFS.subPropertyOf, DCT.relation),
     (DCT.isVersionOf, RDFS.subPropertyOf, DCT.relation),
+    # CiTO 2.8.1: the outcome relations of a reproduction to the original are citations
+    (CITO.confirms, RDFS.subPropertyOf, CITO.cites),
+    (CITO.disputes, RDFS.subPropertyOf, CITO.cites),
+    (CITO.qualifies, RDFS.subPropertyOf, CITO.cites),
 ]
 
 #: schema.org class parents (schema.org's own rdfs:subClassOf), for the classes we use.
@@ -307,6 +313,7 @@ def build() -> dict[str, Graph]:
             ("doap", DOAP),
             ("vann", VANN),
             ("schema", SDO),
+            ("cito", CITO),
         ):
             g.bind(prefix, n, override=True, replace=True)
         onto_iri = URIRef(BASE + stem)

@@ -52,6 +52,9 @@ def test_every_registered_loader_exposes_the_loader_api() -> None:
         "gk2018",
         "pwc-checklist",
         "grsi",
+        "artifact-evaluation",
+        "rescience",
+        "re-execution",
         "qrels",
     }
     for kind, module in found.items():

@@ -1,0 +1,250 @@
+"""What the three reproduction-evidence loaders share (``artifact-evaluation``, ``rescience``,
+``re-execution``): papers minted without DOI, links, one way to write an assessment, and
+the summary of a load.
+
+DESIGN.md, Papers, artifacts and assessments: a paper is its DOI IRI; without one it is
+minted from venue, year and normalised title (:func:`minted_paper`), and two records are
+the same paper only on a shared identifier. Every outcome is a
+``rk:ReproductionAssessment`` (:class:`Assessment`), whose outcome is a concept of
+``rk:ReproductionOutcomeScheme``. A malformed record becomes a document holding only a
+located Violation (:func:`rejected_record`): validation rejects it, nothing of it is
+written, and the other records of the file are stored. :class:`LoadSummary` says what a
+load normalised, skipped and why (``reprokg evidence load`` prints it).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from rdflib import RDF, RDFS, Graph, Literal, URIRef
+from rdflib.namespace import PROV, XSD
+
+from reprokg.core.document import Document, Message
+from reprokg.core.errors import IdentifierError
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import doi_iri, mint
+from reprokg.core.namespaces import RK, SCHEMA, new_graph
+
+_URL_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$", re.IGNORECASE)
+_DOI_URL_RE = re.compile(
+    r"^(?:https?://)?(?:dx\.)?doi\.org/(10\.\S+)$|"
+    r"^https?://dl\.acm\.org/doi/(?:(?:pdf|abs|full|epdf|fullHtml)/)?(10\.\d{4,9}/\S+?)/?$|"
+    r"^(?:doi:\s*)?(10\.\d{4,9}/\S+)$",
+    re.IGNORECASE,
+)
+
+#: outcome concepts by the slug the web and the named query use
+OUTCOMES: dict[str, URIRef] = {
+    "reproduced": RK.OutcomeReproduced,
+    "partially-reproduced": RK.OutcomePartiallyReproduced,
+    "not-reproduced": RK.OutcomeNotReproduced,
+    "inconclusive": RK.OutcomeInconclusive,
+    "not-attempted": RK.OutcomeNotAttempted,
+}
+SLUGS: dict[str, str] = {str(v): k for k, v in OUTCOMES.items()}
+
+
+def normalise_title(title: str) -> str:
+    """Lower-case, accents folded, everything but letters and digits one space: the key of a
+    paper minted without DOI, and the evidence of a candidate match."""
+    text = unicodedata.normalize("NFKD", title)
+    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
+    return " ".join(re.findall(r"[^\W_]+", text))
+
+
+def minted_paper(venue: str, year: int | str, title: str) -> URIRef:
+    """The IRI of a paper without DOI: minted from venue, year and normalised title."""
+    return mint(
+        "publication", stable_key("venue-year-title", venue.casefold(), year, normalise_title(title))
+    )
+
+
+def paper_doi(url: str | None) -> str | None:
+    """The DOI a paper link carries (``https://doi.org/…``, ``dl.acm.org/doi/pdf/…``, a bare
+    ``10.…``), or ``None``."""
+    if not url:
+        return None
+    m = _DOI_URL_RE.match(url.strip())
+    if not m:
+        return None
+    doi = next(g for g in m.groups() if g)
+    return doi.rstrip(".,;") if _is_doi(doi) else None
+
+
+def _is_doi(text: str) -> bool:
+    try:
+        doi_iri(text)
+    except IdentifierError:
+        return False
+    return True
+
+
+def link(text: str | None) -> URIRef | None:
+    """A location as an IRI: a DOI (bare or as a doi.org URL) as its DOI IRI, an http(s) URL as
+    itself; anything else ``None`` (kept as written by the caller)."""
+    if not text:
+        return None
+    text = text.strip()
+    doi = paper_doi(text) if "doi" in text.lower() or text.startswith("10.") else None
+    if doi:
+        return doi_iri(doi)
+    return URIRef(text) if _URL_RE.match(text) else None
+
+
+def typed_year(year: int) -> Literal:
+    return Literal(f"{year:04d}", datatype=XSD.gYear)
+
+
+def describe_source(g: Graph, source: URIRef) -> None:
+    """The evidence source node typed in the document (shapes check ``sh:class``)."""
+    g.add((source, RDF.type, RK.EvidenceSource))
+
+
+def agent(g: Graph, key: str, name: str, *, organisation: bool = True) -> URIRef:
+    """An assessor agent minted from ``key`` (a committee, a journal, a study's pipeline)."""
+    node = mint("agent", stable_key("assessor", key))
+    g.add((node, RDF.type, PROV.Agent))
+    g.add((node, RDF.type, SCHEMA.Organization if organisation else PROV.SoftwareAgent))
+    g.add((node, RDFS.label, Literal(name)))
+    g.add((node, SCHEMA.name, Literal(name)))
+    return node
+
+
+@dataclass
+class Assessment:
+    """One reproduction assessment, written by :meth:`add_to` the same way by every loader."""
+
+    node: URIRef
+    outcome: URIRef
+    method: URIRef
+    assessor: URIRef
+    source: URIRef
+    work: URIRef | None = None
+    report: URIRef | None = None
+    kind: URIRef | None = None
+    date: Literal | None = None
+    as_written: str | None = None
+    note: str | None = None
+    claim: str | None = None
+    evidence: list[URIRef] = field(default_factory=list)
+    artifact: URIRef | None = None
+    venue: str | None = None
+    year: int | None = None
+
+    def add_to(self, g: Graph) -> URIRef:
+        n = self.node
+        g.add((n, RDF.type, RK.ReproductionAssessment))
+        g.add((n, RDF.type, PROV.Entity))
+        g.add((n, RK.outcome, self.outcome))
+        g.add((n, RK.assessmentMethod, self.method))
+        g.add((n, PROV.wasAttributedTo, self.assessor))
+        g.add((n, RK.evidenceSource, self.source))
+        describe_source(g, self.source)
+        for prop, value in (
+            (RK.assessedWork, self.work),
+            (RK.reproductionReport, self.report),
+            (RK.reproductionKind, self.kind),
+            (RK.assessmentDate, self.date),
+            (RK.evaluatedArtifact, self.artifact),
+        ):
+            if value is not None:
+                g.add((n, prop, value))
+        for prop, text in (
+            (RK.outcomeAsWritten, self.as_written),
+            (RK.evidenceNote, self.note),
+            (RK.assessedClaim, self.claim),
+            (RK.evaluationVenue, self.venue),
+        ):
+            if text:
+                g.add((n, prop, Literal(text)))
+        if self.year is not None:
+            g.add((n, RK.evaluationYear, Literal(self.year)))
+        for e in self.evidence:
+            g.add((n, RK.evidence, e))
+        return n
+
+
+@dataclass
+class LoadSummary:
+    """What one source's load read, normalised, skipped and why (per file)."""
+
+    source: str
+    kind: str
+    records: int = 0
+    documents: int = 0
+    #: (field, as written, read as) -> records
+    normalised: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    #: (line or None, what, why) of every record or part not loaded
+    skipped: list[tuple[int | None, str, str]] = field(default_factory=list)
+    #: outcome slug -> assessments
+    outcomes: Counter[str] = field(default_factory=Counter)
+    #: further counts the loader reports (badge terms, re-execution statuses, …)
+    counts: Counter[str] = field(default_factory=Counter)
+
+    def normal(self, path: str, written: str, read_as: str) -> None:
+        self.normalised[(path, written, read_as)] += 1
+
+    def skip(self, line: int | None, what: str, why: str) -> None:
+        self.skipped.append((line, what, why))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "records": self.records,
+            "documents": self.documents,
+            "outcomes": dict(sorted(self.outcomes.items())),
+            "counts": dict(sorted(self.counts.items())),
+            "normalised": [
+                {"field": f, "as_written": w, "read_as": r, "records": n}
+                for (f, w, r), n in sorted(self.normalised.items())
+            ],
+            "skipped": [{"line": ln, "what": w, "why": y} for ln, w, y in self.skipped],
+        }
+
+    def to_text(self) -> str:
+        out = [
+            f"{self.source} ({self.kind}): {self.records} record(s), {self.documents} "
+            f"document(s); outcomes: "
+            + (", ".join(f"{k} {v}" for k, v in sorted(self.outcomes.items())) or "none")
+        ]
+        if self.counts:
+            out.append("  counts: " + ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items())))
+        for (f, w, r), n in sorted(self.normalised.items()):
+            if w != r:
+                out.append(f"  normalised {f}: {w!r} -> {r} ({n})")
+        for ln, what, why in self.skipped:
+            where = f"line {ln}: " if ln is not None else ""
+            out.append(f"  skipped {where}{what}: {why}")
+        return "\n".join(out)
+
+
+def rejected_record(
+    *,
+    kind: str,
+    loader: str,
+    version: str,
+    name: str,
+    source: bytes,
+    key: str,
+    path: str,
+    message: str,
+    line: int | None,
+    value: str | None = None,
+) -> Document:
+    """A malformed record as a document holding only its located Violation: validation
+    rejects it (nothing is written) while the file's other records are stored."""
+    return Document(
+        kind=kind,
+        graph=new_graph(),
+        source_name=name,
+        source_bytes=source,
+        loader=loader,
+        loader_version=version,
+        source_key=key,
+        messages=[Message("Violation", path, message, None, value, line)],
+    )

@@ -1,0 +1,311 @@
+"""The ReScience C bibliography (``published.bib``) -> one document per article (kind ``rescience``).
+
+ReScience C publishes peer-reviewed replications and reproductions; its bibliography
+(ReScience/rescience.github.io, ``_bibliography/published.bib``) has one BibTeX entry per
+article with ``doi`` (the article's Zenodo DOI), ``url``, ``code_url``, ``code_doi``,
+``code_swh``, ``data_url``, ``data_doi``, ``review_url``, ``type`` (Replication,
+Reproduction, Editorial, Letter), ``domain``, ``language``, ``keywords``, ``year``,
+``month``, ``volume``, ``number``. The outcome is in the title, as the journal's template
+asks authors to write it: ``[Re]`` a successful replication, ``[¬Re]`` a failed one,
+``[~Re]`` a partial one, and ``[Rp]`` / ``[¬Rp]`` for reproductions.
+
+Each article is a ``rk:ReproductionReport`` (its DOI IRI, the same node the ML
+Reproducibility Challenge ``metadata.yaml`` loader writes, so the original paper those
+headers name through ``rk:reproduces`` joins in the graph), with one
+``rk:ReproductionAssessment`` by journal review whose outcome is the label's
+(``reproductionKind``: replication = ACM 2020 replicability, reproduction = ACM 2020
+reproducibility). An article without a label (an editorial, a letter) is loaded as an
+article without an assessment: no outcome is invented. BibTeX is parsed by bibtexparser;
+an entry it cannot parse is a rejected document with a located Violation, and the
+bibliography's other entries are stored. Authors stay one text (names never make person
+nodes).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rdflib import RDF, Literal, URIRef
+from rdflib.namespace import XSD
+
+from reprokg.core.document import Document, Message
+from reprokg.core.errors import IdentifierError, LoadError
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import doi_iri, mint
+from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
+from reprokg.loaders.evidence import Assessment, LoadSummary, agent, link, rejected_record
+from reprokg.loaders.source import decode_text
+
+KIND = "rescience"
+LOADER_NAME = "reprokg.loaders.rescience"
+LOADER_VERSION = "1"
+
+#: title label -> (outcome, what kind of study, the label's meaning)
+LABELS: dict[str, tuple[URIRef, URIRef, str]] = {
+    "Re": (RK.OutcomeReproduced, RK.Acm2020Replicability, "successful replication"),
+    "¬Re": (RK.OutcomeNotReproduced, RK.Acm2020Replicability, "failed replication"),
+    "~Re": (RK.OutcomePartiallyReproduced, RK.Acm2020Replicability, "partial replication"),
+    "Rp": (RK.OutcomeReproduced, RK.Acm2020Reproducibility, "successful reproduction"),
+    "¬Rp": (RK.OutcomeNotReproduced, RK.Acm2020Reproducibility, "failed reproduction"),
+    "~Rp": (RK.OutcomePartiallyReproduced, RK.Acm2020Reproducibility, "partial reproduction"),
+}
+_LABEL_RE = re.compile(r"\[\s*([¬~]?)\s*(Re|Rp)\s*\]")
+KNOWN = {
+    "author", "title", "journal", "year", "month", "volume", "number", "pages", "doi", "url",
+    "code_url", "code_doi", "code_swh", "data_url", "data_doi", "review_url", "type",
+    "language", "domain", "keywords", "note",
+}  # fmt: skip
+
+
+def sniff(name: str, head: str) -> bool:
+    return name.endswith(".bib") and "@" in head and ("ReScience" in head or "code_url" in head)
+
+
+def load(data: bytes, name: str) -> list[Document]:
+    return load_with_summary(data, name)[0]
+
+
+def _plain(v: Any) -> str:
+    """A BibTeX value without its protecting braces and with spaces collapsed."""
+    s = str(v or "").strip()
+    while len(s) >= 2 and s[0] == "{" and s[-1] == "}":
+        s = s[1:-1].strip()
+    s = s.replace("{", "").replace("}", "")
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def load_with_summary(data: bytes, name: str) -> tuple[list[Document], LoadSummary]:
+    import bibtexparser
+
+    text = decode_text(data, name)
+    summary = LoadSummary(name, KIND)
+    try:
+        library = bibtexparser.parse_string(text)
+    except Exception as exc:  # noqa: BLE001 - the parser's own errors are not ours
+        raise LoadError(f"cannot parse the BibTeX: {exc}", source=name, line=1) from exc
+    if not library.entries and not library.failed_blocks:
+        raise LoadError("no BibTeX entry found; expected the ReScience C bibliography", source=name)
+    docs: list[Document] = []
+    for block in library.failed_blocks:
+        line = (block.start_line or 0) + 1
+        summary.records += 1
+        raw = getattr(block, "raw", "") or ""
+        why = str(getattr(block, "error", "") or type(block).__name__)
+        summary.skip(line, "BibTeX entry", f"cannot be parsed ({why})")
+        docs.append(
+            rejected_record(
+                kind=KIND,
+                loader=LOADER_NAME,
+                version=LOADER_VERSION,
+                name=name,
+                source=raw.encode("utf-8"),
+                key=f"{KIND}:rejected:{stable_key(name, line, raw)}",
+                path="entry",
+                message=f"entry: this BibTeX entry cannot be parsed ({why}); it is skipped and "
+                "the other entries are loaded",
+                line=line,
+            )
+        )
+    for entry in library.entries:
+        summary.records += 1
+        docs.append(_entry(entry, name, summary))
+    summary.documents = len(docs)
+    return docs, summary
+
+
+def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
+    line = (entry.start_line or 0) + 1
+    fields = {f.key.lower(): _plain(f.value) for f in entry.fields}
+    raw = (getattr(entry, "raw", None) or repr(sorted(fields.items()))).encode("utf-8")
+    title, doi_text = fields.get("title", ""), fields.get("doi", "")
+    g = new_graph()
+    msgs: list[Message] = []
+    report: URIRef | None = None
+    if doi_text:
+        try:
+            report = doi_iri(doi_text)
+            g.add((report, RK.doiAsWritten, Literal(doi_text)))
+        except IdentifierError as exc:
+            msgs.append(Message("Warning", "doi", str(exc), None, doi_text, line))
+    if not title:
+        summary.skip(line, f"entry {entry.key}", "no title")
+        return rejected_record(
+            kind=KIND,
+            loader=LOADER_NAME,
+            version=LOADER_VERSION,
+            name=name,
+            source=raw,
+            key=f"{KIND}:rejected:{stable_key(name, entry.key)}",
+            path="title",
+            message="title: every ReScience article has a title (it carries the outcome label)",
+            line=line,
+        )
+    key = doi_text.lower() if report is not None else entry.key
+    if report is None:
+        report = mint("report", stable_key("rescience", entry.key))
+        msgs.append(
+            Message(
+                "Warning", "doi", "no DOI: the article gets a minted IRI and cannot join the "
+                "ML Reproducibility Challenge headers", None, None, line,
+            )  # fmt: skip
+        )
+    kind = fields.get("type", "")
+    g.add((report, RDF.type, SCHEMA.ScholarlyArticle))
+    g.add((report, SCHEMA.name, Literal(title)))
+    if kind:
+        g.add((report, SCHEMA.additionalType, Literal(kind)))
+    labels = _LABEL_RE.findall(title)
+    if kind.lower() in ("replication", "reproduction") or labels:
+        g.add((report, RDF.type, RK.ReproductionReport))
+    journal = fields.get("journal", "")
+    if journal:
+        g.add((report, RK.journalName, Literal(journal)))
+    year = fields.get("year", "")
+    if year.isdigit():
+        g.add((report, RK.publicationYear, Literal(int(year))))
+    elif year:
+        g.add((report, RKX.year, Literal(year)))
+        msgs.append(Message("Warning", "year", "year is not a number", None, year, line))
+    for k, prop in (
+        ("volume", RK.journalVolume),
+        ("number", RK.journalIssue),
+        ("pages", RK.articleNumber),
+        ("author", RK.authorNamesAsWritten),
+        ("language", SCHEMA.programmingLanguage),
+        ("domain", RK.researchField),
+    ):
+        if fields.get(k):
+            g.add((report, prop, Literal(fields[k])))
+    for kw in (x.strip() for x in fields.get("keywords", "").split(",")):
+        if kw:
+            g.add((report, SCHEMA.keywords, Literal(kw)))
+    for k, prop in (
+        ("url", RK.articleURL),
+        ("code_url", SCHEMA.codeRepository),
+        ("review_url", RK.reviewURL),
+        ("data_url", RK.dataURL),
+    ):
+        v = fields.get(k, "")
+        if not v:
+            continue
+        iri = link(v)
+        if iri is not None:
+            g.add((report, prop, iri))
+        else:
+            g.add((report, rkx_term(k), Literal(v)))
+            msgs.append(Message("Info", k, "not an http(s) URL; kept as written", None, v, line))
+    for k, prop in (("code_doi", RK.codeDOI), ("data_doi", RK.dataURL)):
+        v = fields.get(k, "")
+        if v:
+            try:
+                g.add((report, prop, doi_iri(v)))
+            except IdentifierError as exc:
+                g.add((report, rkx_term(k), Literal(v)))
+                msgs.append(Message("Warning", k, str(exc), None, v, line))
+    swh = fields.get("code_swh", "")
+    if swh:
+        g.add((report, RK.softwareHeritageId, Literal(swh if swh.startswith("swh:") else "swh:" + swh)))
+    for k, v in fields.items():
+        if k not in KNOWN and v:
+            g.add((report, rkx_term(k), Literal(v)))
+            msgs.append(Message.kept_unknown("field", k, report, v, line))
+
+    # the outcome label (an article still under review has none yet)
+    if labels and journal.lower() == "under review":
+        summary.skip(line, f"outcome of {title!r}", "the article is still under review")
+        msgs.append(
+            Message("Info", "journal", "under review: its label is the authors' claim, not a "
+                    "reviewed outcome; no assessment is made", str(report), journal, line)
+        )  # fmt: skip
+        labels = []
+    elif not labels:
+        summary.counts[f"articles without an outcome label ({kind or 'no type'})"] += 1
+        if kind.lower() in ("replication", "reproduction"):
+            msgs.append(
+                Message(
+                    "Warning",
+                    "title",
+                    f"a {kind.lower()} whose title carries no outcome label ([Re], [¬Re], "
+                    "[~Re], [Rp], [¬Rp]): no assessment is made",
+                    str(report),
+                    title,
+                    line,
+                )
+            )
+            summary.skip(line, f"outcome of {title!r}", "no outcome label in the title")
+        else:
+            summary.skip(line, f"outcome of {title!r}", f"not a replication (type {kind!r})")
+    else:
+        mark, letters = labels[0]
+        label = f"{mark}{letters}"
+        outcome, study_kind, meaning = LABELS[label]
+        written = f"[{label}]"
+        if not re.match(r"^\s*\[", title):
+            summary.normal("title", f"{written} inside the title", label)
+            msgs.append(
+                Message(
+                    "Info", "title", f"the outcome label {written} is inside the title, not "
+                    "before it; read as the article's label", str(report), title, line,
+                )  # fmt: skip
+            )
+        if len(set(labels)) > 1:
+            msgs.append(
+                Message("Warning", "title", "the title carries several outcome labels; the "
+                        "first is read", str(report), title, line)  # fmt: skip
+            )
+        declared = {"replication": "Re", "reproduction": "Rp"}.get(kind.lower())
+        if declared != letters:
+            msgs.append(
+                Message(
+                    "Info", "type", f"type {kind!r} but the title label is {written}; the "
+                    "label decides the kind", str(report), kind, line,
+                )  # fmt: skip
+            )
+        summary.normal("title label", written, SLUG_OF[outcome])
+        summary.outcomes[SLUG_OF[outcome]] += 1
+        summary.counts[f"label {written}"] += 1
+        review = link(fields.get("review_url", ""))
+        date = _date(year, fields.get("month", ""))
+        Assessment(
+            node=mint("assessment", stable_key(KIND, key)),
+            outcome=outcome,
+            method=RK.JournalReview,
+            assessor=agent(g, "rescience-c", "ReScience C (replication authors and reviewers)"),
+            source=RK.ReScienceC,
+            report=report,
+            kind=study_kind,
+            date=date,
+            as_written=written,
+            note=f"title label {written}: {meaning} (ReScience C's convention)",
+            evidence=[x for x in (report, review) if x is not None],
+            venue="ReScience C",
+            year=int(year) if year.isdigit() else None,
+        ).add_to(g)
+    return Document(
+        kind=KIND,
+        graph=g,
+        source_name=name,
+        source_bytes=raw,
+        loader=LOADER_NAME,
+        loader_version=LOADER_VERSION,
+        source_key=f"{KIND}:{key}",
+        messages=msgs,
+        lines={"title": line, "doi": line},
+        subject=report,
+    )
+
+
+SLUG_OF = {
+    RK.OutcomeReproduced: "reproduced",
+    RK.OutcomeNotReproduced: "not-reproduced",
+    RK.OutcomePartiallyReproduced: "partially-reproduced",
+}
+
+
+def _date(year: str, month: str) -> Literal | None:
+    if not year.isdigit():
+        return None
+    if month.isdigit() and 1 <= int(month) <= 12:
+        return Literal(f"{int(year):04d}-{int(month):02d}", datatype=XSD.gYearMonth)
+    return Literal(f"{int(year):04d}", datatype=XSD.gYear)
