@@ -21,6 +21,7 @@ from reprokg.cli import (
     compare,
     docs,
     evaluate,
+    evidence,
     intrinsic_dimension,
     ontology,
     serve,
@@ -36,6 +37,7 @@ from reprokg.core.errors import ReprokgError
 #: command modules in help order; each has ``register(command)``
 COMMANDS = (
     store,
+    evidence,
     annotate,
     compare,
     evaluate,

@@ -1,4 +1,4 @@
-"""Artifact-evaluation results -> one document per evaluated artifact (kind ``artifact-evaluation``).
+"""Artifact-evaluation results -> one document per evaluated artifact (``artifact-evaluation``).
 
 Three inputs, one record model:
 
@@ -137,8 +137,15 @@ def _load_json(text: str, name: str, summary: LoadSummary) -> list[Document]:
         return _load_papers(elements, name, summary)
     docs: list[Document] = []
     seen: dict[str, int] = {}
+    raws: dict[str, int] = {}
     for i, (rec, line, raw) in enumerate(elements):
         summary.records += 1
+        if raw in raws:
+            summary.skip(
+                line, f"record {i + 1}", f"an exact copy of the record at line {raws[raw]}"
+            )
+            continue
+        raws[raw] = line
         problem = _check(rec)
         if problem is not None:
             path, why = problem
@@ -157,9 +164,7 @@ def _load_json(text: str, name: str, summary: LoadSummary) -> list[Document]:
             appendix_url=str(rec.get("appendix_url") or "").strip(),
             award=_award(rec.get("award")),
             extra={
-                k: str(v)
-                for k, v in rec.items()
-                if k not in _JSON_KEYS and v not in (None, "", [])
+                k: str(v) for k, v in rec.items() if k not in _JSON_KEYS and v not in (None, "", [])
             },
         )
         base = f"reprodb:{r.venue}:{r.year}:{normalise_title(r.title)}"
@@ -196,9 +201,7 @@ def _check(rec: Any) -> tuple[str, str] | None:
     if not 1950 <= int(y) <= 2100:
         return "year", f"'year' {y!r} is not a plausible year of an evaluation"
     b = rec.get("badges")
-    if b is not None and (
-        not isinstance(b, list) or not all(isinstance(x, str) for x in b)
-    ):
+    if b is not None and (not isinstance(b, list) or not all(isinstance(x, str) for x in b)):
         return "badges", f"'badges' must be a list of labels, got {json.dumps(b)[:60]}"
     u = rec.get("artifact_urls")
     if u is not None and (not isinstance(u, list) or not all(isinstance(x, str) for x in u)):
@@ -301,7 +304,7 @@ def _load_results_page(text: str, name: str, summary: LoadSummary) -> list[Docum
         head = parse_yaml(front, name)
         arts = head.get("artifacts") if isinstance(head, dict) else None
         if isinstance(arts, list):
-            for i, a in enumerate(arts):
+            for a in arts:
                 summary.records += 1
                 line = _first_line(a)
                 if not isinstance(a, dict) or not str(a.get("title") or "").strip():
@@ -473,8 +476,12 @@ def _record_document(
             g.add((paper, RKX.paper_url, Literal(r.paper_url)))
             msgs.append(
                 Message(
-                    "Info", "paper_url", "paper_url is not an http(s) URL; kept as written",
-                    None, r.paper_url, line,
+                    "Info",
+                    "paper_url",
+                    "paper_url is not an http(s) URL; kept as written",
+                    None,
+                    r.paper_url,
+                    line,
                 )  # fmt: skip
             )
     elif r.paper_url and doi_text and r.paper_url.startswith("http"):
@@ -494,8 +501,12 @@ def _record_document(
             g.add((artifact, RKX.artifact_url, Literal(u)))
             msgs.append(
                 Message(
-                    "Info", "artifact_urls", "not an http(s) URL or a DOI; kept as written",
-                    None, u, line,
+                    "Info",
+                    "artifact_urls",
+                    "not an http(s) URL or a DOI; kept as written",
+                    None,
+                    u,
+                    line,
                 )  # fmt: skip
             )
             continue
@@ -525,8 +536,12 @@ def _record_document(
             summary.normal("badges", label, "no badge (an empty list)")
             msgs.append(
                 Message(
-                    "Warning", "badges", f"badge label {label!r} names no badge; read as none",
-                    None, label, line,
+                    "Warning",
+                    "badges",
+                    f"badge label {label!r} names no badge; read as none",
+                    None,
+                    label,
+                    line,
                 )  # fmt: skip
             )
         for part, term in n.terms:

@@ -166,8 +166,7 @@ SPELLINGS: tuple[Spelling, ...] = (
     Spelling(
         "oro",
         NISO_ORO,
-        "IEEE's badges are NISO RP-31-2021's: ORO = Open Research Objects (close to ACM "
-        "Available)",
+        "IEEE's badges are NISO RP-31-2021's: ORO = Open Research Objects (close to ACM Available)",
         "ReproDB: WOOT 2021, 2023",
     ),
     Spelling(
@@ -265,7 +264,7 @@ def table_markdown() -> str:
         "`Artifacts Available + Functional + Reusable` (ReproDB: SysTEX), `Badges: Available,",
         "Functional, Reproduced` (USENIX results pages), `available,functional,reproduced`",
         "(NDSS and EuroSys results pages), `reusable,reproduced` (ACSAC's page). The",
-        "sysartifacts tables write each badge as a span (`<span id=\"af\">FUNCTIONAL</span>`):",
+        'sysartifacts tables write each badge as a span (`<span id="af">FUNCTIONAL</span>`):',
         "its text is read through the same table.",
         "",
     ]

@@ -59,7 +59,8 @@ def normalise_title(title: str) -> str:
 def minted_paper(venue: str, year: int | str, title: str) -> URIRef:
     """The IRI of a paper without DOI: minted from venue, year and normalised title."""
     return mint(
-        "publication", stable_key("venue-year-title", venue.casefold(), year, normalise_title(title))
+        "publication",
+        stable_key("venue-year-title", venue.casefold(), year, normalise_title(title)),
     )
 
 

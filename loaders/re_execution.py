@@ -42,7 +42,9 @@ KIND = "re-execution"
 LOADER_NAME = "reprokg.loaders.re_execution"
 LOADER_VERSION = "1"
 
-_NAME_RE = re.compile(r"^run_log_r(?P<major>\d)(?P<minor>\d)_(?P<env>no_env|env)(?P<dl>_download)?\.csv$")
+_NAME_RE = re.compile(
+    r"^run_log_r(?P<major>\d)(?P<minor>\d)_(?P<env>no_env|env)(?P<dl>_download)?\.csv$"
+)
 STUDY = "trisovic2022"
 #: the logs carry no run dates; the study's replication data were released on this day
 #: (CITATION.cff of atrisovic/dataverse-r-study: doi:10.7910/DVN/UZLXSZ)
@@ -153,11 +155,11 @@ def load_with_summary(data: bytes, name: str) -> tuple[list[Document], LoadSumma
     return [doc], summary
 
 
-def _skip(msgs: list[Message], summary: LoadSummary, n: int, path: str, why: str, value: str) -> None:
+def _skip(
+    msgs: list[Message], summary: LoadSummary, n: int, path: str, why: str, value: str
+) -> None:
     summary.skip(n, path, why)
-    msgs.append(
-        Message("Warning", path, f"line skipped: {why}", None, value[:200], n)
-    )
+    msgs.append(Message("Warning", path, f"line skipped: {why}", None, value[:200], n))
 
 
 def _study_agent(g) -> URIRef:
@@ -241,6 +243,8 @@ def _download_checks(g, run, rows, summary: LoadSummary) -> None:
         g.add((node, RK.filesFailed, Literal(len(failed))))
         g.add((node, RK.downloadStatus, Literal(failed[0][1] if failed else "ok")))
         g.add((package, RK.downloadCheck, node))
-        summary.counts["packages downloaded" if not failed else "packages with a download error"] += 1
+        summary.counts[
+            "packages downloaded" if not failed else "packages with a download error"
+        ] += 1
         summary.counts["lines ok"] += len(files) - len(failed)
         summary.counts["lines not ok"] += len(failed)

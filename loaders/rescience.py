@@ -1,4 +1,4 @@
-"""The ReScience C bibliography (``published.bib``) -> one document per article (kind ``rescience``).
+"""The ReScience C bibliography (``published.bib``) -> one document per article (``rescience``).
 
 ReScience C publishes peer-reviewed replications and reproductions; its bibliography
 (ReScience/rescience.github.io, ``_bibliography/published.bib``) has one BibTeX entry per
@@ -146,8 +146,13 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
         report = mint("report", stable_key("rescience", entry.key))
         msgs.append(
             Message(
-                "Warning", "doi", "no DOI: the article gets a minted IRI and cannot join the "
-                "ML Reproducibility Challenge headers", None, None, line,
+                "Warning",
+                "doi",
+                "no DOI: the article gets a minted IRI and cannot join the "
+                "ML Reproducibility Challenge headers",
+                None,
+                None,
+                line,
             )  # fmt: skip
         )
     kind = fields.get("type", "")
@@ -205,7 +210,13 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
                 msgs.append(Message("Warning", k, str(exc), None, v, line))
     swh = fields.get("code_swh", "")
     if swh:
-        g.add((report, RK.softwareHeritageId, Literal(swh if swh.startswith("swh:") else "swh:" + swh)))
+        g.add(
+            (
+                report,
+                RK.softwareHeritageId,
+                Literal(swh if swh.startswith("swh:") else "swh:" + swh),
+            )
+        )
     for k, v in fields.items():
         if k not in KNOWN and v:
             g.add((report, rkx_term(k), Literal(v)))
@@ -245,21 +256,36 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
             summary.normal("title", f"{written} inside the title", label)
             msgs.append(
                 Message(
-                    "Info", "title", f"the outcome label {written} is inside the title, not "
-                    "before it; read as the article's label", str(report), title, line,
+                    "Info",
+                    "title",
+                    f"the outcome label {written} is inside the title, not "
+                    "before it; read as the article's label",
+                    str(report),
+                    title,
+                    line,
                 )  # fmt: skip
             )
         if len(set(labels)) > 1:
             msgs.append(
-                Message("Warning", "title", "the title carries several outcome labels; the "
-                        "first is read", str(report), title, line)  # fmt: skip
+                Message(
+                    "Warning",
+                    "title",
+                    "the title carries several outcome labels; the first is read",
+                    str(report),
+                    title,
+                    line,
+                )  # fmt: skip
             )
         declared = {"replication": "Re", "reproduction": "Rp"}.get(kind.lower())
         if declared != letters:
             msgs.append(
                 Message(
-                    "Info", "type", f"type {kind!r} but the title label is {written}; the "
-                    "label decides the kind", str(report), kind, line,
+                    "Info",
+                    "type",
+                    f"type {kind!r} but the title label is {written}; the label decides the kind",
+                    str(report),
+                    kind,
+                    line,
                 )  # fmt: skip
             )
         summary.normal("title label", written, SLUG_OF[outcome])
