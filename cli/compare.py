@@ -85,6 +85,16 @@ def register(command: Command) -> None:
         "bootstrap intervals (default 9999, scipy's)",
     )
     p.add_argument("--seed", type=int, default=0, help="their random seed (default 0)")
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a declared acceptance rule (a preset such as er-within-10pct, or a rule of "
+        "--rules): the verdict with its evidence, stored with --save; repeatable. Without a "
+        "rule there is no verdict",
+    )
+    p.add_argument("--rules", metavar="FILE", help="a YAML file of your own named rules")
 
 
 def _needs_store(args: argparse.Namespace) -> bool:
@@ -116,6 +126,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
     from reprokg.measures.registry import Options
     from reprokg.measures.run_comparison import compare_inputs
 
+    rules = _rules(args)  # an unknown rule is refused before any run is read
     store = None
     if _needs_store(args):
         from reprokg.store import open_store
@@ -159,22 +170,58 @@ def _compare_runs(args: argparse.Namespace) -> int:
                 later.discard()
         study = compare_inputs(qrels, runs[0], runs[1], runs[2], runs[3], qrels_rpl, options)
         out = study.to_json()
+        verdicts = []
         if args.save:
             from reprokg.measures.comparison_document import save_comparison
 
             out["iri"] = save_comparison(store, study)
             tell(f"saved the comparison as {out['iri']} in the store {store_location(args.store)}")
+            if rules:
+                from reprokg.measures.verdicts import save_verdict
+
+                verdicts = [save_verdict(store, study, out["iri"], r) for r in rules]
+        elif rules:
+            from reprokg.measures.verdicts import verdict_of
+
+            verdicts = [verdict_of(study, r) for r in rules]
+        if verdicts:
+            out["verdicts"] = [v.to_json() for v in verdicts]
         if args.format == "json":
             json.dump(out, sys.stdout, indent=2)
             sys.stdout.write("\n")
         else:
             sys.stdout.write(format_table(study, out.get("iri")))
+            for v in verdicts:
+                sys.stdout.write(format_verdict(v, stored=args.save))
         if store is None:
             exit_quickly()  # nothing to close: skip freeing the rankings at exit
         return 0
     finally:
         if store is not None:
             store.close()
+
+
+def _rules(args: argparse.Namespace) -> list:
+    """The acceptance rules asked for (resolved before anything is computed)."""
+    if not args.rule:
+        if args.rules:
+            from reprokg.core.errors import UsageError
+
+            raise UsageError("--rules names a file of rules; choose one with --rule NAME")
+        return []
+    from reprokg.measures.verdicts import resolve
+
+    return [resolve(name, args.rules) for name in args.rule]
+
+
+def format_verdict(verdict: object, stored: bool = False) -> str:
+    """One verdict: the rule, the outcome, each condition with its value."""
+    v = verdict.to_json()  # type: ignore[attr-defined]
+    lines = [f"\nverdict  {v['outcome']} (rule {v['rule']['name']})"]
+    lines += [f"  {c}" for c in (r.text() for r in verdict.results)]  # type: ignore[attr-defined]
+    if stored:
+        lines.append(f"  stored {v['assessment']}")
+    return "\n".join(lines) + "\n"
 
 
 #: run file bytes read in a forked child below which the fork costs more than it saves

@@ -391,9 +391,93 @@ GRSI_STAMPS = _study(
     read_options=("survey",),
 )
 
+_NB = "atrisovic/dataverse-r-study analysis/notebooks/"
+TRISOVIC2022 = _study(
+    name="trisovic2022",
+    title="A large-scale study on research code quality and execution (Trisovic et al., "
+    "Scientific Data 2022): re-execution rates",
+    publication="https://doi.org/10.1038/s41597-022-01143-6",
+    citation="Ana Trisovic, Matthew K. Lau, Thomas Pasquier, Mercè Crosas. A large-scale study "
+    "on research code quality and execution. Scientific Data 9, 60 (2022).",
+    follows=f"{_NB}01-success-analysis.ipynb, 02-get-combined-success-rates.ipynb and "
+    "02-error_analysis.ipynb (pandas), with their printed outputs",
+    data="re-execution logs (kind re-execution): the file results of R 3.2, 3.6 and 4.0 with "
+    "and without code cleaning, and the download logs",
+    queries=("studies/sparql/trisovic2022_results.rq", "studies/sparql/trisovic2022_downloads.rq"),
+    methods=[
+        Method(
+            PUBLISHED,
+            "the authors' notebooks, cell by cell",
+            (
+                "excluded DOIs: a download error in all six configurations (nb01 cells 8-11)",
+                "per file and configuration: success = 'success', time limit = 'time limit "
+                "exceeded', error = the rest, after the excluded DOIs' files are dropped "
+                "(nb01 cell 15)",
+                "per data set: success when any file ran, time limit when one hit it and none "
+                "ran, error otherwise (nb01 cell 17)",
+                "combined: the three versions' logs merged on (doi, file) by outer joins; a "
+                "file's result is success if any version ran it, none when a version lacks it "
+                "or hit the time limit, else R 3.6's; files of DOIs with a download error in "
+                "all three configurations dropped unless they ran (nb02 cells 9-29, 32-55)",
+                "error types by the notebook's substring rules, 'Error in source(r_file)' lines "
+                "dropped (02-error_analysis cells 8-35)",
+            ),
+        ),
+    ],
+    module="reprokg.studies.trisovic2022",
+)
+
+ARTIFACT_EVALUATION = _study(
+    name="artifact-evaluation",
+    title="Artifact-evaluation badge rates per venue and year (ReproDB's systems and security "
+    "venues)",
+    publication="https://reprodb.github.io/",
+    citation="ReproDB (ReproDB/reprodb.github.io): the artifact-evaluation results of OSDI, "
+    "SOSP, EuroSys, ATC, FAST, SC, USENIX Security, NDSS, ACSAC, PETS, CHES, WOOT and SysTEX, "
+    "consolidated from the venues' results pages.",
+    follows="no published analysis: ReproDB shows counts; the rates and their exact intervals "
+    "are ours",
+    data="artifact-evaluation assessments (kind artifact-evaluation): ReproDB's artifacts.json "
+    "(or the results pages) and its papers.json",
+    queries=(
+        "studies/sparql/artifact_evaluation.rq",
+        "studies/sparql/artifact_evaluation_papers.rq",
+    ),
+    methods=[
+        Method(
+            PUBLISHED,
+            "shares of the evaluated artifacts, exact binomial intervals",
+            (
+                "an evaluated artifact = one record of the source's results (a badge or not)",
+                "badge classes over the normalised ACM/NISO terms (docs/badge-normalisation.md): "
+                "available = ACM Available or NISO ORO; evaluated = ACM Artifacts Evaluated, "
+                "Functional or Reusable, or NISO ROR; reusable = ACM Reusable; reproduced = ACM "
+                "Results Reproduced or NISO ROR-R; replicated = ACM Results Replicated",
+                "results reproduced = the committee's assessment is reproduced (a results "
+                "badge), among all evaluated artifacts of the venue and year",
+                "95% two-sided Clopper-Pearson intervals (beta quantiles, as R's binom.test)",
+                "papers with an artifact = has_artifact among the papers ReproDB lists for the "
+                "venue and year (papers.json), where it lists them",
+            ),
+        ),
+    ],
+    module="reprokg.studies.artifact_evaluation",
+    options={"source": Option("the evidence: reprodb or results-pages", "reprodb")},
+    read_options=("source",),
+)
+
 #: Every study, in listing order.
 REGISTRY: dict[str, PublishedStudy] = {
-    s.name: s for s in (SIGGRAPH2020, GK2018, PWC_CHECKLIST_2019, AUDITS, GRSI_STAMPS)
+    s.name: s
+    for s in (
+        SIGGRAPH2020,
+        GK2018,
+        PWC_CHECKLIST_2019,
+        AUDITS,
+        GRSI_STAMPS,
+        TRISOVIC2022,
+        ARTIFACT_EVALUATION,
+    )
 }
 
 

@@ -61,6 +61,8 @@ def derived_from(study: PublishedStudy, options: Mapping[str, Any]) -> list[URIR
     return {
         "gk2018": [RK.GundersenKjensmo2018],
         "pwc-checklist-2019": [RK.PapersWithCodeChecklist2019],
+        "trisovic2022": [RK.DataverseReExecutionStudy],
+        "artifact-evaluation": [RK.ReproDB],
     }.get(study.name, [])
 
 

@@ -29,6 +29,8 @@ from reprokg.measures.inputs import (
 )
 from reprokg.measures.registry import Options
 from reprokg.measures.run_comparison import compare_inputs
+from reprokg.measures.verdicts import resolve as resolve_rule
+from reprokg.measures.verdicts import save_verdict, stored_verdicts
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.sparql.named import package_query
 from reprokg.store.base import SelectResult, Store
@@ -75,6 +77,7 @@ def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, byt
             return qrels_from_store(store, str(refs[field]))
         return None
 
+    rules = _rules(refs.get("rule"))  # an unknown rule is refused before anything is read
     q = qrels("qrels")
     ob, rb = run("orig_base"), run("rep_base")
     if q is None or ob is None or rb is None:
@@ -92,7 +95,19 @@ def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, byt
     out = study.to_json()
     out["iri"] = iri
     out["id"] = iri.rsplit("/", 1)[-1]
+    if rules:
+        out["verdicts"] = [save_verdict(store, study, iri, r).to_json() for r in rules]
     return out
+
+
+def _rules(raw: Any) -> list:
+    """The acceptance rules of a request: a preset name, a list of names, or one rule object."""
+    if raw is None or raw == "" or raw == []:
+        return []
+    items = raw if isinstance(raw, list) else [raw]
+    if not all(isinstance(x, str | dict) for x in items):
+        raise LoadError("rule: a preset name, a list of names or a rule object", field="rule")
+    return [resolve_rule(x) for x in items]
 
 
 def _json(data: str | bytes, source: str) -> Any:
@@ -158,6 +173,8 @@ async def post_comparison(
                 files[key] = (value.filename or key, data)
             elif key == "options":
                 refs[key] = _json(value, "options")
+            elif key == "rule":
+                refs.setdefault("rule", []).append(value)
             else:
                 refs[key] = value
     else:
@@ -165,7 +182,14 @@ async def post_comparison(
         if not isinstance(refs, dict):
             raise LoadError("expected a JSON object", source="request body")
     unknown = set(refs) | set(files)
-    unknown -= {*RUN_FIELDS, *QRELS_FIELDS, "options", "qrels_collection", "qrels_rpl_collection"}
+    unknown -= {
+        *RUN_FIELDS,
+        *QRELS_FIELDS,
+        "options",
+        "rule",
+        "qrels_collection",
+        "qrels_rpl_collection",
+    }
     if unknown:
         raise LoadError(f"unknown field(s): {', '.join(sorted(unknown))}", source="request body")
     # LoadError answers 400, ValidationFailed 422 with the reports (the app's error handler)
@@ -191,4 +215,7 @@ def get_comparison(comparison_id: str, store: StoreDep) -> dict:
     out = comparison_json(g, node)
     out["iri"] = str(node)
     out["id"] = comparison_id
+    verdicts = stored_verdicts(store, str(node))
+    if verdicts:
+        out["verdicts"] = verdicts
     return out

@@ -19,6 +19,7 @@ COMMANDS = (
     "restore",
     "backup",
     "rebuild-merge",
+    "evidence",
     "annotate",
     "compare",
     "evaluate",

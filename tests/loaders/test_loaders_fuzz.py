@@ -85,6 +85,14 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
             )
         ],
     }
+    studies_data = EXAMPLES.parent / "tests/studies/data"
+    ae = json.loads((studies_data / "reprodb_subset/artifacts.json").read_text("utf-8"))
+    out["artifact-evaluation"] = [("artifacts.json", json.dumps(ae[:3], indent=1).encode())]
+    logs = studies_data / "trisovic_subset"
+    out["re-execution"] = [
+        (p.name, _head(p, 12)) for p in sorted(logs.glob("run_log_r36_*env*.csv"))
+    ]
+    out["rescience"] = []
     subset = json.loads((EXAMPLES / "survey/consolidatedData-subset.json").read_text("utf-8"))
     out["survey"].append(("consolidatedData.json", json.dumps(subset[:2], indent=1).encode()))
     if SHARED_DATA.is_dir():
@@ -92,6 +100,12 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
             (SHARED_DATA / "surveys/rescience/mlrc_metadata").glob("*/*/journal/metadata.yaml")
         )
         out["mlrc"] = [("metadata.yaml", p.read_bytes()) for p in mlrc[:3]]
+        bib = SHARED_DATA / "surveys/rescience/journal_bib/_bibliography/published.bib"
+        out["rescience"] = [
+            ("published.bib", "\n@".join(bib.read_text("utf-8").split("\n@")[:3]).encode())
+        ]
+        page = SHARED_DATA / "artifact_evaluation/sysartifacts/osdi2023-results.md"
+        out["artifact-evaluation"].append((page.name, _head(page, 75)))
         core17 = SHARED_DATA / "trec/qrels/core17.txt"
         if core17.is_file():
             out["qrels"].append(("core17.txt", _head(core17, 60)))
@@ -108,6 +122,9 @@ KINDS = [
     "gk2018",
     "pwc-checklist",
     "grsi",
+    "artifact-evaluation",
+    "rescience",
+    "re-execution",
     "qrels",
 ]
 
@@ -130,7 +147,7 @@ def _seed(kind: str) -> list[tuple[str, bytes]]:
 
 def test_every_loader_kind_has_seeds() -> None:
     assert set(KINDS) == set(loaders.loaders())
-    assert all(seeds()[k] for k in KINDS if k != "mlrc")
+    assert all(seeds()[k] for k in KINDS if k not in ("mlrc", "rescience"))
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -2,8 +2,8 @@
 
 Every source goes through its loader (the same documents ``reprokg load`` makes) into a
 temporary embedded store: the 374 consolidated SIGGRAPH reviews, the Gundersen & Kjensmo
-evaluations, the Papers with Code checklist, the GRSI stamp list and the four example
-audits. The documents are written in one transaction without validation (the loaders'
+evaluations, the Papers with Code checklist, the GRSI stamp list, the four example
+audits, and subsets of the Dataverse R re-execution logs and of ReproDB's artifacts. The documents are written in one transaction without validation (the loaders'
 validation is tested with the loaders); write-back tests use ``ingest`` itself.
 """
 
@@ -20,6 +20,9 @@ GK_CSV = Path("surveys/gundersen_kjensmo_2018/data/evaluations.csv")
 PWC_CSV = Path("surveys/pwc_code_checklist_neurips2019/notebooks/code_checklist-neurips2019.csv")
 GRSI_JSON = Path("surveys/grsi_isenberg/publication_data/grsi_paper_data.json")
 AUDITS = REPO / "examples" / "audits"
+#: small real subsets of the evidence sources (the full files are checked by their own tests)
+TRISOVIC_SUBSET = REPO / "tests" / "studies" / "data" / "trisovic_subset"
+REPRODB_SUBSET = REPO / "tests" / "studies" / "data" / "reprodb_subset" / "artifacts.json"
 
 _CACHE: dict[str, Any] = {}
 
@@ -30,7 +33,7 @@ def sources(shared_data: Path, per_paper: bool = False) -> list[Path]:
         need(f.is_file(), f"{f} is missing")
     if per_paper:
         files.append(shared_data / PER_PAPER)
-    return [*files, AUDITS]
+    return [*files, AUDITS, TRISOVIC_SUBSET, REPRODB_SUBSET]
 
 
 def load_into(store: Any, paths: list[Path]) -> int:
