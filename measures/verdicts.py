@@ -233,8 +233,9 @@ def _value(measures: Mapping[str, Any], means: Mapping[str, Mapping[str, float]]
     if c.measure == "arp":
         side = c.side or "baseline"
         role = "base" if side == "baseline" else "adv"
-        o, r = means.get(f"orig_{role}", {}).get(c.at or ""), means.get(f"rep_{role}", {}).get(
-            c.at or ""
+        o, r = (
+            means.get(f"orig_{role}", {}).get(c.at or ""),
+            means.get(f"rep_{role}", {}).get(c.at or ""),
         )
         return None if o is None or r is None else (o, r)
     v = measures.get(c.measure)
@@ -356,7 +357,12 @@ class Verdict:
         from rdflib import URIRef
 
         from reprokg.core.identifiers import mint
-        from reprokg.core.results import Computation, canonical_json, result_document, software_versions
+        from reprokg.core.results import (
+            Computation,
+            canonical_json,
+            result_document,
+            software_versions,
+        )
 
         payload = canonical_json(self.to_json())
         return result_document(

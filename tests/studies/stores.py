@@ -3,8 +3,9 @@
 Every source goes through its loader (the same documents ``reprokg load`` makes) into a
 temporary embedded store: the 374 consolidated SIGGRAPH reviews, the Gundersen & Kjensmo
 evaluations, the Papers with Code checklist, the GRSI stamp list, the four example
-audits, and subsets of the Dataverse R re-execution logs and of ReproDB's artifacts. The documents are written in one transaction without validation (the loaders'
-validation is tested with the loaders); write-back tests use ``ingest`` itself.
+audits, and subsets of the Dataverse R re-execution logs and of ReproDB's artifacts. The
+documents are written in one transaction without validation (the loaders' validation is
+tested with the loaders); write-back tests use ``ingest`` itself.
 """
 
 from __future__ import annotations
