@@ -24,6 +24,7 @@ from reprokg.cli import (
     evidence,
     intrinsic_dimension,
     ontology,
+    passport,
     serve,
     shacl,
     stability,
@@ -38,6 +39,7 @@ from reprokg.core.errors import ReprokgError
 COMMANDS = (
     store,
     evidence,
+    passport,
     annotate,
     compare,
     evaluate,

@@ -82,7 +82,7 @@ def load_with_summary(data: bytes, name: str) -> tuple[list[Document], LoadSumma
     summary = LoadSummary(name, KIND)
     try:
         library = bibtexparser.parse_string(text)
-    except Exception as exc:  # noqa: BLE001 - the parser's own errors are not ours
+    except Exception as exc:
         raise LoadError(f"cannot parse the BibTeX: {exc}", source=name, line=1) from exc
     if not library.entries and not library.failed_blocks:
         raise LoadError("no BibTeX entry found; expected the ReScience C bibliography", source=name)

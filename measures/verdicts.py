@@ -310,7 +310,7 @@ class Verdict:
             "supersedes": list(self.supersedes),
         }
 
-    def to_graph(self):  # noqa: ANN201 - an rdflib Graph (imported when building it)
+    def to_graph(self):
         from rdflib import RDF, Literal, URIRef
         from rdflib.namespace import PROV
 
@@ -353,7 +353,7 @@ class Verdict:
             g.add((node, PROV.wasRevisionOf, URIRef(old)))
         return g
 
-    def document(self):  # noqa: ANN201 - a Document
+    def document(self):
         from rdflib import URIRef
 
         from reprokg.core.identifiers import mint

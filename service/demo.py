@@ -1,16 +1,19 @@
 """``reprokg serve --demo``: the bundled example data in a fresh embedded store.
 
 The examples ship as package data (``examples/``: a survey subset, run files with
-ir_metadata headers, qrels, audits, stability studies), so the demo works from an
+ir_metadata headers, qrels, audits, stability studies, and real subsets of the field's
+reproduction evidence in ``examples/evidence``: ReproDB badges, ReScience C outcomes, the
+Dataverse R re-execution logs), so the demo works from an
 installed wheel on a fresh machine, without the checkout or network access.
 
 After loading, the demo does what a user would next: ``reprokg evaluate RUN… --qrels Q
 --save`` (the bundled runs' reported measures evaluated on the bundled qrels, so the
 leaderboards, *find baselines* and ``/leaderboards``, have rows), ``reprokg compare
---save`` (the illustrative re-run against the original run: a stored comparison with its
-PRIMAD signature and measures) and ``reprokg stability --save`` of every stability study
-(seed 003's model and tests, stored as ``stability-analysis`` documents; the examples'
-observations are illustrative, and their analyses say so).
+--save --rule arp-within-5pct`` (the illustrative re-run against the original run: a stored
+comparison with its PRIMAD signature and measures, and the rule's verdict) and ``reprokg
+stability --save`` of every stability study (seed 003's model and tests, stored as
+``stability-analysis`` documents; the examples' observations are illustrative, and their
+analyses say so).
 """
 
 from __future__ import annotations
@@ -35,12 +38,16 @@ DEMO_RUNS = (
 )
 #: (original, reproduced) baseline runs the demo compares (``reprokg compare --save``)
 DEMO_COMPARISON = ("runs/annotated_run_example.txt", "runs/reproduced_run.txt")
+#: the acceptance rule the demo's comparison is judged by (measures/rules/presets.yaml)
+DEMO_RULE = "arp-within-5pct"
 #: the toy qrels of the tutorial the runs' lines come from (Apache-2.0, LICENSE.toy)
 DEMO_QRELS = "runs/qrels.toy"
 
 #: Example queries printed when the demo starts (path and query string).
 EXAMPLE_REQUESTS = [
     "/papers?year=2018&code=yes",
+    "/papers?outcome=not-reproduced",
+    "/queries/reproduction-assessments?outcome=not-reproduced",
     "/queries/find-baselines?collection=https://ir-datasets.com/nyt&measure=map",
     "/queries",
     "/queries/survey-code-availability",
@@ -181,7 +188,12 @@ def evaluate_demo_runs(store: Store, root: Path) -> None:
         save_evaluation(store, evaluate_runs(qrels, list(runs.values())))
     orig, rep = DEMO_COMPARISON
     if orig in runs and rep in runs:
-        save_comparison(store, compare_inputs(qrels, runs[orig], runs[rep]))
+        compared = compare_inputs(qrels, runs[orig], runs[rep])
+        iri = save_comparison(store, compared)
+        # ``--rule arp-within-5pct``: the comparison's verdict, with the rule and its measures
+        from reprokg.measures.verdicts import resolve, save_verdict
+
+        save_verdict(store, compared, iri, resolve(DEMO_RULE))
 
 
 def demo_store_dir(given: str | None) -> str:

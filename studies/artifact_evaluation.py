@@ -20,6 +20,7 @@ import pandas as pd
 
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.studies.plugin import StudyValue
 
 QUERY = "studies/sparql/artifact_evaluation.rq"
 PAPERS = "studies/sparql/artifact_evaluation_papers.rq"
@@ -162,26 +163,26 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[dict[str, Any]]:
+def values(result: dict[str, Any]) -> list[StudyValue]:
     out = []
     for r in result["per_venue_year"]:
         s = r["results_reproduced"]
         out.append(
-            {
-                "name": f"results_reproduced.{r['venue']}.{r['year']}",
-                "description": "share of evaluated artifacts with a results badge",
-                "statistic": s["rate"],
-                "n": s["n"],
-            }
+            StudyValue(
+                name=f"results_reproduced.{r['venue']}.{r['year']}",
+                description="share of evaluated artifacts with a results badge",
+                statistic=s["rate"],
+                n=s["n"],
+            )
         )
     o = result["overall"]["results_reproduced"]
     out.append(
-        {
-            "name": "results_reproduced.all",
-            "description": "share of evaluated artifacts with a results badge, all venues",
-            "statistic": o["rate"],
-            "n": o["n"],
-        }
+        StudyValue(
+            name="results_reproduced.all",
+            description="share of evaluated artifacts with a results badge, all venues",
+            statistic=o["rate"],
+            n=o["n"],
+        )
     )
     return out
 

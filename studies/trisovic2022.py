@@ -39,6 +39,7 @@ import pandas as pd
 
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.studies.plugin import StudyValue
 
 RESULTS = "studies/sparql/trisovic2022_results.rq"
 DOWNLOADS = "studies/sparql/trisovic2022_downloads.rq"
@@ -359,35 +360,35 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[dict[str, Any]]:
+def values(result: dict[str, Any]) -> list[StudyValue]:
     out = []
     for r in result["per_file"]:
         tag = f"r{r['version'].replace('.', '')}_{'env' if r['cleaning'] else 'no_env'}"
         out.append(
-            {
-                "name": f"per_file.{tag}.success_rate",
-                "description": f"share of R files that ran without error, {r['configuration']}",
-                "statistic": r["success_rate"],
-                "n": r["entries_after_exclusion"],
-            }
+            StudyValue(
+                name=f"per_file.{tag}.success_rate",
+                description=f"share of R files that ran without error, {r['configuration']}",
+                statistic=r["success_rate"],
+                n=r["entries_after_exclusion"],
+            )
         )
     for key, c in result["combined"].items():
         words = key.replace("_", " ")
         out.append(
-            {
-                "name": f"combined.{key}.success_rate",
-                "description": f"share of files that ran in some R version, {words}",
-                "statistic": c["success_rate"],
-                "n": c["files_with_result"],
-            }
+            StudyValue(
+                name=f"combined.{key}.success_rate",
+                description=f"share of files that ran in some R version, {words}",
+                statistic=c["success_rate"],
+                n=c["files_with_result"],
+            )
         )
         out.append(
-            {
-                "name": f"combined.{key}.dataset_success_rate",
-                "description": f"share of data sets with a file that ran, {words}",
-                "statistic": c["dataset_success_rate"],
-                "n": c["datasets"],
-            }
+            StudyValue(
+                name=f"combined.{key}.dataset_success_rate",
+                description=f"share of data sets with a file that ran, {words}",
+                statistic=c["dataset_success_rate"],
+                n=c["datasets"],
+            )
         )
     return out
 

@@ -40,6 +40,8 @@ class PaperRecord:
     topics: set[str] = field(default_factory=set)
     sources: set[str] = field(default_factory=set)
     code_answers: list[bool] = field(default_factory=list)
+    #: outcome slugs of the paper's reproduction assessments (every source)
+    outcomes: set[str] = field(default_factory=set)
     n: int = 0  # position in the index (posting lists hold these)
     title_lc: str = ""
 
@@ -59,8 +61,19 @@ class PaperRecord:
             "venue": self.venue or None,
             "topics": ", ".join(sorted(self.topics)) or None,
             "code": self.code,
+            "outcomes": ", ".join(o for o in OUTCOME_ORDER if o in self.outcomes) or None,
             "sources": ", ".join(sorted(self.sources)),
         }
+
+
+#: the outcome slugs, in the order they are listed
+OUTCOME_ORDER = (
+    "reproduced",
+    "partially-reproduced",
+    "not-reproduced",
+    "inconclusive",
+    "not-attempted",
+)
 
 
 COLUMNS: list[tuple[str, str]] = [
@@ -69,6 +82,7 @@ COLUMNS: list[tuple[str, str]] = [
     ("venue", "Venue"),
     ("topics", "Topics"),
     ("code", "Code shared"),
+    ("outcomes", "Reproduced?"),
     ("sources", "Described by"),
     ("doi", "DOI"),
     ("paper", "IRI"),
@@ -119,6 +133,8 @@ def fold(rows: Iterable[dict[str, Any]]) -> dict[str, PaperRecord]:
             goal_year.setdefault(iri, py)
         elif key == "goalVenue":
             goal_venue.setdefault(iri, str(py))
+        elif key == "outcome":
+            rec.outcomes.add(str(py))
     for iri, rec in out.items():
         if rec.year is None and iri in goal_year:
             rec.year = goal_year[iri]
@@ -135,6 +151,7 @@ class Filters:
     topic: str = ""
     code: str = ""
     source: str = ""
+    outcome: str = ""
 
     def empty(self) -> bool:
         return not self.params()
@@ -143,7 +160,9 @@ class Filters:
         """The (facet, value) pairs a posting list answers (all but the title words)."""
         pairs = [("year", str(self.year))] if self.year is not None else []
         pairs += [
-            (k, getattr(self, k)) for k in ("venue", "topic", "code", "source") if getattr(self, k)
+            (k, getattr(self, k))
+            for k in ("venue", "topic", "code", "source", "outcome")
+            if getattr(self, k)
         ]
         return pairs
 
@@ -161,6 +180,7 @@ class Filters:
             and (not self.topic or self.topic in r.topics)
             and (not self.code or r.code == self.code)
             and (not self.source or self.source in r.sources)
+            and (not self.outcome or self.outcome in r.outcomes)
         )
 
     def params(self) -> dict[str, str]:
@@ -189,6 +209,7 @@ class PaperIndex:
             keys += [("year", str(r.year))] if r.year is not None else []
             keys += [("topic", t) for t in r.topics]
             keys += [("source", s) for s in r.sources]
+            keys += [("outcome", o) for o in r.outcomes]
             for k in keys:
                 postings.setdefault(k, set()).add(i)
             for w in WORD_RE.findall(r.title_lc):
@@ -253,7 +274,13 @@ def select(ordered: list[PaperRecord], filters: Filters, desc: bool = False) -> 
 
 def facets(records: list[PaperRecord]) -> dict[str, list[tuple[str, int]]]:
     """Values each filter offers, with how many papers have it (over all papers)."""
-    counts: dict[str, dict[str, int]] = {"year": {}, "venue": {}, "topic": {}, "source": {}}
+    counts: dict[str, dict[str, int]] = {
+        "year": {},
+        "venue": {},
+        "topic": {},
+        "source": {},
+        "outcome": {},
+    }
     for r in records:
         if r.year is not None:
             counts["year"][str(r.year)] = counts["year"].get(str(r.year), 0) + 1
@@ -263,6 +290,8 @@ def facets(records: list[PaperRecord]) -> dict[str, list[tuple[str, int]]]:
             counts["topic"][t] = counts["topic"].get(t, 0) + 1
         for s in r.sources:
             counts["source"][s] = counts["source"].get(s, 0) + 1
+        for o in r.outcomes:
+            counts["outcome"][o] = counts["outcome"].get(o, 0) + 1
     return {k: sorted(v.items()) for k, v in counts.items()}
 
 

@@ -20,6 +20,7 @@ COMMANDS = (
     "backup",
     "rebuild-merge",
     "evidence",
+    "passport",
     "annotate",
     "compare",
     "evaluate",

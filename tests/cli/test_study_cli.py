@@ -23,7 +23,10 @@ def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     d = tmp_path_factory.mktemp("study-cli") / "store"
     with open_store(d) as store:
-        load_into(store, [REPO / "examples" / "survey", REPO / "examples" / "audits"])
+        load_into(
+            store,
+            [REPO / "examples" / f for f in ("survey", "audits", "evidence")],
+        )
     return d
 
 

@@ -68,13 +68,23 @@ def test_a_broken_assessment_is_rejected(engine, change, expected) -> None:
 def test_a_computed_verdict_with_its_rule_conforms(engine) -> None:
     rule = URIRef("https://w3id.org/reprokg/id/acceptance-rule/r")
 
+    comparison = URIRef("https://w3id.org/reprokg/id/comparison/c")
+
     def with_rule(g):
         g.add((NODE, RK.acceptanceRule, rule))
+        g.add((NODE, RK.evidence, comparison))
+        g.add((comparison, RDF.type, RK.ReproductionComparison))
+        g.add((NODE, RK.conditionResult, Literal("er[AP] within [0.9, 1.1]: 1 -> holds")))
         g.add((rule, RDF.type, RK.AcceptanceRule))
         g.add((rule, RK.ruleName, Literal("er-within-10pct")))
         g.add((rule, RK.ruleCondition, Literal("er[AP] within [0.9, 1.1]")))
 
     assert _violations(_doc(with_rule, method=RK.ComputedAcceptanceRule)) == []
+    # kind "assessment" (shapes/assessment.ttl): a verdict without its comparison is refused
+    bare = _doc(
+        lambda g: g.add((NODE, RK.acceptanceRule, rule)), method=RK.ComputedAcceptanceRule
+    )
+    assert any("names the comparison" in m for m in _violations(bare))
 
 
 def test_the_report_alone_names_the_work(engine) -> None:

@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse, Response
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.core.identifiers import doi_iri
 from reprokg.service.deps import ReadStoreDep
-from reprokg.service.web import charts, vocabulary
+from reprokg.service.web import charts, verdicts, vocabulary
 from reprokg.service.web.render import (
     SCHEMA,
     alternates,
@@ -76,11 +76,19 @@ def ordered_authors(authors: list[dict], order: list[dict]) -> list[dict]:
 
 
 def passport(store, target: str) -> dict:
+    """Everything the graph joins on one work, led by whether it was reproduced: the verdict
+    summary over every source, each assessment with its source, outcome, evidence and date."""
     p = {"paper": target}
     facts = rows_of(store, "paper", p)
     if not facts:
         raise NotFound(f"nothing is known about <{target}>")
-    out = {"paper": target, "facts": facts}
+    found = verdicts.fold(rows_of(store, "paper-verdicts", p))
+    out = {
+        "paper": target,
+        "verdict_summary": verdicts.summary(found),
+        "verdicts": found,
+        "facts": facts,
+    }
     out["authors"] = ordered_authors(
         rows_of(store, "paper-authors", p), rows_of(store, "paper-author-order", p)
     )
@@ -98,7 +106,10 @@ def paper(
     if fmt := wants(request):
         if fmt == "json":
             return JSONResponse(data)
-        rows = [{"part": k, **r} for k, _ in [("authors", ""), *PARTS] for r in data[k]]
+        parts = [("verdicts", ""), ("authors", ""), *PARTS]
+        rows = [
+            {"part": k, **{c: _flat(v) for c, v in r.items()}} for k, _ in parts for r in data[k]
+        ]
         cols = sorted({c for r in rows for c in r} - {"part"})
         return tabular(fmt, rows, ["part", *cols], "paper")
     facts = data["facts"]
@@ -129,6 +140,7 @@ def paper(
         | {"run" for _ in data["runs"][:1]}
         | {"stamp or badge" for s in stamps if s["value"] not in (False, "false")}
         | {r["kind"] for r in data["studies"]}
+        | {"assessment: " + e["source"] for e in data["verdicts"]}
     )
     return page(
         request,
@@ -147,9 +159,19 @@ def paper(
         audits=list(audits.values()),
         runs=data["runs"],
         studies=data["studies"],
+        verdict_summary=data["verdict_summary"],
+        verdicts=data["verdicts"],
         alternates=alternates(request),
-        sparql_behind=[sparql_of(n, {"paper": target}) for n in ("paper", *dict(PARTS).values())],
+        sparql_behind=[
+            sparql_of(n, {"paper": target})
+            for n in ("paper-verdicts", "paper", *dict(PARTS).values())
+        ],
     )
+
+
+def _flat(v: object) -> object:
+    """A list (a verdict's links) as one cell of CSV/TSV."""
+    return " ".join(map(str, v)) if isinstance(v, list) else v
 
 
 def _score(v: object) -> float | None:

@@ -48,6 +48,9 @@ def papers(
     topic: Annotated[str, Query(max_length=100)] = "",
     code: Literal["", "yes", "no"] = "",
     source: Annotated[str, Query(max_length=100)] = "",
+    outcome: Literal[
+        "", "reproduced", "partially-reproduced", "not-reproduced", "inconclusive", "not-attempted"
+    ] = "",
     sort: Sort = "title",
     desc: bool = False,
     page_no: Annotated[int, Query(alias="page", ge=1, le=1_000_000)] = 1,
@@ -55,7 +58,15 @@ def papers(
 ) -> Response:
     if size not in PAGE_SIZES:
         raise UsageError(f"size must be one of {', '.join(map(str, PAGE_SIZES))}")
-    filters = Filters(q=q.strip(), year=year, venue=venue, topic=topic, code=code, source=source)
+    filters = Filters(
+        q=q.strip(),
+        year=year,
+        venue=venue,
+        topic=topic,
+        code=code,
+        source=source,
+        outcome=outcome,
+    )
     index = paper_index(store)
     selected = index.select(filters, sort, desc)
     if fmt := wants(request):
