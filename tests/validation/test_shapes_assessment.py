@@ -81,9 +81,7 @@ def test_a_computed_verdict_with_its_rule_conforms(engine) -> None:
 
     assert _violations(_doc(with_rule, method=RK.ComputedAcceptanceRule)) == []
     # kind "assessment" (shapes/assessment.ttl): a verdict without its comparison is refused
-    bare = _doc(
-        lambda g: g.add((NODE, RK.acceptanceRule, rule)), method=RK.ComputedAcceptanceRule
-    )
+    bare = _doc(lambda g: g.add((NODE, RK.acceptanceRule, rule)), method=RK.ComputedAcceptanceRule)
     assert any("names the comparison" in m for m in _violations(bare))
 
 
