@@ -25,14 +25,23 @@ def register(command: Command) -> None:
         "logs) and report what was normalised and skipped",
         _evidence,
     )
-    p.add_argument("action", choices=["load"], help="load: read, store and summarise")
+    p.add_argument(
+        "action",
+        choices=["load", "dispute"],
+        help="load: read, store and summarise; dispute: contest a stored assessment (its IRI "
+        "as PATH) in a document of its own, with --reason and --by",
+    )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders of evidence")
+    p.add_argument("--reason", help="dispute: why the assessment is wrong")
+    p.add_argument("--by", help="dispute: who disputes (an ORCID iD, or a name)")
     add_store_option(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--dry-run", action="store_true", help="read and summarise; store nothing")
 
 
 def _evidence(args: argparse.Namespace) -> int:
+    if args.action == "dispute":
+        return _dispute(args)
     from reprokg.loaders.evidence_files import load_evidence
 
     loaded = load_evidence(args.paths)
@@ -68,3 +77,25 @@ def _evidence(args: argparse.Namespace) -> int:
     if outcome is None:
         return 0
     return 1 if outcome.count("rejected") else 0
+
+
+def _dispute(args: argparse.Namespace) -> int:
+    """One dispute per assessment named; the assessments stay as they are."""
+    from reprokg.core.errors import NotFound, UsageError
+    from reprokg.ingest import write_results
+    from reprokg.measures.verdicts import dispute_document
+    from reprokg.sparql.named import package_query
+    from reprokg.sparql.rows import select_rows
+    from reprokg.store import open_store
+
+    if not args.reason or not args.by:
+        raise UsageError("a dispute needs --reason (why) and --by (an ORCID iD or a name)")
+    with open_store(args.store) as store:
+        for assessment in (a.strip() for a in args.paths):
+            query = package_query("measures/sparql/assessment-exists.rq")
+            if not select_rows(store, query.bind({"assessment": assessment})):
+                raise NotFound(f"no reproduction assessment <{assessment}> in the store")
+            doc = dispute_document(assessment, args.reason, args.by)
+            outcome = write_results(store, [doc]).documents[0]
+            print(f"{outcome.status} dispute {doc.subject} of {assessment}")
+    return 0

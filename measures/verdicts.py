@@ -467,3 +467,52 @@ def verdict_of(study: Any, rule: Rule) -> Verdict:
     comparison = str(comparison_document(study).subject)
     c = study.comparison
     return apply(rule, c.measures, c.means, comparison=comparison, work=str(work))
+
+
+def dispute_document(assessment: str, reason: str, by: str):
+    """A dispute of ``assessment`` by ``by`` (an ORCID iD, or a name), its own document of
+    kind ``assessment``: the disputed assessment is left as it is. The same person's new
+    reason for the same assessment revises their dispute."""
+    from rdflib import RDF, Literal, URIRef
+    from rdflib.namespace import PROV
+
+    from reprokg.core.document import Document
+    from reprokg.core.errors import IdentifierError
+    from reprokg.core.identifiers import mint, orcid_iri
+    from reprokg.core.namespaces import RK, SCHEMA, new_graph
+
+    from reprokg.sparql.named import NamedQueryError, Param, to_term
+
+    if not reason.strip():
+        raise UsageError("a dispute says why (--reason)")
+    try:
+        assessment = str(to_term(Param("assessment", "iri"), assessment.strip()))
+    except NamedQueryError as exc:
+        raise UsageError(str(exc)) from exc
+    g = new_graph()
+    try:
+        person = orcid_iri(by)
+        g.add((person, RK.orcidAsWritten, Literal(by)))
+    except IdentifierError:
+        person = mint("person", stable_key("disputer", by))
+        g.add((person, SCHEMA.name, Literal(by)))
+    g.add((person, RDF.type, PROV.Agent))
+    g.add((person, RDF.type, SCHEMA.Person))
+    key = stable_key("dispute", assessment, str(person))
+    node = mint("dispute", key)
+    g.add((node, RDF.type, RK.AssessmentDispute))
+    g.add((node, RDF.type, PROV.Entity))
+    g.add((node, RK.disputedAssessment, URIRef(assessment)))
+    g.add((node, RK.disputeReason, Literal(reason.strip())))
+    g.add((node, PROV.wasAttributedTo, person))
+    payload = json.dumps({"disputes": assessment, "by": by, "reason": reason.strip()})
+    return Document(
+        kind="assessment",
+        graph=g,
+        source_name="dispute.json",
+        source_bytes=payload.encode("utf-8"),
+        loader="reprokg.measures.verdicts",
+        loader_version="1",
+        source_key=f"assessment:dispute:{key}",
+        subject=node,
+    )

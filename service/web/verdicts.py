@@ -26,9 +26,11 @@ _HTTP = ("http://", "https://")
 
 
 def _label(value: Any) -> str:
+    """An ontology term's label without its notation (``computed acceptance rule``)."""
     s = str(value or "")
     if s.startswith(RK):
-        return vocabulary.label(s) or s.removeprefix(RK)
+        term = vocabulary.terms().get(s)
+        return (term.label if term is not None else None) or s.removeprefix(RK)
     return s
 
 
