@@ -480,7 +480,6 @@ def dispute_document(assessment: str, reason: str, by: str):
     from reprokg.core.errors import IdentifierError
     from reprokg.core.identifiers import mint, orcid_iri
     from reprokg.core.namespaces import RK, SCHEMA, new_graph
-
     from reprokg.sparql.named import NamedQueryError, Param, to_term
 
     if not reason.strip():
