@@ -238,6 +238,11 @@ def _value(measures: Mapping[str, Any], means: Mapping[str, Mapping[str, float]]
             means.get(f"rep_{role}", {}).get(c.at or ""),
         )
         return None if o is None or r is None else (o, r)
+    if c.test == "interval_contains" and f"{c.measure}_low" in measures:
+        # an interval reported as two measures (mean_diff_low, mean_diff_high)
+        ends = [_value(measures, means, Condition(f"{c.measure}_{e}", "at_least", 0, c.at, c.side))
+                for e in ("low", "high")]  # fmt: skip
+        return None if None in ends else ends
     v = measures.get(c.measure)
     if isinstance(v, Mapping) and c.side is not None:
         v = v.get(c.side)

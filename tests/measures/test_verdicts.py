@@ -99,13 +99,21 @@ def test_a_changed_rule_supersedes_and_keeps_the_earlier_verdict(toy: Path, tmp_
 
 
 def test_a_missing_measure_is_inconclusive_not_a_guess() -> None:
-    rule = verdicts.presets()["er-dri-interval"]
-    v = verdicts.apply(rule, {"er": {"AP": 1.0}, "dri": {"AP": 0.0}}, {}, comparison="c", work="w")
+    rule = verdicts.presets()["er-meandiff-interval"]
+    # the toy comparison's baseline runs are equal: no bootstrap interval (null)
+    measures = {"er": {"AP": 1.0}, "mean_diff_low": {"baseline": {"AP": None}},
+                "mean_diff_high": {"baseline": {"AP": None}}}  # fmt: skip
+    v = verdicts.apply(rule, measures, {}, comparison="c", work="w")
     assert v.outcome == "inconclusive"
     assert v.results[1].held is None
     # once the comparison reports the interval, the rule decides
-    measures = {"er": {"AP": 1.0}, "dri_interval": {"AP": [-0.02, 0.03]}}
+    measures["mean_diff_low"]["baseline"]["AP"] = -0.02
+    measures["mean_diff_high"]["baseline"]["AP"] = 0.03
     assert verdicts.apply(rule, measures, {}, comparison="c", work="w").outcome == "reproduced"
+    measures["mean_diff_low"]["baseline"]["AP"] = 0.01
+    assert verdicts.apply(rule, measures, {}, comparison="c", work="w").outcome == (
+        "partially-reproduced"
+    )
 
 
 @pytest.mark.parametrize(
