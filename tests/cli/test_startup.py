@@ -27,6 +27,7 @@ COMMANDS = (
     "docs",
     "ontology",
     "serve",
+    "shacl",
     "survey-stats",
     "stability",
     "study",

@@ -266,3 +266,25 @@ def test_re_execution_needs_the_configuration_in_the_name() -> None:
 
     with pytest.raises(LoadError, match="run_log_rXY_env.csv"):
         re_execution.load(b"doi:10.7910/DVN/A\ta.R\tsuccess\n", "logs.csv")
+
+
+@pytest.mark.slow
+def test_reloading_the_evidence_changes_nothing(tmp_path: Path) -> None:
+    """``reprokg evidence load`` twice: every document of the second load is unchanged."""
+    import contextlib
+    import io
+
+    from reprokg.cli import main
+    from tests.conftest import REPO
+
+    args = ["evidence", "load", "--store", str(tmp_path / "s"), "--format", "json"]
+    args.append(str(REPO / "examples" / "evidence"))
+    outs = []
+    for _ in range(2):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(args) == 0
+        outs.append(json.loads(out.getvalue())["stored"])
+    first, second = outs
+    assert first["added"] > 100 and first["rejected"] == 0
+    assert second == {"added": 0, "unchanged": sum(first.values()), "revised": 0, "rejected": 0}
