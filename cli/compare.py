@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +112,12 @@ def _compare(args: argparse.Namespace) -> int:
     gc_was_on = gc.isenabled()
     gc.disable()
     kept = keep_freed_memory()
+    # one BLAS thread: the statistics' matrix products are small (10^4 x 50 x 58), and the
+    # command already puts the second core to work with a forked child; OpenBLAS's threads
+    # spun against it (perf: blas_thread_server). Read when numpy loads, which is below.
+    if "numpy" not in sys.modules:
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
     try:
         return _compare_runs(args)
     finally:

@@ -58,22 +58,26 @@ class Intervals:
 def resamples_of(rng: np.random.Generator, resamples: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """scipy's resampled indices (B x n) and how often each topic is drawn in each (B x n)."""
     index = rng.integers(0, n, (resamples, n))
-    rows = np.repeat(np.arange(resamples), n)
-    counts = np.bincount(rows * n + index.ravel(), minlength=resamples * n)
-    return index, counts.reshape(resamples, n)
+    cells = (np.arange(resamples)[:, None] * n + index).ravel()
+    return index, np.bincount(cells, minlength=resamples * n).reshape(resamples, n)
 
 
-def _quantile(sorted_values: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Linear-interpolation quantiles of each column at its own level ``q`` (NaN stays)."""
-    b = sorted_values.shape[0]
-    pos = q * (b - 1)
-    lo = np.floor(pos).astype(np.int64)
-    lo = np.clip(lo, 0, b - 1)
-    hi = np.clip(lo + 1, 0, b - 1)
-    frac = pos - lo
-    cols = np.arange(sorted_values.shape[1])
-    a, c = sorted_values[lo, cols], sorted_values[hi, cols]
-    return a + (c - a) * frac
+def _quantiles(rows: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
+    """Linear-interpolation quantiles (numpy's default, as scipy's ``quantile``) of each row
+    of ``rows`` (measures x resamples), at its own levels: the order statistics they need
+    found by one partition of each row, not a sort."""
+    m, b = rows.shape
+    positions = [q * (b - 1) for q in levels]
+    lows = [np.clip(np.floor(pos).astype(np.int64), 0, b - 1) for pos in positions]
+    highs = [np.clip(lo + 1, 0, b - 1) for lo in lows]
+    ks = np.unique(np.concatenate([*lows, *highs]))
+    part = np.partition(rows, ks, axis=1)  # every row's needed order statistics in place
+    at = np.arange(m)
+    out = []
+    for pos, lo, hi in zip(positions, lows, highs, strict=True):
+        a, c = part[at, lo], part[at, hi]
+        out.append(a + (c - a) * (pos - lo))
+    return out
 
 
 def bootstrap_mean(
@@ -99,20 +103,20 @@ def bootstrap_mean(
         return Intervals(d.mean(axis=0) if n else nan, nan, nan, method, level, resamples, seed)
     rng = np.random.default_rng(seed)
     index, counts = resamples_of(rng, resamples, n)
-    means = counts @ d / n  # B x m
+    means = (d.T @ counts.T) / n  # measures x resamples, rows contiguous
     theta = d.mean(axis=0)
     alpha = (1.0 - level) / 2.0
     if method == "percentile":
         q_low, q_high = np.full(m, alpha), np.full(m, 1.0 - alpha)
     else:
         tie = _TIE * np.maximum(np.max(np.abs(d), axis=0), np.finfo(float).tiny)
-        below = np.count_nonzero(means < theta - tie, axis=0)
-        near = np.abs(means - theta) <= tie
-        at = np.count_nonzero(near, axis=0)
+        below = np.count_nonzero(means < (theta - tie)[:, None], axis=1)
+        near = np.abs(means - theta[:, None]) <= tie[:, None]
+        at = np.count_nonzero(near, axis=1)
         if ties == "as-computed":  # the near ones as scipy computes and compares them
             for j in np.flatnonzero(at):
                 column = d[:, j]
-                exact = column[index[near[:, j]]].mean(axis=-1)
+                exact = column[index[near[j]]].mean(axis=-1)
                 observed = column.mean()
                 below[j] += int(np.count_nonzero(exact < observed))
                 at[j] = int(np.count_nonzero(exact == observed))
@@ -127,10 +131,10 @@ def bootstrap_mean(
         with np.errstate(divide="ignore", invalid="ignore"):
             q_low = normal.cdfs(z0 + (z0 + z_alpha) / (1 - a_hat * (z0 + z_alpha)))
             q_high = normal.cdfs(z0 + (z0 - z_alpha) / (1 - a_hat * (z0 - z_alpha)))
-    sorted_means = np.sort(means, axis=0)
     undefined = ~(np.isfinite(q_low) & np.isfinite(q_high))
-    low = _quantile(sorted_means, np.where(undefined, 0.0, q_low))
-    high = _quantile(sorted_means, np.where(undefined, 1.0, q_high))
+    low, high = _quantiles(
+        means, [np.where(undefined, 0.0, q_low), np.where(undefined, 1.0, q_high)]
+    )
     low[undefined] = np.nan
     high[undefined] = np.nan
     return Intervals(theta, low, high, method, level, resamples, seed)

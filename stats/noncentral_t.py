@@ -160,14 +160,25 @@ def ncp_interval(
             width *= 2.0
             lo = np.where(low_ok, lo, lo - width)
             hi = np.where(high_ok, hi, hi + width)
-        for _ in range(200):  # bisection to a relative width of rtol
-            mid = 0.5 * (lo + hi)
-            below = series.cdf(mid) >= target
-            lo = np.where(below, mid, lo)
-            hi = np.where(below, hi, mid)
-            if np.all(hi - lo <= rtol * np.maximum(1.0, np.abs(mid))):
+        # the Illinois method (regula falsi, halving the weight of an end kept twice):
+        # superlinear, ~10 evaluations instead of bisection's ~50, the bracket kept
+        f_lo, f_hi = series.cdf(lo) - target, series.cdf(hi) - target
+        last = np.zeros(len(tt), dtype=np.int8)  # which end moved last: -1 low, 1 high
+        x = 0.5 * (lo + hi)
+        for _ in range(100):
+            denom = f_lo - f_hi
+            x = np.where(denom > 0, (lo * -f_hi + hi * f_lo) / np.where(denom > 0, denom, 1), x)
+            x = np.clip(x, lo, hi)
+            fx = series.cdf(x) - target
+            low_side = fx >= 0
+            f_hi = np.where(low_side & (last == -1), f_hi / 2.0, f_hi)
+            f_lo = np.where(~low_side & (last == 1), f_lo / 2.0, f_lo)
+            lo, f_lo = np.where(low_side, x, lo), np.where(low_side, fx, f_lo)
+            hi, f_hi = np.where(low_side, hi, x), np.where(low_side, f_hi, fx)
+            last = np.where(low_side, -1, 1).astype(np.int8)
+            if np.all((hi - lo <= rtol * np.maximum(1.0, np.abs(x))) | (np.abs(fx) <= 1e-16)):
                 break
-        roots.append(0.5 * (lo + hi))
+        roots.append(x)
     lower, upper = roots
     # for t < 0 the interval of -t, negated and swapped
     out_lo[ok] = np.where(sign > 0, lower, -upper)
