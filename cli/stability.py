@@ -54,6 +54,26 @@ def register(command: Command) -> None:
     p.add_argument(
         "--list", action="store_true", help="list the stability studies in the store and stop"
     )
+    p.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="compare two experiments over their runs instead: ASO both ways, P(A>B) and the "
+        "IQM with stratified-bootstrap intervals",
+    )
+    p.add_argument(
+        "--cd",
+        action="store_true",
+        help="rank every experiment instead: Friedman test, Nemenyi critical difference "
+        "(the diagram as SVG with --charts)",
+    )
+    p.add_argument(
+        "--block",
+        choices=["seed", "configuration", "repeat"],
+        default="seed",
+        help="--cd's blocks: one per seed (default), configuration or repeat",
+    )
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed of --compare")
 
 
 def _pairs(specs: list[str]) -> list[tuple[str, str]]:
@@ -85,6 +105,8 @@ def _stability(args: argparse.Namespace) -> int:
                 flag = "  (illustrative)" if s["illustrative"] else ""
                 print(f"{s['id']}  {s['title'] or '(untitled)'}{flag}")
             return 0
+        if args.compare or args.cd:
+            return _seed_variance(args, store)
         analysis = analyse_study(
             store, args.study, reml=args.reml, alpha=args.alpha, metric=args.metric, pairs=pairs
         )
@@ -109,3 +131,71 @@ def _stability(args: argparse.Namespace) -> int:
                 f"in the store {store_location(args.store)}"
             )
     return 0
+
+
+def _seed_variance(args: argparse.Namespace, store) -> int:
+    """``--compare A B`` and ``--cd``: the study's runs of one metric, compared."""
+    from reprokg.stability.observations import observation_frame, resolve_study
+    from reprokg.stability.seed_comparison import (
+        cd_diagram,
+        compare_experiments,
+        critical_difference,
+    )
+    from reprokg.stability.study import choose_metric
+
+    info = resolve_study(store, args.study)
+    frame = observation_frame(store, info)
+    metric, notes = choose_metric(frame, args.metric)
+    rows = frame[frame["metric"] == metric]
+    out: dict = {"study": info.iri, "metric": metric, "notes": notes}
+    if args.compare:
+        out["compare"] = compare_experiments(rows, *args.compare, seed=args.seed).to_json()
+    if args.cd:
+        cd = critical_difference(rows, block=args.block, alpha=args.alpha)
+        out["critical_difference"] = {
+            "block": args.block,
+            "blocks": cd.blocks,
+            "average_ranks": dict(zip(cd.names, cd.average_ranks, strict=True)),
+            "friedman_statistic": cd.statistic,
+            "friedman_pvalue": cd.pvalue,
+            "critical_difference": cd.critical_difference,
+            "alpha": cd.alpha,
+            "groups": [[cd.names[j] for j in g] for g in cd.cliques],
+        }
+        if args.charts:
+            folder = Path(args.charts)
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"cd-{info.id}.svg"
+            path.write_bytes(cd_diagram(cd, f"{info.title or info.id}: {metric}"))
+            print(f"wrote {path}", file=sys.stderr)
+    if args.format == "json":
+        print(json.dumps(out, indent=2, allow_nan=False))
+    else:
+        print(_seed_variance_table(out))
+    return 0
+
+
+def _seed_variance_table(out: dict) -> str:
+    lines = [f"study {out['study']}  metric {out['metric']}"]
+    c = out.get("compare")
+    if c:
+        aso = c["aso"]
+        p = c["p_a_beats_b"]
+        lines += [
+            f"{c['a']} ({c['runs']['a']} runs) vs {c['b']} ({c['runs']['b']} runs)",
+            f"  ASO epsilon_min  A over B {aso['epsilon_min_a_over_b']:.4f}   "
+            f"B over A {aso['epsilon_min_b_over_a']:.4f}   (< 0.5: almost stochastically better)",
+            f"  P(A > B)         {p['value']:.4f}  [{p['low']:.4f}, {p['high']:.4f}]",
+        ]
+        for name, v in c["iqm"].items():
+            lines.append(f"  IQM {name:<12} {v['value']:.4f}  [{v['low']:.4f}, {v['high']:.4f}]")
+    cd = out.get("critical_difference")
+    if cd:
+        p = cd["friedman_pvalue"]
+        lines.append(
+            f"Friedman over {cd['blocks']} {cd['block']} blocks: p = "
+            f"{'-' if p is None else f'{p:.4g}'}; Nemenyi CD = {cd['critical_difference']:.3f}"
+        )
+        for name, rank in sorted(cd["average_ranks"].items(), key=lambda kv: kv[1]):
+            lines.append(f"  {rank:6.3f}  {name}")
+    return "\n".join(lines)

@@ -58,7 +58,7 @@ def check_alpha(alpha: float) -> float:
     return float(alpha)
 
 
-def _choose_metric(frame: pd.DataFrame, metric: str | None) -> tuple[str | None, list[str]]:
+def choose_metric(frame: pd.DataFrame, metric: str | None) -> tuple[str | None, list[str]]:
     """The metric to analyse and what to say about the choice."""
     counts = frame["metric"].dropna().astype(str).value_counts()
     if metric is not None:
@@ -100,7 +100,7 @@ def analyse_study(
     alpha = check_alpha(alpha)
     info = study if isinstance(study, StudyInfo) else resolve_study(store, study)
     frame = observation_frame(store, info)
-    chosen, notes = _choose_metric(frame, metric)
+    chosen, notes = choose_metric(frame, metric)
     rows = frame[frame["metric"] == chosen] if chosen is not None else frame
     fitted = fit_study(rows, reml=reml)
     fitted.warnings[0:0] = ([ILLUSTRATIVE_WARNING] if info.illustrative else []) + notes

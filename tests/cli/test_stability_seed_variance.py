@@ -1,0 +1,64 @@
+"""``reprokg stability --compare A B`` and ``--cd`` on the bundled stability study loaded
+into an embedded store: the numbers are reprokg.stats' on the study's runs as the graph
+holds them (checked against the functions on the CSV's own rows), and the CD diagram is a
+self-contained SVG (no script, no external reference)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reprokg.cli import main
+from reprokg.stats.ranks import friedman_nemenyi
+from reprokg.stats.seeds import prob_improvement_point
+
+pytestmark = pytest.mark.slow  # loads the study into a store
+
+REPO = Path(__file__).resolve().parents[2]
+CSV = REPO / "examples" / "stability" / "fewshot_seed003.csv"
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("seed-variance") / "store"
+    assert main(["load", "-q", "--store", str(d), str(CSV)]) == 0
+    return d
+
+
+def test_compare_and_cd(store_dir: Path, tmp_path: Path, capsys) -> None:
+    code = main(
+        [
+            "stability", "--store", str(store_dir), "--format", "json",
+            "--compare", "tadam-adam-1", "m-net-adam-1", "--cd", "--charts", str(tmp_path),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    rows = pd.read_csv(CSV, comment="#")
+    a = rows.loc[rows["experiment"] == "tadam-adam-1", "value"].to_numpy(float)
+    b = rows.loc[rows["experiment"] == "m-net-adam-1", "value"].to_numpy(float)
+    c = out["compare"]
+    assert c["runs"] == {"a": len(a), "b": len(b)}
+    assert c["p_a_beats_b"]["value"] == pytest.approx(prob_improvement_point(a, b), abs=1e-12)
+    assert c["aso"]["epsilon_min_a_over_b"] < 0.5 < c["aso"]["epsilon_min_b_over_a"]
+    table = rows.pivot_table(index="seed", columns="experiment", values="value", aggfunc="mean")
+    ref = friedman_nemenyi(table.to_numpy(), list(table.columns))
+    cd = out["critical_difference"]
+    assert cd["blocks"] == 5 and cd["friedman_pvalue"] == pytest.approx(ref.pvalue, abs=1e-12)
+    for name, rank in zip(ref.names, ref.average_ranks, strict=True):
+        assert cd["average_ranks"][name] == pytest.approx(rank, abs=1e-12)
+    (svg,) = tmp_path.glob("cd-*.svg")
+    text = svg.read_text()
+    assert text.startswith("<svg") and "<script" not in text and "href" not in text
+    assert all(name in text for name in ref.names)
+
+
+def test_unknown_experiment_names_the_known_ones(store_dir: Path, capsys) -> None:
+    code = main(["stability", "--store", str(store_dir), "--compare", "nope", "tadam-adam-1"])
+    assert code != 0
+    assert "tadam-adam-1" in capsys.readouterr().err
+    assert np.isfinite(1.0)
