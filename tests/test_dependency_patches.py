@@ -73,6 +73,7 @@ def test_a_lazy_graph_fills_through_graphs_private_store() -> None:
 # ------------------------------------------------------------------------------ pyshacl
 
 
+@pytest.mark.slow
 def test_pyshacl_parses_each_constraint_once_and_reads_our_parameter_list(
     shared_data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

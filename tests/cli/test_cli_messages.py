@@ -101,6 +101,7 @@ def test_annotate_output_names_the_file(tmp_path: Path, capsys: Any) -> None:
     assert f"wrote {out_file}: {RUNS / 'run_a'} with its ir_metadata header" in err
 
 
+@pytest.mark.slow
 def test_study_json_stays_json_with_save_and_charts(
     store: str, tmp_path: Path, capsys: Any
 ) -> None:

@@ -56,6 +56,7 @@ def test_exit_0_when_every_file_conforms(tmp_path: Path) -> None:
     assert "conforms" in done.stdout
 
 
+@pytest.mark.slow
 def test_turtle_report_is_the_suite_expected_report() -> None:
     done = _reprokg("-s", str(CLASS_001), str(CLASS_001), "--format", "turtle")
     report = Graph().parse(data=done.stdout, format="turtle")
@@ -83,6 +84,7 @@ def test_unusable_shapes_exit_2(tmp_path: Path) -> None:
     assert "MINUS" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pyshacl") is None, reason="pyshacl's command is not installed")
 def test_exit_codes_equal_pyshacl_command(tmp_path: Path) -> None:
     valid = _conforming(tmp_path)

@@ -47,6 +47,7 @@ def dataset(request: pytest.FixtureRequest) -> tuple[str, np.ndarray]:
     return request.param, LOADERS[request.param]().data.astype(np.float64)
 
 
+@pytest.mark.slow
 def test_exact_id_matches_idim_and_obsdim(dataset) -> None:
     _, X = dataset
     ours = intrinsic_dimension(X)
@@ -100,6 +101,7 @@ def test_fscod_scores_from_idim_feature_phis(dataset) -> None:
     assert np.allclose(fs.delta, want, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.slow
 def test_range_scores_are_obsdim_one_feature_discriminability(dataset) -> None:
     _, X = dataset
     fs = feature_scores(X, score=RANGE)

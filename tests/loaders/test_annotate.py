@@ -85,6 +85,7 @@ def test_values_ending_in_hash_survive_repro_eval_stripping() -> None:
     assert "'run.sh #'" in text
 
 
+@pytest.mark.slow
 def test_repro_eval_reads_our_header(tmp_path: Path, toy_run: Path, website: Path) -> None:
     md = repro_eval_metadata()
     need(md is not None, "repro-eval 0.5.0 (the [test] extra) is not importable")

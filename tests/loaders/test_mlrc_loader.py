@@ -41,6 +41,7 @@ def test_one_document_per_report(mlrc_files, mlrc_docs):
     assert len(set(g.subjects(RDF.type, RK.ReproductionReport))) == kinds.count("Replication") == 70
 
 
+@pytest.mark.slow
 def test_report_dois_and_authors_with_orcids(mlrc_files, mlrc_docs):
     g = _merged(mlrc_docs)
     orcids, without = set(), 0

@@ -56,6 +56,7 @@ def test_h1_h2_not_rejected_as_in_table_1() -> None:
         assert float(g.value(t, RK.pValue)) == 1.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["fewshot_seed003.yaml", "fewshot_seed003.csv"])
 def test_examples_conform_and_say_they_are_illustrative(name: str) -> None:
     doc = example(name)

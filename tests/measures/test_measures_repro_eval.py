@@ -222,6 +222,7 @@ def test_cross_collection_equals_repro_eval(runs, evaluation):
     assert assert_close(ref, measures) > 2 * 58
 
 
+@pytest.mark.slow
 def test_baseline_only_equals_repro_eval(runs, evaluation):
     ev = RpdEvaluator(
         qrels_orig_path=str(runs["q17"]),

@@ -25,7 +25,8 @@ def demo_store_copy(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path]
 
     master = tmp_path_factory.mktemp("demo") / "kg"
     with open_store(master) as store:
-        load_demo(store)
+        counts = load_demo(store)
+    assert "rejected" not in counts and "unreadable" not in counts, counts
 
     def copy(dest: Path) -> Path:
         shutil.copytree(master, dest)

@@ -197,6 +197,7 @@ def test_several_workers_that_cannot_start_stop_the_service(tmp_path) -> None:
     assert "failed to start" in proc.stderr
 
 
+@pytest.mark.slow
 def test_the_demo_store_is_built_once_and_copied(tmp_path, monkeypatch) -> None:
     """``prepare_demo`` builds the demo store once per fingerprint and copies it into each
     fresh store folder; another fingerprint (changed code or data) builds anew."""

@@ -132,6 +132,7 @@ def test_analysis_from_the_store_equals_the_analysis_of_the_file(store: Any) -> 
     close(from_store, direct)
 
 
+@pytest.mark.slow
 def test_illustrative_data_stays_flagged(store: Any) -> None:
     res = analyse_study(store, EXAMPLE_TITLE).result.to_json()
     assert res["warnings"][0] == ILLUSTRATIVE_WARNING

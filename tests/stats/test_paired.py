@@ -33,6 +33,7 @@ def test_wilcoxon_equals_r_on_edge_cases(rscript, case) -> None:
     assert abs(mine.pvalue - _r_wilcox(rscript, EDGE[case])) <= 1e-12
 
 
+@pytest.mark.slow
 def test_wilcoxon_equals_r_and_scipy_on_real_differences(rscript, core17_differences) -> None:
     d, names = core17_differences
     picks = [names.index(m) for m in ("AP", "P@10", "nDCG@20", "RR", "R@1000", "Bpref")]
@@ -82,6 +83,7 @@ def test_randomization_monte_carlo_equals_scipy_on_real_differences(core17_diffe
         assert mine.pvalues[k] == ref.pvalue, names[j]
 
 
+@pytest.mark.slow
 def test_randomization_exact_up_to_the_limit() -> None:
     rng = np.random.default_rng(2)
     d = np.round(rng.normal(0.02, 0.1, size=(20, 2)), 3)  # 2^20 sign vectors: still exact

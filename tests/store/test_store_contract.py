@@ -45,7 +45,17 @@ def _clear(store: Store) -> None:
         store.delete_document(g)
 
 
-@pytest.fixture(params=["embedded", "oxigraph-server", "virtuoso"])
+#: the SPARQL engines start once per session (tens of seconds): slow, the embedded store not
+ENGINE = pytest.mark.slow
+
+
+@pytest.fixture(
+    params=[
+        "embedded",
+        pytest.param("oxigraph-server", marks=ENGINE),
+        pytest.param("virtuoso", marks=ENGINE),
+    ]
+)
 def store(request: pytest.FixtureRequest, tmp_path) -> Iterator[Store]:
     if request.param == "embedded":
         s = open_store(tmp_path / "store")

@@ -17,6 +17,8 @@ from reprokg.studies import gk2018 as gk
 from reprokg.studies.registry import GK2018
 from tests.studies.stores import GK_CSV, studies_store
 
+pytestmark = pytest.mark.slow  # the study's store its fixture loads
+
 
 @pytest.fixture(scope="module")
 def result(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:

@@ -31,6 +31,8 @@ from reprokg.studies.registry import SIGGRAPH2020
 from reprokg.survey import analysis as sa
 from tests.conftest import REPO, need
 
+pytestmark = pytest.mark.slow  # the survey store its session fixture loads
+
 AVAIL = "Is the code or software publicly available ?"
 SCORE = "Feedbacks [could reproduce results (5=highly confident)]"
 TESTED = "Did I manage to perform a complete test (deps/build)?"

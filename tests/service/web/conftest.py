@@ -40,19 +40,25 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 
 
 @pytest.fixture(scope="session")
-def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The demo data (every bundled example, evaluated and compared) in an embedded store."""
+def demo_store(
+    tmp_path_factory: pytest.TempPathFactory, demo_store_copy: Callable[[Path], Path]
+) -> Iterator[Any]:
+    """The demo data (every bundled example, evaluated and compared) in an embedded store: a
+    copy of the session's one demo load (tests/service/conftest.py)."""
     from reprokg.service.demo import load_demo
     from reprokg.store import open_store
 
     # REPROKG_TEST_DEMO_STORE: a folder to keep the loaded demo in between local runs
     kept = os.environ.get("REPROKG_TEST_DEMO_STORE")
-    path = Path(kept) if kept else tmp_path_factory.mktemp("web-demo") / "kg"
-    loaded = kept and (path / "oxigraph").is_dir()
-    store = open_store(str(path))
-    if not loaded:
-        counts = load_demo(store)
-        assert "rejected" not in counts and "unreadable" not in counts, counts
+    if kept:
+        path = Path(kept)
+        loaded = (path / "oxigraph").is_dir()
+        store = open_store(str(path))
+        if not loaded:
+            counts = load_demo(store)
+            assert "rejected" not in counts and "unreadable" not in counts, counts
+    else:
+        store = open_store(str(demo_store_copy(tmp_path_factory.mktemp("web-demo") / "kg")))
     yield store
     store.close()
 

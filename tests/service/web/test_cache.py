@@ -3,6 +3,7 @@ on the next request (the papers index keys on the store's write counter)."""
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF
@@ -23,6 +24,7 @@ def _paper(n: int) -> Graph:
     return g
 
 
+@pytest.mark.slow
 def test_a_new_document_shows_on_the_next_request() -> None:
     store = open_store(":memory:")
     store.add_document("https://w3id.org/reprokg/id/doc/" + "a" * 64, _paper(1))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import pytest
 from rdflib import Literal, URIRef
 
 from reprokg.service.web.papers import Filters, PaperIndex, code_by, select
@@ -40,6 +41,7 @@ def _rows(n: int = 300, seed: int = 7) -> list[dict]:
     return out
 
 
+@pytest.mark.slow
 def test_index_selects_what_a_scan_selects() -> None:
     index = PaperIndex(_rows())
     cases = itertools.product(
