@@ -160,6 +160,36 @@ def test_no_import_cycles() -> None:
     assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
+def _os_environ(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in ("getenv", "environ")
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "os"
+    )
+
+
+def _library_defaults(path: Path) -> set[int]:
+    """``os.environ`` nodes of ``os.environ.setdefault(NAME, …)`` calls whose NAME is not
+    ours: a default for a library the process loads (``OPENBLAS_NUM_THREADS``), which
+    never overrides the user and configures nothing of reprokg."""
+    allowed = set()
+    for node in _nodes(path):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "setdefault"
+            and _os_environ(node.func.value)
+            and node.args
+            and not (
+                isinstance(node.args[0], ast.Constant)
+                and str(node.args[0].value).startswith("REPROKG_")
+            )
+        ):
+            allowed.add(id(node.func.value))
+    return allowed
+
+
 def test_the_environment_is_read_in_one_place() -> None:
     """Only core/settings.py reads ``REPROKG_*`` (os.environ / os.getenv); others use
     :func:`reprokg.core.settings.settings`."""
@@ -167,14 +197,9 @@ def test_the_environment_is_read_in_one_place() -> None:
     for module, path in _modules():
         if module == "reprokg.core.settings":
             continue
+        allowed = _library_defaults(path)
         for node in _nodes(path):
-            reads = (
-                isinstance(node, ast.Attribute)
-                and node.attr in ("getenv", "environ")
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "os"
-            )
-            if reads:
+            if _os_environ(node) and id(node) not in allowed:
                 readers.append(f"{path.relative_to(REPO)}:{node.lineno}")
     # ``reprokg serve`` hands its settings to worker processes through the environment
     assert readers == ["cli/serve.py:" + str(_serve_env_line())], readers
