@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,7 +33,7 @@ from rdflib.namespace import PROV, RDF, XSD
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import content_hash, stable_key
-from reprokg.core.identifiers import doi_iri, mint, minter, orcid_iri
+from reprokg.core.identifiers import document_iri, doi_iri, mint, minter, orcid_iri
 from reprokg.core.lazy_graph import LazyGraph
 from reprokg.core.namespaces import DOAP, RK, RKX, SCHEMA
 from reprokg.loaders.ir_metadata.spec import SCHEMA_SPEC, F, canonical
@@ -63,6 +64,14 @@ _INT_RE = re.compile(r"^[-+]?\d+$")
 _DEC_RE = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)$")
 _FLOAT_RE = re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 _URL_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$", re.IGNORECASE)
+#: programs that write ir_metadata and name themselves under ``platform.software``
+#: (tirex-tracker writes ``tirex-tracker: 0.2.24`` there): recorded as the metadata's producer
+PRODUCERS = ("tirex-tracker",)
+#: a standalone metadata file named for what it holds (tirex-tracker's ``-o ir_metadata.yml``)
+_NAME_RE = re.compile(r"ir[_-]metadata", re.IGNORECASE)
+#: the layout tirex-tracker writes (keys sorted: the long ``implementation.python.packages``
+#: list fills the head before ``platform`` or ``schema version`` appear)
+_TIREX_HEAD_RE = re.compile(r"(?m)^implementation:\n  executable:\n(?:.*\n)*?  python:\n")
 _GIT_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org")
 
 
@@ -232,7 +241,11 @@ def sniff(name: str, head: str) -> bool:
     if _MARKER_RE.match(first) and first.strip().endswith("start"):
         return True
     if PurePath(name).suffix.lower() in (".yaml", ".yml"):
-        return looks_like_yaml_metadata(head)
+        return (
+            looks_like_yaml_metadata(head)
+            or _NAME_RE.search(PurePath(name).stem) is not None
+            or _TIREX_HEAD_RE.search(head) is not None
+        )
     return False
 
 
@@ -368,6 +381,8 @@ class _Builder:
         g = self.g
         k = f.kind
         if k in ("str", "int", "bool", "num", "uri"):
+            if f.pred == RK.command and isinstance(v, list):
+                v = self.command_line(v, path)
             g.add((s, f.pred, typed_literal(k, self.scalar(v, path))))
         elif k == "strlist":
             items = [str(item) for item in self.strlist(v, path)]
@@ -414,6 +429,21 @@ class _Builder:
             raise AssertionError(k)
 
     # -- specials
+    def command_line(self, v: list, path: str) -> str:
+        """A command given as its argument list (tirex-tracker writes ``cmd: [python3,
+        script.py]``) as one shell-quoted line; ``shlex.split`` gives the list back."""
+        words = [str(w) for w in self.strlist(v, path)]
+        self.messages.append(
+            Message(
+                "Info",
+                path,
+                f"{path}: the command was given as a list of {len(words)} arguments; kept "
+                "as one shell-quoted line",
+                line=getattr(v[0], "line", None) if v else None,
+            )
+        )
+        return shlex.join(words)
+
     def package(
         self, s: URIRef, f: F, item: Scalar, lang: str | None, pos: int, suffix: str
     ) -> None:
@@ -678,6 +708,10 @@ def load_run_file(
                 line=1,
             )
         )
+    for producer, version, line in producers(tree):
+        _add_producer(g, document_iri(content_hash(data)), producer, version)
+        if line:
+            b.lines.setdefault(f"platform.software.{producer}", line)
     attachments: dict[str, bytes] = {}
     if summary is not None:
         _add_summary(g, run, summary)
@@ -711,6 +745,36 @@ def load_run_file(
         subject=run,
     )
     return doc, parsed.run if parsed is not None else None
+
+
+def producers(tree: Any) -> list[tuple[str, str, int | None]]:
+    """(program, version, line) of each program in :data:`PRODUCERS` the metadata names
+    under ``platform.software`` (tirex-tracker: ``platform.software.tirex-tracker: 0.2.24``)."""
+    if not isinstance(tree, dict):
+        return []
+    platform = next((v for k, v in tree.items() if canonical(k) == "platform"), None)
+    if not isinstance(platform, dict):
+        return []
+    software = next((v for k, v in platform.items() if canonical(k) == "software"), None)
+    if not isinstance(software, dict):
+        return []
+    out = []
+    for k, v in software.items():
+        if str(k).strip() in PRODUCERS and isinstance(v, Scalar) and not v.is_null:
+            out.append((str(k).strip(), str(v).strip(), getattr(k, "line", None)))
+    return out
+
+
+def _add_producer(g: _Triples, document: URIRef, name: str, version: str) -> None:
+    """The program that wrote the metadata, as the software agent the document (the
+    metadata record) is attributed to: ``prov:wasAttributedTo`` a ``prov:SoftwareAgent``
+    that is the ``schema:SoftwareApplication`` of that name and version."""
+    sw = mint("software", f"{name}-{version}")
+    g.add((document, PROV.wasAttributedTo, sw))
+    g.add((sw, _RDF_TYPE, PROV.SoftwareAgent))
+    g.add((sw, _RDF_TYPE, SCHEMA.SoftwareApplication))
+    g.add((sw, SCHEMA.name, _literal(name)))
+    g.add((sw, SCHEMA.softwareVersion, _literal(version)))
 
 
 def _add_summary(g: _Triples, run: URIRef, s: RunSummary) -> None:
