@@ -146,7 +146,7 @@ def bar_chart(
     parts = []
     for i, (label, v) in enumerate(values):
         y = top + i * row_h
-        short = label if len(label) <= 22 else label[:21] + "…"
+        short = label if len(label) <= 20 else label[:19] + "…"  # fits the 150 px margin
         body.append(
             f'<text x="{left - 6}" y="{y + 15}" text-anchor="end" fill="{INK}">'
             f"{escape(short)}<title>{escape(label)}</title></text>"

@@ -31,8 +31,9 @@ class Term:
     @property
     def display(self) -> str:
         """``S1 — Source code available`` for a notated concept, else the label."""
-        if self.notation and self.label and not self.label.startswith(self.notation):
-            return f"{self.notation} — {self.label}"
+        spelt = (self.notation or "").replace("_", " ").lower()
+        if self.notation and self.label and not self.label.lower().startswith(spelt):
+            return f"{self.notation} — {self.label}"  # a code worth showing: S1 — …
         return self.label or self.notation or self.iri
 
 

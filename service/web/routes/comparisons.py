@@ -106,6 +106,7 @@ def comparison(
         title=info.get("signature") and f"Comparison {info['signature']}" or "Comparison",
         iri=target,
         info=info,
+        inputs=inputs,
         rows=rows,
         measure=chosen,
         effectiveness=effectiveness,

@@ -534,3 +534,25 @@ def test_a_runs_leaderboard_links_lead_to_its_ranking(client) -> None:
     for link in links:
         ranked = [r["run"] for r in rows(client, link)]
         assert RUN in ranked, (link, ranked)
+
+
+def test_a_decision_reads_once(client) -> None:
+    """The stability page wrote "not_rejected — not rejected": a notation that only
+    spells its label again is not shown (an audit attribute keeps its code)."""
+    from reprokg.service.web.vocabulary import terms
+
+    page = html(client, "/stability")
+    assert "not_rejected — not rejected" not in page and "not rejected" in page
+    with_code = [t for t in terms().values() if t.notation == "S1"]
+    assert with_code and with_code[0].display.startswith("S1")
+
+
+def test_a_comparison_links_its_runs(client, demo_store) -> None:
+    (c,) = ask(demo_store, "SELECT ?c WHERE { ?c a rk:ReproductionComparison }")
+    runs = ask(
+        demo_store,
+        f"SELECT ?r WHERE {{ <{c['c']}> rk:originalRun|rk:reproducingRun ?r }}",
+    )
+    page = html(client, f"/comparison?iri={quote(str(c['c']), safe='')}")
+    titles = {t for _, t, _ in _links(page, "/run?iri=")}
+    assert {str(r["r"]) for r in runs} <= titles
