@@ -6,8 +6,9 @@ kept as the link and its title. Labels come from the store (``rdfs:label``,
 ``skos:prefLabel``, ``schema:name``, ``schema:headline``; a test collection's name for its
 ir_datasets id and its shared node; a data set's name), then from the package's ontology,
 then from what a node *is* when it has no name (a finding, a measure value, a run by its
-tag, a metric, a document by its file, a part of a run header by its part and run). A
-DOI or ORCID nobody named reads as ``doi:…`` / ``ORCID …``, never as a URL.
+tag, a metric, a document by its file, a review by its paper, a part of a run header by
+its part and run). A DOI or ORCID nobody named reads as ``doi:…`` / ``ORCID …``, never
+as a URL.
 
 Runs share tags (three ``bm25+rm3`` runs in the demo): labels that two IRIs of one page
 share get their source file's name, so the rows can be told apart.
@@ -111,6 +112,11 @@ def _describe(store: Store, rest: list[str], out: dict[str, str]) -> dict[str, s
             out[s] = f"{row['metric']}{data}"
         elif "kind" in row and "file" in row:
             out[s] = f"{row['kind']} document {row['file']}"
+        elif "paper" in row:
+            out[s] = f"review of {_clip(str(row.get('reviewed') or row['paper']), 70)}"
+        elif "proportion" in row:
+            method = f"{row['method']}, " if "method" in row else ""
+            out[s] = f"{method}{float(row['proportion']):.0%} of the features discarded"
         elif "lines" in row:
             topics = f", {row['topics']} topics" if "topics" in row else ""
             out[s] = f"run lines ({row['lines']} lines{topics})"

@@ -404,6 +404,8 @@ LABELLED_VIEWS = [
     "/stability",
     "/intrinsic-dimension",
     f"/queries/find-baselines/table?collection={NYT}&measure=map",
+    "/queries/stamped-reviews/table",
+    "/queries/datasets-by-intrinsic-dimension/table?min=3",
     "/search?q=reproduc",
     "/id/" + RUN.removeprefix("https://w3id.org/reprokg/id/"),
 ]
@@ -556,3 +558,11 @@ def test_a_comparison_links_its_runs(client, demo_store) -> None:
     page = html(client, f"/comparison?iri={quote(str(c['c']), safe='')}")
     titles = {t for _, t, _ in _links(page, "/run?iri=")}
     assert {str(r["r"]) for r in runs} <= titles
+
+
+def test_feature_discard_steps_read_as_labels(client, demo_store) -> None:
+    (s,) = ask(demo_store, "SELECT ?s WHERE { ?s a rk:FeatureDiscardStudy }")
+    url = f"/queries/discarded-features/table?experiment={quote(str(s['s']), safe='')}"
+    p = _Text()
+    p.feed(html(client, url))
+    assert p.bare == [], sorted(set(p.bare))
