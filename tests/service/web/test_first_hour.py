@@ -237,14 +237,20 @@ def test_templates_write_only_real_attributes(client, url: str) -> None:
 def test_named_query_forms_mark_required_parameters(client) -> None:
     from reprokg.sparql.named import load_queries
 
-    page = html(client, "/query")
-    inputs = {a["name"]: a for t, a in _tags(page) if t == "input" and a.get("name")}
-    for q in load_queries().values():
+    form, inputs = None, {}
+    for tag, a in _tags(html(client, "/query")):  # the inputs of each form, by its query
+        if tag == "form" and (a.get("action") or "").startswith("/queries/"):
+            form = (a["action"] or "").split("/")[2]
+            inputs[form] = {}
+        elif tag == "input" and form and a.get("name"):
+            inputs[form][a["name"]] = a
+    queries = load_queries()
+    assert set(inputs) == set(queries)
+    for name, q in queries.items():
         for p in q.params:
-            if p.name not in inputs:
-                continue
-            assert ("required" in inputs[p.name]) == (not p.optional), (q.name, p.name)
-            assert inputs[p.name].get("type") in ("text", "number"), (q.name, p.name)
+            field = inputs[name][p.name]
+            assert ("required" in field) == (not p.optional), (name, p.name)
+            assert field.get("type") in ("text", "number"), (name, p.name)
 
 
 def test_an_empty_required_field_is_stopped_by_the_browser(
