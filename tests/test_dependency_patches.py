@@ -190,6 +190,7 @@ def test_a_head_over_the_limit_is_refused_with_431(head_limited_server: int) -> 
     assert ok.startswith(b"HTTP/1.1 200 ")
 
 
+@pytest.mark.slow
 def test_a_body_that_stops_coming_is_cut_with_408(head_limited_server: int) -> None:
     # uvicorn alone waits for the rest of a body for ever
     head = b"POST /ok HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" + b"a" * 10

@@ -33,6 +33,7 @@ def _run(capsys: Any, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 def test_compare_save_names_the_comparison_and_the_store(store: str, capsys: Any) -> None:
     code, out, err = _run(
         capsys,
@@ -44,6 +45,7 @@ def test_compare_save_names_the_comparison_and_the_store(store: str, capsys: Any
     assert f"saved the comparison as {iri} in the store {store}" in err
 
 
+@pytest.mark.slow
 def test_evaluate_save_names_the_evaluation_and_the_store(store: str, capsys: Any) -> None:
     code, out, err = _run(
         capsys,

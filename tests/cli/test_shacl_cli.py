@@ -43,6 +43,7 @@ def _conforming(tmp_path: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_text_report_and_exit_1_on_violations() -> None:
     done = _reprokg("--shapes", str(CLASS_001), str(CLASS_001))
     assert done.returncode == 1, done.stderr

@@ -189,6 +189,7 @@ def test_re_execution_results(shared_data: Path, log, success, time_limit, error
     assert validate_documents([doc])[0].conforms
 
 
+@pytest.mark.slow
 def test_re_execution_configuration_from_the_name(shared_data: Path) -> None:
     f = shared_data / LOGS / "run_log_r36_no_env.csv"
     (doc,), _ = re_execution.load_with_summary(f.read_bytes(), str(f))

@@ -457,6 +457,7 @@ def _real_json_files() -> list[Path]:
     return found + (sorted(EXAMPLES.rglob("*.json")) if EXAMPLES.is_dir() else [])
 
 
+@pytest.mark.slow
 def test_every_real_json_file_passes_and_is_measured_exactly() -> None:
     need(DATA.is_dir(), f"real data folder {DATA} is missing")
     paths = _real_json_files()

@@ -323,6 +323,7 @@ def test_the_survey_measures_on_the_demo_data_are_not_a_500(
 # --- issue 28 ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_web_form_parses_in_the_parse_workers(tmp_path: Path) -> None:
     """``POST /validate/report`` (the web form) parsed in the server process, outside the
     parse limits: past a 5 s limit it answered after 26 s. Over HTTP to a real server with

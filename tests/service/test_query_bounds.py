@@ -106,6 +106,7 @@ def test_the_server_process_never_parses_query_text(client: TestClient, monkeypa
     assert r.status_code == 400 and "LOAD" in r.text
 
 
+@pytest.mark.slow
 def test_a_160kb_from_query_is_answered_within_the_query_timeout(client: TestClient) -> None:
     """The probe's 160 KB ``# from`` + ``1 + 1 + …`` (152 s before) is refused before any
     parser (a chain); a 160 KB ``# from`` text under the chain limit (one long VALUES)
@@ -125,6 +126,7 @@ def test_a_160kb_from_query_is_answered_within_the_query_timeout(client: TestCli
     assert _ask_works(client)
 
 
+@pytest.mark.slow
 def test_45_parallel_from_queries_leave_health_answering(tmp_path: Path) -> None:
     """45 clients (45 addresses: one client may have only ``max_uploads_per_client``
     bodies in progress) send a 2 KB ``# from`` query at once, to a real server, while
@@ -228,6 +230,7 @@ def test_the_byte_cap_is_a_setting(tmp_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.slow
 def test_a_query_past_the_workers_memory_is_a_413(tmp_path: Path) -> None:
     """26 doublings of a 100-character string (6.7 GB) inside the engine: the worker runs
     out of its address space (query_memory_mb) and dies; the query gets a 413, the next

@@ -282,6 +282,7 @@ def restore_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     return request.param
 
 
+@pytest.mark.slow
 def test_dump_holds_the_documents_once_and_restore_rebuilds_the_merge(
     store: OxigraphStore, restore_path: str, tmp_path: Path
 ) -> None:

@@ -17,6 +17,8 @@ from reprokg.studies.registry import GRSI_STAMPS
 from tests.conftest import need
 from tests.studies.stores import GRSI_JSON, SIGGRAPH, studies_store
 
+pytestmark = pytest.mark.slow  # the study's store its fixture loads
+
 SCORE = "Feedbacks [could reproduce results (5=highly confident)]"
 TEST = "Did I manage to perform a complete test (deps/build)?"
 AVAIL = "Is the code or software publicly available ?"

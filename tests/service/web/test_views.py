@@ -87,6 +87,7 @@ def test_home_counts(client, demo_store) -> None:
     assert 'href="/docs"' in page and 'href="/sparql"' in page
 
 
+@pytest.mark.slow
 def test_search_goes_to_the_passport_and_finds_titles(client) -> None:
     r = client.get("/search", params={"q": "doi:10.1145/3197517.3201353"}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == "/paper?doi=10.1145%2F3197517.3201353"
@@ -408,6 +409,7 @@ def test_query_form_table_equals_the_named_query_api(client) -> None:
     assert prefixes["rk"] == "https://w3id.org/reprokg/ontology#"
 
 
+@pytest.mark.slow
 def test_validate_shows_the_orcid_check_digit_error_with_its_line(client) -> None:
     form = html(client, "/validate")
     text = re.search(r"<textarea[^>]*>(.*?)</textarea>", form, re.S).group(1)
