@@ -10,14 +10,15 @@ web view's chart reads the same query (``service/web/routes/analyses.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.loaders.stability import ROW_KEYS
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: the service starts without it
+    import pandas as pd
 
 #: the observations of one study: what the analysis fits and the web view charts
 OBSERVATIONS_QUERY = "stability/sparql/observations.rq"
@@ -125,6 +126,8 @@ def observation_frame(store: Any, study: StudyInfo | str) -> pd.DataFrame:
     to the last bit, so analysing the same observations twice gives the same document.
     """
     rows = select_rows(store, observations_query(study))
+    import pandas as pd
+
     frame = pd.DataFrame({c: [r.get(c) for r in rows] for c in COLUMNS})
     frame["value"] = pd.to_numeric(frame["value"], errors="coerce")
     order = ["experiment", "configuration", "seed", "repeat", "metric", "value"]

@@ -1,0 +1,73 @@
+"""Batched validation of every kind: documents per second on one core (issue 29's target:
+≥ 1,000 of every kind, survey records and audits included), next to pyshacl.
+
+    python -m benchmarks.ingest.kinds              # 1,000 documents per kind
+    python -m benchmarks.ingest.kinds --n 2000 --pyshacl 20
+
+The documents are real ones of every kind (benchmarks/validation/corpus.py: what the demo
+validates and computes, plus the shared data's survey and MLRC records), repeated to ``--n``
+per kind (each copy its own document, so each is validated). reprokg validates them as
+ingest does (``validate_documents``: the compiled engine, batches of ``--batch``, the
+ORCID checks and the report per document); pyshacl (``REPROKG_SHACL_ENGINE=pyshacl``'s
+path) one at a time on the first ``--pyshacl`` documents. One process, one core; CPU time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent.parent))
+
+from benchmarks.validation import corpus  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", type=int, default=1000, help="documents per kind")
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--pyshacl", type=int, default=20, help="documents per kind for pyshacl")
+    p.add_argument("--out", default=str(HERE / "results-kinds.json"))
+    args = p.parse_args(argv)
+    logging.disable(logging.CRITICAL)
+    from reprokg.validation.batching import validate_documents
+    from reprokg.validation.pyshacl_engine import shacl_results
+    from reprokg.validation.shapes import known_kinds, materialise_types
+
+    kinds = set(known_kinds())
+    rows = {}
+    columns = ("reprokg docs/CPU-s", "pyshacl docs/CPU-s")
+    print(f"{'kind':20} {'docs':>6} " + " ".join(f"{c:>19}" for c in columns) + f" {'ratio':>7}")
+    for kind, docs in corpus.by_kind(corpus.documents()).items():
+        if kind not in kinds:
+            continue
+        group = [docs[i % len(docs)] for i in range(args.n)]
+        validate_documents(group[: min(len(group), 8)])  # compile the kind's queries first
+        t = time.process_time()
+        for i in range(0, len(group), args.batch):
+            validate_documents(group[i : i + args.batch])
+        ours = len(group) / (time.process_time() - t)
+        sample = group[: args.pyshacl]
+        t = time.process_time()
+        for d in sample:
+            shacl_results(materialise_types(d.graph), kind)
+        theirs = len(sample) / (time.process_time() - t)
+        rows[kind] = {
+            "documents": len(group),
+            "distinct": len(docs),
+            "reprokg_docs_per_cpu_s": ours,
+            "pyshacl_docs_per_cpu_s": theirs,
+        }
+        print(f"{kind:20} {len(group):>6} {ours:>19.0f} {theirs:>19.1f} {ours / theirs:>6.0f}×")
+    Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
