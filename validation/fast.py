@@ -851,6 +851,7 @@ def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
     entailed types, materialised at load, and no subclass triples). Raises
     :class:`ShapesError` for a shapes graph that cannot be used.
     """
+    _refuse_custom_components(shapes)
     c = _Compiler(shapes, closure)
     roots: set[object] = set()
     for p in (SH.targetClass, SH.target, SH.targetSubjectsOf, SH.targetObjectsOf, SH.targetNode):
@@ -891,6 +892,23 @@ def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
         shapes if c.uses_shapes_graph else None,
         c.per_focus,
     )
+
+
+def _refuse_custom_components(shapes: Graph) -> None:
+    """A SPARQL-based constraint component (SHACL 6) that a shape uses is refused rather
+    than ignored: its constraints would silently pass."""
+    kinds = {SH.ConstraintComponent} | set(
+        shapes.transitive_subjects(RDFS.subClassOf, SH.ConstraintComponent)
+    )
+    for kind in kinds:
+        for component in shapes.subjects(RDF.type, kind):
+            for param in shapes.objects(component, SH.parameter):
+                path = shapes.value(param, SH.path)
+                if path is not None and (None, path, None) in shapes:
+                    raise Unsupported(
+                        f"the SPARQL-based constraint component {component} (its parameter "
+                        f"{path} is used): custom constraint components are not supported"
+                    )
 
 
 @cache
