@@ -74,6 +74,14 @@ OUTCOME_ORDER = (
     "inconclusive",
     "not-attempted",
 )
+#: outcome concept (rk:ReproductionOutcomeScheme) -> its slug
+OUTCOME_SLUG = {
+    RK + "OutcomeReproduced": "reproduced",
+    RK + "OutcomePartiallyReproduced": "partially-reproduced",
+    RK + "OutcomeNotReproduced": "not-reproduced",
+    RK + "OutcomeInconclusive": "inconclusive",
+    RK + "OutcomeNotAttempted": "not-attempted",
+}
 
 
 COLUMNS: list[tuple[str, str]] = [
@@ -133,8 +141,8 @@ def fold(rows: Iterable[dict[str, Any]]) -> dict[str, PaperRecord]:
             goal_year.setdefault(iri, py)
         elif key == "goalVenue":
             goal_venue.setdefault(iri, str(py))
-        elif key == "outcome":
-            rec.outcomes.add(str(py))
+        elif key == "outcome" and str(value) in OUTCOME_SLUG:
+            rec.outcomes.add(OUTCOME_SLUG[str(value)])
     for iri, rec in out.items():
         if rec.year is None and iri in goal_year:
             rec.year = goal_year[iri]

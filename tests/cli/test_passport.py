@@ -106,3 +106,22 @@ def test_superseded_assessments_are_listed_not_counted() -> None:
     assert s["outcomes"] == {"reproduced": 1}
     assert (s["superseded"], s["disputed"], len(entries)) == (1, 1, 2)
     assert entries[-1]["assessment"] == "a1"  # superseded ones last
+
+
+def test_named_query_reproduction_assessments(store_dir: tuple[Path, str]) -> None:
+    """By DOI: the failed replication, reached through the report's rk:reproduces; the
+    outcome filter keeps it for not-reproduced and drops it for reproduced."""
+    d, original = store_dir
+    base = ["query", "--store", str(d), "--read-only", "--name", "reproduction-assessments"]
+    base += ["--format", "json", "--param", f"doi={original}"]
+    code, out = _run(*base)
+    assert code == 0
+    rows = json.loads(out)["results"]["bindings"]
+    assert [(r["outcome"]["value"], r["asWritten"]["value"]) for r in rows] == [
+        ("not-reproduced", "[¬Re]")
+    ]
+    assert rows[0]["report"]["value"].startswith("https://doi.org/10.5281/zenodo.")
+    _, out = _run(*base, "--param", "outcome=not-reproduced", "--param", "venue=ReScience C")
+    assert len(json.loads(out)["results"]["bindings"]) == 1
+    _, out = _run(*base, "--param", "outcome=reproduced")
+    assert json.loads(out)["results"]["bindings"] == []
