@@ -43,7 +43,8 @@ def papers(
     request: Request,
     store: ReadStoreDep,
     q: Annotated[str, Query(max_length=200)] = "",
-    year: int | None = None,
+    # the filter form sends year= for "any": a blank is no filter, anything else a year
+    year: Annotated[str, Query(max_length=4, pattern=r"^(\d{4})?$")] = "",
     venue: Annotated[str, Query(max_length=300)] = "",
     topic: Annotated[str, Query(max_length=100)] = "",
     code: Literal["", "yes", "no"] = "",
@@ -60,7 +61,7 @@ def papers(
         raise UsageError(f"size must be one of {', '.join(map(str, PAGE_SIZES))}")
     filters = Filters(
         q=q.strip(),
-        year=year,
+        year=int(year) if year else None,
         venue=venue,
         topic=topic,
         code=code,

@@ -40,12 +40,15 @@ ARTIFACT = {
 }
 MLRC = f"""title: "[Re] Simple Techniques for Cross-Collection Relevance Feedback"
 authors:
-  - name: A. Replicator
+  - name: Josiah Carberry
+    orcid: 0000-0002-1825-0097
     affiliations: 1
 affiliations:
   - code: 1
     name: Somewhere
 type: Replication
+code:
+  - url: https://github.com/castorini/anserini
 replication:
   - cite: "Yu et al., ECIR 2019"
   - doi: {DOI}
@@ -148,6 +151,8 @@ def test_papers_not_reproduced_equals_sparql(
     page.select_option("select[name=outcome]", "not-reproduced")
     page.get_by_role("button", name="Apply").click()
     page.wait_for_url("**outcome=not-reproduced**")
+    # the form sends year= (any) with the outcome: a blank year is no filter, not an error
+    assert "year=&" in page.url and page.locator("h1").inner_text() == "Papers"
     shown = page.locator("#papers-table tbody tr").count()  # one page: fewer than 50
     href = page.locator("footer a", has_text="CSV").get_attribute("href")
     assert "outcome=not-reproduced" in href
