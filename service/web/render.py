@@ -111,6 +111,9 @@ class GenerationCache:
 
 
 cache = GenerationCache()
+#: many small per-page values (the labels of a page's IRIs, a run's header fields) apart
+#: from the few costly ones above: they must not push the papers index out
+small_cache = GenerationCache()
 
 
 # --------------------------------------------------------------------------- links
@@ -263,7 +266,7 @@ def page(request: Request, template: str, status_code: int = 200, **ctx: Any) ->
     store = getattr(request.app.state, "read_store", None) or request.app.state.store
     iris = shown_iris(ctx)
     key = "labels " + hashlib.sha256("\n".join(sorted(iris)).encode()).hexdigest()
-    found = cache.get(store, key, lambda: labels(store, iris, settings.base)) if iris else {}
+    found = small_cache.get(store, key, lambda: labels(store, iris, settings.base)) if iris else {}
     token = _page_labels.set(found)
     try:
         return _render(request, template, status_code, settings, ctx)

@@ -21,6 +21,7 @@ from reprokg.service.web.render import (
     page,
     py,
     rows_of,
+    small_cache,
     sparql_of,
     tabular,
     wants,
@@ -118,7 +119,7 @@ def header_fields(store: Store, run: str) -> dict[str, object]:
         except KeyError:
             return {}
 
-    return cache.get(store, f"run-fields {run}", compute)
+    return small_cache.get(store, f"run-fields {run}", compute)
 
 
 def _flat(data: object, prefix: str = "") -> dict[str, object]:
