@@ -43,7 +43,9 @@ from reprokg.sparql.named import package_query
 from reprokg.store.base import SelectResult, Store
 
 KIND = IntrinsicDimensionResult.KIND
-_IRI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]+$")
+#: a data set's IRI: an http(s) URL (pages link it; issue 28: ``javascript:alert(3)`` was
+#: stored as a data set and linked) without the characters RFC 3987 excludes
+_IRI_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$", re.IGNORECASE)
 
 
 def dataset_ref(value: str | None, sha256: str) -> DataSetRef:
@@ -58,7 +60,7 @@ def dataset_ref(value: str | None, sha256: str) -> DataSetRef:
         return DataSetRef(text)
     raise IdentifierError(
         f"--dataset {text!r} is neither a DOI (10.<registrant>/<suffix>, doi:…, "
-        "https://doi.org/…) nor an absolute IRI (https://…)"
+        "https://doi.org/…) nor an http(s) IRI (https://…)"
     )
 
 

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from reprokg.core.errors import InputTooLarge, LimitExceeded
+from reprokg.core.errors import InputTooLarge, LimitExceeded, LoadError
 from reprokg.core.settings import Settings, settings, view
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "LimitExceeded",
     "ScanStats",
     "check_json",
+    "lone_surrogate",
     "check_lines",
     "check_yaml",
     "current_limits",
@@ -689,12 +690,50 @@ def json_stats(text: str) -> ScanStats:
     return ScanStats(depth=max(depth, 0), nodes=nodes)
 
 
+#: a ``\\uD800``-``\\uDFFF`` escape (half of a UTF-16 surrogate pair)
+_SURROGATE_ESCAPE = re.compile(r"\\u([dD][89a-fA-F][0-9a-fA-F]{2})")
+
+
+def lone_surrogate(text: str) -> int | None:
+    """The offset of the first ``\\uDxxx`` escape in JSON text that is not half of a
+    pair (a high surrogate followed by a low one), else ``None``. ``json`` decodes such an
+    escape into a string no UTF-8 text can hold: the store refused it (a 500, issue 28)."""
+    pending: int | None = None  # offset of a high surrogate awaiting its low half
+    end_of_high = -1
+    for m in _SURROGATE_ESCAPE.finditer(text):
+        i = m.start()
+        while i > 0 and text[i - 1] == "\\":  # the backslashes before this one
+            i -= 1
+        if (m.start() - i) % 2:  # ``\\\\uD800``: an escaped backslash, then text
+            continue
+        code = int(m.group(1), 16)
+        if code < 0xDC00:  # high
+            if pending is not None:
+                return pending
+            pending, end_of_high = m.start(), m.end()
+        else:  # low: must follow its high directly
+            if pending is None or m.start() != end_of_high:
+                return pending if pending is not None else m.start()
+            pending = None
+    return pending
+
+
 def check_json(text: str, name: str = "<input>", limits: InputLimits | None = None) -> None:
-    """Refuse JSON nesting deeper than ``max_depth`` or with more than ``max_nodes`` values.
+    """Refuse JSON nesting deeper than ``max_depth`` or with more than ``max_nodes`` values,
+    and a lone surrogate escape (:func:`lone_surrogate`), located.
 
     The C decoder of :mod:`json` recurses per level (``RecursionError`` at ~1,000 in the
     main thread); the limit keeps every consumer of the result shallow as well.
     """
+    if "\\u" in text and (pos := lone_surrogate(text)) is not None:
+        line, column = _where(text, pos)
+        raise LoadError(
+            f"{text[pos : pos + 6]} is half of a UTF-16 surrogate pair, not a character; "
+            "write the character itself (UTF-8) or both halves of its pair",
+            source=name,
+            line=line,
+            column=column,
+        )
     limits = limits or current_limits()
     if text.count("[") + text.count("{") <= limits.max_depth and len(text) < limits.max_nodes:
         return

@@ -62,7 +62,7 @@ def decode_text(data: bytes, name: str) -> str:
 
 
 def parse_json(text: str, name: str) -> Any:
-    """A JSON value, its nesting and size checked first (:func:`check_json`)."""
+    """A JSON value, its nesting, size and escapes checked first (:func:`check_json`)."""
     check_json(text, name)
     try:
         return json.loads(text)

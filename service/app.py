@@ -19,6 +19,7 @@ from reprokg.core.pool import preload
 from reprokg.core.settings import Settings
 from reprokg.core.settings import settings as process_settings
 from reprokg.service.deps import add_error_handler, check_write_token
+from reprokg.service.headers import SecurityHeaders
 from reprokg.service.limits import BodyLimitMiddleware, UploadSlots
 from reprokg.service.logs import AccessLogMiddleware, RequestIdMiddleware, configure_access_log
 from reprokg.service.parsing import PRELOAD, ParsePool
@@ -137,8 +138,11 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     if settings.access_log:
         configure_access_log(True)
         app.add_middleware(AccessLogMiddleware)
-    # outermost: every request gets an id, and no exception leaves the app as a bare 500
+    # every request gets an id, and no exception leaves the app as a bare 500
     app.add_middleware(RequestIdMiddleware)
+    # around everything, so every answer (a 413, a 429, a 500 too) carries them: CSP,
+    # nosniff, frame-ancestors, Referrer-Policy (service/headers.py)
+    app.add_middleware(SecurityHeaders)
     return app
 
 

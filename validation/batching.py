@@ -9,7 +9,7 @@ from rdflib import Graph, Literal
 from rdflib.namespace import RDF
 
 from reprokg.core.document import Document
-from reprokg.validation.checks import PYTHON_CHECKS
+from reprokg.validation.checks import PYTHON_CHECKS, for_shacl
 from reprokg.validation.engine import fast_results, finish_report, validate_document
 from reprokg.validation.report import Report, Result
 from reprokg.validation.shapes import add_entailed_types
@@ -67,7 +67,7 @@ def validate_documents(docs: list[Document]) -> list[Report]:
             owners: dict[str, list[int]] = {}  # described node -> its one document
             users: dict[str, list[int]] = {}  # node only used as a value -> documents
             for i, d in enumerate(members):
-                for t in d.graph:
+                for t in for_shacl(d.graph):
                     merged.add(t)
                 for n in set(d.graph.subjects()):
                     owners.setdefault(str(n), []).append(i)

@@ -88,3 +88,127 @@ def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
         return []
     path = _orcid_source_path(doc)
     return [Result("Violation", m, path=path, focus_node=f, value=v) for m, f, v in found]
+
+
+#: predicates whose object is a link a page shows (http(s) only; issue 28: a
+#: ``javascript:`` IRI stored in one ran in the reader's browser)
+LINK_PREDICATES = frozenset(
+    {
+        str(RK.evidenceLink),
+        "http://schema.org/codeRepository",
+        "http://schema.org/url",
+        "http://www.w3.org/2000/01/rdf-schema#seeAlso",
+    }
+)
+
+
+def _source_line(doc: Document | None, value: str) -> int | None:
+    """The line of the source where ``value`` (or its start, up to a character a JSON or
+    YAML escape may have written differently) first appears."""
+    if doc is None or not value:
+        return None
+    text = doc.source_bytes.decode("utf-8", errors="replace")
+    probe = value
+    for bad in ('"', "\\", "\x00", "\n"):
+        probe = probe.split(bad, 1)[0]
+    pos = text.find(probe) if len(probe) >= 8 else -1
+    return text.count("\n", 0, pos) + 1 if pos >= 0 else None
+
+
+def _store_refuses_iri(iri: str) -> str | None:
+    """Why the store (pyoxigraph, RFC 3987) refuses ``iri``, or ``None``."""
+    import pyoxigraph as ox
+
+    try:
+        ox.NamedNode(iri)
+    except (ValueError, UnicodeEncodeError) as exc:
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def _refused_term(term: object) -> bool:
+    """A term the store cannot hold (the SHACL engine, on pyoxigraph, cannot either)."""
+    text = str(term)
+    if isinstance(term, URIRef):
+        return _store_refuses_iri(text) is not None
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+    datatype = getattr(term, "datatype", None)
+    return datatype is not None and _store_refuses_iri(str(datatype)) is not None
+
+
+def for_shacl(graph: Graph) -> Graph:
+    """``graph`` without the triples whose terms the store refuses (``graph`` itself when
+    there are none, the usual case). The SHACL engine loads a document into pyoxigraph,
+    which refuses them as the store does (a 500 on /validate); the rest is validated,
+    and :func:`check_terms_the_store_takes` reports these."""
+    bad = [t for t in graph_triples(graph) if any(_refused_term(x) for x in t)]
+    if not bad:
+        return graph
+    refused = set(bad)
+    clean = Graph()
+    for t in graph_triples(graph):
+        if t not in refused:
+            clean.add(t)
+    for prefix, ns in graph.namespaces():
+        clean.bind(prefix, ns, override=False)
+    return clean
+
+
+@python_check
+def check_terms_the_store_takes(graph: Graph, doc: Document | None = None) -> list[Result]:
+    """Every IRI and literal that validation accepts, the store accepts (issue 28: audit
+    links holding ``" < > { } | \\ ^``, a NUL in a survey's code URL and a lone surrogate
+    passed validation and then failed the store with a 500). Each IRI is parsed by the
+    store's own IRI parser (pyoxigraph: RFC 3987), each literal must be UTF-8 (no lone
+    surrogate); and a link (:data:`LINK_PREDICATES`) must be ``http(s)``."""
+    seen: set[tuple[type, str]] = set()
+    found: list[Result] = []
+
+    def report(message: str, focus: object, value: str) -> None:
+        line = _source_line(doc, value)
+        # the source path a person edits: the most specific one read at that line
+        paths = [p for p, n in doc.lines.items() if n == line] if doc and line else []
+        path = max(paths, key=lambda p: (len(p), p)) if paths else None
+        found.append(
+            Result(
+                "Violation",
+                f"{path}: {message}" if path else message,
+                path=path,
+                focus_node=str(focus),
+                value=value,
+                line=line,
+            )
+        )
+
+    for s, p, o in graph_triples(graph):
+        datatype = getattr(o, "datatype", None)
+        for term in (s, p, o, datatype) if datatype is not None else (s, p, o):
+            text = str(term)
+            key = (type(term), text)
+            if key in seen:
+                continue
+            seen.add(key)
+            if isinstance(term, URIRef):
+                why = _store_refuses_iri(text)
+                if why:
+                    why = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in why)
+                    report(f"{text!r} is not an IRI (RFC 3987): {why}", s, text)
+            elif not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    report(
+                        f"text with a lone surrogate (U+{ord(text[exc.start]):04X}) at "
+                        f"character {exc.start + 1}: not a Unicode character",
+                        s,
+                        text.encode("utf-8", "backslashreplace").decode(),
+                    )
+        if isinstance(o, URIRef) and str(p) in LINK_PREDICATES:
+            scheme = str(o).partition(":")[0].lower()
+            if scheme not in ("http", "https"):
+                report(f"a link must be an http(s) URL, got {str(o)!r}", s, str(o))
+    return found

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from reprokg.core.document import Document
 from reprokg.core.settings import settings
-from reprokg.validation.checks import PYTHON_CHECKS
+from reprokg.validation.checks import PYTHON_CHECKS, for_shacl
 from reprokg.validation.report import SEVERITIES, Report, Result
 from reprokg.validation.shapes import materialise_types
 
@@ -41,7 +41,7 @@ def fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
 
     if engine() == "pyshacl":
         return None
-    evaluated = shacl_fast.evaluate(kind, [d.graph for d in docs])
+    evaluated = shacl_fast.evaluate(kind, [for_shacl(d.graph) for d in docs])
     out = []
     for found in evaluated:
         out.append(
@@ -62,7 +62,7 @@ def fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
         from reprokg.validation.pyshacl_engine import shacl_results
 
         for d, results in zip(docs, out, strict=True):
-            ref = shacl_key(shacl_results(materialise_types(d.graph), kind))
+            ref = shacl_key(shacl_results(materialise_types(for_shacl(d.graph)), kind))
             got = shacl_key(results)
             if ref != got:
                 raise EngineMismatch(
@@ -100,7 +100,7 @@ def validate_document(doc: Document) -> Report:
     else:
         from reprokg.validation.pyshacl_engine import shacl_results
 
-        results = shacl_results(materialise_types(doc.graph), doc.kind)
+        results = shacl_results(materialise_types(for_shacl(doc.graph)), doc.kind)
     for check in PYTHON_CHECKS:
         results.extend(check(doc.graph, doc))
     return finish_report(doc, results)

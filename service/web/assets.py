@@ -8,13 +8,13 @@ written by ``refresh_vendor.sh`` with ``VERSIONS.json`` and ``SHA256SUMS`` besid
 
 from __future__ import annotations
 
+import html
 import json
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -38,6 +38,25 @@ NAV: list[tuple[str, str]] = [
     ("/query", "Query"),
     ("/validate", "Validate"),
 ]
+
+
+#: /docs: Swagger UI from the vendored bundle, started by a script file (no inline script)
+SWAGGER_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="{css}">
+<link rel="icon" href="{icon}">
+<title>{title}</title>
+</head>
+<body>
+<div id="swagger-ui" data-openapi="{openapi}"></div>
+<script src="{bundle}"></script>
+<script src="{init}"></script>
+</body>
+</html>
+"""
 
 
 def static_url(path: str) -> str:
@@ -73,22 +92,25 @@ def add_offline_docs(app: FastAPI) -> None:
     """Swagger UI at ``/docs`` from the vendored files; ``/redoc`` redirects there.
 
     The app is created with ``docs_url=None, redoc_url=None`` so FastAPI's CDN pages are
-    not registered. ``validatorUrl: None`` keeps Swagger UI from calling
-    validator.swagger.io. ReDoc is not offered: redoc 2.5.x always loads its logo from a
-    CDN, which no option turns off.
+    not registered. FastAPI's own page starts Swagger UI with an inline script, which the
+    service's Content-Security-Policy refuses (service/headers.py); this page loads
+    ``/static/web/swagger-init.js`` instead, with the same options (``validatorUrl:
+    null`` keeps Swagger UI from calling validator.swagger.io). ReDoc is not offered:
+    redoc 2.5.x always loads its logo from a CDN, which no option turns off.
     """
     openapi_url = app.openapi_url or "/openapi.json"
+    page = SWAGGER_PAGE.format(
+        title=html.escape(f"{app.title} — API"),
+        css=vendor_url("swagger-ui/swagger-ui.css"),
+        icon=vendor_url("swagger-ui/favicon-32x32.png"),
+        openapi=html.escape(openapi_url),
+        bundle=vendor_url("swagger-ui/swagger-ui-bundle.js"),
+        init=static_url("swagger-init.js"),
+    )
 
     @app.get("/docs", include_in_schema=False)
     def swagger_ui() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url=openapi_url,
-            title=f"{app.title} — API",
-            swagger_js_url=vendor_url("swagger-ui/swagger-ui-bundle.js"),
-            swagger_css_url=vendor_url("swagger-ui/swagger-ui.css"),
-            swagger_favicon_url=vendor_url("swagger-ui/favicon-32x32.png"),
-            swagger_ui_parameters={"validatorUrl": None},
-        )
+        return HTMLResponse(page)
 
     @app.get("/redoc", include_in_schema=False)
     def redoc() -> RedirectResponse:

@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from jinja2 import pass_context
+from markupsafe import Markup, escape
 from rdflib import Literal
 
 from reprokg.core.errors import NotAcceptable, ReprokgError
@@ -119,9 +120,35 @@ small_cache = GenerationCache()
 # --------------------------------------------------------------------------- links
 
 
+def linkable(url: str | None) -> str | None:
+    """``url`` when a page may link to it, else ``None`` (shown as text): an ``http(s)``
+    IRI, or a path of this service. Stored IRIs come from uploads, and a
+    ``javascript:alert(3)`` IRI linked as it is runs in the reader's browser on a click
+    (issue 28); ``data:``, ``file:``, ``vbscript:`` … are refused alike."""
+    if not url:
+        return None
+    if url.startswith(("/", "?", "#")):
+        return None if url.startswith("//") else url
+    scheme, sep, rest = url.partition(":")
+    if sep and scheme.lower() in ("http", "https") and rest.startswith("//"):
+        return url
+    return None
+
+
+def anchor(url: str | None, text: object, title: str | None = None) -> Markup:
+    """``<a href=url>text</a>``, or just the text when ``url`` may not be linked
+    (:func:`linkable`); both escaped."""
+    target = linkable(url)
+    label = escape(text)
+    if target is None:
+        return label
+    extra = Markup(' title="{}"').format(title) if title and title != str(text) else ""
+    return Markup('<a href="{}"{}>{}</a>').format(target, extra, label)
+
+
 def href(iri: str | None, b: str = DEFAULT_BASE) -> str | None:
-    """Where a link to ``iri`` goes: our view of it when there is one, else the IRI
-    (``b``: the instance base the service dereferences at ``/id/``)."""
+    """Where a link to ``iri`` goes: our view of it when there is one, else the IRI when
+    it may be linked (``b``: the instance base the service dereferences at ``/id/``)."""
     if not iri:
         return None
     if iri.startswith("https://doi.org/"):
@@ -138,7 +165,7 @@ def href(iri: str | None, b: str = DEFAULT_BASE) -> str | None:
         return "/comparison?" + urlencode({"iri": iri})
     if iri.startswith(b):
         return "/id/" + iri.removeprefix(b)
-    return iri
+    return linkable(iri)
 
 
 PREFIXES = (
@@ -219,8 +246,10 @@ def bare_doi(doi: str) -> str:
     return doi.strip()[m.end() :] if m else doi.strip()
 
 
-templates.env.filters.update(href=_href_filter, short=short, idlink=_id_filter, bare_doi=bare_doi)
-templates.env.globals.update(fmt_num=fmt_num)
+templates.env.filters.update(
+    href=_href_filter, short=short, idlink=_id_filter, bare_doi=bare_doi, link=linkable
+)
+templates.env.globals.update(fmt_num=fmt_num, anchor=anchor)
 
 
 # --------------------------------------------------------------------------- answers
@@ -236,8 +265,24 @@ def wants(request: Request) -> str | None:
     return fmt
 
 
+#: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: Injection"): ``=HYPERLINK(…)`` in an uploaded title ran in the reader's spreadsheet
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value: object) -> object:
+    """A CSV download's cell: text that a spreadsheet would run as a formula gets a
+    leading ``'`` (shown, not evaluated); numbers and other text stay as they are."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def tabular(fmt: str, rows: list[dict], columns: list[str], filename: str) -> Response:
-    """The rows a view shows, as CSV (header = column keys) or JSON ``{columns, rows}``."""
+    """The rows a view shows, as CSV (header = column keys; cells neutralised against
+    spreadsheet formulas, :func:`spreadsheet_cell`) or JSON ``{columns, rows}``."""
     if fmt == "json":
         return JSONResponse(
             {"columns": columns, "rows": [{c: r.get(c) for c in columns} for r in rows]}
@@ -246,7 +291,7 @@ def tabular(fmt: str, rows: list[dict], columns: list[str], filename: str) -> Re
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(columns)
     for r in rows:
-        w.writerow(["" if r.get(c) is None else r.get(c) for c in columns])
+        w.writerow([spreadsheet_cell(r.get(c)) for c in columns])
     return Response(
         buf.getvalue(),
         media_type="text/csv; charset=utf-8",

@@ -350,3 +350,58 @@ def test_the_web_form_parses_in_the_parse_workers(tmp_path: Path) -> None:
         assert any("longer than the limit of 1 s" in m for m in messages), messages[:3]
         assert proc.poll() is None and http_get(port) == 200
     assert elapsed < 30, elapsed  # the limit, a worker's start and a loaded machine
+
+
+def _survey_record(**changes: str) -> bytes:
+    """A real per-paper survey record (replicability graphics) with ``changes`` made to
+    every variant, as JSON text (escapes as a client would send them)."""
+    src = sorted((SHARED_DATA / "replicability_graphics/per_paper").rglob("*.json"))[0]
+    rec = json.loads(src.read_text(encoding="utf-8"))
+    for variant in rec:
+        variant.update(changes)
+    return json.dumps(rec).encode()
+
+
+@pytest.mark.parametrize("char", ['"', "<", ">", "{", "}", "|", "\\", "^", "`"])
+def test_an_audit_link_the_store_refuses_is_a_violation(client: TestClient, char: str) -> None:
+    """Finding 7: such a link passed validation, then the store refused it (a 500)."""
+    text = AUDIT.read_text(encoding="utf-8")
+    link = f"https://github.com/tkipf/gcn/issues/1{char}2"
+    text = text.replace("  - attribute: S1\n", f"  - attribute: S1\n    link: '{link}'\n", 1)
+    before = _documents(client)
+    v = client.post("/validate", params={"name": "gcn.yaml"}, content=text.encode())
+    assert v.status_code == 200 and v.json()["conforms"] is False, v.text
+    results = v.json()["reports"][0]["results"]
+    assert any(
+        r["severity"] == "Violation" and r["path"] == "findings[0].link" and r["line"] == 16
+        for r in results
+    ), results
+    d = client.post("/documents", params={"name": "gcn.yaml"}, content=text.encode(), headers=AUTH)
+    assert d.status_code == 422, d.text
+    assert _documents(client) == before
+
+
+def test_a_nul_in_a_survey_code_url_is_a_violation(client: TestClient) -> None:
+    need(SHARED_DATA.is_dir(), "real data folder is missing")
+    body = _survey_record(**{"Code URL": "https://github.com/a/b\u0000c"})
+    before = _documents(client)
+    v = client.post("/validate", params={"name": "p.json"}, content=body)
+    assert v.status_code == 200 and v.json()["conforms"] is False, v.text
+    messages = [r["message"] for rep in v.json()["reports"] for r in rep["results"]]
+    assert any("is not an IRI (RFC 3987)" in m and "\\x00" in m for m in messages), messages
+    d = client.post("/documents", params={"name": "p.json"}, content=body, headers=AUTH)
+    assert d.status_code == 422, d.text
+    assert _documents(client) == before
+
+
+def test_a_lone_surrogate_is_a_located_400(client: TestClient) -> None:
+    """``"\\udc80"`` in a survey record: an unauthenticated 500 on /validate before."""
+    need(SHARED_DATA.is_dir(), "real data folder is missing")
+    body = _survey_record(Title="Rendering \udc80 things")
+    assert b"\\udc80" in body
+    for route, headers in (("/validate", {}), ("/documents", AUTH)):
+        r = client.post(route, params={"name": "p.json"}, content=body, headers=headers)
+        assert r.status_code == 400, r.text
+        detail = r.json()["detail"]
+        assert detail["line"] == 1 and detail["column"] == body.index(b"\\udc80") + 1
+        assert "half of a UTF-16 surrogate pair" in detail["message"]
