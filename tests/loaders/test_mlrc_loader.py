@@ -32,6 +32,7 @@ def _pairs(section) -> dict:
     return out
 
 
+@pytest.mark.slow
 def test_one_document_per_report(mlrc_files, mlrc_docs):
     assert len(mlrc_files) == 71
     assert len(mlrc_docs) == 71

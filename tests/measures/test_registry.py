@@ -76,6 +76,7 @@ def test_the_document_names_values_by_the_registry_iri(shared_data: Path) -> Non
     assert all(str(m.iri).endswith(f"/measure/{m.name}") for m in REGISTRY.values())
 
 
+@pytest.mark.slow
 def test_comparison_and_evaluation_json_and_graph_come_from_one_object(shared_data: Path) -> None:
     """The comparison's graph reads back (``comparison_json``, what ``GET /comparisons/{id}``
     answers) as its JSON; the evaluation's reported scores in its graph are its JSON's."""

@@ -169,6 +169,7 @@ def test_bind_header_derives_a_term_from_bound_parameters() -> None:
             parse_query("t", text.replace("board leaderboard(collection, measure)", bad))
 
 
+@pytest.mark.slow
 def test_values_marker_binds_inside_a_sub_select() -> None:
     text = (
         "# title: t\n# description: d\n# param: x string — x\n"

@@ -29,6 +29,7 @@ def _real_pvalues(core17_differences) -> list[float | None]:
     return [None if not math.isfinite(x) else two_sided_p(x, n - 1) for x in t.tolist()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", list(CORRECTIONS))
 def test_equals_r_p_adjust_on_a_real_comparison(rscript, core17_differences, method) -> None:
     p = _real_pvalues(core17_differences)

@@ -322,6 +322,7 @@ def test_dump_restore_roundtrip(store: Store, tmp_path) -> None:
         assert same(store.get_document(iri), g)
 
 
+@pytest.mark.slow
 def test_virtuoso_updates_through_sparql_auth_with_digest(virtuoso_server, tmp_path) -> None:  # noqa: F811
     """The documented production set-up: updates on /sparql-auth as dba (Digest auth)."""
     import httpx

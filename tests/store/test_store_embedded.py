@@ -90,6 +90,7 @@ def test_blob_names_are_sha256_and_unknown_is_none(tmp_path) -> None:
         assert s.get_blob("../../etc/passwd") is None
 
 
+@pytest.mark.slow
 def test_query_time_limit_raises(tmp_path) -> None:
     with open_store(tmp_path / "kg") as s:
         s.add_document(EX + "g", small(3000))

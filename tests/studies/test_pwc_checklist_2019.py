@@ -74,6 +74,7 @@ def compare(ours: dict[str, Any], theirs: dict[str, str]) -> None:
         assert v["method"].startswith(theirs[f"wilcoxon.{name}.method"]), name
 
 
+@pytest.mark.slow
 def test_the_graph_gives_what_r_gives_on_the_csv(
     rscript: str, shared_data: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:

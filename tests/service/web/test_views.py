@@ -116,6 +116,7 @@ YEAR_2018 = """
 """
 
 
+@pytest.mark.slow
 def test_papers_filtered_rows_are_the_papers_sparql_finds(client, demo_store) -> None:
     got = rows(client, "/papers?year=2018&code=yes")
     want = ask(
