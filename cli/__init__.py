@@ -25,6 +25,7 @@ from reprokg.cli import (
     intrinsic_dimension,
     ontology,
     passport,
+    qra,
     serve,
     shacl,
     stability,
@@ -50,6 +51,7 @@ COMMANDS = (
     survey,
     study,
     stability,
+    qra,
     intrinsic_dimension,
 )
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -116,8 +115,9 @@ def _compare(args: argparse.Namespace) -> int:
     # command already puts the second core to work with a forked child; OpenBLAS's threads
     # spun against it (perf: blas_thread_server). Read when numpy loads, which is below.
     if "numpy" not in sys.modules:
-        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ.setdefault(var, "1")
+        from reprokg.core.settings import one_blas_thread
+
+        one_blas_thread()
     try:
         return _compare_runs(args)
     finally:

@@ -332,3 +332,14 @@ def configure(new: Settings | None) -> None:
     reads the environment again on next use (tests that change it)."""
     global _current
     _current = new
+
+
+#: the BLAS libraries' thread counts, read when numpy first loads
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """Have numpy's BLAS use one thread unless the environment says otherwise (before
+    numpy is imported; the process's environment is written here, with its reading)."""
+    for var in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(var, "1")

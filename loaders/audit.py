@@ -115,6 +115,7 @@ SCHEMA: dict[str, Any] = {
                 "properties": {
                     "metric": {"type": "string", "minLength": 1},
                     "dataset": {"type": "string"},
+                    "system": {"type": "string"},
                     "reported": {"type": "number"},
                     "reproduced": {"type": "number"},
                     "relative_difference": {"type": "number", "minimum": 0},
@@ -293,7 +294,10 @@ def load(data: bytes, name: str) -> list[Document]:
         g.add((pub_node, SDO.codeRepository, URIRef(pub["code"])))
 
     auditor_names = sorted(str(a["name"]) for a in audit.get("auditors", []))
-    key = stable_key(source_key, audit.get("date"), audit.get("report"), *auditor_names)
+    identity = [audit.get("date"), audit.get("report"), *auditor_names]
+    if "report_citation" in audit:  # two reproductions of one paper told apart by citation
+        identity.append(str(audit["report_citation"]))
+    key = stable_key(source_key, *identity)
     node = mint("audit", key)
     g.add((node, RDF.type, RK.Audit))
     g.add((node, RK.auditedPublication, pub_node))
@@ -353,6 +357,8 @@ def load(data: bytes, name: str) -> list[Document]:
         g.add((cmp, RK.metricName, Literal(m["metric"])))
         if "dataset" in m:
             g.add((cmp, RK.dataSetName, Literal(m["dataset"])))
+        if "system" in m:
+            g.add((cmp, RK.systemName, Literal(m["system"])))
         for k, prop in (
             ("reported", RK.reportedValue),
             ("reproduced", RK.reproducedValue),
@@ -364,7 +370,7 @@ def load(data: bytes, name: str) -> list[Document]:
             g.add((cmp, RK.outcome, OUTCOMES[m["outcome"]]))
         if "note" in m:
             g.add((cmp, RDFS.comment, Literal(m["note"])))
-        known = {"metric", "dataset", "reported", "reproduced", "relative_difference"}
+        known = {"metric", "dataset", "system", "reported", "reproduced", "relative_difference"}
         _rkx(g, cmp, m, known | {"outcome", "note"})
 
     return [
@@ -375,7 +381,9 @@ def load(data: bytes, name: str) -> list[Document]:
             source_bytes=data,
             loader=LOADER_NAME,
             loader_version=LOADER_VERSION,
-            source_key=source_key,
+            # one audit (its date, report, auditors, citation) per source key: another
+            # audit of the same paper is a document of its own, a corrected file revises
+            source_key=f"{source_key}:{key}",
             messages=messages,
             lines=lines,
             subject=node,

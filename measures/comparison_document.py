@@ -38,6 +38,9 @@ PRODUCER = "reprokg.measures.study"
 #: the distributions whose versions a comparison records
 SOFTWARE = ("ir-measures", "pytrec-eval-terrier", "scipy")
 SIDES = {"baseline": RK.BaselineSide, "advanced": RK.AdvancedSide}
+SIDE_ROLE = {"baseline": "base", "advanced": "adv"}
+#: the measures that are one run's mean, and the role (orig/rep) of that run on each side
+MEAN_OF = {"original_mean": "orig", "reproduced_mean": "rep"}
 
 
 def _num(x: float) -> Literal:
@@ -129,7 +132,11 @@ def comparison_document(study: Compared) -> Document:
         g.add((mi, RDFS.label, Literal(m.label, lang="en")))
         g.add((mi, SKOS.definition, Literal(m.definition, lang="en")))
         g.add((mi, DCTERMS.bibliographicCitation, URIRef(m.citation)))
-    # every measure value
+    # every measure value; a run's mean names the run it is the mean of
+    runs = {
+        role: inp.subject or mint("run", stable_key("run-lines", inp.sha256))
+        for role, inp in study.inputs.items()
+    }
     for name, value in c.measures.items():
         mi = REGISTRY[name].iri
         for side, eff, x in _flatten(value):
@@ -146,6 +153,11 @@ def comparison_document(study: Compared) -> Document:
             if x is not None and math.isfinite(x):
                 g.add((v, MLS.hasValue, _num(x)))
             g.add((v, PROV.wasGeneratedBy, activity))
+            of_run = MEAN_OF.get(name)
+            if of_run is not None and side is not None:
+                run = runs.get(f"{of_run}_{SIDE_ROLE[side]}")
+                if run is not None:
+                    g.add((v, PROV.wasDerivedFrom, run))
     # (not canonical_json: a measure may be NaN, which a comparison's JSON has written)
     source = json.dumps({"basis": basis, "result": c.to_json()}, sort_keys=True).encode()
     return result_document(

@@ -10,6 +10,7 @@ and citation. The defaults are repro_eval 0.5.0's, as the computing modules repr
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -296,6 +297,21 @@ def _field(source: Callable[[Inputs, str, str], Any], attr: str) -> Callable[[In
     return compute
 
 
+def _mean_of(reproduced: bool) -> Callable[[Inputs], Any]:
+    """Each side's original (or reproduced) run's mean score per effectiveness measure: the
+    measured quantity a reproduction repeats (QRA reads it from a stored comparison)."""
+
+    def compute(inp: Inputs) -> dict[str, Any]:
+        out = {}
+        for side, o, r in inp.pairs:
+            s = inp.scores[r if reproduced else o]
+            means = s.means() if s.topics else dict.fromkeys(s.measures, math.nan)
+            out[side] = {m: rp._clean(v) for m, v in means.items()}
+        return out
+
+    return compute
+
+
 def _adjusted(test: str) -> Callable[[Inputs], Any]:
     """The correction of one test's p-values over every measure and side at once."""
 
@@ -342,6 +358,26 @@ RANDOMIZATION = _stat_measure(
     definition="Two-sided p-value of the paired randomization (sign-flip) test of the mean "
     "difference: exact up to 2^20 sign vectors, else the options' resamples and seed.",
     compute=_randomization,
+)
+ORIGINAL_MEAN = _m(
+    name="original_mean",
+    label="mean score of the original run",
+    definition="The original run's effectiveness: its mean score over the topics it is "
+    "evaluated on (repro_eval's ARP), per effectiveness measure.",
+    citation=BREUER_2020,
+    compares="topic scores",
+    kinds={SAME, CROSS},
+    compute=_mean_of(reproduced=False),
+)
+REPRODUCED_MEAN = _m(
+    name="reproduced_mean",
+    label="mean score of the reproduced run",
+    definition="The reproduced run's effectiveness: its mean score over the topics it is "
+    "evaluated on (repro_eval's ARP), per effectiveness measure.",
+    citation=BREUER_2020,
+    compares="topic scores",
+    kinds={SAME, CROSS},
+    compute=_mean_of(reproduced=True),
 )
 _CI = "interval (the options' level)"
 DZ = _stat_measure(
@@ -458,6 +494,8 @@ REGISTRY: dict[str, Measure] = {
         DRI,
         WILCOXON,
         RANDOMIZATION,
+        ORIGINAL_MEAN,
+        REPRODUCED_MEAN,
         DIFF,
         DIFF_LOW,
         DIFF_HIGH,

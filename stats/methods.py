@@ -34,6 +34,7 @@ AGARWAL_2021 = (
 DEMSAR_2006 = "https://jmlr.org/papers/v7/demsar06a.html"  # Statistical comparisons of classifiers
 FRIEDMAN_1937 = "https://doi.org/10.1080/01621459.1937.10503522"
 BELZ_2022 = "https://doi.org/10.18653/v1/2022.acl-long.2"  # Quantified reproducibility assessment
+BELZ_2025 = "https://arxiv.org/abs/2505.17043"  # QRA++: common types of results in NLP
 
 
 @dataclass(frozen=True)

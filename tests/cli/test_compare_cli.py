@@ -104,7 +104,7 @@ def test_json_shape_same_collection(toy: Path, capsys):
     assert list(m)[:7] == ["ktu", "rbo", "rmse", "nrmse", "pvalue", "er", "dri"]  # repro_eval's
     # then the statistics (reprokg.stats), per side and measure, the corrections last
     assert list(m)[7:] == [
-        "wilcoxon", "randomization", "mean_diff", "mean_diff_low", "mean_diff_high",
+        "wilcoxon", "randomization", "original_mean", "reproduced_mean", "mean_diff", "mean_diff_low", "mean_diff_high",
         "dz", "dz_low", "dz_high", "gz", "gz_low", "gz_high",
         "pvalue_adjusted", "wilcoxon_adjusted", "randomization_adjusted",
     ]  # fmt: skip
@@ -132,7 +132,10 @@ def test_json_shape_cross_collection_and_baseline_only(toy: Path, shared_data: P
     assert doc["kind"] == "cross-collection"
     # no advanced runs: no ER/DRI; cross collection: no paired statistics, the t-test's
     # p-values corrected
-    assert list(doc["measures"]) == ["pvalue", "pvalue_adjusted"]
+    # p-values corrected; each run's mean score
+    assert list(doc["measures"]) == [
+        "pvalue", "original_mean", "reproduced_mean", "pvalue_adjusted"
+    ]  # fmt: skip
 
 
 def test_table_output(toy: Path, capsys):

@@ -30,6 +30,7 @@ COMMANDS = (
     "shacl",
     "survey-stats",
     "stability",
+    "qra",
     "study",
     "intrinsic-dimension",
 )

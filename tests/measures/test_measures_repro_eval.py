@@ -61,6 +61,8 @@ def write_run(qrels_path: Path, out: Path, seed: int, topics: int = 12, depth: i
 STATISTICS = {
     "wilcoxon",
     "randomization",
+    "original_mean",
+    "reproduced_mean",
     "mean_diff",
     "mean_diff_low",
     "mean_diff_high",

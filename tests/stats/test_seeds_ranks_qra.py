@@ -157,3 +157,42 @@ def test_qra_scale_shift_and_edge_cases() -> None:
     assert cv_star([0.3, 0.3]).cv_star == 0.0
     with pytest.raises(ValueError, match="n >= 2"):
         cv_star([0.5])
+
+
+def test_qra_plus_set_agreement_equals_scipy() -> None:
+    """QRA++'s type II/III measures of one reproduction against scipy's pearsonr,
+    spearmanr and kendalltau (tau-b), ties included; Table 4's four original values
+    against the first reproduction's of each."""
+    import scipy.stats as st
+
+    from reprokg.stats.qra import set_agreement
+
+    for a, b in (
+        ([84.51, 30.65, 87.50, 31.11], [84.50, 30.65, 80.75, 30.28]),
+        ([1, 2, 2, 3, 5], [2, 2, 1, 4, 4]),  # ties on both sides
+    ):
+        mine = set_agreement(a, b)
+        assert mine.pearson_r == pytest.approx(st.pearsonr(a, b).statistic, abs=1e-12)
+        assert mine.spearman_rho == pytest.approx(st.spearmanr(a, b).statistic, abs=1e-12)
+        assert mine.kendall_tau == pytest.approx(st.kendalltau(a, b).statistic, abs=1e-12)
+    flat = set_agreement([0.3, 0.3, 0.3], [0.1, 0.2, 0.3])
+    assert flat.pearson_r is None and flat.kendall_tau is None  # undefined, not 0
+    assert set_agreement([0.5], [0.4]).n == 1
+
+
+def test_qra_plus_kendall_w_equals_friedman_over_m_n_minus_1() -> None:
+    """Kendall's W (tie corrected) = Friedman's tie-corrected χ² / (m (n - 1)), scipy's
+    friedmanchisquare with the sources as blocks and the quantities as treatments."""
+    import scipy.stats as st
+
+    from reprokg.stats.qra import kendall_w
+
+    x = np.array(
+        [[84.51, 30.65, 87.50, 31.11], [84.50, 30.65, 80.75, 30.28], [87.46, 29.13, 89.36, 31.11]]
+    )
+    ties = np.array([[1, 2, 2, 4], [3, 3, 1, 2], [1, 1, 2, 2], [2, 1, 3, 4]], dtype=float)
+    for m in (x, ties):
+        chi2 = st.friedmanchisquare(*m.T).statistic
+        assert kendall_w(m) == pytest.approx(chi2 / (m.shape[0] * (m.shape[1] - 1)), abs=1e-12)
+    assert kendall_w(np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])) == 1.0
+    assert kendall_w(np.array([[1.0, 2.0]])) is None
