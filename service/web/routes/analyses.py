@@ -146,13 +146,11 @@ def stability(request: Request, store: ReadStoreDep) -> Response:
             s["tests"].append(r)
     for s in found.values():
         # the page shows what the chart draws (per metric and experiment: n, mean, 95%
-        # interval), not every observation: a study has thousands; they are a CSV away
-        obs = rows_of(store, OBSERVATIONS_QUERY, {"study": s["study"]})
-        s["summary"] = charts.intervals_by_metric(obs)
-        s["charts"] = [
-            charts.interval_rows(rows, f"{metric}: mean per experiment, 95% t interval")
-            for metric, rows in s["summary"].items()
-        ]
+        # interval), not every observation: a study has thousands; they are a CSV away.
+        # Kept until the store changes: reading them took most of the page's time.
+        s["summary"], s["charts"] = cache.get(
+            store, f"stability-summary {s['study']}", lambda s=s: _summary(store, s["study"])
+        )
         s["observations_csv"] = "/stability?" + urlencode(
             {"study": s["study"], "part": "observations", "format": "csv"}
         )
@@ -169,6 +167,16 @@ def stability(request: Request, store: ReadStoreDep) -> Response:
         ],
         **_context(request, "stability"),
     )
+
+
+def _summary(store, study: str) -> tuple[dict, list[str]]:
+    """Per metric and experiment: n, mean and 95% t interval, and the charts of them."""
+    summary = charts.intervals_by_metric(rows_of(store, OBSERVATIONS_QUERY, {"study": study}))
+    drawn = [
+        charts.interval_rows(rows, f"{metric}: mean per experiment, 95% t interval")
+        for metric, rows in summary.items()
+    ]
+    return summary, drawn
 
 
 def _study_param(request: Request, rows: list[dict]) -> str:
