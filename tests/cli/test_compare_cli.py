@@ -104,7 +104,8 @@ def test_json_shape_same_collection(toy: Path, capsys):
     assert list(m)[:7] == ["ktu", "rbo", "rmse", "nrmse", "pvalue", "er", "dri"]  # repro_eval's
     # then the statistics (reprokg.stats), per side and measure, the corrections last
     assert list(m)[7:] == [
-        "wilcoxon", "randomization", "original_mean", "reproduced_mean", "mean_diff", "mean_diff_low", "mean_diff_high",
+        "wilcoxon", "randomization", "original_mean", "reproduced_mean",
+        "mean_diff", "mean_diff_low", "mean_diff_high",
         "dz", "dz_low", "dz_high", "gz", "gz_low", "gz_high",
         "pvalue_adjusted", "wilcoxon_adjusted", "randomization_adjusted",
     ]  # fmt: skip
