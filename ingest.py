@@ -1,6 +1,9 @@
-"""The ingest pipeline: loaded documents → validation → one named graph each, with provenance.
+"""The write spine: documents → validation → one named graph each, with provenance.
 
-Per document (DESIGN.md, Identifiers/Store):
+Reading files is :mod:`reprokg.loaders.files` (``ingest_paths`` feeds its walk in here),
+the service's uploads :mod:`reprokg.service.parsing` (their documents arrive
+:class:`~reprokg.validation.batching.Validated`). Per document (DESIGN.md,
+Identifiers/Store):
 
 * the graph IRI is ``Document.iri`` (``{base}doc/{sha256}``): the same content again is
   *unchanged* and nothing is written;
@@ -9,8 +12,9 @@ Per document (DESIGN.md, Identifiers/Store):
   store transaction (:meth:`Store.replace_document`);
 * SHACL violations *reject* the document (nothing written); warnings are stored and
   reported;
-* attachments go to the store's blob folder *before* the graph that may point to them,
-  so a crash never leaves a graph without its blobs;
+* attachments, and with ``keep_originals`` the source itself (named by the document
+  id), go to the store's blob folder *before* the graph that may point to them, so a
+  crash never leaves a graph without its blobs;
 * documents are validated in batches, and batch *k* is written on a thread of its own
   while batch *k+1* is validated (pyoxigraph writes without holding the GIL; with the
   store's bulk loader, 214 headers/s at 10k against 77 before, benchmarks/ingest).
@@ -29,7 +33,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS, XSD
@@ -43,12 +47,15 @@ from reprokg.core.namespaces import RK, SCHEMA, SPARQL_PREFIXES
 from reprokg.core.settings import settings
 from reprokg.store.base import DocumentWrite, SelectResult, Store
 from reprokg.store.terms import to_ntriples
-from reprokg.validation.batching import validate_documents, validate_in_processes
-from reprokg.validation.report import Report, Result
+from reprokg.validation.batching import DEFAULT_BATCH_SIZE, Validated, validate_documents
+from reprokg.validation.report import Report
 
-#: documents validated together (one pyshacl run per kind per batch)
-DEFAULT_BATCH_SIZE = 256
 SOFTWARE_AGENT = mint("agent", f"reprokg-{__version__}")
+
+T = TypeVar("T")
+#: threads storing a batch's blobs: each is fsynced, and fsyncs at once share the file
+#: system's journal commits (500 small files here: 16 s one after another, 0.3 s on 16)
+BLOB_THREADS = 16
 
 #: progress callback: (documents done, documents seen so far, current source name)
 Progress = Callable[[int, int, str], None]
@@ -73,6 +80,10 @@ class IngestResult:
     documents: list[DocumentOutcome] = field(default_factory=list)
     #: sources that could not be read or parsed (nothing of them was loaded)
     errors: list[LoadError] = field(default_factory=list)
+    #: special files found in folders (named pipes, devices, sockets), never opened
+    skipped: list[LoadError] = field(default_factory=list)
+    #: files found in folders that no loader claims
+    unclaimed: list[LoadError] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for d in self.documents if d.status == status)
@@ -92,6 +103,8 @@ class IngestResult:
     def extend(self, other: IngestResult) -> None:
         self.documents.extend(other.documents)
         self.errors.extend(other.errors)
+        self.skipped.extend(other.skipped)
+        self.unclaimed.extend(other.unclaimed)
 
     def summary(self) -> str:
         return (
@@ -99,12 +112,15 @@ class IngestResult:
             f"{self.count('revised')} revised, {self.count('rejected')} rejected; "
             f"{self.triples} triples written, {self.warnings} warning(s)"
             + (f", {len(self.errors)} unreadable source(s)" if self.errors else "")
+            + (f", {len(self.unclaimed)} file(s) no loader claims" if self.unclaimed else "")
+            + (f", {len(self.skipped)} special file(s) skipped" if self.skipped else "")
         )
 
     @property
     def exit_code(self) -> int:
-        """CLI convention: 2 unreadable input, 1 validation failure, 0 ok."""
-        if self.errors:
+        """CLI convention: 2 unreadable input or no document at all, 1 validation failure,
+        0 ok."""
+        if self.errors or not self.documents:
             return 2
         return 1 if self.count("rejected") else 0
 
@@ -217,8 +233,8 @@ class StoredIndex:
 # --------------------------------------------------------------------------- ingest
 
 
-def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
-    batch: list[Document] = []
+def _batches(docs: Iterable[T], size: int) -> Iterator[list[T]]:
+    batch: list[T] = []
     for d in docs:
         batch.append(d)
         if len(batch) >= size:
@@ -230,26 +246,29 @@ def _batches(docs: Iterable[Document], size: int) -> Iterator[list[Document]]:
 
 def ingest(
     store: Store,
-    documents: Iterable[Document],
+    documents: Iterable[Document | Validated],
     *,
     batch_size: int = DEFAULT_BATCH_SIZE,
     user: str | None = None,
     force: bool = False,
     progress: Progress | None = None,
     index: StoredIndex | None = None,
-    validated: Sequence[Report] | None = None,
+    keep_originals: bool = False,
 ) -> IngestResult:
     """Validate ``documents`` in batches and store each as one named graph (atomically).
 
-    ``force`` rewrites documents whose content is already stored (e.g. after a loader
-    upgrade); otherwise they are reported ``unchanged``. ``validated`` are the documents'
-    reports when they were validated already (the service's parse workers), in order.
+    A :class:`Validated` document (the service's parse workers validated it) is not
+    validated again. ``force`` rewrites documents whose content is already stored (e.g.
+    after a loader upgrade); otherwise they are reported ``unchanged``. ``keep_originals``
+    keeps each stored document's source bytes as a blob named by its document id, before
+    its graph is written (``GET /documents/{id}?original=true``; ``reprokg load`` and
+    ``POST /documents`` keep them, computed results have no file to keep).
     """
     user = user if user is not None else settings().user
     index = index or StoredIndex(store)
     result = IngestResult()
     done = 0
-    offset = 0
+    keep = keep_originals and store.blob_dir is not None
 
     def committed(write: Future[None], outcomes: list[DocumentOutcome]) -> None:
         nonlocal done
@@ -262,39 +281,55 @@ def ingest(
 
     # batch k is written on a thread of its own while batch k+1 is validated: the store
     # writes without the GIL (pyoxigraph), validation holds it (benchmarks/ingest)
-    with ThreadPoolExecutor(1, thread_name_prefix="reprokg-ingest-write") as writer:
+    with (
+        ThreadPoolExecutor(1, thread_name_prefix="reprokg-ingest-write") as writer,
+        ThreadPoolExecutor(BLOB_THREADS, thread_name_prefix="reprokg-ingest-blob") as blobs,
+    ):
         pending: tuple[Future[None], list[DocumentOutcome]] | None = None
-        for batch in _batches(documents, max(1, batch_size)):
-            index.lookup(batch)  # a batch still being written is in index already
-            if validated is not None:
-                reports = list(validated[offset : offset + len(batch)])
-                offset += len(batch)
-            else:
-                reports = validate_documents(batch)
-            writes, outcomes = _plan_batch(store, batch, reports, index, user, force)
+        for items in _batches(documents, max(1, batch_size)):
+            batch = _validated(items)
+            index.lookup([v.document for v in batch])  # a batch being written is in it already
+            writes, files, outcomes = _plan_batch(batch, index, user, force, keep)
             if pending is not None:
                 committed(*pending)
             # the batch's writes: each document complete or absent, even if killed meanwhile
-            pending = writer.submit(store.write_documents, writes), outcomes
+            pending = writer.submit(_write_batch, store, files, writes, blobs), outcomes
         if pending is not None:
             committed(*pending)
     return result
 
 
+def _validated(items: Sequence[Document | Validated]) -> list[Validated]:
+    """The batch with every document validated (those not yet, together)."""
+    todo = [d for d in items if not isinstance(d, Validated)]
+    reports = iter(validate_documents(todo)) if todo else iter(())
+    return [d if isinstance(d, Validated) else Validated(d, next(reports)) for d in items]
+
+
+def _write_batch(
+    store: Store, files: list[bytes], writes: list[DocumentWrite], pool: ThreadPoolExecutor
+) -> None:
+    """A batch's blobs, then its graphs: a graph is never stored without the files it names
+    (each blob is fsynced; :data:`BLOB_THREADS` of them at once)."""
+    for _ in pool.map(store.store_blob, dict.fromkeys(files)):
+        pass
+    store.write_documents(writes)
+
+
 def _plan_batch(
-    store: Store,
-    batch: Sequence[Document],
-    reports: Sequence[Report],
+    batch: Sequence[Validated],
     index: StoredIndex,
     user: str | None,
     force: bool,
-) -> tuple[list[DocumentWrite], list[DocumentOutcome]]:
-    """What to write for one validated batch (blobs are stored here, before their graphs
-    are written), and what happens to each document."""
+    keep_originals: bool,
+) -> tuple[list[DocumentWrite], list[bytes], list[DocumentOutcome]]:
+    """What to write for one validated batch (the graphs and the blobs to store before
+    them), and what happens to each document."""
     now = datetime.now(UTC).replace(microsecond=0)
     writes: list[DocumentWrite] = []
+    files: list[bytes] = []
     outcomes: list[DocumentOutcome] = []
-    for doc, report in zip(batch, reports, strict=True):
+    for doc, report in batch:
         iri = doc.iri
         outcome = DocumentOutcome(
             source=doc.source_name,
@@ -306,14 +341,18 @@ def _plan_batch(
         )
         if not report.conforms:
             outcome.status = "rejected"
-        elif str(iri) in index.graphs and not force:
+            outcomes.append(outcome)
+            continue
+        if keep_originals:
+            # the source as read, LF line ends: its sha256 is the document id (kept for an
+            # unchanged document too: it may have been stored without it)
+            files.append(doc.source_bytes.replace(b"\r\n", b"\n"))
+        if str(iri) in index.graphs and not force:
             outcome.status = "unchanged"
         else:
             old = index.by_key.get(doc.source_key)
             revision_of = old if old is not None and old != iri else None
-            # blobs first: a graph is never stored without the files it names
-            for data in doc.attachments.values():
-                store.store_blob(data)
+            files.extend(doc.attachments.values())
             prov = provenance_triples(doc, when=now, user=user, revision_of=revision_of)
             triples = [*doc.graph, *prov]
             writes.append(DocumentWrite(iri, triples, revision_of))
@@ -323,7 +362,7 @@ def _plan_batch(
                 outcome.status = "revised"
                 outcome.revision_of = revision_of
         outcomes.append(outcome)
-    return writes, outcomes
+    return writes, files, outcomes
 
 
 def write_results(store: Store, documents: Sequence[Document]) -> IngestResult:
@@ -338,41 +377,6 @@ def write_results(store: Store, documents: Sequence[Document]) -> IngestResult:
     return result
 
 
-def iter_documents(
-    paths: Sequence[str | Path], kind: str | None, errors: list[LoadError]
-) -> Iterator[Document]:
-    """Documents of every source file under ``paths``; unreadable files go to ``errors``."""
-    from reprokg.loaders import iter_source_files, load_path
-
-    try:
-        files = list(iter_source_files(list(paths)))
-    except LoadError as exc:
-        errors.append(exc)
-        return
-    for f in files:
-        try:
-            yield from load_path(f, kind) if _named(f, paths) else _maybe(f, kind)
-        except LoadError as exc:
-            errors.append(exc)
-
-
-def _named(f: Path, paths: Sequence[str | Path]) -> bool:
-    return any(Path(p) == f for p in paths)
-
-
-def _maybe(f: Path, kind: str | None) -> list[Document]:
-    """A file found in a folder: loaded when a loader claims it (or ``kind`` is given)."""
-    from reprokg.loaders import HEAD_BYTES, detect_kind, load_bytes
-    from reprokg.loaders.source import read_bytes
-
-    data, display = read_bytes(f)
-    if kind is None:
-        head = data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
-        if detect_kind(f.name, head) is None:
-            return []
-    return load_bytes(data, display, kind)
-
-
 def ingest_paths(
     store: Store,
     paths: Sequence[str | Path],
@@ -382,121 +386,23 @@ def ingest_paths(
     batch_size: int = DEFAULT_BATCH_SIZE,
     user: str | None = None,
     force: bool = False,
+    keep_originals: bool = True,
 ) -> IngestResult:
-    """Load files and folders and ingest their documents; read errors are collected."""
-    errors: list[LoadError] = []
+    """Load files and folders (:class:`~reprokg.loaders.files.SourceWalk`) and ingest their
+    documents; what could not be read or was skipped is in the result."""
+    from reprokg.loaders.files import SourceWalk
+
+    walk = SourceWalk(paths, kind)
     result = ingest(
         store,
-        iter_documents(paths, kind, errors),
+        walk.documents(),
         batch_size=batch_size,
         user=user,
         force=force,
         progress=progress,
+        keep_originals=keep_originals,
     )
-    result.errors.extend(errors)
+    result.errors.extend(walk.errors)
+    result.skipped.extend(walk.skipped)
+    result.unclaimed.extend(walk.unclaimed)
     return result
-
-
-def load_error_report(exc: LoadError) -> Report:
-    """A read/parse failure in report form (``constraint`` = ``LoadError``, or
-    ``LimitExceeded`` for a source refused by an input limit before parsing)."""
-    from reprokg.core.errors import LimitExceeded
-
-    return Report(
-        source=exc.source or "<input>",
-        results=[
-            Result(
-                "Violation",
-                exc.message,
-                path=exc.field,
-                line=exc.line,
-                source=exc.source,
-                constraint="LimitExceeded" if isinstance(exc, LimitExceeded) else "LoadError",
-            )
-        ],
-    )
-
-
-#: batches ``validate_paths`` collects before validating them in parallel
-VALIDATE_CHUNK_BATCHES = 8
-
-
-def validate_paths(
-    paths: Sequence[str | Path], kind: str | None = None, *, batch_size: int = DEFAULT_BATCH_SIZE
-) -> list[Report]:
-    """Reports for every document under ``paths``; never touches a store.
-
-    Unreadable sources give a one-result report whose ``constraint`` is ``LoadError``.
-    """
-    errors: list[LoadError] = []
-    reports: list[Report] = []
-    size = max(1, batch_size)
-    # a few batches at a time, validated on every core (validate_in_processes)
-    for chunk in _batches(iter_documents(paths, kind, errors), size * VALIDATE_CHUNK_BATCHES):
-        reports.extend(validate_in_processes(chunk, size))
-    reports.extend(load_error_report(e) for e in errors)
-    return reports
-
-
-# --- uploads (the service) ----------------------------------------------------------------
-
-
-def load_sources(sources: Sequence[tuple[str, bytes]], kind: str | None) -> list[Document]:
-    """Documents from uploaded ``(file name, bytes)`` via the loader registry (the kind
-    sniffed per file unless given); refusals name the file."""
-    from reprokg import loaders
-    from reprokg.core.errors import UnsupportedInput
-
-    known = loaders.loaders()
-    if kind is not None and kind not in known:
-        raise UnsupportedInput(
-            f"unknown document kind {kind!r}; known: {', '.join(sorted(known))}", field="kind"
-        )
-    docs: list[Document] = []
-    for name, data in sources:
-        head = data[: loaders.HEAD_BYTES].decode("utf-8", errors="replace")
-        k = kind or loaders.detect_kind(name, head)
-        if not k:
-            if b"\x00" in data[:8192]:
-                raise UnsupportedInput("binary input; expected UTF-8 text", source=name)
-            raise UnsupportedInput(
-                "no loader recognises this input; pass ?kind= "
-                f"({', '.join(sorted(known))}) or upload a supported format",
-                source=name,
-            )
-        docs.extend(loaders.load_bytes(data, name, kind=k))
-    return docs
-
-
-def parse_uploads(
-    mode: str, sources: Sequence[tuple[str, bytes]], kind: str | None
-) -> tuple[list[Report], list[Document]]:
-    """Load and validate uploads: the reports, and (``mode="store"``) the documents when
-    all of them conform (nothing of a batch with a violation is stored). ``mode="shacl"``:
-    ``sources[0]`` is a SHACL shapes graph and the rest data graphs (``POST /shacl``)."""
-    if mode == "shacl":
-        from reprokg.validation.shacl import validate_sources
-
-        return validate_sources(sources), []
-    docs = load_sources(sources, kind)
-    reports = validate_documents(docs)
-    keep = mode == "store" and all(r.conforms for r in reports)
-    return reports, docs if keep else []
-
-
-def parse_job(payload: tuple[Any, ...]) -> dict[str, Any]:
-    """:func:`parse_uploads` as the job of the service's parse workers
-    (:class:`~reprokg.core.pool.WorkerPool`), where a crash or a runaway on hostile input
-    cannot take the server with it: ``(mode, sources, kind, settings)`` in (the service's
-    settings: its input limits, base and engine, which the worker's environment may not
-    have), the reports and the documents packed for the pipe
-    (:func:`reprokg.core.document.pack`) out.
-    """
-    from reprokg.core.document import pack
-    from reprokg.core.settings import configure
-
-    mode, sources, kind, job_settings = payload
-    if job_settings is not None and job_settings != settings():
-        configure(job_settings)
-    reports, docs = parse_uploads(mode, sources, kind)
-    return {"reports": reports, "documents": [pack(d) for d in docs]}

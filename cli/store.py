@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a h
     from rdflib import URIRef
 
     from reprokg.store.base import QueryResult, SelectResult, Store
+    from reprokg.validation.report import Report, Result
 
 
 def _store(args: argparse.Namespace, *, read_only: bool = False) -> Store:
@@ -52,9 +53,45 @@ class _Counter:
             sys.stderr.flush()
 
 
+#: files no loader claims named one per line; the rest are counted (``-v`` names all)
+UNCLAIMED_SHOWN = 10
+
+
+def _check_inputs(args: argparse.Namespace) -> None:
+    """Every missing path named, and an unknown ``--kind`` refused, before a store is
+    opened (or created) or a file read."""
+    from reprokg.loaders import loader_for
+    from reprokg.loaders.files import check_paths
+
+    check_paths(args.paths)
+    if args.kind is not None:
+        loader_for(args.kind)
+
+
+def _print_skips(skipped: list, unclaimed: list, *, verbose: bool) -> None:
+    """One line per special file skipped; the files no loader claims, named up to
+    :data:`UNCLAIMED_SHOWN` (all with ``-v``), under one line saying what was tried."""
+    for exc in skipped:
+        print(f"skipped: {exc}", file=sys.stderr)
+    if not unclaimed:
+        return
+    tried = ", ".join(unclaimed[0].details.get("tried", []))
+    print(
+        f"skipped {len(unclaimed)} file(s) no loader claims (tried {tried}; "
+        "--kind reads every file as that kind):",
+        file=sys.stderr,
+    )
+    shown = unclaimed if verbose else unclaimed[:UNCLAIMED_SHOWN]
+    for exc in shown:
+        print(f"  {exc.source}: {exc.reason}", file=sys.stderr)
+    if len(shown) < len(unclaimed):
+        print(f"  … and {len(unclaimed) - len(shown)} more (-v names them all)", file=sys.stderr)
+
+
 def cmd_load(args: argparse.Namespace) -> int:
     from reprokg.ingest import ingest_paths
 
+    _check_inputs(args)
     counter = _Counter(enabled=not args.quiet and sys.stderr.isatty())
     with _store(args) as store:
         try:
@@ -65,11 +102,13 @@ def cmd_load(args: argparse.Namespace) -> int:
                 progress=counter,
                 batch_size=args.batch_size,
                 force=args.force,
+                keep_originals=not args.no_originals,
             )
         finally:
             counter.close()
     for err in result.errors:
         print(f"error: {err}", file=sys.stderr)
+    _print_skips(result.skipped, result.unclaimed, verbose=args.verbose)
     for d in result.documents:
         if d.report is None:
             continue
@@ -84,6 +123,8 @@ def cmd_load(args: argparse.Namespace) -> int:
             extra = f" (revision of {d.revision_of})" if d.revision_of else ""
             print(f"{d.status:9} {d.iri} {d.source}{extra}")
     print(f"{result.summary()} (store: {store_location(args.store)})")
+    if not result.documents:
+        print(f"nothing loaded: no document in {', '.join(args.paths)}", file=sys.stderr)
     return result.exit_code
 
 
@@ -91,10 +132,13 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from reprokg.ingest import validate_paths
+    from reprokg.loaders.files import SourceWalk
+    from reprokg.validation.paths import validate_walk
     from reprokg.validation.report import reports_to_json
 
-    reports = validate_paths(args.paths, kind=args.kind)
+    _check_inputs(args)
+    walk = SourceWalk(args.paths, args.kind)
+    reports = validate_walk(walk)
     if args.format == "json":
         print(reports_to_json(reports))
     elif args.format == "turtle":
@@ -111,24 +155,37 @@ def cmd_validate(args: argparse.Namespace) -> int:
         for r in reports:
             if _refused(r):  # one line: the file, the place and why (no report block)
                 refused += 1
-                print(r.results[0].to_text())
+                print(_refusal(r.results[0]))
             else:
                 print(r.to_text())
         if refused < len(reports):  # a summary only when something was read
             ok = sum(1 for r in reports if r.conforms)
             print(f"{ok} of {len(reports)} document(s) conform")
+    _print_skips(walk.skipped, walk.unclaimed, verbose=False)
+    if not reports:
+        print(f"nothing validated: no document in {', '.join(args.paths)}", file=sys.stderr)
+        return 2
     if any(r.constraint == "LoadError" for rep in reports for r in rep.results):
         return 2  # unreadable input
     # 1: violations, or an input refused by a limit (read, and refused like a violation)
     return 0 if all(r.conforms for r in reports) else 1
 
 
-def _refused(report) -> bool:
+def _refused(report: Report) -> bool:
     """A source that could not be read or was over a limit (nothing was validated)."""
     return len(report.results) == 1 and report.results[0].constraint in (
         "LoadError",
         "LimitExceeded",
     )
+
+
+def _refusal(result: Result) -> str:
+    """``error: file:line [field]: message`` (a source not read is no violation), or
+    ``refused: …`` for a source over an input limit."""
+    where = (result.source or "<input>") + (f":{result.line}" if result.line else "")
+    field = f" [{result.path}]" if result.path else ""
+    label = "refused" if result.constraint == "LimitExceeded" else "error"
+    return f"{label}: {where}{field}: {result.message}"
 
 
 # --------------------------------------------------------------------------- query
@@ -344,13 +401,20 @@ def register(command: Command) -> None:
     p.add_argument("--kind", help="document kind (run, survey, audit, …); detected if omitted")
     p.add_argument("--batch-size", type=int, default=256, help="documents validated together")
     p.add_argument("--force", action="store_true", help="rewrite documents already stored")
-    p.add_argument("-v", "--verbose", action="store_true", help="one line per document")
+    p.add_argument(
+        "--no-originals",
+        action="store_true",
+        help="do not keep each source file (GET /documents/{id}?original=true)",
+    )
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="one line per document, every file skipped"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress counter")
     add_store_option(p)
 
     p = command("validate", "validate source files without writing anything", cmd_validate)
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--kind")
+    p.add_argument("--kind", help="document kind; detected per file if omitted")
     p.add_argument("--format", choices=["text", "json", "turtle"], default="text")
 
     p = command("query", "run a SPARQL query over all documents", cmd_query)

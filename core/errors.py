@@ -8,6 +8,7 @@ it and what was expected; :meth:`ReprokgError.to_dict` is the JSON body of the H
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -90,6 +91,30 @@ class UnsupportedInput(LoadError):
     """No loader reads this input (binary data, an unknown kind or media type)."""
 
     http_status = 415
+
+
+class UnrecognisedSource(UnsupportedInput):
+    """No loader claims this source: in a folder such a file is skipped and named, named
+    alone it is an error. ``reason`` says why in a few words, ``tried`` (also
+    ``details["tried"]``) the kinds whose loaders were asked."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        tried: Sequence[str] = (),
+        advice: str = "",
+        source: str | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.reason = reason
+        self.tried = list(tried)
+        super().__init__(
+            f"{reason} (tried {', '.join(tried)})" + (f"; {advice}" if advice else ""),
+            source=source,
+            line=line,
+            details={"tried": self.tried},
+        )
 
 
 class TooLarge(LoadError):

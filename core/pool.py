@@ -2,7 +2,7 @@
 
 The mechanism both kinds of untrusted work use: SPARQL queries (:mod:`reprokg.sparql.runner`,
 because pyoxigraph cannot interrupt a query from Python) and uploads parsed and validated
-for the service (``reprokg.ingest.parse_job``, because a parser may crash, loop or eat
+for the service (``reprokg.service.parsing.parse_job``, because a parser may crash, loop or eat
 memory on hostile input). A :class:`WorkerPool` keeps ``size`` processes, each running a
 module-level ``job(payload)`` function (``"module:function"``) in a loop behind its own
 pipe:

@@ -1,26 +1,34 @@
-"""The loader registry: which module reads a file, and walking folders of sources.
+"""The loader registry, and :func:`load_source`: the one way a source's bytes become documents.
 
-A loader module exposes ``KIND``, ``LOADER_NAME``, ``LOADER_VERSION``,
-``sniff(name, head) -> bool`` and ``load(data, name) -> list[Document]``, and is listed in
-:data:`LOADER_MODULES` (tests/loaders/test_registry.py fails on a module with a ``KIND``
+A loader module satisfies :class:`~reprokg.loaders.contract.Loader` (``INFO``, ``sniff``,
+``load``; docs/architecture.md › Sources and loaders) and is listed in
+:data:`LOADER_MODULES` (tests/loaders/test_registry.py fails on a module with an ``INFO``
 that is not). Modules are imported on first use, and an import error is an error: a broken
-loader must fail loudly, not vanish. ``--kind`` picks a loader explicitly, otherwise the
-first loader whose ``sniff`` accepts the file wins.
+loader must fail loudly, not vanish.
+
+:func:`load_source` is the only place that decodes a source's head, sniffs it and says
+"no loader claims this"; the command line (through :mod:`reprokg.loaders.files`), the
+service's uploads, the web form and the demo all call it.
 """
 
 from __future__ import annotations
 
+import codecs
 import importlib
 import logging
-from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
-from types import ModuleType
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from reprokg.core.errors import InputTooLarge, LimitExceeded, LoadError
+from reprokg.core.errors import (
+    InputTooLarge,
+    LimitExceeded,
+    LoadError,
+    UnrecognisedSource,
+    UnsupportedInput,
+)
+from reprokg.loaders.contract import Claim, Loader, LoaderInfo
 from reprokg.loaders.limits import current_limits
-from reprokg.loaders.source import decode_text, read_bytes
 
 if TYPE_CHECKING:
     from reprokg.core.document import Document
@@ -45,67 +53,123 @@ LOADER_MODULES: tuple[str, ...] = (
 )
 #: bytes of a file given to ``sniff``
 HEAD_BYTES = 4096
-#: files never considered when walking a folder
-SKIP_NAMES = {"LICENSE", "LICENSE.md", "LICENSE.txt", "README.md", "README", "NOTICE"}
-#: documentation, images and archives found in data folders are not sources
-SKIP_SUFFIXES = {".md", ".rst", ".html", ".pdf", ".png", ".jpg", ".svg", ".xlsx", ".zip", ".gz"}
-
-
-#: what every loader module exposes
-LOADER_API = ("KIND", "LOADER_NAME", "LOADER_VERSION", "sniff", "load")
+#: bytes checked for NUL (binary input) and UTF-8 before any loader is asked
+CHECK_BYTES = 16384
 
 
 @cache
-def loaders() -> dict[str, ModuleType]:
+def loaders() -> dict[str, Loader]:
     """The loaders by document kind, in sniffing order."""
-    out: dict[str, ModuleType] = {}
+    out: dict[str, Loader] = {}
     for name in LOADER_MODULES:
         mod = importlib.import_module(name)
-        missing = [a for a in LOADER_API if not hasattr(mod, a)]
-        if missing:
-            raise TypeError(f"loader {name} lacks {', '.join(missing)}")
-        if mod.KIND in out:
-            raise TypeError(f"loaders {out[mod.KIND].__name__} and {name} share kind {mod.KIND!r}")
-        out[mod.KIND] = mod
+        if not isinstance(mod, Loader) or not isinstance(mod.INFO, LoaderInfo):
+            raise TypeError(
+                f"loader {name} does not satisfy reprokg.loaders.contract.Loader "
+                "(INFO: LoaderInfo, sniff(name, head), load(data, name))"
+            )
+        kind = mod.INFO.kind
+        if kind in out:
+            raise TypeError(f"loaders {out[kind].INFO.name} and {name} share kind {kind!r}")
+        out[kind] = mod
     return out
 
 
-def loader_for(kind: str) -> ModuleType:
+def loader_for(kind: str) -> Loader:
+    """The loader of ``kind``; an unknown kind is refused with the known ones."""
     found = loaders()
     if kind not in found:
-        known = ", ".join(sorted(found)) or "none installed"
-        raise LoadError(f"no loader for kind {kind!r}; known kinds: {known}")
+        known = ", ".join(found) or "none installed"
+        raise UnsupportedInput(
+            f"no loader for kind {kind!r}; known kinds: {known}",
+            field="kind",
+            details={"known": list(found)},
+        )
     return found[kind]
 
 
-def _head_text(data: bytes) -> str:
-    return data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
+def claims(name: str, head: str) -> dict[str, Claim]:
+    """What each loader's ``sniff`` says of a file (its base name and decoded head)."""
+    base = PurePath(name).name
+    out: dict[str, Claim] = {}
+    for kind, mod in loaders().items():
+        try:
+            out[kind] = Claim.of(mod.sniff(base, head))
+        except Exception as exc:  # noqa: BLE001 - a faulty sniff must not hide the others
+            log.warning("sniff of %s failed on %s: %s", kind, name, exc)
+            out[kind] = Claim.NO
+    return out
 
 
 def detect_kind(name: str, head: str) -> str | None:
-    """The kind of the first loader whose ``sniff`` accepts the file, or ``None``."""
-    for kind, mod in loaders().items():
+    """The kind of the first loader whose ``sniff`` says yes, or ``None``."""
+    return next((k for k, c in claims(name, head).items() if c is Claim.YES), None)
+
+
+def load_source(name: str, data: bytes, kind: str | None = None) -> list[Document]:
+    """The documents of one source (``name`` as the user knows it, ``data`` its bytes).
+
+    With ``kind`` the loader of that kind reads it. Otherwise the first loader whose
+    ``sniff`` says yes; when none does, the loaders that nearly claim it
+    (:attr:`Claim.NEAR`) read it, and the first one's own error is raised when none can.
+    When no loader claims it at all, :class:`UnrecognisedSource` names the loaders tried
+    (and why, for binary or non-UTF-8 input).
+    """
+    if kind is not None:
+        return _load(loader_for(kind), data, name)
+    tried = list(loaders())
+    if b"\x00" in data[:CHECK_BYTES]:
+        raise UnrecognisedSource(
+            "looks like a binary file (NUL bytes), and every loader reads UTF-8 text",
+            tried=tried,
+            source=name,
+        )
+    head = data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
+    said = claims(name, head)
+    yes = next((k for k, c in said.items() if c is Claim.YES), None)
+    if yes is not None:
+        return _load(loaders()[yes], data, name)
+    first_error: LoadError | None = None
+    for near in (k for k, c in said.items() if c is Claim.NEAR):
         try:
-            if mod.sniff(name, head):
-                return kind
-        except Exception as exc:  # noqa: BLE001 - a faulty sniff must not hide the others
-            log.warning("sniff of %s failed on %s: %s", kind, name, exc)
-    return None
+            return _load(loaders()[near], data, name)
+        except LoadError as exc:
+            first_error = first_error or exc
+    if first_error is not None:
+        raise first_error
+    _refuse_undecodable(data, name, tried)
+    raise UnrecognisedSource(
+        "no loader claims this file",
+        tried=tried,
+        advice="name its kind with --kind (?kind= over HTTP)",
+        source=name,
+    )
 
 
-def load_bytes(data: bytes, name: str, kind: str | None = None) -> list[Document]:
-    """Documents from one source's bytes; the kind is detected unless given."""
-    if kind is None:
-        decode_text(data[: HEAD_BYTES * 4], name)  # refuse binary / non-UTF-8 with a clear message
-        kind = detect_kind(Path(name).name, _head_text(data))
-        if kind is None:
-            known = ", ".join(sorted(loaders())) or "none installed"
-            raise LoadError(
-                f"cannot tell which kind of source this is; give --kind (known: {known})",
-                source=name,
-            )
+def _refuse_undecodable(data: bytes, name: str, tried: list[str]) -> None:
+    """An unclaimed head that is not UTF-8 is refused with the byte and line it breaks at
+    (a character cut at the end of the checked bytes is not an error)."""
+    chunk = data[:CHECK_BYTES]
     try:
-        return list(loader_for(kind).load(data, name))
+        codecs.getincrementaldecoder("utf-8")().decode(chunk, final=len(chunk) == len(data))
+    except UnicodeDecodeError as exc:
+        raise UnrecognisedSource(
+            f"not valid UTF-8 at byte {exc.start}, and every loader reads UTF-8 text",
+            tried=tried,
+            source=name,
+            line=chunk[: exc.start].count(b"\n") + 1,
+        ) from None
+
+
+def _load(loader: Loader, data: bytes, name: str) -> list[Document]:
+    """``loader.load``, with the backstops for input the limits did not catch; its errors
+    name the kind read (``details["kind"]``)."""
+    kind = loader.INFO.kind
+    try:
+        return list(loader.load(data, name))
+    except LoadError as exc:
+        exc.details.setdefault("kind", kind)
+        raise
     except RecursionError:
         # a backstop: the limits checked before parsing should make this unreachable
         log.warning("RecursionError loading %s as %s (input limits missed it)", name, kind)
@@ -122,33 +186,15 @@ def load_bytes(data: bytes, name: str, kind: str | None = None) -> list[Document
         ) from None
 
 
-def iter_source_files(paths: list[str | Path]) -> Iterator[Path]:
-    """Files named, and files under folders (sorted, hidden files and licences skipped)."""
-    for p in map(Path, paths):
-        if p.is_dir():
-            for f in sorted(p.rglob("*")):
-                rel = f.relative_to(p).parts
-                hidden = any(x.startswith(".") for x in rel)
-                skip = f.name in SKIP_NAMES or f.suffix.lower() in SKIP_SUFFIXES
-                if f.is_file() and not hidden and not skip:
-                    yield f
-        elif p.exists():
-            yield p
-        else:
-            raise LoadError("no such file or directory", source=str(p))
-
-
-def load_path(path: str | Path, kind: str | None = None) -> list[Document]:
-    """All documents in a file or folder. In a folder, files no loader claims are skipped
-    (unless ``kind`` is given); a file named explicitly must be recognised."""
-    path = Path(path)
-    docs: list[Document] = []
-    if path.is_dir():
-        for f in iter_source_files([path]):
-            data, display = read_bytes(f)
-            if kind is None and detect_kind(f.name, _head_text(data)) is None:
-                continue
-            docs.extend(load_bytes(data, display, kind))
-        return docs
-    data, display = read_bytes(path)
-    return load_bytes(data, display, kind)
+__all__ = [
+    "HEAD_BYTES",
+    "LOADER_MODULES",
+    "Claim",
+    "Loader",
+    "LoaderInfo",
+    "claims",
+    "detect_kind",
+    "load_source",
+    "loader_for",
+    "loaders",
+]

@@ -27,12 +27,11 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import RK, new_graph, rkx_term
 from reprokg.core.namespaces import SCHEMA as SDO
+from reprokg.loaders.contract import Claim, LoaderInfo
 from reprokg.loaders.source import decode_text, parse_json
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
-KIND = "audit"
-LOADER_NAME = "reprokg.loaders.audit"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(kind="audit", name="reprokg.loaders.audit", version="1")
 
 ATTRIBUTE_IDS = (
     [f"D{i}" for i in range(1, 10)]
@@ -129,12 +128,17 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def sniff(name: str, head: str) -> bool:
-    """An audit file starts (after comments) with ``audit: 1`` or has ``"audit": 1``."""
+def sniff(name: str, head: str) -> bool | Claim:
+    """An audit file starts (after comments) with ``audit: 1`` or has ``"audit": 1``; one
+    with another ``audit:`` value is nearly an audit (its load says what is wrong)."""
     if name.endswith(".json"):
-        return re.search(r'"audit"\s*:\s*1\b', head) is not None and '"findings"' in head
+        if '"findings"' not in head or re.search(r'"audit"\s*:', head) is None:
+            return Claim.NO
+        return Claim.YES if re.search(r'"audit"\s*:\s*1\b', head) else Claim.NEAR
     lines = [ln for ln in head.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    return bool(lines) and re.match(r"^audit:\s*1\s*$", lines[0]) is not None
+    if not lines or not re.match(r"^audit\s*:", lines[0]):
+        return Claim.NO
+    return Claim.YES if re.match(r"^audit:\s*1\s*$", lines[0]) else Claim.NEAR
 
 
 # --------------------------------------------------------------------------- structural check
@@ -374,13 +378,10 @@ def load(data: bytes, name: str) -> list[Document]:
         _rkx(g, cmp, m, known | {"outcome", "note"})
 
     return [
-        Document(
-            kind=KIND,
-            graph=g,
+        INFO.document(
+            g,
             source_name=name,
             source_bytes=data,
-            loader=LOADER_NAME,
-            loader_version=LOADER_VERSION,
             # one audit (its date, report, auditors, citation) per source key: another
             # audit of the same paper is a document of its own, a corrected file revises
             source_key=f"{source_key}:{key}",

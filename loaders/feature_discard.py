@@ -44,12 +44,11 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.loaders.contract import Claim, LoaderInfo
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
-KIND = "feature-discard"
-LOADER_NAME = "reprokg.loaders.feature_discard"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(kind="feature-discard", name="reprokg.loaders.feature_discard", version="1")
 
 KEYS = (
     "feature-discard",
@@ -76,16 +75,19 @@ _NUMBER_RE = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _IRI_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$")
 
 
-def sniff(name: str, head: str) -> bool:
-    """``feature-discard: 1`` as the first YAML key."""
+def sniff(name: str, head: str) -> bool | Claim:
+    """``feature-discard: 1`` as the first YAML key; another ``feature-discard:`` value is
+    nearly a study (its load says what is wrong)."""
     if not name.lower().endswith((".yaml", ".yml")):
-        return False
+        return Claim.NO
     lines = [
         ln
         for ln in head.lstrip("\ufeff").splitlines()
         if ln.strip() and not ln.lstrip().startswith("#")
     ]
-    return bool(lines) and re.match(r"^feature-discard:\s*1\s*$", lines[0]) is not None
+    if not lines or not re.match(r"^feature-discard\s*:", lines[0]):
+        return Claim.NO
+    return Claim.YES if re.match(r"^feature-discard:\s*1\s*$", lines[0]) else Claim.NEAR
 
 
 def _line(value: Any) -> int | None:
@@ -193,7 +195,9 @@ def load(data: bytes, name: str) -> list[Document]:
         _fail(name, "publication: expected a mapping with doi or url", pub, "publication")
 
     ds_key = str(ds_node) if ds_node is not None else f"name:{ds_name}"
-    source_key = f"{KIND}:{pub_node or title or name}:{ds_key}:{method}:{metric}:{strategy_name}"
+    source_key = (
+        f"{INFO.kind}:{pub_node or title or name}:{ds_key}:{method}:{metric}:{strategy_name}"
+    )
     if ds_node is None:
         ds_node = mint("dataset", stable_key(source_key, "dataset", ds_name))
     g.add((ds_node, RDF.type, RK.DataSet))
@@ -311,13 +315,10 @@ def load(data: bytes, name: str) -> list[Document]:
             lines[f"{path}.score"] = _line(step.get("score")) or ln
 
     return [
-        Document(
-            kind=KIND,
-            graph=g,
+        INFO.document(
+            g,
             source_name=name,
             source_bytes=data,
-            loader=LOADER_NAME,
-            loader_version=LOADER_VERSION,
             source_key=source_key,
             messages=messages,
             lines=lines,

@@ -31,11 +31,10 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.source import decode_text, parse_json
 
-KIND = "grsi"
-LOADER_NAME = "reprokg.loaders.grsi"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(kind="grsi", name="reprokg.loaders.grsi", version="1")
 
 REQUIRED = ("title", "doi", "grsi_url")
 KNOWN = (*REQUIRED, "journal", "authors", "repo_url", "repo_archive_url", "image_url")
@@ -177,13 +176,10 @@ def _record(rec: dict[str, Any], name: str, line: int) -> tuple[Document, URIRef
             g.add((node, rkx_term(key), Literal(str(value))))
             msgs.append(Message.kept_unknown("key", key, node))
     source = json.dumps(rec, ensure_ascii=False, sort_keys=True).encode("utf-8")
-    return Document(
-        kind=KIND,
-        graph=g,
+    return INFO.document(
+        g,
         source_name=name,
         source_bytes=source,
-        loader=LOADER_NAME,
-        loader_version=LOADER_VERSION,
         source_key=f"grsi:{entry}",
         messages=msgs,
         lines={k: line for k in rec},

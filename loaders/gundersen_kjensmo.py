@@ -23,12 +23,11 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.limits import check_lines
 from reprokg.loaders.source import csv_record, decode_text
 
-KIND = "gk2018"
-LOADER_NAME = "reprokg.loaders.gundersen_kjensmo"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(kind="gk2018", name="reprokg.loaders.gundersen_kjensmo", version="1")
 
 #: CSV column -> (property local name, group super-property, label, definition)
 VARIABLES: dict[str, tuple[str, str, str, str]] = {
@@ -315,13 +314,10 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
             g.add((review, rkx_term(col), Literal(rec[col].strip())))
             msgs.append(Message.kept_unknown("column", col, review, rec[col], line))
     source = csv_record(header, rec)
-    return Document(
-        kind=KIND,
-        graph=g,
+    return INFO.document(
+        g,
         source_name=name,
         source_bytes=source,
-        loader=LOADER_NAME,
-        loader_version=LOADER_VERSION,
         source_key=source_key,
         messages=msgs,
         lines={c: line for c in header},

@@ -25,12 +25,11 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import CITO, RK, RKX, SCHEMA, new_graph
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
-KIND = "mlrc"
-LOADER_NAME = "reprokg.loaders.mlrc"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(kind="mlrc", name="reprokg.loaders.mlrc", version="1")
 
 KNOWN = {
     "title", "authors", "affiliations", "keywords", "code", "data", "replication", "abstract",
@@ -393,13 +392,10 @@ def load(data: bytes, name: str) -> list[Document]:
                 g.add((report, RKX[re.sub(r"[^A-Za-z0-9_-]+", "_", str(k))], Literal(s)))
             msgs.append(Message.kept_unknown("key", str(k), report, s, _line(k)))
     return [
-        Document(
-            kind=KIND,
-            graph=g,
+        INFO.document(
+            g,
             source_name=name,
             source_bytes=data,
-            loader=LOADER_NAME,
-            loader_version=LOADER_VERSION,
             source_key=source_key,
             messages=msgs,
             lines=lines,

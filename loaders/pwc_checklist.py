@@ -24,11 +24,10 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.source import csv_record, decode_text
 
-KIND = "pwc-checklist"
-LOADER_NAME = "reprokg.loaders.pwc_checklist"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(kind="pwc-checklist", name="reprokg.loaders.pwc_checklist", version="1")
 
 #: CSV column -> property of the assessment, in the CSV's order
 ITEMS: dict[str, URIRef] = {
@@ -141,13 +140,10 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
             g.add((node, rkx_term(col), Literal(rec[col])))
             msgs.append(Message.kept_unknown("column", col, node, rec[col], line))
     source = csv_record(header, rec)
-    return Document(
-        kind=KIND,
-        graph=g,
+    return INFO.document(
+        g,
         source_name=name,
         source_bytes=source,
-        loader=LOADER_NAME,
-        loader_version=LOADER_VERSION,
         source_key=f"pwc-checklist-2019:{rec['url']}",
         messages=msgs,
         lines={c: line for c in header},

@@ -22,12 +22,11 @@ from reprokg.core.document import Document, Message
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.trec import Qrels, parse_qrels_text
 
-KIND = "qrels"
-LOADER_NAME = "reprokg.loaders.qrels"
-LOADER_VERSION = __version__
+INFO = LoaderInfo(kind="qrels", name="reprokg.loaders.qrels", version=__version__)
 QRELS_MEDIA_TYPE = "text/x-trec-qrels"
 
 _QRELS_LINE = re.compile(r"^\s*\S+\s+\S+\s+\S+\s+-?\d+\s*$")
@@ -97,13 +96,10 @@ def load_qrels_file(
         )
     key = f"qrels:{collection or ''}:{PurePath(name).name}"
     return (
-        Document(
-            kind=KIND,
-            graph=g,
+        INFO.document(
+            g,
             source_name=name,
             source_bytes=data,
-            loader=LOADER_NAME,
-            loader_version=LOADER_VERSION,
             source_key=key,
             messages=messages,
             lines=lines_map,

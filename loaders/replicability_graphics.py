@@ -38,12 +38,11 @@ from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.core.resources import data_dir
 from reprokg.loaders import survey_options as opts
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.limits import check_json
 from reprokg.loaders.source import decode_text
 
-KIND = "survey"
-LOADER_NAME = "reprokg.loaders.replicability_graphics"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(kind="survey", name="reprokg.loaders.replicability_graphics", version="1")
 
 CONSOLIDATED_MARKER = "Is the code or software publicly available ?"
 PER_PAPER_MARKER = "Is master variant (boolean)"
@@ -1197,13 +1196,10 @@ def _load_consolidated(
             sort_keys=True,
         )
         docs.append(
-            Document(
-                kind=KIND,
-                graph=g,
+            INFO.document(
+                g,
                 source_name=name,
                 source_bytes=canonical.encode("utf-8"),
-                loader=LOADER_NAME,
-                loader_version=LOADER_VERSION,
                 source_key=f"replicability-graphics-2020:{key}",
                 messages=msgs,
                 lines=lines,
@@ -1300,13 +1296,10 @@ def _load_per_paper(
         )
     c = _Ctx(g, first_review, paper, doi, lines, msgs)  # type: ignore[arg-type]
     _finish_paper(c, title, None)
-    return Document(
-        kind=KIND,
-        graph=g,
+    return INFO.document(
+        g,
         source_name=name,
         source_bytes=data,
-        loader=LOADER_NAME,
-        loader_version=LOADER_VERSION,
         source_key=f"replicability-graphics-site:{key}",
         messages=msgs,
         lines=lines,

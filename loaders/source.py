@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import stat
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,10 @@ from reprokg.loaders.limits import check_json
 
 def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[bytes, str]:
     """(content, display name) from a path or raw bytes, enforcing the size limit
-    (``max_source_bytes`` of the settings; the service's body limit is smaller)."""
+    (``max_source_bytes`` of the settings; the service's body limit is smaller).
+
+    Only regular files are opened: a named pipe would block for ever, a device never end.
+    """
     limit = settings().max_source_bytes
     if isinstance(source, bytes | bytearray):
         data, display = bytes(source), name or "<input>"
@@ -28,15 +32,36 @@ def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[byt
         path = Path(source)
         display = name or str(path)
         try:
-            size = path.stat().st_size
+            st = path.stat()
         except OSError as exc:
             raise LoadError(f"cannot read file: {exc.strerror}", source=display) from exc
-        if size > limit:
-            raise LoadError(f"file is {size} bytes; the limit is {limit} bytes", source=display)
-        data = path.read_bytes()
+        if not stat.S_ISREG(st.st_mode):
+            raise LoadError(f"{not_a_file(st.st_mode)}; expected a file", source=display)
+        if st.st_size > limit:
+            raise LoadError(
+                f"file is {st.st_size} bytes; the limit is {limit} bytes", source=display
+            )
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise LoadError(f"cannot read file: {exc.strerror}", source=display) from exc
     if len(data) > limit:
         raise LoadError(f"input is {len(data)} bytes; the limit is {limit} bytes", source=display)
     return data, display
+
+
+def not_a_file(mode: int) -> str:
+    """What a path that is not a regular file is, in words."""
+    for test, what in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return f"not a regular file but {what}"
+    return "not a regular file"
 
 
 def csv_record(header: Sequence[str], row: Mapping[str, str]) -> bytes:

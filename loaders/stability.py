@@ -29,13 +29,12 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.loaders.contract import Claim, LoaderInfo
 from reprokg.loaders.limits import check_lines
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
-KIND = "stability"
-LOADER_NAME = "reprokg.loaders.stability"
-LOADER_VERSION = "2"
+INFO = LoaderInfo(kind="stability", name="reprokg.loaders.stability", version="2")
 
 ROW_KEYS = (
     "experiment",
@@ -54,13 +53,18 @@ HYPOTHESES = {"H1": RK.H1, "H2": RK.H2, "H3": RK.H3}
 DECISIONS = {"rejected": RK.HypothesisRejected, "not_rejected": RK.HypothesisNotRejected}
 
 
-def sniff(name: str, head: str) -> bool:
-    """``stability: 1`` as the first YAML key, or a CSV starting with ``# stability: 1``."""
+def sniff(name: str, head: str) -> bool | Claim:
+    """``stability: 1`` as the first YAML key, or a CSV starting with ``# stability: 1``;
+    another ``stability:`` value is nearly a study (its load says what is wrong)."""
     lines = [ln for ln in head.lstrip("\ufeff").splitlines() if ln.strip()]
     if name.endswith(".csv"):
-        return bool(lines) and re.match(r"^#\s*stability:\s*1\s*$", lines[0]) is not None
-    lines = [ln for ln in lines if not ln.lstrip().startswith("#")]
-    return bool(lines) and re.match(r"^stability:\s*1\s*$", lines[0]) is not None
+        key, version = r"^#\s*stability\s*:", r"^#\s*stability:\s*1\s*$"
+    else:
+        lines = [ln for ln in lines if not ln.lstrip().startswith("#")]
+        key, version = r"^stability\s*:", r"^stability:\s*1\s*$"
+    if not lines or not re.match(key, lines[0]):
+        return Claim.NO
+    return Claim.YES if re.match(version, lines[0]) else Claim.NEAR
 
 
 def _fail(name: str, msg: str, line: int | None, field: str | None, column: int | None = None):
@@ -369,13 +373,10 @@ def load(data: bytes, name: str) -> list[Document]:
             lines[f"study.{k}"] = ln
 
     return [
-        Document(
-            kind=KIND,
-            graph=g,
+        INFO.document(
+            g,
             source_name=name,
             source_bytes=data,
-            loader=LOADER_NAME,
-            loader_version=LOADER_VERSION,
             source_key=source_key,
             messages=messages,
             lines=lines,

@@ -61,23 +61,14 @@ EXAMPLE_REQUESTS = [
 
 
 def demo_documents(root: Path) -> tuple[list, list]:
-    """Documents of every example file a loader claims (named ``examples/...``), and errors."""
-    from reprokg.core.errors import LoadError
-    from reprokg.loaders import HEAD_BYTES, detect_kind, iter_source_files, load_bytes
+    """Documents of every example file a loader claims (named ``examples/...``), and the
+    files that could not be loaded (licence notices and data no loader claims are left
+    out)."""
+    from reprokg.loaders.files import SourceWalk
 
-    docs, errors = [], []
-    for f in iter_source_files([root]):
-        name = "examples/" + f.relative_to(root).as_posix()
-        data = f.read_bytes()
-        head = data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
-        kind = detect_kind(f.name, head)
-        if kind is None:
-            continue  # licence notices, READMEs, data a loader does not claim
-        try:
-            docs.extend(load_bytes(data, name, kind))
-        except LoadError as exc:
-            errors.append(exc)
-    return docs, errors
+    walk = SourceWalk([root], names=(root, "examples/"))
+    docs = list(walk.documents())
+    return docs, walk.errors
 
 
 def load_demo(store: Store) -> dict[str, int]:
@@ -97,7 +88,7 @@ def load_demo(store: Store) -> dict[str, int]:
             if doc.source_key not in seen:
                 seen.add(doc.source_key)
                 unique.append(doc)
-        result = ingest(store, unique)
+        result = ingest(store, unique, keep_originals=True)
         evaluate_demo_runs(store, root)
         id_status = estimate_demo_dimension(store, root)
     counts: dict[str, int] = {}

@@ -4,7 +4,7 @@ One upload must not take the service down: a C parser that overflows its stack o
 crafted file, a quadratic loop, a memory blow-up. The input limits
 (:mod:`reprokg.loaders.limits`) refuse what we know to be dangerous before any parser sees
 it; this is the second wall for what we do not know yet. ``POST /validate`` and
-``POST /documents`` hand the raw bytes to :func:`reprokg.ingest.parse_job` in a
+``POST /documents`` hand the raw bytes to :func:`parse_job` in a
 :class:`~reprokg.core.pool.WorkerPool` (``parse_workers`` processes, ``parse_timeout``
 seconds and ``parse_memory_mb`` of address space each) and get reports and documents back;
 the server only writes. A worker that dies or overruns is replaced while the others go on
@@ -12,6 +12,10 @@ serving, and the request gets a sentence: 400 (the parser died on this input), 4
 needed more time or memory than allowed) or 503 (every worker busy; ``Retry-After``).
 
 ``parse_workers = 0`` parses in the request's thread instead (tests, embedding).
+
+This is the one upload path: every route that reads an uploaded file calls
+:meth:`ParsePool.parse` (or, in a worker, :func:`parse_uploads`), which loads each file
+with :func:`reprokg.loaders.load_source` and validates the documents.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from reprokg.core.document import Document, unpack
+from reprokg.core.document import Document, pack, unpack
 from reprokg.core.errors import Busy, ParserCrashed, TooCostly
 from reprokg.core.pool import (
     JobCrashed,
@@ -32,13 +37,16 @@ from reprokg.core.pool import (
     WorkerPool,
     preload,
 )
-from reprokg.core.settings import Settings
-from reprokg.validation.report import Report
+from reprokg.core.settings import Settings, configure, settings
+
+if TYPE_CHECKING:  # the app starts without the validation engine; workers preload it
+    from reprokg.validation.batching import Validated
+    from reprokg.validation.report import Report
 
 log = logging.getLogger("reprokg.service")
 
 #: modules the forkserver imports once, so a replacement parse worker starts warm
-PRELOAD = ("reprokg.ingest", "reprokg.loaders", "reprokg.validation.batching", "yaml")
+PRELOAD = ("reprokg.service.parsing", "reprokg.loaders", "reprokg.validation.batching", "yaml")
 #: jobs after which a parse worker is replaced by a fresh process (heap fragmentation)
 MAX_JOBS = 1_000
 
@@ -66,7 +74,7 @@ class ParsePool:
                 if self._pool is None:
                     s = self.settings
                     self._pool = WorkerPool(
-                        "reprokg.ingest:parse_job",
+                        "reprokg.service.parsing:parse_job",
                         size=s.parse_workers,
                         timeout=s.parse_timeout,
                         memory_limit=(s.parse_memory_mb << 20) or None,
@@ -82,20 +90,32 @@ class ParsePool:
             self._pool.close()
             self._pool = None
 
-    def parse(
-        self, mode: str, sources: Sequence[tuple[str, bytes]], kind: str | None
-    ) -> tuple[list[Report], list[Document]]:
-        """:func:`reprokg.ingest.parse_uploads` run in a worker (or here when
-        ``parse_workers`` is 0). Failures of the worker become the errors a client should
-        see; the upload's own errors (``LoadError``) come back as themselves."""
+    def parse(self, sources: Sequence[tuple[str, bytes]], kind: str | None) -> list[Validated]:
+        """:func:`parse_uploads` run in a worker (or here when ``parse_workers`` is 0): each
+        upload's documents with their reports."""
+        out = self._run("load", sources, kind)
+        if out is None:
+            return parse_uploads(sources, kind)
+        from reprokg.validation.batching import Validated
+
+        return [Validated(unpack(d), r) for d, r in out]
+
+    def shacl(self, sources: Sequence[tuple[str, bytes]]) -> list[Report]:
+        """Any shapes against any data (``sources[0]`` the shapes graph, the rest data
+        graphs; ``POST /shacl``), in a worker like an upload."""
+        out = self._run("shacl", sources, None)
+        return validate_shacl(sources) if out is None else out
+
+    def _run(self, job: str, sources: Sequence[tuple[str, bytes]], kind: str | None) -> Any:
+        """:func:`parse_job` in a worker, or ``None`` when there are no workers. Failures of
+        the worker become the errors a client should see; the upload's own errors
+        (``LoadError``) come back as themselves."""
         pool = self.start()
         if pool is None:
-            from reprokg.ingest import parse_uploads
-
-            return parse_uploads(mode, sources, kind)
+            return None
         names = ", ".join(name for name, _ in sources)[:200] or None
         try:
-            out = pool.run((mode, list(sources), kind, self._job_settings))
+            return pool.run((job, list(sources), kind, self._job_settings))
         except PoolBusy:
             raise Busy(
                 f"all {pool.size} parser processes stayed busy for {pool.wait:g} s; try again",
@@ -130,7 +150,52 @@ class ParsePool:
             raise RuntimeError(f"parse worker failed: {exc}") from None
         except PoolError as exc:  # closed, or no worker could start
             raise Busy(f"the parser processes are not available: {exc}") from None
-        return out["reports"], [unpack(d) for d in out["documents"]]
 
 
-__all__ = ["PRELOAD", "ParsePool", "preload"]
+def load_uploads(sources: Sequence[tuple[str, bytes]], kind: str | None) -> list[Document]:
+    """The documents of uploaded ``(file name, bytes)`` (:func:`reprokg.loaders.load_source`
+    each; an unknown ``kind`` is refused before any file is read)."""
+    from reprokg import loaders
+
+    if kind is not None:
+        loaders.loader_for(kind)
+    return [doc for name, data in sources for doc in loaders.load_source(name, data, kind)]
+
+
+def parse_uploads(sources: Sequence[tuple[str, bytes]], kind: str | None) -> list[Validated]:
+    """Load and validate uploads, each document with its report."""
+    from reprokg.validation.batching import validate
+
+    return validate(load_uploads(sources, kind))
+
+
+def validate_shacl(sources: Sequence[tuple[str, bytes]]) -> list[Report]:
+    """A user's shapes (``sources[0]``) against their data graphs (the rest)."""
+    from reprokg.validation.shacl import validate_sources
+
+    return validate_sources(sources)
+
+
+def parse_job(payload: tuple[Any, ...]) -> Any:
+    """The job of the parse workers: ``(job, sources, kind, settings)`` in (the service's
+    settings: its input limits, base and engine, which the worker's environment may not
+    have). ``job`` ``"load"``: :func:`parse_uploads`, each document packed for the pipe
+    (:func:`reprokg.core.document.pack`) with its report out; ``"shacl"``:
+    :func:`validate_shacl`'s reports out."""
+    job, sources, kind, job_settings = payload
+    if job_settings is not None and job_settings != settings():
+        configure(job_settings)
+    if job == "shacl":
+        return validate_shacl(sources)
+    return [(pack(v.document), v.report) for v in parse_uploads(sources, kind)]
+
+
+__all__ = [
+    "PRELOAD",
+    "ParsePool",
+    "load_uploads",
+    "parse_job",
+    "parse_uploads",
+    "preload",
+    "validate_shacl",
+]

@@ -12,8 +12,9 @@ from rdflib.namespace import PROV, RDF
 
 from reprokg.core.document import Document
 from reprokg.core.namespaces import RK
-from reprokg.ingest import ingest, ingest_paths, validate_paths
+from reprokg.ingest import ingest, ingest_paths
 from reprokg.store import open_store
+from reprokg.validation.paths import validate_paths
 from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtures
 
 EX = "http://example.org/"
@@ -186,3 +187,28 @@ def test_ingest_on_remote_engines(engine, request, tmp_path) -> None:
         for g in store.documents():
             store.delete_document(g)
         store.close()
+
+
+def test_a_validated_document_is_not_validated_again(store) -> None:
+    """``Validated(document, report)`` (a parse worker's answer) is stored on its report:
+    a document whose ORCID check digit is wrong is rejected when ingest validates it, and
+    stored when it arrives with a conforming report (proof the report is not redone)."""
+    from reprokg.validation.batching import Validated, validate_documents
+    from reprokg.validation.report import Report
+
+    bad = make_doc("v", "body", orcid="0000-0002-1825-0098")
+    [report] = validate_documents([bad])
+    assert not report.conforms
+    res = ingest(store, [Validated(bad, Report(source=bad.source_name)), make_doc("w", "x")])
+    assert [o.status for o in res.documents] == ["added", "added"]
+    res = ingest(store, [make_doc("v", "other", orcid="0000-0002-1825-0098")])
+    assert [o.status for o in res.documents] == ["rejected"]
+
+
+def test_keep_originals_stores_the_source_under_the_document_id(store) -> None:
+    doc = make_doc("o", "line one\r\nline two")
+    ingest(store, [doc], keep_originals=True)
+    assert store.get_blob(doc.sha256) == doc.source_bytes.replace(b"\r\n", b"\n")
+    other = make_doc("p", "no original")
+    ingest(store, [other])
+    assert store.get_blob(other.sha256) is None

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from reprokg.core.errors import LoadError
-from reprokg.loaders import load_bytes, load_path
+from reprokg.loaders import load_source
+from reprokg.loaders.files import load_path
 from reprokg.loaders.source import parse_json, read_bytes
 from reprokg.loaders.yaml_scalars import parse_yaml
 
@@ -68,7 +69,7 @@ def test_binary_file_refused(tmp_path) -> None:
 def test_non_utf8_refused_with_line(tmp_path) -> None:
     data = b"tag: run1\nactor:\n  name: Jos" + b"\xe9\n"  # Latin-1 é
     with pytest.raises(LoadError) as err:
-        load_bytes(data, "latin1.yaml")
+        load_source("latin1.yaml", data)
     assert "not valid UTF-8" in err.value.message
     assert err.value.line == 3
 
@@ -86,7 +87,7 @@ def test_file_over_size_limit_refused(tmp_path, monkeypatch) -> None:
 
 def test_unrecognised_file_names_known_kinds() -> None:
     with pytest.raises(LoadError) as err:
-        load_bytes(b"just some words\n", "notes.txt")
+        load_source("notes.txt", b"just some words\n")
     assert "--kind" in err.value.message
 
 

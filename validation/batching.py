@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict
+from typing import NamedTuple
 
 from rdflib import Graph, Literal
 from rdflib.namespace import RDF
@@ -13,6 +14,9 @@ from reprokg.validation.checks import PYTHON_CHECKS, for_shacl
 from reprokg.validation.engine import fast_results, finish_report, validate_document
 from reprokg.validation.report import Report, Result
 from reprokg.validation.shapes import add_entailed_types
+
+#: documents validated together (one SHACL run per kind per batch)
+DEFAULT_BATCH_SIZE = 256
 
 
 def _disjoint_batches(group: list[Document]) -> list[list[int]]:
@@ -38,6 +42,19 @@ def _disjoint_batches(group: list[Document]) -> list[list[int]]:
         else:
             parts.append(([i], set(subjects), set(nodes)))
     return [members for members, _, _ in parts]
+
+
+class Validated(NamedTuple):
+    """A document and its report: validated once (a parse worker), stored by ingest
+    without validating it again."""
+
+    document: Document
+    report: Report
+
+
+def validate(docs: list[Document]) -> list[Validated]:
+    """Each document with its report (:func:`validate_documents`)."""
+    return [Validated(d, r) for d, r in zip(docs, validate_documents(docs), strict=True)]
 
 
 def validate_documents(docs: list[Document]) -> list[Report]:

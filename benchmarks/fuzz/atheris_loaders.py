@@ -83,7 +83,7 @@ def one(kind: str, argv: list[str]) -> None:
 
     def target(data: bytes) -> None:
         with contextlib.suppress(LoadError):  # a refusal; anything else is a finding
-            loaders.load_bytes(data, name, kind=kind)
+            loaders.load_source(name, data, kind=kind)
 
     atheris.Setup([sys.argv[0], *argv], target)
     atheris.Fuzz()

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args(argv)
 
-    from reprokg.loaders import load_path
+    from reprokg.loaders.files import load_path
     from reprokg.store import open_store
     from reprokg.store.base import DocumentWrite
     from reprokg.studies import results

@@ -36,14 +36,13 @@ from reprokg.core.hashing import content_hash, stable_key
 from reprokg.core.identifiers import document_iri, doi_iri, mint, minter, orcid_iri
 from reprokg.core.lazy_graph import LazyGraph
 from reprokg.core.namespaces import DOAP, RK, RKX, SCHEMA
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_metadata.spec import SCHEMA_SPEC, F, canonical
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.trec import RUN_LINE, Run, RunSummary, parse_run_text
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
-KIND = "run"
-LOADER_NAME = "reprokg.loaders.ir_metadata"
-LOADER_VERSION = "1.0.0"
+INFO = LoaderInfo(kind="run", name="reprokg.loaders.ir_metadata", version="1.0.0")
 
 START, END = "ir_metadata.start", "ir_metadata.end"
 _MARKER_RE = re.compile(r"^\s*(#\s*)?ir_metadata\.(start|end)\s*$")
@@ -731,13 +730,10 @@ def load_run_file(
                     line=b.lines.get("tag"),
                 )
             )
-    doc = Document(
-        kind=KIND,
-        graph=LazyGraph(g),
+    doc = INFO.document(
+        LazyGraph(g),
         source_name=name,
         source_bytes=data,
-        loader=LOADER_NAME,
-        loader_version=LOADER_VERSION,
         source_key=f"run:{tag or ''}:{PurePath(name).name}",
         messages=b.messages,
         lines=b.final_lines(),

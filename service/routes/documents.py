@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -16,7 +17,6 @@ from rdflib import Graph, URIRef
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from reprokg.core.document import Document
 from reprokg.core.errors import LoadError, NotFound, UnsupportedInput
 from reprokg.core.identifiers import document_iri
 from reprokg.core.namespaces import RK, SPARQL_PREFIXES
@@ -24,6 +24,9 @@ from reprokg.core.settings import Settings
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import SelectResult, Store
+
+if TYPE_CHECKING:
+    from reprokg.validation.batching import Validated
 
 router = APIRouter(tags=["documents"])
 
@@ -105,11 +108,11 @@ async def _read_uploads(request: Request, settings: Settings, name: str | None) 
     return [Upload(_safe_name(name, "upload" + _EXT_FOR_TYPE.get(ctype, ".txt")), data)]
 
 
-def _parse(request: Request, mode: str, uploads: list[Upload], kind: str | None):
-    """Reports and (``store``, all conforming) documents, parsed and validated in the app's
-    parse workers (:mod:`reprokg.service.parsing`)."""
+def _parse(request: Request, uploads: list[Upload], kind: str | None) -> list[Validated]:
+    """Each upload's documents with their reports, parsed and validated in the app's parse
+    workers (:mod:`reprokg.service.parsing`)."""
     sources = [(up.name, up.data) for up in uploads]
-    return request.app.state.parse_pool.parse(mode, sources, kind)
+    return request.app.state.parse_pool.parse(sources, kind)
 
 
 def _warnings(reports: list) -> list[dict]:
@@ -118,15 +121,11 @@ def _warnings(reports: list) -> list[dict]:
     ]
 
 
-def _store_documents(store: Store, docs: list[Document], reports: list) -> list[dict]:
+def _store_documents(store: Store, validated: list[Validated]) -> list[dict]:
     from reprokg.ingest import ingest
 
-    if store.blob_dir is not None:
-        # The upload itself, kept before its graph is written (a crash leaves no graph
-        # without its original). LF line ends, so the blob's name is the document id.
-        for doc in docs:
-            store.store_blob(doc.source_bytes.replace(b"\r\n", b"\n"))
-    result = ingest(store, docs, validated=reports)  # validated by the parse worker
+    # validated by the parse worker; the upload kept as its original, as `reprokg load` does
+    result = ingest(store, validated, keep_originals=True)
     out = []
     for item in result.documents:
         out.append(
@@ -174,13 +173,14 @@ async def post_documents(
     name: str | None = Query(None, description="file name of a raw body (helps sniffing)"),
 ) -> JSONResponse:
     uploads = await _read_uploads(request, settings, name)
-    reports, docs = await run_in_threadpool(_parse, request, "store", uploads, kind)
+    validated = await run_in_threadpool(_parse, request, uploads, kind)
+    reports = [v.report for v in validated]
     if not all(r.conforms for r in reports):
         return JSONResponse(
             {"conforms": False, "stored": [], "reports": [r.to_dict() for r in reports]},
             status_code=422,
         )
-    stored = await run_in_threadpool(_store_documents, store, docs, reports)
+    stored = await run_in_threadpool(_store_documents, store, validated)
     return JSONResponse(
         {"conforms": True, "documents": stored, "warnings": _warnings(reports)},
         status_code=201,
@@ -201,7 +201,7 @@ async def post_validate(
     name: str | None = Query(None),
 ) -> JSONResponse:
     uploads = await _read_uploads(request, settings, name)
-    reports, _docs = await run_in_threadpool(_parse, request, "validate", uploads, kind)
+    reports = [v.report for v in await run_in_threadpool(_parse, request, uploads, kind)]
     return JSONResponse(
         {"conforms": all(r.conforms for r in reports), "reports": [r.to_dict() for r in reports]}
     )
@@ -268,11 +268,11 @@ _ORIGINAL_TYPES = {
 
 
 def _original(store: Store, graph: Graph, iri: URIRef) -> tuple[bytes, str, str] | None:
-    sha = graph.value(iri, RK.sourceSha256)
+    """The source kept by ingest (``keep_originals``): a blob named by the source's sha256,
+    which is the document id."""
+    sha = graph.value(iri, RK.sourceSha256) or str(iri).rsplit("/", 1)[-1]
     name = str(graph.value(iri, RK.sourceFileName) or "document")
-    data = store.get_blob(str(sha)) if sha is not None else None
-    if data is None:
-        data = store.get_blob(str(iri).rsplit("/", 1)[-1])
+    data = store.get_blob(str(sha))
     if data is None:
         return None
     ext = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""

@@ -81,9 +81,7 @@ async def _read(request: Request, max_files: int) -> list[tuple[str, bytes]]:
 )
 async def post_shacl(request: Request, settings: SettingsDep) -> Response:
     sources = await _read(request, settings.max_files)
-    reports, _docs = await run_in_threadpool(
-        request.app.state.parse_pool.parse, "shacl", sources, None
-    )
+    reports = await run_in_threadpool(request.app.state.parse_pool.shacl, sources)
     accept = request.headers.get("accept", "")
     if "text/turtle" in accept:
         from rdflib import Graph

@@ -11,7 +11,8 @@ from rdflib.namespace import RDF
 
 from reprokg.core.errors import LoadError
 from reprokg.core.namespaces import RK
-from reprokg.loaders import detect_kind, feature_discard, load_path
+from reprokg.loaders import detect_kind, feature_discard
+from reprokg.loaders.files import load_path
 from reprokg.validation.engine import fast_results, shacl_key, validate_document
 from reprokg.validation.pyshacl_engine import shacl_results
 from reprokg.validation.shapes import materialise_types

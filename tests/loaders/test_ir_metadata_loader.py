@@ -496,7 +496,7 @@ def test_plain_run_without_header_is_described_with_a_warning(shared_data: Path)
 
 
 def test_registry_dispatches_real_files_to_this_loader(shared_data: Path) -> None:
-    from reprokg.loaders import load_path
+    from reprokg.loaders.files import load_path
 
     folder = shared_data / "ir_metadata"
     for name in ("annotated_run_example.txt", "website_checklist_examples_assembled.yaml"):

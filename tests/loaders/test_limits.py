@@ -583,7 +583,7 @@ def test_the_crash_inputs_through_every_loader(data: bytes, name: str, kind: str
     from reprokg import loaders
 
     with pytest.raises(LimitExceeded) as err:
-        loaders.load_bytes(data, name, kind=kind)
+        loaders.load_source(name, data, kind=kind)
     assert (err.value.line, err.value.column) == where
     assert err.value.limit == "depth" and err.value.http_status == 400
 
@@ -595,22 +595,22 @@ def test_a_control_character_after_an_alias_is_a_located_load_error() -> None:
     from reprokg.core.errors import LoadError
 
     with pytest.raises(LoadError) as err:
-        loaders.load_bytes(b"a: *b\x1e", "x.yaml", kind="audit")
+        loaders.load_source("x.yaml", b"a: *b\x1e", kind="audit")
     assert (err.value.line, err.value.column) == (1, 6) and "\\x1e" in err.value.message
     regression = REPO / "tests/loaders/fuzz_regressions/audit-readererror-outside-try.yaml"
     with pytest.raises(LoadError):
-        loaders.load_bytes(regression.read_bytes(), "x.yaml", kind="audit")
+        loaders.load_source("x.yaml", regression.read_bytes(), kind="audit")
 
 
 def test_lines_of_csv_and_trec_files_are_limited() -> None:
     from reprokg import loaders
 
     with pytest.raises(InputTooLarge) as err:
-        loaders.load_bytes(b"1 Q0 d 1 1.0 t\n" + b"x " * 40_000, "r.run", kind="run")
+        loaders.load_source("r.run", b"1 Q0 d 1 1.0 t\n" + b"x " * 40_000, kind="run")
     assert err.value.limit == "line length" and err.value.line == 2
     with pytest.raises(InputTooLarge) as err:
-        loaders.load_bytes(b"1 0 d 1\n" + b"x " * 2_000 + b"\n", "q.txt", kind="qrels")
+        loaders.load_source("q.txt", b"1 0 d 1\n" + b"x " * 2_000 + b"\n", kind="qrels")
     assert err.value.limit == "fields"
     with pytest.raises(InputTooLarge) as err:
-        loaders.load_bytes(b"a,b\n" + b"," * 2_000, "evaluations.csv", kind="gk2018")
+        loaders.load_source("evaluations.csv", b"a,b\n" + b"," * 2_000, kind="gk2018")
     assert err.value.limit == "fields" and err.value.line == 2

@@ -132,7 +132,7 @@ KINDS = [
 def _load(data: bytes, name: str, kind: str) -> None:
     """Load; a LoadError is a refusal (fine), anything else fails the test."""
     try:
-        loaders.load_bytes(data, name, kind=kind)
+        loaders.load_source(name, data, kind=kind)
     except LoadError as exc:
         assert exc.source is not None or exc.message  # says what and where
         str(exc)

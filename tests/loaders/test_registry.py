@@ -11,17 +11,18 @@ import pytest
 
 from reprokg import loaders
 from reprokg.cli import main
+from reprokg.loaders.contract import Loader, LoaderInfo
 from tests.conftest import REPO
 
 
 def _modules_defining_kind() -> set[str]:
-    """``reprokg.loaders.X`` for every module under loaders/ that assigns ``KIND``; a
-    package's loader module is registered as the package."""
+    """``reprokg.loaders.X`` for every module under loaders/ that assigns ``INFO`` (its
+    :class:`LoaderInfo`); a package's loader module is registered as the package."""
     found = set()
     for path in (REPO / "loaders").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assigns = any(
-            isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "KIND" for t in n.targets)
+            isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "INFO" for t in n.targets)
             for n in tree.body
         )
         if assigns:
@@ -58,9 +59,37 @@ def test_every_registered_loader_exposes_the_loader_api() -> None:
         "qrels",
     }
     for kind, module in found.items():
-        assert kind == module.KIND
-        assert module.LOADER_NAME.startswith("reprokg.loaders.")
-        assert all(hasattr(module, a) for a in loaders.LOADER_API)
+        assert isinstance(module, Loader) and isinstance(module.INFO, LoaderInfo)
+        assert kind == module.INFO.kind
+        assert module.INFO.name.startswith("reprokg.loaders.")
+
+
+def test_a_module_without_the_contract_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checked structurally when the registry imports it: a module that lacks ``INFO``
+    (here the source-reading helpers, which have no loader) is named in a TypeError."""
+    monkeypatch.setattr(loaders, "LOADER_MODULES", ("reprokg.loaders.source",))
+    loaders.loaders.cache_clear()
+    try:
+        with pytest.raises(TypeError, match=r"reprokg\.loaders\.source does not satisfy"):
+            loaders.loaders()
+    finally:
+        monkeypatch.undo()
+        loaders.loaders.cache_clear()
+
+
+def test_documents_are_built_by_the_loader_info() -> None:
+    """``INFO.document`` writes kind, loader name and version (the provenance ingest
+    stores) from the one LoaderInfo, and keeps the loader's lists (no copy)."""
+    from rdflib import Graph
+
+    info = LoaderInfo(kind="audit", name="reprokg.loaders.audit", version="7")
+    messages: list = []
+    doc = info.document(Graph(), source_name="a.yaml", source_bytes=b"x", source_key="k")
+    assert (doc.kind, doc.loader, doc.loader_version) == ("audit", "reprokg.loaders.audit", "7")
+    doc = info.document(
+        Graph(), source_name="a.yaml", source_bytes=b"x", source_key="k", messages=messages
+    )
+    assert doc.messages is messages
 
 
 def test_a_broken_loader_fails_loudly(monkeypatch: pytest.MonkeyPatch) -> None:

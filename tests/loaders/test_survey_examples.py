@@ -15,19 +15,16 @@ from pathlib import Path
 import pytest
 
 from reprokg.core.resources import data_dir
-from reprokg.loaders import detect_kind, iter_source_files, load_bytes
+from reprokg.loaders.files import SourceWalk
 from reprokg.validation.batching import validate_documents
 
 
 def _docs():
     with resources.as_file(data_dir("examples").joinpath("survey")) as root:
         root = Path(root)
-        out = []
-        for f in iter_source_files([root]):
-            data = f.read_bytes()
-            kind = detect_kind(f.name, data[:4096].decode("utf-8", "replace"))
-            if kind is not None:
-                out += load_bytes(data, "examples/survey/" + f.relative_to(root).as_posix(), kind)
+        walk = SourceWalk([root], names=(root, "examples/survey/"))
+        out = list(walk.documents())
+        assert walk.errors == []
         subset = json.loads((root / "consolidatedData-subset.json").read_text(encoding="utf-8"))
         n_site = len(list((root / "per_paper").glob("*/*.json")))
         with open(root / "gk2018" / "evaluations.csv", encoding="utf-8", newline="") as fh:

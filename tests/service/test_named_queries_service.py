@@ -73,7 +73,7 @@ def _scores():
 
 
 def _real_run():
-    from reprokg.loaders import load_path
+    from reprokg.loaders.files import load_path
 
     doc = load_path(SHARED_RUN)[0]
     return [doc.subject]

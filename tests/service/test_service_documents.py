@@ -118,3 +118,49 @@ def test_delete_an_uploaded_document(client, run_bytes) -> None:
     assert client.get("/documents").json()["count"] == 1
     assert client.delete(f"/documents/{doc_id}", headers=AUTH).status_code == 204
     assert client.get("/documents").json()["count"] == 0
+
+
+def test_the_original_of_a_file_loaded_by_the_cli(tmp_path, run_bytes, capsys) -> None:
+    """Keeping the original is an ingest option ``reprokg load`` uses as the upload does:
+    ``?original=true`` answered 404 for a file loaded with the CLI and 200 when uploaded."""
+    from reprokg.cli import main
+
+    src = tmp_path / "example.run"
+    src.write_bytes(run_bytes)
+    assert main(["load", str(src), "--store", str(tmp_path / "kg")]) == 0
+    capsys.readouterr()
+    store = open_store(tmp_path / "kg")
+    try:
+        client = TestClient(create_app(Settings(access_log=False), store=store))
+        r = client.get(f"/documents/{content_hash(run_bytes)}?original=true")
+        assert r.status_code == 200 and r.content == run_bytes.replace(b"\r\n", b"\n")
+        assert 'filename="example.run"' in r.headers["content-disposition"]
+    finally:
+        store.close()
+    # and --no-originals keeps none
+    assert main(["load", str(src), "--store", str(tmp_path / "kg2"), "--no-originals"]) == 0
+    store = open_store(tmp_path / "kg2")
+    try:
+        client = TestClient(create_app(Settings(access_log=False), store=store))
+        r = client.get(f"/documents/{content_hash(run_bytes)}?original=true")
+        assert r.status_code == 404
+    finally:
+        store.close()
+
+
+def test_an_upload_nearly_claimed_gets_the_loaders_error(client) -> None:
+    """The same one error path as the CLI (loaders.load_source): an audit of version 99 is
+    answered with the audit loader's error, not "no loader recognises this input"."""
+    from tests.conftest import REPO
+
+    data = (REPO / "examples/audits/gcn.yaml").read_bytes()
+    bad = data.replace(b"\naudit: 1\n", b"\naudit: 99\n")
+    assert bad != data
+    r = client.post("/validate?name=gcn.yaml", content=bad, headers=TEXT)
+    assert r.status_code == 400
+    detail = r.json()["detail"]
+    assert (detail["line"], detail["field"], detail["kind"]) == (2, "audit", "audit")
+    assert detail["message"] == "99 is not allowed here; expected one of: 1"
+    r = client.post("/validate?name=notes.txt", content=b"just some words\n", headers=TEXT)
+    assert r.status_code == 415
+    assert r.json()["detail"]["tried"][:3] == ["run", "mlrc", "audit"]

@@ -39,7 +39,7 @@ def sources(shared_data: Path, per_paper: bool = False) -> list[Path]:
 
 def load_into(store: Any, paths: list[Path]) -> int:
     """Every document of ``paths`` written to ``store`` in one transaction; their number."""
-    from reprokg.loaders import load_path
+    from reprokg.loaders.files import load_path
     from reprokg.store.base import DocumentWrite
 
     writes = []

@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from reprokg.core.document import Document
-from reprokg.ingest import iter_documents
 from reprokg.loaders import ir_metadata as im
 from reprokg.loaders import mlrc, qrels
+from reprokg.loaders.files import SourceWalk
 from reprokg.validation import fast as shacl_fast
 from reprokg.validation.batching import validate_documents
 from reprokg.validation.engine import fast_results, shacl_key, validate_document
@@ -71,10 +71,10 @@ def test_real_documents_of_every_kind(shared_data: Path) -> None:
         REPO / "examples/intrinsic_dimension",
         REPO / "examples/survey",
     ]
-    errors: list = []
-    docs = list(iter_documents([str(p) for p in paths], None, errors))
+    walk = SourceWalk(paths)
+    docs = list(walk.documents())
     docs += qrels.load((shared_data / "trec/toy/qrels.toy").read_bytes(), "qrels.toy")
-    assert errors == []
+    assert walk.errors == []
     kinds = {d.kind for d in docs}
     assert {"run", "mlrc", "gk2018", "stability", "qrels", "audit", "survey"} <= kinds
     assert {"grsi", "pwc-checklist", "feature-discard"} <= kinds

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from reprokg.ingest import validate_paths
-from reprokg.loaders import load_path
+from reprokg.loaders.files import load_path
 from reprokg.validation.batching import validate_documents, validate_in_processes
+from reprokg.validation.paths import validate_paths
 from tests.conftest import need
 
 

@@ -44,21 +44,12 @@ def validate_form(request: Request) -> Response:
 
 def check(request: Request, data: bytes, name: str) -> tuple[str | None, list[dict]]:
     """(kind, results) of one file: the SHACL report, or the load error as one result
-    (a parser that died or ran past its limits is such an error too)."""
-    from reprokg.loaders import HEAD_BYTES, detect_kind
-
-    kind = detect_kind(name, data[:HEAD_BYTES].decode("utf-8", errors="replace"))
+    (a parser that died or ran past its limits is such an error too). Through the one
+    upload path: :meth:`~reprokg.service.parsing.ParsePool.parse` in a parse worker."""
     try:
-        if kind is None:
-            raise LoadError(
-                "no loader recognises this input: give the file name its extension "
-                "(.txt for a run file, .yaml, .json, .csv)",
-                source=name,
-            )
-        reports, _ = request.app.state.parse_pool.parse("validate", [(name, data)], kind)
-        return kind, [asdict(r) for rep in reports for r in rep.results]
+        validated = request.app.state.parse_pool.parse([(name, data)], None)
     except LoadError as exc:
-        return kind, [
+        return exc.details.get("kind"), [
             {
                 "severity": "Violation",
                 "message": exc.message,
@@ -66,6 +57,8 @@ def check(request: Request, data: bytes, name: str) -> tuple[str | None, list[di
                 "path": exc.field,
             }
         ]
+    kind = validated[0].document.kind if validated else None
+    return kind, [asdict(r) for v in validated for r in v.report.results]
 
 
 @router.post("/validate/report")
