@@ -32,6 +32,34 @@ from reprokg.loaders.limits import current_limits
 
 if TYPE_CHECKING:
     from reprokg.core.document import Document
+    from reprokg.loaders import (
+        audit,
+        feature_discard,
+        grsi,
+        gundersen_kjensmo,
+        ir_metadata,
+        mlrc,
+        pwc_checklist,
+        qrels,
+        replicability_graphics,
+        stability,
+    )
+
+    #: the registered modules, checked against the contract by the type checker (the
+    #: registry checks them again when it imports them; tests/loaders/test_registry.py
+    #: keeps this list equal to LOADER_MODULES)
+    TYPED_LOADERS: tuple[Loader, ...] = (
+        ir_metadata,
+        mlrc,
+        audit,
+        stability,
+        feature_discard,
+        replicability_graphics,
+        gundersen_kjensmo,
+        pwc_checklist,
+        grsi,
+        qrels,
+    )
 
 log = logging.getLogger(__name__)
 

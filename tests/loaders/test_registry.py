@@ -41,6 +41,20 @@ def test_every_module_with_a_kind_is_registered() -> None:
     assert defined == set(loaders.LOADER_MODULES)
 
 
+def test_the_type_checker_sees_every_registered_loader() -> None:
+    """``TYPED_LOADERS`` (under TYPE_CHECKING in loaders/__init__.py) is what mypy checks
+    against the Loader protocol: it must list the registered modules, in order."""
+    tree = ast.parse((REPO / "loaders" / "__init__.py").read_text(encoding="utf-8"))
+    [typed] = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", None) == "TYPED_LOADERS"
+    ]
+    assert isinstance(typed.value, ast.Tuple)
+    names = ["reprokg.loaders." + e.id for e in typed.value.elts if isinstance(e, ast.Name)]
+    assert names == list(loaders.LOADER_MODULES)
+
+
 def test_every_registered_loader_exposes_the_loader_api() -> None:
     found = loaders.loaders()
     assert set(found) == {
