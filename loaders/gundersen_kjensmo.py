@@ -10,8 +10,6 @@ reported. Papers have no DOI in this data: the paper node is minted from its lin
 # ruff: noqa: E501
 from __future__ import annotations
 
-import csv
-import io
 import re
 
 from rdflib import RDF, Literal, URIRef
@@ -24,8 +22,7 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.contract import LoaderInfo
-from reprokg.loaders.limits import check_lines
-from reprokg.loaders.source import csv_record, decode_text
+from reprokg.loaders.source import csv_record, csv_rows
 
 INFO = LoaderInfo(kind="gk2018", name="reprokg.loaders.gundersen_kjensmo", version="1")
 
@@ -161,49 +158,20 @@ def _venue(conf: str) -> tuple[str, int | None]:
 
 
 def load(data: bytes, name: str) -> list[Document]:
-    text = decode_text(data, name)
-    check_lines(text, name, delimiter=",")  # line length and fields before the csv reader
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise LoadError("empty file; expected a CSV header", source=name, line=1) from None
-    except csv.Error as exc:
-        raise LoadError(f"CSV error: {exc}", source=name, line=1) from exc
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise LoadError(
-            f"missing CSV column(s) {', '.join(missing)}; expected the evaluations.csv header",
-            source=name,
-            line=1,
-            field=missing[0],
-        )
+    header, rows = csv_rows(data, name, required=REQUIRED, expected="the evaluations.csv header")
     docs = []
     seen: dict[str, int] = {}
-    try:
-        for row in reader:
-            line = reader.line_num
-            if not any(c.strip() for c in row):
-                continue
-            if len(row) != len(header):
-                raise LoadError(
-                    f"row has {len(row)} fields; expected {len(header)} like the header",
-                    source=name,
-                    line=line,
-                )
-            rec = dict(zip(header, row, strict=True))
-            doc = _record(rec, header, name, line)
-            if doc.source_key in seen:
-                raise LoadError(
-                    f"duplicate paper {doc.source_key!r} (first at line {seen[doc.source_key]})",
-                    source=name,
-                    line=line,
-                    field="link",
-                )
-            seen[doc.source_key] = line
-            docs.append(doc)
-    except csv.Error as exc:
-        raise LoadError(f"CSV error: {exc}", source=name, line=reader.line_num) from exc
+    for line, rec in rows:
+        doc = _record(rec, header, name, line)
+        if doc.source_key in seen:
+            raise LoadError(
+                f"duplicate paper {doc.source_key!r} (first at line {seen[doc.source_key]})",
+                source=name,
+                line=line,
+                field="link",
+            )
+        seen[doc.source_key] = line
+        docs.append(doc)
     return docs
 
 

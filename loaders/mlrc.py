@@ -12,11 +12,12 @@ text (:func:`parse_yaml`), so ``1,*`` or a date is never guessed into another ty
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePath
 from typing import Any
 
-from rdflib import RDF, Literal, URIRef
+from rdflib import RDF, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import PROV
 
@@ -86,9 +87,59 @@ def _date(v: Any) -> Literal | None:
     return None
 
 
+@dataclass
+class _Report:
+    """What the steps of :func:`load` write: one report's graph, messages and lines."""
+
+    name: str
+    key: str
+    node: URIRef
+    g: Graph = field(default_factory=new_graph)
+    msgs: list[Message] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)
+
+    def note(self, path: str, v: Any) -> None:
+        """The line ``path``'s value is on, when the YAML gave one."""
+        ln = _line(v)
+        if ln is not None:
+            self.lines.setdefault(path, ln)
+
+    def add(self, s: Any, p: Any, o: Any) -> None:
+        self.g.add((s, p, o))
+
+    def message(self, severity: str, path: str, text: str, node: Any, value: Any, v: Any) -> None:
+        self.msgs.append(
+            Message(severity, path, text, None if node is None else str(node), value, _line(v))
+        )
+
+
 def load(data: bytes, name: str) -> list[Document]:
-    text = decode_text(data, name)
-    head = parse_yaml(text, name)
+    head = _read(data, name)
+    r = _report(head, name)
+    kind = (_text(head.get("type")) or "").lower()
+    label = _describe(r, head)
+    _authors(r, head)
+    _original(r, head, replication=kind == "replication", label=label)
+    _links(r, head)
+    _dates(r, head)
+    _contributors(r, head)
+    _unknown_keys(r, head)
+    return [
+        INFO.document(
+            r.g,
+            source_name=name,
+            source_bytes=data,
+            source_key=f"mlrc:{r.key}",
+            messages=r.msgs,
+            lines=r.lines,
+            subject=r.node,
+        )
+    ]
+
+
+def _read(data: bytes, name: str) -> dict[str, Any]:
+    """The header as a mapping with a title and authors."""
+    head = parse_yaml(decode_text(data, name), name)
     if not isinstance(head, dict):
         raise LoadError(
             "expected a YAML mapping (the ReScience metadata.yaml)", source=name, line=1
@@ -101,66 +152,72 @@ def load(data: bytes, name: str) -> list[Document]:
             line=1,
             field=missing,
         )
-    g = new_graph()
-    msgs: list[Message] = []
-    lines: dict[str, int] = {}
+    return head
 
-    def note(path: str, v: Any) -> None:
-        ln = _line(v)
-        if ln is not None:
-            lines.setdefault(path, ln)
 
+def _report(head: dict[str, Any], name: str) -> _Report:
+    """The report node: its article DOI's IRI (the key), else minted from the report's
+    folder (``…/<folder>/journal/metadata.yaml``) or its title."""
     article = _flat(head.get("article"))
     art_doi = _text(article.get("doi"))
     title = _text(head.get("title")) or ""
-    label = ""
-    report: URIRef | None = None
+    node: URIRef | None = None
+    problem = None
     if art_doi:
-        note("article.doi", article.get("doi"))
         try:
-            report = doi_iri(art_doi)
-            g.add((report, RK.doiAsWritten, Literal(art_doi)))
+            node = doi_iri(art_doi)
         except IdentifierError as exc:
-            msgs.append(
-                Message(
-                    "Warning", "article.doi", str(exc), None, art_doi, _line(article.get("doi"))
-                )
-            )
+            problem = exc
     folder = PurePath(name).parent.parent.name if PurePath(name).parent.name == "journal" else ""
-    key = art_doi.lower() if report is not None and art_doi else (folder or title)
-    if report is None:
-        report = mint("report", stable_key("mlrc", key))
-    source_key = f"mlrc:{key}"
-    kind = _text(head.get("type")) or ""
-    g.add((report, RDF.type, SCHEMA.ScholarlyArticle))
+    key = art_doi.lower() if node is not None and art_doi else (folder or title)
+    r = _Report(name, key, node if node is not None else mint("report", stable_key("mlrc", key)))
+    if art_doi:
+        r.note("article.doi", article.get("doi"))
+        if node is not None:
+            r.add(node, RK.doiAsWritten, Literal(art_doi))
+        else:
+            r.message("Warning", "article.doi", str(problem), None, art_doi, article.get("doi"))
+    return r
+
+
+def _describe(r: _Report, head: dict[str, Any]) -> str:
+    """Types, title, abstract, domain, language, keywords; the outcome label the title
+    starts with (``Re`` of ``[Re]``, ``¬Re``, ``~Re``, ``Rp``; empty without one)."""
+    report, title, kind = r.node, _text(head.get("title")) or "", _text(head.get("type")) or ""
+    label = ""
+    r.add(report, RDF.type, SCHEMA.ScholarlyArticle)
     if kind.lower() == "replication":
-        g.add((report, RDF.type, RK.ReproductionReport))
+        r.add(report, RDF.type, RK.ReproductionReport)
     if kind:
-        g.add((report, SCHEMA.additionalType, Literal(kind)))
-    g.add((report, RK.inSurvey, RK.MLReproducibilityChallenge))
+        r.add(report, SCHEMA.additionalType, Literal(kind))
+    r.add(report, RK.inSurvey, RK.MLReproducibilityChallenge)
     if title:
-        note("title", head["title"])
-        g.add((report, SCHEMA.name, Literal(title)))
+        r.note("title", head["title"])
+        r.add(report, SCHEMA.name, Literal(title))
         m = re.match(r"^\s*\[([¬~]?R[ep])\]", title)
         if m:
             label = m.group(1)
-            g.add((report, RK.reproductionOutcome, Literal(f"[{label}]")))
+            r.add(report, RK.reproductionOutcome, Literal(f"[{label}]"))
     for k, prop in (("abstract", SCHEMA.abstract), ("domain", RK.conferenceName)):
         s = _text(head.get(k))
         if s:
-            note(k, head[k])
-            g.add((report, prop, Literal(s)))
+            r.note(k, head[k])
+            r.add(report, prop, Literal(s))
     lang = _text(head.get("language"))
     if lang:
-        note("language", head["language"])
-        g.add((report, SCHEMA.programmingLanguage, Literal(lang)))
+        r.note("language", head["language"])
+        r.add(report, SCHEMA.programmingLanguage, Literal(lang))
     kw = _text(head.get("keywords"))
     if kw:
         for k in (x.strip() for x in kw.split(",")):
             if k:
-                g.add((report, SCHEMA.keywords, Literal(k)))
+                r.add(report, SCHEMA.keywords, Literal(k))
+    return label
 
-    # affiliations, then authors (ordered)
+
+def _authors(r: _Report, head: dict[str, Any]) -> None:
+    """The authors in order (an RDF list), their e-mail, affiliations by code and the
+    contact author (``*``)."""
     affs: dict[str, str] = {}
     raw_affs = head.get("affiliations")
     for a in raw_affs if isinstance(raw_affs, list) else []:  # not a list: nothing to read
@@ -171,158 +228,151 @@ def load(data: bytes, name: str) -> list[Document]:
     if not isinstance(authors, list):
         raise LoadError(
             "'authors' must be a list of persons",
-            source=name,
+            source=r.name,
             line=_line(authors) or 1,
             field="authors",
         )
     people = []
     for i, a in enumerate(authors, 1):
         if not isinstance(a, dict):
-            msgs.append(
-                Message(
-                    "Violation",
-                    f"authors[{i}]",
-                    "expected a map with name, orcid, email, affiliations",
-                    str(report),
-                    str(a),
-                    _line(a),
-                )
+            r.message(
+                "Violation",
+                f"authors[{i}]",
+                "expected a map with name, orcid, email, affiliations",
+                r.node,
+                str(a),
+                a,
             )
             continue
-        person = _person(g, msgs, a, f"authors[{i}]", key, i, lines)
+        person = _person(r.g, r.msgs, a, f"authors[{i}]", r.key, i, r.lines)
         people.append(person)
-        g.add((report, SCHEMA.author, person))
+        r.add(r.node, SCHEMA.author, person)
         email = _text(a.get("email"))
         if email:
-            g.add((person, SCHEMA.email, Literal(email)))
+            r.add(person, SCHEMA.email, Literal(email))
         codes = [c.strip() for c in (_text(a.get("affiliations")) or "").split(",") if c.strip()]
         for c in codes:
             if c == "*":
-                g.add((report, RK.contactAuthor, person))
+                r.add(r.node, RK.contactAuthor, person)
             elif c in affs:
-                g.add((person, RK.affiliationName, Literal(affs[c])))
+                r.add(person, RK.affiliationName, Literal(affs[c]))
             else:
-                msgs.append(
-                    Message(
-                        "Warning",
-                        f"authors[{i}].affiliations",
-                        f"affiliation code {c!r} is not listed under 'affiliations'",
-                        str(person),
-                        c,
-                        _line(a.get("affiliations")),
-                    )
+                r.message(
+                    "Warning",
+                    f"authors[{i}].affiliations",
+                    f"affiliation code {c!r} is not listed under 'affiliations'",
+                    person,
+                    c,
+                    a.get("affiliations"),
                 )
     if people:
-        head_node = mint("authorlist", stable_key("mlrc", key))
-        Collection(g, head_node, people)
-        g.add((report, RK.authorList, head_node))
+        head_node = mint("authorlist", stable_key("mlrc", r.key))
+        Collection(r.g, head_node, people)
+        r.add(r.node, RK.authorList, head_node)
 
-    # original article
+
+def _original(r: _Report, head: dict[str, Any], *, replication: bool, label: str) -> None:
+    """The paper the report reproduces: its DOI's IRI, else minted from its URL or
+    citation (an Info: it joins no other source by DOI); cited as the outcome ``label``
+    says (:data:`CITO_BY_LABEL`)."""
     rep = _flat(head.get("replication"))
     rdoi, rurl, rcite = _text(rep.get("doi")), _text(rep.get("url")), _text(rep.get("cite"))
     original: URIRef | None = None
     if rdoi:
-        note("replication.doi", rep.get("doi"))
+        r.note("replication.doi", rep.get("doi"))
         try:
             original = doi_iri(rdoi)
-            g.add((original, RK.doiAsWritten, Literal(rdoi)))
+            r.add(original, RK.doiAsWritten, Literal(rdoi))
         except IdentifierError as exc:
-            msgs.append(
-                Message(
-                    "Warning",
-                    "replication.doi",
-                    f"{exc}; the original paper gets a minted IRI",
-                    None,
-                    rdoi,
-                    _line(rep.get("doi")),
-                )
+            r.message(
+                "Warning",
+                "replication.doi",
+                f"{exc}; the original paper gets a minted IRI",
+                None,
+                rdoi,
+                rep.get("doi"),
             )
     if original is None and (rurl or rcite):
         original = mint(
             "publication", stable_key("url", rurl) if rurl else stable_key("cite", rcite)
         )
         if not rdoi:
-            msgs.append(
-                Message(
-                    "Info",
-                    "replication.doi",
-                    "no DOI for the original paper: it cannot join other sources by DOI",
-                    str(original),
-                    None,
-                    _line(rep.get("url")) or _line(rep.get("cite")),
-                )
+            r.message(
+                "Info",
+                "replication.doi",
+                "no DOI for the original paper: it cannot join other sources by DOI",
+                original,
+                None,
+                rep.get("url") if _line(rep.get("url")) is not None else rep.get("cite"),
             )
     if original is not None:
-        g.add((original, RDF.type, SCHEMA.ScholarlyArticle))
-        g.add((report, RK.reproduces, original))
+        r.add(original, RDF.type, SCHEMA.ScholarlyArticle)
+        r.add(r.node, RK.reproduces, original)
         # CiTO, from the report to the original: its outcome label as a citation type
         if label:
-            g.add((report, CITO_BY_LABEL[label[0] if label[0] in "¬~" else ""], original))
+            r.add(r.node, CITO_BY_LABEL[label[0] if label[0] in "¬~" else ""], original)
         if rurl:
-            g.add(
-                (original, RK.articleURL, URIRef(rurl))
-                if _is_url(rurl)
-                else (original, RKX.replication_url, Literal(rurl))
-            )
+            if _is_url(rurl):
+                r.add(original, RK.articleURL, URIRef(rurl))
+            else:
+                r.add(original, RKX.replication_url, Literal(rurl))
         if rcite:
-            g.add((original, RK.citationText, Literal(rcite)))
-    elif kind.lower() == "replication":
-        msgs.append(
-            Message(
-                "Warning",
-                "replication",
-                "a replication report should name the original paper (doi, url or cite)",
-                str(report),
-                None,
-                _line(head.get("replication")),
-            )
+            r.add(original, RK.citationText, Literal(rcite))
+    elif replication:
+        r.message(
+            "Warning",
+            "replication",
+            "a replication report should name the original paper (doi, url or cite)",
+            r.node,
+            None,
+            head.get("replication"),
         )
 
-    # code, data, review, article, journal, dates
-    code = _flat(head.get("code"))
-    for k, v in code.items():
+
+def _links(r: _Report, head: dict[str, Any]) -> None:
+    """Code (repository, DOI, Software Heritage id), data, review, the article's number
+    and URL, the journal."""
+    report = r.node
+    for k, v in _flat(head.get("code")).items():
         s = _text(v)
         if not s:
             continue
-        note(f"code.{k}", v)
+        r.note(f"code.{k}", v)
         if k == "url":
             fixed = re.sub(r"^(https?):/(?!/)", r"\1://", s)
-            g.add(
-                (report, SCHEMA.codeRepository, URIRef(fixed))
-                if _is_url(fixed)
-                else (report, RKX.code_url, Literal(s))
-            )
+            if _is_url(fixed):
+                r.add(report, SCHEMA.codeRepository, URIRef(fixed))
+            else:
+                r.add(report, RKX.code_url, Literal(s))
         elif k == "doi":
             try:
-                g.add((report, RK.codeDOI, doi_iri(s)))
+                r.add(report, RK.codeDOI, doi_iri(s))
             except IdentifierError as exc:
-                g.add((report, RKX.code_doi, Literal(s)))
-                msgs.append(Message("Warning", "code.doi", str(exc), str(report), s, _line(v)))
+                r.add(report, RKX.code_doi, Literal(s))
+                r.message("Warning", "code.doi", str(exc), report, s, v)
         elif k == "swh":
-            g.add(
-                (report, RK.softwareHeritageId, Literal(s if s.startswith("swh:") else "swh:" + s))
-            )
+            r.add(report, RK.softwareHeritageId, Literal(s if s.startswith("swh:") else "swh:" + s))
     data_ = _flat(head.get("data"))
     for k in ("url", "doi"):
         s = _text(data_.get(k))
         if s:
             try:
-                g.add((report, RK.dataURL, doi_iri(s) if k == "doi" else URIRef(s)))
+                r.add(report, RK.dataURL, doi_iri(s) if k == "doi" else URIRef(s))
             except IdentifierError:
-                g.add((report, RKX["data_" + k], Literal(s)))
+                r.add(report, RKX["data_" + k], Literal(s))
     rv = _text(_flat(head.get("review")).get("url"))
     if rv:
-        g.add(
-            (report, RK.reviewURL, URIRef(rv))
-            if _is_url(rv)
-            else (report, RKX.review_url, Literal(rv))
-        )
+        if _is_url(rv):
+            r.add(report, RK.reviewURL, URIRef(rv))
+        else:
+            r.add(report, RKX.review_url, Literal(rv))
+    article = _flat(head.get("article"))
     num = _text(article.get("number"))
     if num:
-        g.add((report, RK.articleNumber, Literal(num)))
+        r.add(report, RK.articleNumber, Literal(num))
     aurl = _text(article.get("url"))
     if aurl and _is_url(aurl):
-        g.add((report, RK.articleURL, URIRef(aurl)))
+        r.add(report, RK.articleURL, URIRef(aurl))
     journal = _flat(head.get("journal"))
     for k, prop in (
         ("name", RK.journalName),
@@ -332,7 +382,11 @@ def load(data: bytes, name: str) -> list[Document]:
     ):
         s = _text(journal.get(k))
         if s:
-            g.add((report, prop, Literal(s)))
+            r.add(report, prop, Literal(s))
+
+
+def _dates(r: _Report, head: dict[str, Any]) -> None:
+    """Received, accepted, published; a date we cannot read is kept as written."""
     dates = _flat(head.get("dates"))
     for k, prop in (
         ("received", RK.dateReceived),
@@ -342,25 +396,25 @@ def load(data: bytes, name: str) -> list[Document]:
         v = dates.get(k)
         if _text(v) is None:
             continue
-        note(f"dates.{k}", v)
+        r.note(f"dates.{k}", v)
         d = _date(v)
         if d is not None:
-            g.add((report, prop, d))
+            r.add(r.node, prop, d)
         else:
-            g.add((report, RKX["date_" + k], Literal(_text(v))))
-            msgs.append(
-                Message(
-                    "Warning",
-                    f"dates.{k}",
-                    f"cannot read {_text(v)!r} as a date (expected e.g. 'May 27, 2021'); "
-                    "kept as written",
-                    str(report),
-                    _text(v),
-                    _line(v),
-                )
+            r.add(r.node, RKX["date_" + k], Literal(_text(v)))
+            r.message(
+                "Warning",
+                f"dates.{k}",
+                f"cannot read {_text(v)!r} as a date (expected e.g. 'May 27, 2021'); "
+                "kept as written",
+                r.node,
+                _text(v),
+                v,
             )
 
-    # contributors: editors and named reviewers
+
+def _contributors(r: _Report, head: dict[str, Any]) -> None:
+    """Editors and named reviewers (anonymous ones are left out)."""
     raw_contributors = head.get("contributors")
     for j, c in enumerate(raw_contributors if isinstance(raw_contributors, list) else [], 1):
         if not isinstance(c, dict):
@@ -375,33 +429,25 @@ def load(data: bytes, name: str) -> list[Document]:
             if not part:
                 continue
             person = _person(
-                g,
-                msgs,
+                r.g,
+                r.msgs,
                 {"name": part, "orcid": c.get("orcid") if n == 0 else None},
                 f"contributors[{j}]",
-                key,
+                r.key,
                 1000 + j * 10 + n,
-                lines,
+                r.lines,
             )
-            g.add((report, RK.editor if role == "editor" else SCHEMA.contributor, person))
+            r.add(r.node, RK.editor if role == "editor" else SCHEMA.contributor, person)
 
+
+def _unknown_keys(r: _Report, head: dict[str, Any]) -> None:
+    """Keys the template does not have, kept under ``rkx:`` (open world)."""
     for k, v in head.items():
         if str(k) not in KNOWN:
             s = _text(v)
             if s:
-                g.add((report, RKX[re.sub(r"[^A-Za-z0-9_-]+", "_", str(k))], Literal(s)))
-            msgs.append(Message.kept_unknown("key", str(k), report, s, _line(k)))
-    return [
-        INFO.document(
-            g,
-            source_name=name,
-            source_bytes=data,
-            source_key=source_key,
-            messages=msgs,
-            lines=lines,
-            subject=report,
-        )
-    ]
+                r.add(r.node, RKX[re.sub(r"[^A-Za-z0-9_-]+", "_", str(k))], Literal(s))
+            r.msgs.append(Message.kept_unknown("key", str(k), r.node, s, _line(k)))
 
 
 def _is_url(s: str) -> bool:

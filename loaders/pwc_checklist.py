@@ -13,8 +13,6 @@ kept as written under ``rkx:`` and reported as a Warning.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 
 from rdflib import RDF, Literal, URIRef
@@ -25,7 +23,7 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.contract import LoaderInfo
-from reprokg.loaders.source import csv_record, decode_text
+from reprokg.loaders.source import csv_record, csv_rows
 
 INFO = LoaderInfo(kind="pwc-checklist", name="reprokg.loaders.pwc_checklist", version="1")
 
@@ -47,56 +45,33 @@ def sniff(name: str, head: str) -> bool:
 
 
 def load(data: bytes, name: str) -> list[Document]:
-    text = decode_text(data, name)
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = [c.strip() for c in next(reader)]
-    except StopIteration:
-        raise LoadError("empty file; expected a CSV header", source=name, line=1) from None
-    except csv.Error as exc:
-        raise LoadError(f"CSV error: {exc}", source=name, line=1) from exc
-    missing = [c for c in REQUIRED if c not in header]
-    if missing:
-        raise LoadError(
-            f"missing CSV column(s) {', '.join(missing)}; expected url, stars, python and the "
-            "five checklist items (code_checklist-neurips2019.csv)",
-            source=name,
-            line=1,
-            field=missing[0],
-        )
+    header, rows = csv_rows(
+        data,
+        name,
+        required=REQUIRED,
+        expected="url, stars, python and the five checklist items (code_checklist-neurips2019.csv)",
+        strip=True,
+    )
     docs: list[Document] = []
     seen: dict[str, int] = {}
-    try:
-        for row in reader:
-            line = reader.line_num
-            if not any(c.strip() for c in row):
-                continue
-            if len(row) != len(header):
-                raise LoadError(
-                    f"row has {len(row)} fields; expected {len(header)} like the header",
-                    source=name,
-                    line=line,
-                )
-            rec = dict(zip(header, (c.strip() for c in row), strict=True))
-            url = rec["url"]
-            if not _URL_RE.match(url):
-                raise LoadError(
-                    f"url {url!r} is not an http(s) URL; every row names its repository",
-                    source=name,
-                    line=line,
-                    field="url",
-                )
-            if url in seen:
-                raise LoadError(
-                    f"duplicate repository {url!r} (first at line {seen[url]})",
-                    source=name,
-                    line=line,
-                    field="url",
-                )
-            seen[url] = line
-            docs.append(_record(rec, header, name, line))
-    except csv.Error as exc:
-        raise LoadError(f"CSV error: {exc}", source=name, line=reader.line_num) from exc
+    for line, rec in rows:
+        url = rec["url"]
+        if not _URL_RE.match(url):
+            raise LoadError(
+                f"url {url!r} is not an http(s) URL; every row names its repository",
+                source=name,
+                line=line,
+                field="url",
+            )
+        if url in seen:
+            raise LoadError(
+                f"duplicate repository {url!r} (first at line {seen[url]})",
+                source=name,
+                line=line,
+                field="url",
+            )
+        seen[url] = line
+        docs.append(_record(rec, header, name, line))
     return docs
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from reprokg.core.errors import LoadError
 from reprokg.core.settings import settings
-from reprokg.loaders.limits import check_json
+from reprokg.loaders.limits import check_json, check_lines
 
 
 def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[bytes, str]:
@@ -62,6 +62,53 @@ def not_a_file(mode: int) -> str:
         if test(mode):
             return f"not a regular file but {what}"
     return "not a regular file"
+
+
+def csv_rows(
+    data: bytes, name: str, *, required: Sequence[str], expected: str, strip: bool = False
+) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The header and the non-empty rows ``(line, column -> cell)`` of a CSV source.
+
+    The input limits first (line length, fields), then a header holding every
+    ``required`` column (``expected`` says what the header should be) and rows as wide as
+    the header; ``strip`` trims the header and the cells. One CSV reader for the loaders
+    that read a table as one document per row.
+    """
+    text = decode_text(data, name)
+    check_lines(text, name, delimiter=",")  # line length and fields before the csv reader
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise LoadError("empty file; expected a CSV header", source=name, line=1) from None
+    except csv.Error as exc:
+        raise LoadError(f"CSV error: {exc}", source=name, line=1) from exc
+    if strip:
+        header = [c.strip() for c in header]
+    missing = [c for c in required if c not in header]
+    if missing:
+        raise LoadError(
+            f"missing CSV column(s) {', '.join(missing)}; expected {expected}",
+            source=name,
+            line=1,
+            field=missing[0],
+        )
+    rows: list[tuple[int, dict[str, str]]] = []
+    try:
+        for row in reader:
+            if not any(c.strip() for c in row):
+                continue
+            if len(row) != len(header):
+                raise LoadError(
+                    f"row has {len(row)} fields; expected {len(header)} like the header",
+                    source=name,
+                    line=reader.line_num,
+                )
+            cells = (c.strip() for c in row) if strip else row
+            rows.append((reader.line_num, dict(zip(header, cells, strict=True))))
+    except csv.Error as exc:
+        raise LoadError(f"CSV error: {exc}", source=name, line=reader.line_num) from exc
+    return header, rows
 
 
 def csv_record(header: Sequence[str], row: Mapping[str, str]) -> bytes:
