@@ -31,13 +31,13 @@ from rdflib import RDF, XSD, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import PROV
 
+import reprokg.loaders.survey_options as opts
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.core.resources import data_dir
-from reprokg.loaders import survey_options as opts
 from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.limits import check_json
 from reprokg.loaders.source import decode_text
