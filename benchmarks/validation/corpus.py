@@ -38,14 +38,13 @@ def documents(shared: Path | None = SHARED) -> list[Document]:
     finally:
         ingest_module.validate_documents = original  # type: ignore[assignment]
     if shared is not None and shared.is_dir():
-        from reprokg.ingest import iter_documents
+        from reprokg.loaders.files import SourceWalk
 
         paths = [
             shared / "replicability_graphics" / "consolidatedData.json",
             shared / "surveys" / "rescience" / "mlrc_metadata",
         ]
-        errors: list = []
-        seen += list(iter_documents([str(p) for p in paths if p.exists()], None, errors))
+        seen += list(SourceWalk([p for p in paths if p.exists()]).documents())
     return seen
 
 

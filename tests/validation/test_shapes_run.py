@@ -174,7 +174,7 @@ def test_a_message_names_its_path_once() -> None:
     """``reprokg validate`` printed ``method.retrieval.params: method.retrieval.params: …``
     for the example header (issue 27, the first hour): the shape's message already starts
     with the path the person edits."""
-    from reprokg.ingest import validate_paths
+    from reprokg.validation.paths import validate_paths
     from tests.conftest import REPO
 
     (report,) = validate_paths([REPO / "examples/runs/annotated_run_example.txt"])
