@@ -33,6 +33,7 @@ from reprokg.loaders.limits import current_limits
 if TYPE_CHECKING:
     from reprokg.core.document import Document
     from reprokg.loaders import (
+        artifact_evaluation,
         audit,
         feature_discard,
         grsi,
@@ -41,7 +42,9 @@ if TYPE_CHECKING:
         mlrc,
         pwc_checklist,
         qrels,
+        re_execution,
         replicability_graphics,
+        rescience,
         stability,
     )
 
@@ -58,6 +61,9 @@ if TYPE_CHECKING:
         gundersen_kjensmo,
         pwc_checklist,
         grsi,
+        artifact_evaluation,
+        rescience,
+        re_execution,
         qrels,
     )
 

@@ -36,12 +36,13 @@ from typing import Any
 
 from rdflib import RDF, Literal, URIRef
 
+import reprokg.loaders.badges as badges
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
-from reprokg.loaders import badges
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import (
     Assessment,
     LoadSummary,
@@ -55,9 +56,9 @@ from reprokg.loaders.evidence import (
 )
 from reprokg.loaders.source import decode_text, parse_json
 
-KIND = "artifact-evaluation"
-LOADER_NAME = "reprokg.loaders.artifact_evaluation"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(
+    kind="artifact-evaluation", name="reprokg.loaders.artifact_evaluation", version="1"
+)
 
 _RESULTS_NAME_RE = re.compile(r"^(?P<venue>[a-z]+)(?P<year>\d{4})(?:-results)?\.md$", re.I)
 _SPAN_RE = re.compile(r"<span[^>]*>(.*?)</span>", re.I | re.S)
@@ -100,7 +101,7 @@ def load(data: bytes, name: str) -> list[Document]:
 
 def load_with_summary(data: bytes, name: str) -> tuple[list[Document], LoadSummary]:
     text = decode_text(data, name)
-    summary = LoadSummary(name, KIND)
+    summary = LoadSummary(name, INFO.kind)
     stripped = text.lstrip()
     if stripped.startswith("["):
         docs = _load_json(text, name, summary)
@@ -214,12 +215,10 @@ def _rejected(
 ) -> Document:
     summary.skip(line, what, f"{path}: {why}")
     return rejected_record(
-        kind=KIND,
-        loader=LOADER_NAME,
-        version=LOADER_VERSION,
+        INFO,
         name=name,
         source=raw.encode("utf-8"),
-        key=f"{KIND}:rejected:{stable_key(name, line, raw)}",
+        key=f"{INFO.kind}:rejected:{stable_key(name, line, raw)}",
         path=path,
         message=f"{path}: {why} (the record is skipped; the file's other records are loaded)",
         line=line,
@@ -261,14 +260,11 @@ def _load_papers(
             lines.setdefault(f"{venue}{year}", line)
         source = "\n".join(raw for _, _, raw in members).encode("utf-8")
         docs.append(
-            Document(
-                kind=KIND,
-                graph=g,
+            INFO.document(
+                g,
                 source_name=name,
                 source_bytes=source,
-                loader=LOADER_NAME,
-                loader_version=LOADER_VERSION,
-                source_key=f"{KIND}:reprodb-papers:{venue}:{year}",
+                source_key=f"{INFO.kind}:reprodb-papers:{venue}:{year}",
                 lines=lines,
                 messages=[],
             )
@@ -591,7 +587,7 @@ def _record_document(
             if terms
             else "; the source lists the artifact as evaluated without its badges"
         )
-    node = mint("assessment", stable_key(KIND, key))
+    node = mint("assessment", stable_key(INFO.kind, key))
     Assessment(
         node=node,
         outcome=outcome,
@@ -610,14 +606,11 @@ def _record_document(
         year=r.year,
     ).add_to(g)
     summary.outcomes["reproduced" if results else "not-attempted"] += 1
-    return Document(
-        kind=KIND,
-        graph=g,
+    return INFO.document(
+        g,
         source_name=name,
         source_bytes=source,
-        loader=LOADER_NAME,
-        loader_version=LOADER_VERSION,
-        source_key=f"{KIND}:{key}",
+        source_key=f"{INFO.kind}:{key}",
         messages=msgs,
         lines={"title": line} if line else {},
         subject=node,

@@ -28,6 +28,7 @@ from reprokg.core.errors import IdentifierError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.loaders.contract import LoaderInfo
 
 _URL_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$", re.IGNORECASE)
 _DOI_URL_RE = re.compile(
@@ -225,10 +226,8 @@ class LoadSummary:
 
 
 def rejected_record(
+    info: LoaderInfo,
     *,
-    kind: str,
-    loader: str,
-    version: str,
     name: str,
     source: bytes,
     key: str,
@@ -239,13 +238,10 @@ def rejected_record(
 ) -> Document:
     """A malformed record as a document holding only its located Violation: validation
     rejects it (nothing is written) while the file's other records are stored."""
-    return Document(
-        kind=kind,
-        graph=new_graph(),
+    return info.document(
+        new_graph(),
         source_name=name,
         source_bytes=source,
-        loader=loader,
-        loader_version=version,
         source_key=key,
         messages=[Message("Violation", path, message, None, value, line)],
     )

@@ -35,12 +35,11 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, minter
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import Assessment, LoadSummary, agent
 from reprokg.loaders.source import decode_text
 
-KIND = "re-execution"
-LOADER_NAME = "reprokg.loaders.re_execution"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(kind="re-execution", name="reprokg.loaders.re_execution", version="1")
 
 _NAME_RE = re.compile(
     r"^run_log_r(?P<major>\d)(?P<minor>\d)_(?P<env>no_env|env)(?P<dl>_download)?\.csv$"
@@ -94,7 +93,7 @@ def load(data: bytes, name: str) -> list[Document]:
 def load_with_summary(data: bytes, name: str) -> tuple[list[Document], LoadSummary]:
     version, cleaning, download = configuration(name)
     text = decode_text(data, name)
-    summary = LoadSummary(name, KIND)
+    summary = LoadSummary(name, INFO.kind)
     g = new_graph()
     msgs: list[Message] = []
     run = run_node(version, cleaning)
@@ -136,18 +135,15 @@ def load_with_summary(data: bytes, name: str) -> tuple[list[Document], LoadSumma
         rows.setdefault(doi_text, []).append((n, file_, result))
     if download:
         _download_checks(g, run, rows, summary)
-        key = f"{KIND}:{STUDY}:r{version}:{'env' if cleaning else 'no_env'}:download"
+        key = f"{INFO.kind}:{STUDY}:r{version}:{'env' if cleaning else 'no_env'}:download"
     else:
         _results(g, run, rows, version, cleaning, label, summary)
-        key = f"{KIND}:{STUDY}:r{version}:{'env' if cleaning else 'no_env'}"
+        key = f"{INFO.kind}:{STUDY}:r{version}:{'env' if cleaning else 'no_env'}"
     summary.documents = 1
-    doc = Document(
-        kind=KIND,
-        graph=g,
+    doc = INFO.document(
+        g,
         source_name=name,
         source_bytes=data,
-        loader=LOADER_NAME,
-        loader_version=LOADER_VERSION,
         source_key=key,
         messages=msgs,
         subject=run,
@@ -209,7 +205,7 @@ def _results(g, run, rows, version: str, cleaning: bool, label: str, summary: Lo
         else:
             outcome, slug = RK.OutcomeNotReproduced, "not-reproduced"
         summary.outcomes[slug] += 1
-        node = assessment_node(stable_key(KIND, STUDY, version, cleaning, doi_text))
+        node = assessment_node(stable_key(INFO.kind, STUDY, version, cleaning, doi_text))
         Assessment(
             node=node,
             outcome=outcome,

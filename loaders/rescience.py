@@ -34,12 +34,11 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
+from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import Assessment, LoadSummary, agent, link, rejected_record
 from reprokg.loaders.source import decode_text
 
-KIND = "rescience"
-LOADER_NAME = "reprokg.loaders.rescience"
-LOADER_VERSION = "1"
+INFO = LoaderInfo(kind="rescience", name="reprokg.loaders.rescience", version="1")
 
 #: title label -> (outcome, what kind of study, the label's meaning)
 LABELS: dict[str, tuple[URIRef, URIRef, str]] = {
@@ -79,7 +78,7 @@ def load_with_summary(data: bytes, name: str) -> tuple[list[Document], LoadSumma
     import bibtexparser
 
     text = decode_text(data, name)
-    summary = LoadSummary(name, KIND)
+    summary = LoadSummary(name, INFO.kind)
     try:
         library = bibtexparser.parse_string(text)
     except Exception as exc:
@@ -95,12 +94,10 @@ def load_with_summary(data: bytes, name: str) -> tuple[list[Document], LoadSumma
         summary.skip(line, "BibTeX entry", f"cannot be parsed ({why})")
         docs.append(
             rejected_record(
-                kind=KIND,
-                loader=LOADER_NAME,
-                version=LOADER_VERSION,
+                INFO,
                 name=name,
                 source=raw.encode("utf-8"),
-                key=f"{KIND}:rejected:{stable_key(name, line, raw)}",
+                key=f"{INFO.kind}:rejected:{stable_key(name, line, raw)}",
                 path="entry",
                 message=f"entry: this BibTeX entry cannot be parsed ({why}); it is skipped and "
                 "the other entries are loaded",
@@ -131,12 +128,10 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
     if not title:
         summary.skip(line, f"entry {entry.key}", "no title")
         return rejected_record(
-            kind=KIND,
-            loader=LOADER_NAME,
-            version=LOADER_VERSION,
+            INFO,
             name=name,
             source=raw,
-            key=f"{KIND}:rejected:{stable_key(name, entry.key)}",
+            key=f"{INFO.kind}:rejected:{stable_key(name, entry.key)}",
             path="title",
             message="title: every ReScience article has a title (it carries the outcome label)",
             line=line,
@@ -294,7 +289,7 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
         review = link(fields.get("review_url", ""))
         date = _date(year, fields.get("month", ""))
         Assessment(
-            node=mint("assessment", stable_key(KIND, key)),
+            node=mint("assessment", stable_key(INFO.kind, key)),
             outcome=outcome,
             method=RK.JournalReview,
             assessor=agent(g, "rescience-c", "ReScience C (replication authors and reviewers)"),
@@ -308,14 +303,11 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
             venue="ReScience C",
             year=int(year) if year.isdigit() else None,
         ).add_to(g)
-    return Document(
-        kind=KIND,
-        graph=g,
+    return INFO.document(
+        g,
         source_name=name,
         source_bytes=raw,
-        loader=LOADER_NAME,
-        loader_version=LOADER_VERSION,
-        source_key=f"{KIND}:{key}",
+        source_key=f"{INFO.kind}:{key}",
         messages=msgs,
         lines={"title": line, "doi": line},
         subject=report,
