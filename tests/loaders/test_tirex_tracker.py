@@ -19,7 +19,7 @@ from rdflib import Literal
 from rdflib.namespace import PROV, RDF
 
 from reprokg.core.namespaces import RK, SCHEMA
-from reprokg.loaders import detect_kind, load_bytes
+from reprokg.loaders import detect_kind, load_source
 from reprokg.loaders.ir_metadata import loader as im
 from tests.conftest import need
 
@@ -47,7 +47,7 @@ def test_sniffed_by_name_and_by_layout() -> None:
 def test_producer_and_fields() -> None:
     data = FIXTURE.read_bytes()
     plain = yaml.safe_load(data)
-    (doc,) = load_bytes(data, "ir_metadata.yml")
+    (doc,) = load_source("ir_metadata.yml", data)
     assert doc.kind == "run"
     assert _producer(doc) == ("tirex-tracker", str(plain["platform"]["software"]["tirex-tracker"]))
     impl = doc.graph.value(doc.subject, RK.implementation)
@@ -99,7 +99,7 @@ def test_what_the_tracker_writes_now(tmp_path: Path) -> None:
         "export_file_path='out.yml'):\n    sum(range(1000))\n"
     )
     subprocess.run([sys.executable, "-c", script], cwd=tmp_path, check=True, timeout=120)
-    (doc,) = load_bytes((tmp_path / "out.yml").read_bytes(), "out.yml")
+    (doc,) = load_source("out.yml", (tmp_path / "out.yml").read_bytes())
     assert _producer(doc) == ("tirex-tracker", installed)
     from reprokg.validation.engine import validate_document
 
