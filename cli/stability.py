@@ -135,43 +135,37 @@ def _stability(args: argparse.Namespace) -> int:
 
 def _seed_variance(args: argparse.Namespace, store) -> int:
     """``--compare A B`` and ``--cd``: the study's runs of one metric, compared."""
-    from reprokg.stability.observations import observation_frame, resolve_study
-    from reprokg.stability.seed_comparison import (
-        cd_diagram,
-        compare_experiments,
-        critical_difference,
-    )
-    from reprokg.stability.study import choose_metric
+    from reprokg.stability.seed_variance import seed_variance
 
-    info = resolve_study(store, args.study)
-    frame = observation_frame(store, info)
-    metric, notes = choose_metric(frame, args.metric)
-    rows = frame[frame["metric"] == metric]
-    out: dict = {"study": info.iri, "metric": metric, "notes": notes}
-    if args.compare:
-        out["compare"] = compare_experiments(rows, *args.compare, seed=args.seed).to_json()
-    if args.cd:
-        cd = critical_difference(rows, block=args.block, alpha=args.alpha)
-        out["critical_difference"] = {
-            "block": args.block,
-            "blocks": cd.blocks,
-            "average_ranks": dict(zip(cd.names, cd.average_ranks, strict=True)),
-            "friedman_statistic": cd.statistic,
-            "friedman_pvalue": cd.pvalue,
-            "critical_difference": cd.critical_difference,
-            "alpha": cd.alpha,
-            "groups": [[cd.names[j] for j in g] for g in cd.cliques],
-        }
-        if args.charts:
-            folder = Path(args.charts)
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"cd-{info.id}.svg"
-            path.write_bytes(cd_diagram(cd, f"{info.title or info.id}: {metric}"))
-            print(f"wrote {path}", file=sys.stderr)
+    out, results = seed_variance(
+        store,
+        args.study,
+        metric=args.metric,
+        compare=tuple(args.compare) if args.compare else None,
+        cd=args.cd,
+        block=args.block,
+        alpha=args.alpha,
+        seed=args.seed,
+    )
+    if args.charts and "cd" in results:
+        folder = Path(args.charts)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"cd-{out['study'].rstrip('/').rsplit('/', 1)[-1]}.svg"
+        path.write_bytes(results["cd"].diagram(f"{out['title']}: {out['metric']}"))
+        print(f"wrote {path}", file=sys.stderr)
     if args.format == "json":
-        print(json.dumps(out, indent=2, allow_nan=False))
+        print(json.dumps({k: v for k, v in out.items() if k != "title"}, indent=2, allow_nan=False))
     else:
         print(_seed_variance_table(out))
+    if args.save:
+        from reprokg.stability.seed_document import save_result
+
+        for result in results.values():
+            outcome = save_result(store, result)
+            tell(
+                f"saved {result.KIND} as {outcome.iri} ({outcome.status}) "
+                f"in the store {store_location(args.store)}"
+            )
     return 0
 
 

@@ -12,8 +12,9 @@ repeats: independent replications of every experiment), or each configuration.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -34,9 +35,12 @@ def _runs(frame: pd.DataFrame, experiment: str) -> np.ndarray:
     return values
 
 
-@dataclass(frozen=True)
+@dataclass
 class ExperimentComparison:
-    """Experiment A against B over their runs (higher is better)."""
+    """Experiment A against B over their runs (higher is better): a computed result (kind
+    ``seed-comparison``, ``shapes/seed-comparison.ttl``)."""
+
+    KIND: ClassVar[str] = "seed-comparison"
 
     a: str
     b: str
@@ -48,9 +52,16 @@ class ExperimentComparison:
     iqm: dict[str, dict[str, float]]
     seed: int | None
     resamples: dict[str, int]
+    level: float = 0.95
+    # --- what it was computed from (for the document; study and metric also in the JSON)
+    study: str | None = None
+    metric: str | None = None
+    source: Source = field(default_factory=lambda: Source())
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "study": self.study,
+            "metric": self.metric,
             "a": self.a,
             "b": self.b,
             "runs": {"a": self.runs[0], "b": self.runs[1]},
@@ -62,13 +73,59 @@ class ExperimentComparison:
             },
             "p_a_beats_b": self.prob_a_beats_b,
             "iqm": self.iqm,
+            "level": self.level,
             "seed": self.seed,
             "resamples": self.resamples,
         }
 
+    def to_graph(self) -> Any:
+        return self.document().graph
+
+    def document(self, software: Mapping[str, str] | None = None) -> Any:
+        from reprokg.stability.seed_document import seed_comparison_document  # rdflib
+
+        return seed_comparison_document(self, software)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a seed-variance result's runs came from: the observations' documents, the
+    experiments' IRIs by name, the SPARQL that read them, whether they are illustrative."""
+
+    documents: tuple[str, ...] = ()
+    experiments: Mapping[str, str] = field(default_factory=dict)
+    queries: Mapping[str, str] = field(default_factory=dict)
+    illustrative: bool = False
+    notes: tuple[str, ...] = ()
+
+
+def source_of(
+    frame: pd.DataFrame,
+    queries: Mapping[str, str] | None = None,
+    *,
+    illustrative: bool = False,
+    notes: tuple[str, ...] = (),
+) -> Source:
+    """The :class:`Source` of the runs in ``frame`` (an observation frame)."""
+    docs = tuple(sorted({str(d) for d in frame["document"].dropna()}))
+    names = {
+        str(e): str(i)
+        for e, i in zip(frame["experiment"], frame["experiment_iri"], strict=True)
+        if isinstance(e, str) and isinstance(i, str)
+    }
+    return Source(docs, names, dict(queries or {}), illustrative, notes)
+
 
 def compare_experiments(
-    frame: pd.DataFrame, a: str, b: str, *, seed: int = 0, level: float = 0.95
+    frame: pd.DataFrame,
+    a: str,
+    b: str,
+    *,
+    seed: int = 0,
+    level: float = 0.95,
+    study: str | None = None,
+    metric: str | None = None,
+    source: Source | None = None,
 ) -> ExperimentComparison:
     """ASO both ways, P(A > B) and both IQMs, with intervals, of two experiments' runs."""
     xa, xb = _runs(frame, a), _runs(frame, b)
@@ -90,12 +147,79 @@ def compare_experiments(
         },
         seed,
         {"aso": ab.resamples, "bootstrap": pi.resamples},
+        level,
+        study,
+        metric,
+        source or Source(),
     )
 
 
+@dataclass
+class CriticalDifference:
+    """Every experiment of a study ranked over blocks of its runs: Friedman + Nemenyi, a
+    computed result (kind ``critical-difference``, ``shapes/critical-difference.ttl``)."""
+
+    KIND: ClassVar[str] = "critical-difference"
+
+    ranks: RankComparison
+    block: str
+    study: str | None = None
+    metric: str | None = None
+    source: Source = field(default_factory=lambda: Source())
+
+    def to_json(self) -> dict[str, Any]:
+        cd = self.ranks
+        return {
+            "study": self.study,
+            "metric": self.metric,
+            "block": self.block,
+            "blocks": cd.blocks,
+            "average_ranks": dict(zip(cd.names, cd.average_ranks, strict=True)),
+            "friedman_statistic": cd.statistic,
+            "friedman_pvalue": cd.pvalue,
+            "critical_difference": cd.critical_difference,
+            "alpha": cd.alpha,
+            "groups": [[cd.names[j] for j in g] for g in cd.cliques],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CriticalDifference:
+        """The result as stored (its JSON answer): what the web page draws again."""
+        names = list(data["average_ranks"])
+        index = {n: i for i, n in enumerate(names)}
+        ranks = RankComparison(
+            names,
+            [float(data["average_ranks"][n]) for n in names],
+            int(data["blocks"]),
+            data.get("friedman_statistic"),
+            data.get("friedman_pvalue"),
+            data.get("critical_difference"),
+            float(data["alpha"]),
+            [[index[n] for n in g] for g in data.get("groups", [])],
+        )
+        return cls(ranks, str(data["block"]), data.get("study"), data.get("metric"))
+
+    def to_graph(self) -> Any:
+        return self.document().graph
+
+    def document(self, software: Mapping[str, str] | None = None) -> Any:
+        from reprokg.stability.seed_document import critical_difference_document  # rdflib
+
+        return critical_difference_document(self, software)
+
+    def diagram(self, title: str = "") -> bytes:
+        return cd_diagram(self.ranks, title)
+
+
 def critical_difference(
-    frame: pd.DataFrame, *, block: str = "seed", alpha: float = 0.05
-) -> RankComparison:
+    frame: pd.DataFrame,
+    *,
+    block: str = "seed",
+    alpha: float = 0.05,
+    study: str | None = None,
+    metric: str | None = None,
+    source: Source | None = None,
+) -> CriticalDifference:
     """Friedman + Nemenyi over the experiments, one block per ``block`` value (the mean of
     its runs); blocks missing an experiment are left out."""
     if block not in BLOCKS:
@@ -104,9 +228,10 @@ def critical_difference(
     table = table.dropna(axis=0, how="any")
     if table.shape[1] < 2 or table.shape[0] < 1:
         raise UsageError("a critical difference needs two experiments observed in one block")
-    return friedman_nemenyi(
+    ranks = friedman_nemenyi(
         table.to_numpy(dtype=float), [str(c) for c in table.columns], alpha=alpha
     )
+    return CriticalDifference(ranks, block, study, metric, source or Source())
 
 
 def cd_diagram(result: RankComparison, title: str = "") -> bytes:

@@ -62,3 +62,57 @@ def test_unknown_experiment_names_the_known_ones(store_dir: Path, capsys) -> Non
     assert code != 0
     assert "tadam-adam-1" in capsys.readouterr().err
     assert np.isfinite(1.0)
+
+
+def test_saved_results_are_typed_documents(store_dir: Path, capsys) -> None:
+    """--save stores both as documents of their kinds (validated by the default engine);
+    the stored critical difference reads back as the numbers the command printed, and the
+    same results again are unchanged."""
+    argv = [
+        "stability", "--store", str(store_dir), "--format", "json", "--save",
+        "--compare", "tadam-adam-1", "m-net-adam-1", "--cd", "--block", "configuration",
+    ]  # fmt: skip
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert "saved seed-comparison" in captured.err and "saved critical-difference" in captured.err
+    assert main(argv) == 0
+    assert captured.err.count("(added)") == 2 and capsys.readouterr().err.count("(unchanged)") == 2
+    from reprokg.stability.seed_document import stored_critical_differences
+    from reprokg.store import open_store
+
+    with open_store(str(store_dir), read_only=True) as store:
+        (stored,) = [
+            s
+            for s in stored_critical_differences(store, out["study"])
+            if s["block"] == "configuration"
+        ]
+        kinds = store.query(
+            "SELECT ?k (COUNT(?g) AS ?n) WHERE { GRAPH ?g { ?g "
+            "<https://w3id.org/reprokg/ontology#documentKind> ?k } } GROUP BY ?k"
+        )
+    counts = {str(k): int(n) for k, n in kinds.rows}
+    assert counts["seed-comparison"] == 1 and counts["critical-difference"] == 1
+    cd = out["critical_difference"]
+    assert stored["average_ranks"] == cd["average_ranks"] and stored["blocks"] == 5
+    assert stored["critical_difference"] == cd["critical_difference"]
+
+
+def test_a_broken_seed_variance_document_is_rejected(store_dir: Path) -> None:
+    from rdflib import Literal
+    from rdflib.namespace import RDF
+
+    from reprokg.core.namespaces import RK
+    from reprokg.stability.seed_variance import seed_variance
+    from reprokg.store import open_store
+    from reprokg.validation.batching import validate_documents
+
+    with open_store(str(store_dir), read_only=True) as store:
+        _, results = seed_variance(store, None, compare=("tadam-adam-1", "m-net-adam-1"), cd=True)
+    docs = [r.document() for r in results.values()]
+    assert all(r.conforms for r in validate_documents(docs))
+    comparison, ranking = docs
+    v = next(comparison.graph.subjects(RDF.type, RK.StatisticValue))
+    comparison.graph.set((v, RK.statisticName, Literal("luck")))
+    ranking.graph.set((ranking.subject, RK.blockFactor, Literal("moon")))
+    assert not any(r.conforms for r in validate_documents([comparison, ranking]))
