@@ -31,8 +31,12 @@ if TYPE_CHECKING:
     from rdflib import Graph
 
     from reprokg.ingest import DocumentOutcome
-    from reprokg.stability.seed_comparison import CriticalDifference, ExperimentComparison
     from reprokg.store.base import Store
+
+#: what the documents are written from, :mod:`reprokg.stability.seed_comparison`'s results
+#: (named structurally: that module asks this one for their documents)
+ExperimentComparison = Any
+CriticalDifference = Any
 
 PRODUCER = "reprokg.stability.seed_comparison"
 SOFTWARE = ("numpy", "scipy", "pandas")
