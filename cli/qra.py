@@ -47,36 +47,9 @@ def register(command: Command) -> None:
     p.add_argument("--save", action="store_true", help="write the assessment back as a document")
 
 
-def scale_minima(specs: list[str]) -> dict[str, float]:
-    """``--scale-min`` values: ``MIN`` (key ``""``: every measure) or ``MEASURE=MIN``."""
-    from reprokg.core.errors import UsageError
-
-    out: dict[str, float] = {}
-    for spec in specs:
-        name, sep, value = spec.rpartition("=")
-        try:
-            out[name if sep else ""] = float(value)
-        except ValueError:
-            raise UsageError(f"--scale-min expects MIN or MEASURE=MIN, not {spec!r}") from None
-    return out
-
-
-def paper_iri(text: str) -> str:
-    """A paper as the graph names it: a DOI's IRI, or an http(s) IRI as given."""
-    from reprokg.core.errors import IdentifierError, UsageError
-    from reprokg.core.identifiers import doi_iri
-
-    try:
-        return str(doi_iri(text))
-    except IdentifierError:
-        if text.startswith(("http://", "https://")):
-            return text
-        raise UsageError(f"not a DOI or an http(s) IRI: {text!r}") from None
-
-
 def _qra(args: argparse.Namespace) -> int:
     from reprokg.core.errors import UsageError
-    from reprokg.measures.qra import ORIGINS, assess
+    from reprokg.measures.qra import ORIGINS, assess, paper_iri, scale_minima
     from reprokg.store import open_store
 
     if not args.paper and not args.measure:

@@ -566,6 +566,33 @@ def set_measures(
     return agreements, concordances
 
 
+def scale_minima(specs: Iterable[str]) -> dict[str, float]:
+    """Scale minima as people write them: ``MIN`` (key ``""``: every measure) or
+    ``MEASURE=MIN`` (``rating=1``)."""
+    out: dict[str, float] = {}
+    for spec in specs:
+        name, sep, value = spec.rpartition("=")
+        try:
+            out[name if sep else ""] = float(value)
+        except ValueError:
+            raise UsageError(f"scale_min: expected MIN or MEASURE=MIN, not {spec!r}") from None
+    return out
+
+
+def paper_iri(text: str) -> str:
+    """A paper as the graph names it: a DOI's IRI (any accepted DOI form), or an http(s)
+    IRI as given."""
+    from reprokg.core.errors import IdentifierError
+    from reprokg.core.identifiers import doi_iri
+
+    try:
+        return str(doi_iri(text))
+    except IdentifierError:
+        if text.startswith(("http://", "https://")) and " " not in text:
+            return text
+        raise UsageError(f"paper: not a DOI or an http(s) IRI: {text!r}") from None
+
+
 def check_level(level: float) -> float:
     if not (isinstance(level, int | float) and math.isfinite(level) and 0 < level < 1):
         raise UsageError(f"level must be a number strictly between 0 and 1, not {level!r}")

@@ -31,6 +31,7 @@ from reprokg.service.routes import (
     health,
     intrinsic_dimension,
     linked_data,
+    qra,
     queries,
     shacl,
     stability,
@@ -134,6 +135,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     app.include_router(comparisons.router)
     app.include_router(survey.router)
     app.include_router(stability.router)
+    app.include_router(qra.router)
     app.include_router(studies.router)
     app.include_router(intrinsic_dimension.router)
     _mount_sparql(app, settings)

@@ -4,22 +4,26 @@ POST takes either JSON naming stored documents —
 ``{"qrels": ID, "orig_base": ID, "rep_base": ID, "orig_adv": ID?, "rep_adv": ID?,
 "qrels_rpl": ID?, "options": {...}?}`` (ids: document IRI, ``doc/<sha256>`` or the sha256)
 — or multipart/form-data with files in fields of the same names. The answer is the
-``reprokg compare --format json`` object plus ``iri`` and ``id``; the comparison is
+``reprokg compare --format json`` object plus ``iri`` and ``id`` (:class:`ComparisonModel`);
+``options`` takes compare's options, the statistics' among them (``correction``,
+``resamples`` up to the service's ``max_resamples``, ``seed``, ``level``); the comparison is
 stored as a ``comparison`` document (with the uploaded runs and qrels), so writing needs
 the bearer token like the documents API. GET rebuilds the same object from the graph.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Request, status
+from pydantic import BaseModel, Field
 from rdflib import URIRef
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from reprokg.core.errors import LoadError, NotFound, TooLarge
 from reprokg.core.identifiers import mint
+from reprokg.core.settings import Settings
 from reprokg.measures.comparison_document import comparison_json, save_comparison
 from reprokg.measures.inputs import (
     qrels_from_bytes,
@@ -37,17 +41,60 @@ from reprokg.store.base import SelectResult, Store
 
 router = APIRouter(tags=["comparisons"])
 
+
+class ComparisonOptions(BaseModel):
+    """The options the comparison was computed with (``reprokg compare``'s)."""
+
+    depth: int
+    order: Literal["file", "score"]
+    rbo_p: float
+    rbo_depth: int
+    rbo_extrapolated: bool
+    measures: list[str]
+    correction: str | None = Field(None, description="p.adjust's method (none: uncorrected)")
+    family: str | None = Field(None, description="the p-values one correction adjusts together")
+    resamples: int | None = Field(
+        None, description="Monte Carlo resamples (randomization, bootstrap)"
+    )
+    seed: int | None = None
+    level: float | None = Field(None, description="confidence level of the intervals")
+
+
+class ComparisonModel(BaseModel):
+    """``reprokg compare --format json`` with the comparison's ``iri`` and ``id``."""
+
+    primad: str | None
+    kind: Literal["same-collection", "cross-collection"]
+    measures: dict[str, Any] = Field(
+        description="measure -> {side -> value or {effectiveness measure -> value}} or "
+        "{effectiveness measure -> value}: repro_eval's measures (ktu, rbo, rmse, nrmse, "
+        "pvalue, er, dri), each run's mean (original_mean, reproduced_mean), then the "
+        "statistics (wilcoxon, randomization, mean_diff with its BCa interval, dz and gz "
+        "with noncentral-t intervals, the corrected p-values)"
+    )
+    warnings: list[str]
+    options: ComparisonOptions
+    iri: str
+    id: str
+    verdicts: list[dict[str, Any]] | None = Field(
+        None, description="the acceptance rules' verdicts"
+    )
+
+
 RUN_FIELDS = ("orig_base", "rep_base", "orig_adv", "rep_adv")
 QRELS_FIELDS = ("qrels", "qrels_rpl")
 _OPTION_KEYS = {"depth", "order", "rbo_p", "rbo_depth", "rbo_extrapolated", "measures"}
+#: the statistics' options (reprokg compare's --correction, --resamples, --seed, --level)
+_STATISTICS_KEYS = {"correction", "resamples", "seed", "level"}
 
 
-def _options(raw: Any) -> Options:
+def _options(raw: Any, settings: Settings) -> Options:
+    keys = _OPTION_KEYS | _STATISTICS_KEYS
     if raw is None:
         return Options()
-    if not isinstance(raw, dict) or set(raw) - _OPTION_KEYS:
+    if not isinstance(raw, dict) or set(raw) - keys:
         raise LoadError(
-            f"options: expected an object with keys among {', '.join(sorted(_OPTION_KEYS))}",
+            f"options: expected an object with keys among {', '.join(sorted(keys))}",
             field="options",
         )
     opts = dict(raw)
@@ -55,10 +102,32 @@ def _options(raw: Any) -> Options:
         opts["measures"] = tuple(opts["measures"])
     if opts.get("order", "file") not in ("file", "score"):
         raise LoadError("options.order: file or score", field="options.order")
+    if "correction" in opts:
+        from reprokg.stats.multiplicity import correction_name
+
+        try:
+            opts["correction"] = correction_name(str(opts["correction"]))
+        except ValueError as exc:
+            raise LoadError(f"options.correction: {exc}", field="options.correction") from None
+    resamples = opts.get("resamples", Options.resamples)
+    if type(resamples) is not int or not 1 <= resamples <= settings.max_resamples:
+        raise LoadError(
+            f"options.resamples: a whole number from 1 to {settings.max_resamples} "
+            "(the service's max_resamples)",
+            field="options.resamples",
+            details={"limit": "max_resamples", "limit_value": settings.max_resamples},
+        )
+    if type(opts.get("seed", 0)) is not int or opts.get("seed", 0) < 0:
+        raise LoadError("options.seed: a whole number, at least 0", field="options.seed")
+    level = opts.get("level", Options.level)
+    if not isinstance(level, int | float) or not 0 < level < 1:
+        raise LoadError("options.level: a number strictly between 0 and 1", field="options.level")
     return Options(**opts)
 
 
-def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, bytes]]) -> dict:
+def _compute(
+    store: Store, refs: dict[str, Any], files: dict[str, tuple[str, bytes]], settings: Settings
+) -> dict:
     """Resolve inputs, compute, store; runs in the thread pool (blocking store calls)."""
 
     def run(field: str):
@@ -89,7 +158,7 @@ def _compute(store: Store, refs: dict[str, Any], files: dict[str, tuple[str, byt
         run("orig_adv"),
         run("rep_adv"),
         qrels("qrels_rpl"),
-        _options(refs.get("options")),
+        _options(refs.get("options"), settings),
     )
     iri = save_comparison(store, study)
     out = study.to_json()
@@ -152,6 +221,8 @@ def _json(data: str | bytes, source: str) -> Any:
         }
     },
     operation_id="post_comparison",
+    response_model=ComparisonModel,
+    response_model_exclude_unset=True,
 )
 async def post_comparison(
     request: Request, store: StoreDep, settings: SettingsDep, _auth: WriteAccess
@@ -193,7 +264,7 @@ async def post_comparison(
     if unknown:
         raise LoadError(f"unknown field(s): {', '.join(sorted(unknown))}", source="request body")
     # LoadError answers 400, ValidationFailed 422 with the reports (the app's error handler)
-    return await run_in_threadpool(_compute, store, refs, files)
+    return await run_in_threadpool(_compute, store, refs, files, settings)
 
 
 DOCUMENT_QUERY = "measures/sparql/comparison-document.rq"
@@ -204,6 +275,8 @@ DOCUMENT_QUERY = "measures/sparql/comparison-document.rq"
     summary="A stored comparison, as compare's JSON",
     responses=error_responses(404),
     operation_id="get_comparison",
+    response_model=ComparisonModel,
+    response_model_exclude_unset=True,
 )
 def get_comparison(comparison_id: str, store: StoreDep) -> dict:
     node = mint("comparison", comparison_id)

@@ -1,4 +1,5 @@
-"""``GET /measures/stability`` (the stability analysis of a stored study, JSON) and its chart.
+"""``GET /measures/stability`` (the stability analysis of a stored study, JSON) and its chart;
+``/measures/stability/compare`` and ``/measures/stability/cd`` (seed-variance statistics).
 
 The analysis of seed 003 recomputed from the graph: the study's observations read with
 SPARQL, ``value ~ experiment + (1 | seed) + (1 | repeat)`` fitted by REML (or ML), the
@@ -15,11 +16,18 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from reprokg.core.errors import UsageError
-from reprokg.service.deps import ReadStoreDep, error_responses
+from reprokg.service.deps import (
+    OPTIONAL_WRITE_SECURITY,
+    ReadStoreDep,
+    SettingsDep,
+    StoreDep,
+    check_write_token,
+    error_responses,
+)
 
 router = APIRouter(prefix="/measures/stability", tags=["measures"])
 
@@ -208,3 +216,229 @@ def stability_chart(
 
     analysis = _analyse(store, study, method, alpha, metric, None)
     return Response(chart(analysis, fmt), media_type=_MEDIA[fmt])
+
+
+# --------------------------------------------------------------------------- seed variance
+# Two experiments compared over their runs, and every experiment ranked over blocks of
+# runs (reprokg stability --compare A B / --cd): GET computes, POST computes and, with
+# save=true and the bearer token, stores the typed result as its document.
+
+
+class StoredModel(BaseModel):
+    iri: str = Field(description="the stored result's IRI")
+    document: str = Field(description="the document (named graph) holding it")
+    status: str = Field(description="added, revised or unchanged")
+
+
+class Interval(BaseModel):
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+class Probability(Interval):
+    level: float
+
+
+class AsoModel(BaseModel):
+    epsilon_min_a_over_b: float = Field(description="below 0.5: A almost stochastically better")
+    epsilon_min_b_over_a: float
+    violation_ratio_a_over_b: float
+    reading: str
+
+
+class SeedComparisonModel(BaseModel):
+    """Experiment A against B over their runs (``reprokg stability --compare A B``)."""
+
+    study: str | None
+    metric: str | None
+    a: str
+    b: str
+    runs: dict[str, int] = Field(description="{'a': runs of A, 'b': runs of B}")
+    aso: AsoModel
+    p_a_beats_b: Probability = Field(description="P(A > B) with its bootstrap interval")
+    iqm: dict[str, Interval] = Field(description="each experiment's interquartile mean")
+    level: float
+    seed: int | None
+    resamples: dict[str, int]
+    notes: list[str] = []
+    stored: StoredModel | None = None
+
+
+class CriticalDifferenceModel(BaseModel):
+    """Every experiment ranked over blocks of runs (``reprokg stability --cd``)."""
+
+    study: str | None
+    metric: str | None
+    block: Literal["seed", "configuration", "repeat"]
+    blocks: int
+    average_ranks: dict[str, float] = Field(description="1 = best")
+    friedman_statistic: float | None
+    friedman_pvalue: float | None
+    critical_difference: float | None
+    alpha: float
+    groups: list[list[str]] = Field(description="experiments whose ranks do not differ")
+    notes: list[str] = []
+    stored: StoredModel | None = None
+
+
+Block = Literal["seed", "configuration", "repeat"]
+
+
+class SeedComparisonRequest(BaseModel):
+    a: str = Field(description="an experiment's name")
+    b: str
+    study: str | None = Field(None, description="IRI, id or title (default: the only one)")
+    metric: str | None = None
+    seed: int = Field(0, ge=0, description="the bootstrap's seed")
+    level: float = Field(0.95, gt=0, lt=1)
+    save: bool = Field(False, description="store the result (needs the bearer token)")
+
+
+class CriticalDifferenceRequest(BaseModel):
+    study: str | None = None
+    metric: str | None = None
+    block: Block = "seed"
+    alpha: float = Field(0.05, gt=0, lt=1)
+    save: bool = False
+
+
+def _seed_variance(store, kind: str, save: bool, **kw) -> dict:
+    from reprokg.stability.seed_variance import seed_variance
+
+    out, results = seed_variance(store, kw.pop("study"), **kw)
+    result = results[kind]
+    body = result.to_json() | {"notes": out["notes"]}
+    if save:
+        from reprokg.ingest import write_results
+
+        doc = result.document()
+        (outcome,) = write_results(store, [doc]).documents
+        body["stored"] = {
+            "iri": str(doc.subject),
+            "document": str(outcome.iri),
+            "status": outcome.status,
+        }
+    return body
+
+
+_WRITES = {201: {"description": "computed and stored (save=true)"}}
+
+
+@router.get("/compare", response_model=SeedComparisonModel, responses=error_responses(400, 404))
+def seed_comparison(
+    store: ReadStoreDep,
+    a: Annotated[str, Query(description="the first experiment's name")],
+    b: Annotated[str, Query(description="the second experiment's name")],
+    study: StudyParam = None,
+    metric: MetricParam = None,
+    seed: Annotated[int, Query(ge=0, description="the bootstrap's seed")] = 0,
+    level: Annotated[float, Query(gt=0, lt=1, description="confidence level")] = 0.95,
+) -> dict:
+    """ASO both ways, P(A > B) and both IQMs with intervals, over the two experiments' runs."""
+    return _seed_variance(
+        store, "compare", False, study=study, metric=metric, compare=(a, b), seed=seed, level=level
+    )
+
+
+@router.post(
+    "/compare",
+    response_model=SeedComparisonModel,
+    responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422),
+    openapi_extra=OPTIONAL_WRITE_SECURITY,
+)
+def post_seed_comparison(
+    body: SeedComparisonRequest,
+    request: Request,
+    response: Response,
+    store: StoreDep,
+    settings: SettingsDep,
+) -> dict:
+    """As GET, from a JSON body; with ``save: true`` (bearer token) the result is stored as
+    a ``seed-comparison`` document (201)."""
+    if body.save:
+        check_write_token(settings, request.headers.get("authorization"))
+    out = _seed_variance(
+        store,
+        "compare",
+        body.save,
+        study=body.study,
+        metric=body.metric,
+        compare=(body.a, body.b),
+        seed=body.seed,
+        level=body.level,
+    )
+    if body.save:
+        response.status_code = 201
+    return out
+
+
+@router.get("/cd", response_model=CriticalDifferenceModel, responses=error_responses(400, 404))
+def critical_difference(
+    store: ReadStoreDep,
+    study: StudyParam = None,
+    metric: MetricParam = None,
+    block: Annotated[
+        Block, Query(description="one block per seed, configuration or repeat")
+    ] = "seed",
+    alpha: AlphaParam = 0.05,
+) -> dict:
+    """Friedman's test of the experiments' average ranks over blocks of runs and the
+    Nemenyi critical difference."""
+    return _seed_variance(
+        store, "cd", False, study=study, metric=metric, cd=True, block=block, alpha=alpha
+    )
+
+
+@router.post(
+    "/cd",
+    response_model=CriticalDifferenceModel,
+    responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422),
+    openapi_extra=OPTIONAL_WRITE_SECURITY,
+)
+def post_critical_difference(
+    body: CriticalDifferenceRequest,
+    request: Request,
+    response: Response,
+    store: StoreDep,
+    settings: SettingsDep,
+) -> dict:
+    """As GET, from a JSON body; with ``save: true`` (bearer token) the result is stored as
+    a ``critical-difference`` document (201)."""
+    if body.save:
+        check_write_token(settings, request.headers.get("authorization"))
+    out = _seed_variance(
+        store,
+        "cd",
+        body.save,
+        study=body.study,
+        metric=body.metric,
+        cd=True,
+        block=body.block,
+        alpha=body.alpha,
+    )
+    if body.save:
+        response.status_code = 201
+    return out
+
+
+@router.get(
+    "/cd.svg",
+    response_class=Response,
+    responses={200: {"content": {"image/svg+xml": {}}}, **error_responses(400, 404)},
+)
+def critical_difference_diagram(
+    store: ReadStoreDep,
+    study: StudyParam = None,
+    metric: MetricParam = None,
+    block: Annotated[
+        Block, Query(description="one block per seed, configuration or repeat")
+    ] = "seed",
+    alpha: AlphaParam = 0.05,
+) -> Response:
+    """Demšar's critical-difference diagram (self-contained SVG)."""
+    from reprokg.stability.seed_variance import seed_variance
+
+    out, results = seed_variance(store, study, metric=metric, cd=True, block=block, alpha=alpha)
+    svg = results["cd"].diagram(f"{out['title']}: {out['metric']}")
+    return Response(svg, media_type="image/svg+xml")

@@ -98,3 +98,31 @@ def test_errors(app, toy: Path):
     r = client.post("/comparisons", files=files, headers=AUTH)
     assert r.status_code == 400 and r.json()["detail"]["line"] == 1
     assert client.get("/comparisons/doesnotexist").status_code == 404
+
+
+def test_statistics_options_and_their_limit(app, toy: Path):
+    """compare's statistics options over HTTP: the correction, resamples and seed asked for
+    are the ones used (and stored); resamples past the service's max_resamples, or an
+    unknown correction, are a 400 naming the option, and nothing is stored."""
+    client = TestClient(app)
+    options = {"correction": "BH", "resamples": 999, "seed": 7, "level": 0.9}
+    data = {"options": json.dumps(options)}
+    r = client.post("/comparisons", files=files_for(toy), data=data, headers=AUTH)
+    assert r.status_code == 201, r.text
+    posted = r.json()
+    assert {k: posted["options"][k] for k in options} == options
+    assert client.get(f"/comparisons/{posted['id']}").json()["options"] == posted["options"]
+    app.state.settings = Settings(write_token=TOKEN, max_resamples=500)
+    for bad, field in (({"resamples": 999}, "resamples"), ({"correction": "luck"}, "correction")):
+        r = client.post(
+            "/comparisons", files=files_for(toy), data={"options": json.dumps(bad)}, headers=AUTH
+        )
+        assert r.status_code == 400, r.text
+        assert r.json()["detail"]["field"] == f"options.{field}"
+    r = client.post(
+        "/comparisons",
+        files=files_for(toy),
+        data={"options": json.dumps({"resamples": 501})},
+        headers=AUTH,
+    )
+    assert "500" in r.json()["detail"]["message"]
