@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from reprokg.core.errors import NotFound, UsageError
+from reprokg.measures.verdicts import stored_verdicts
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web import charts
 from reprokg.service.web.render import (
@@ -113,6 +114,7 @@ def comparison(
         deltas=deltas,
         topic_note=note,
         topic_charts=topic_charts,
+        verdicts=stored_verdicts(store, target),
         active="/comparisons",
         chart=charts.bar_chart(headline, f"Reproducibility measures ({chosen})")
         if headline

@@ -122,6 +122,9 @@ def test_passport_shows_badge_replication_and_computed_verdict(
     assert any("openreview.net" in h for h in links)
     assert any("/comparison?" in h for h in links)
     shot(page, "paper-verdicts-1280")
+    # the comparison the verdict rests on lists it with its rule
+    page.goto(next(h for h in links if "/comparison?" in h))
+    assert "arp-within-5pct" in page.locator("#verdict-list").inner_text()
     assert log.problems() == [], text
 
 
