@@ -50,11 +50,13 @@ def _evidence(args: argparse.Namespace) -> int:
         for _ in loaded.documents():
             pass
     else:
-        from reprokg.ingest import ingest
+        from reprokg.ingest import IngestResult, ingest
         from reprokg.store import open_store
 
+        outcome = IngestResult()
         with open_store(args.store) as store:
-            outcome = ingest(store, loaded.documents())
+            for docs in loaded.per_file():
+                outcome.extend(ingest(store, docs))
     summaries = loaded.summaries
     if args.format == "json":
         out = {"files": [s.to_json() for s in summaries]}

@@ -37,7 +37,9 @@ class EvidenceLoad:
     paths: Sequence[str | Path]
     summaries: list[LoadSummary] = field(default_factory=list)
 
-    def documents(self) -> Iterator[Document]:
+    def per_file(self) -> Iterator[list[Document]]:
+        """Each file's documents in turn (a re-execution log is one document of ~80,000
+        triples: ingesting file by file keeps one log's graphs in memory, not twelve)."""
         for path, kind in files(self.paths):
             data, display = read_bytes(path)
             module = importlib.import_module(EVIDENCE_LOADERS[kind])
@@ -48,6 +50,10 @@ class EvidenceLoad:
                 summary.skip(exc.line, "file", exc.message)
                 docs = []
             self.summaries.append(summary)
+            yield docs
+
+    def documents(self) -> Iterator[Document]:
+        for docs in self.per_file():
             yield from docs
 
 
