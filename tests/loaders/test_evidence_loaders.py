@@ -289,3 +289,21 @@ def test_reloading_the_evidence_changes_nothing(tmp_path: Path) -> None:
     first, second = outs
     assert first["added"] > 100 and first["rejected"] == 0
     assert second == {"added": 0, "unchanged": sum(first.values()), "revised": 0, "rejected": 0}
+
+
+def test_the_badge_normalisation_table_in_docs_is_current() -> None:
+    from reprokg.loaders.badges import SPELLINGS, table_markdown
+    from tests.conftest import REPO
+
+    doc = (REPO / "docs" / "badge-normalisation.md").read_text("utf-8")
+    assert doc == table_markdown(), (
+        "run: python -m reprokg.loaders.badges > docs/badge-normalisation.md"
+    )
+    # every label ReproDB writes (a Counter over artifacts.json) is in the table or split by it
+    for label in ("Badges: Available", "ROR-R", "reproducible", "reviewed", "Artifact Evaluated",
+                  "Artifacts Available + Functional + Reusable"):  # fmt: skip
+        from reprokg.loaders.badges import normalise
+
+        n = normalise(label)
+        assert n.terms and not n.unknown, label
+    assert len({s.spelling for s in SPELLINGS}) == len(SPELLINGS)
