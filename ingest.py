@@ -37,6 +37,7 @@ from typing import TypeVar
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS, XSD
+from rdflib.term import Node
 
 from reprokg import __version__
 from reprokg.core.document import Document
@@ -155,7 +156,7 @@ def provenance_triples(
     d = doc.iri
     stamp = Literal(when.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
     activity = mint("activity", stable_key("ingest", doc.sha256, stamp))
-    out = [
+    out: list[tuple[Node, Node, Node]] = [
         (d, RDF.type, RK.Document),
         (d, RDF.type, PROV.Entity),
         (d, RK.documentKind, Literal(doc.kind)),

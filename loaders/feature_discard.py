@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, NoReturn
 
 from rdflib import RDF, RDFS, XSD, Literal, URIRef
 
@@ -94,7 +94,7 @@ def _line(value: Any) -> int | None:
     return getattr(value, "line", None)
 
 
-def _fail(name: str, message: str, value: Any, field: str) -> None:
+def _fail(name: str, message: str, value: Any, field: str) -> NoReturn:
     raise LoadError(message, source=name, line=_line(value), field=field)
 
 

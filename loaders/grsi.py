@@ -37,7 +37,14 @@ from reprokg.loaders.source import decode_text, parse_json
 INFO = LoaderInfo(kind="grsi", name="reprokg.loaders.grsi", version="1")
 
 REQUIRED = ("title", "doi", "grsi_url")
-KNOWN = (*REQUIRED, "journal", "authors", "repo_url", "repo_archive_url", "image_url")
+KNOWN: tuple[str, ...] = (
+    *REQUIRED,
+    "journal",
+    "authors",
+    "repo_url",
+    "repo_archive_url",
+    "image_url",
+)
 KNOWN += ("is_vis", "type")
 _URL_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$")
 

@@ -15,6 +15,7 @@ import re
 from rdflib import RDF, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import PROV
+from rdflib.term import Node
 
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import LoadError
@@ -225,10 +226,10 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
                 line,
             )
         )
-    for col, prop in (("result_outcome", RK.resultOutcome), ("affiliation", RK.affiliationCode)):
+    for col, coded in (("result_outcome", RK.resultOutcome), ("affiliation", RK.affiliationCode)):
         v = rec.get(col, "").strip()
         if v.isdigit():
-            g.add((review, prop, Literal(int(v))))
+            g.add((review, coded, Literal(int(v))))
         elif v:
             g.add((review, RKX[col], Literal(v)))
             msgs.append(
@@ -258,7 +259,7 @@ def _record(rec: dict[str, str], header: list[str], name: str, line: int) -> Doc
                 )
             )
     authors = [a.strip() for a in _SPLIT_AUTHORS.split(rec.get("authors", "")) if a.strip()]
-    people = []
+    people: list[Node] = []
     for i, a in enumerate(authors, 1):
         person = mint("person", stable_key("gk2018-author", key, i, a))
         g.add((person, RDF.type, SCHEMA.Person))

@@ -20,6 +20,7 @@ from typing import Any
 from rdflib import RDF, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import PROV
+from rdflib.term import Node
 
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
@@ -232,7 +233,7 @@ def _authors(r: _Report, head: dict[str, Any]) -> None:
             line=_line(authors) or 1,
             field="authors",
         )
-    people = []
+    people: list[Node] = []
     for i, a in enumerate(authors, 1):
         if not isinstance(a, dict):
             r.message(

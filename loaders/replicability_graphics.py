@@ -30,6 +30,7 @@ from typing import Any
 from rdflib import RDF, XSD, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import PROV
+from rdflib.term import Node
 
 import reprokg.loaders.survey_options as opts
 from reprokg.core.document import Document, Message
@@ -478,7 +479,7 @@ def _authors(c: _Ctx, key: str, v: Any) -> None:
                 c.paper,
             )
         return
-    people = []
+    people: list[Node] = []
     for i, a in enumerate(v, 1):
         if not isinstance(a, dict):
             c.report(
@@ -1020,7 +1021,9 @@ def _parse(text: str, name: str) -> tuple[list[Any], list[int]]:
     i = text.index("[") + 1
     ws = re.compile(r"[\s,]*")
     for _ in value:
-        i = ws.match(text, i).end()
+        gap = ws.match(text, i)
+        assert gap is not None  # [\s,]* matches the empty string too
+        i = gap.end()
         starts.append(i)
         _, i = json.JSONDecoder().raw_decode(text, i)
     return value, starts

@@ -20,7 +20,7 @@ import csv
 import io
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NoReturn
 
 from rdflib import RDF, RDFS, XSD, Literal, URIRef
 
@@ -67,7 +67,9 @@ def sniff(name: str, head: str) -> bool | Claim:
     return Claim.YES if re.match(version, lines[0]) else Claim.NEAR
 
 
-def _fail(name: str, msg: str, line: int | None, field: str | None, column: int | None = None):
+def _fail(
+    name: str, msg: str, line: int | None, field: str | None, column: int | None = None
+) -> NoReturn:
     raise LoadError(msg, source=name, line=line, column=column, field=field)
 
 
@@ -110,7 +112,11 @@ def _typed_literal(value: Any) -> Literal:
     return Literal(text)
 
 
-def _read_csv(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, str]]]]:
+#: (line, cells) of each observation; the line is unknown for an empty YAML mapping
+Rows = list[tuple[int | None, dict[str, str]]]
+
+
+def _read_csv(text: str, name: str) -> tuple[dict[str, Any], Rows]:
     check_lines(text, name, delimiter=",")  # line length and fields before the csv reader
     meta: dict[str, Any] = {}
     body_start = 0
@@ -125,7 +131,7 @@ def _read_csv(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dic
     else:
         body_start = len(lines)
     reader = csv.DictReader(io.StringIO("\n".join(lines[body_start:]), newline=""))
-    rows = []
+    rows: Rows = []
     try:  # a stray quote or carriage return is the csv module's error: located, not raised
         if reader.fieldnames is None:
             _fail(name, "no CSV header row after the # lines", body_start + 1, None)
@@ -143,7 +149,7 @@ def _read_csv(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dic
     return meta, rows
 
 
-def _read_yaml(text: str, name: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, str]]]]:
+def _read_yaml(text: str, name: str) -> tuple[dict[str, Any], Rows]:
     data = parse_yaml(text, name)
     if not isinstance(data, dict):
         _fail(name, "expected a mapping with stability, title and observations", 1, None)

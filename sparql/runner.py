@@ -653,7 +653,7 @@ def cut_answer(res: QueryResult, rows: int, nbytes: int) -> tuple[QueryResult, b
         for i, t in enumerate(res.graph):
             if i >= rows:
                 return GraphResult(g), True, False
-            used += sum(len(x) for x in t) + 8
+            used += sum(len(str(x)) for x in t) + 8
             if used > nbytes:
                 return GraphResult(g), True, True
             g.add(t)
