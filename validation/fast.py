@@ -215,6 +215,9 @@ class _Compiler:
         self.uses_shapes_graph = False
         #: per focus-node queries (SPARQL constraints that need real pre-binding)
         self.per_focus: list[tuple[int, str, str]] = []  # (branch index, target, query)
+        #: per value-node ASK validators of SPARQL-based constraint components
+        self.per_value: list[tuple[int, str]] = []  # (branch index, ASK query)
+        self.components = _components(shapes)
 
     # ----------------------------------------------------------------- helpers
     def one(self, node: object, pred: URIRef) -> object:
@@ -612,6 +615,7 @@ class _Compiler:
                 self.shape(ps, tgt)
             for sc in self.all(shape, SH.sparql):
                 self.sparql_constraint(shape, sc, tgt, None, info)
+            self.custom(shape, tgt, None, info)
             return
         p = path_text
         for comp, e in self.value_exprs(shape, "?value"):
@@ -699,6 +703,7 @@ class _Compiler:
                 )
         for sc in self.all(shape, SH.sparql):
             self.sparql_constraint(shape, sc, tgt, p, info)
+        self.custom(shape, tgt, p, info)
         # a nested property shape applies to each value node, once per parent focus node
         # (``?_pf<depth>`` keeps those validations apart: W3C property-001)
         depth = len(self._expanding)
@@ -726,6 +731,53 @@ class _Compiler:
             f"GROUP BY ?g ?this {_PARENTS} }} FILTER(?n {op} {n})"
         )
 
+    def custom(
+        self,
+        shape: object,
+        tgt: Callable[[str], str],
+        path: str | None,
+        info: Callable[..., Branch],
+    ) -> None:
+        """The SPARQL-based constraint components (SHACL 6) ``shape`` uses: it has a value
+        for each of a component's mandatory parameters. The parameters are pre-bound by
+        name (``$name`` and ``?name``); a SELECT validator runs like a ``sh:sparql``
+        constraint, an ASK validator once per value node (false: a result)."""
+        for component, params, validators in self.components:
+            values: dict[str, object] = {}
+            for param, optional in params:
+                value = self.one(shape, param)
+                if value is None and not optional:
+                    break
+                if value is not None:
+                    values[str(param).rsplit("#", 1)[-1].rsplit("/", 1)[-1]] = value
+            else:
+                kind = "property" if path is not None else "node"
+                validator = validators.get(kind) or validators.get("ask")
+                if validator is None:
+                    raise Unsupported(f"{component} has no validator for a {kind} shape")
+                vtype, node = validator
+                for pn in self.all(node, SH.prefixes) + self.all(component, SH.prefixes):
+                    self.declare(pn)
+                text = str(self.one(node, SH.select if vtype == "select" else SH.ask))
+                _check_sparql(text, f"validator of {component}")
+                for name, value in values.items():
+                    text = re.sub(r"[?$]" + re.escape(name) + r"\b", _n3(value), text)
+                base = info("", True)
+                base = Branch(**{**base.__dict__, "component": str(component)})
+                if vtype == "select":
+                    base = Branch(**{**base.__dict__, "dynamic_path": True})
+                    self.select_branch(shape, text, tgt, path, base)
+                    continue
+                text = self.prebound(shape, text, path)
+                t = tgt("?this")
+                pattern = (
+                    f"{t} BIND(?this AS ?value)" if path is None else f"{t} ?this {path} ?value ."
+                )
+                i = self.add(base, pattern)
+                self.per_value.append((i, text))
+                where = text[text.index("{") + 1 : text.rindex("}")]
+                self.bodies.append(where.replace("$", "?"))
+
     def sparql_constraint(
         self,
         shape: object,
@@ -739,7 +791,16 @@ class _Compiler:
         bound before evaluation (SHACL 5.2.1 pre-binding)."""
         if _true(self.one(sc, SH.deactivated)):
             return
-        text = _BOUND.sub("(true)", self.sparql_text(sc))
+        msg = self.one(sc, SH.message)
+        base = info("SPARQLConstraintComponent", True, constraint_node=sc, dynamic_path=True)
+        if msg is not None:
+            base = Branch(**{**base.__dict__, "message": str(msg), "message_given": True})
+        self.select_branch(shape, self.sparql_text(sc), tgt, path, base)
+
+    def prebound(self, shape: object, text: str, path: str | None) -> str:
+        """``text`` with ``$PATH``, ``$currentShape``, ``$shapesGraph`` replaced and
+        ``bound()`` of a pre-bound variable true; ``$value`` as ``?value``."""
+        text = _BOUND.sub("(true)", text)
         if path is not None:
             text = text.replace("$PATH", path)
         if "$currentShape" in text:
@@ -751,11 +812,13 @@ class _Compiler:
             text = text.replace("$shapesGraph", f"<{SHAPES_GRAPH}>")
         if "$" in _STRINGS.sub('""', text).replace("$this", "").replace("$value", ""):
             raise Unsupported("a pre-bound variable other than $this, $value, $PATH")
-        text = text.replace("$value", "?value")
-        msg = self.one(sc, SH.message)
-        base = info("SPARQLConstraintComponent", True, constraint_node=sc, dynamic_path=True)
-        if msg is not None:
-            base = Branch(**{**base.__dict__, "message": str(msg), "message_given": True})
+        return text.replace("$value", "?value")
+
+    def select_branch(
+        self, shape: object, text: str, tgt: Callable[[str], str], path: str | None, base: Branch
+    ) -> None:
+        """A SELECT (a ``sh:sparql`` constraint or a component's SELECT validator)."""
+        text = self.prebound(shape, text, path)
         m = re.match(
             r"\s*SELECT\s+(DISTINCT\s+|REDUCED\s+)?([^{]*?)\s*WHERE\s*\{",
             _body_start(text),
@@ -841,6 +904,8 @@ class Compiled:
     shapes: Graph | None = None
     #: (branch index, BIND text, SPARQL text) of constraints run per focus node
     per_focus: list[tuple[int, str, str]] = field(default_factory=list)
+    #: (branch index, ASK query) of component validators run per value node
+    per_value: list[tuple[int, str]] = field(default_factory=list)
 
 
 def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
@@ -851,7 +916,6 @@ def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
     entailed types, materialised at load, and no subclass triples). Raises
     :class:`ShapesError` for a shapes graph that cannot be used.
     """
-    _refuse_custom_components(shapes)
     c = _Compiler(shapes, closure)
     roots: set[object] = set()
     for p in (SH.targetClass, SH.target, SH.targetSubjectsOf, SH.targetObjectsOf, SH.targetNode):
@@ -891,24 +955,42 @@ def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
         c.bodies,
         shapes if c.uses_shapes_graph else None,
         c.per_focus,
+        c.per_value,
     )
 
 
-def _refuse_custom_components(shapes: Graph) -> None:
-    """A SPARQL-based constraint component (SHACL 6) that a shape uses is refused rather
-    than ignored: its constraints would silently pass."""
+def _components(shapes: Graph) -> list[tuple[object, list[tuple[object, bool]], dict]]:
+    """The SPARQL-based constraint components declared in ``shapes``: (component, its
+    parameters as (path, optional), its validators by kind: ``node``, ``property`` (SELECT)
+    and ``ask`` (``sh:validator``))."""
     kinds = {SH.ConstraintComponent} | set(
         shapes.transitive_subjects(RDFS.subClassOf, SH.ConstraintComponent)
     )
+    out = []
     for kind in kinds:
-        for component in shapes.subjects(RDF.type, kind):
-            for param in shapes.objects(component, SH.parameter):
-                path = shapes.value(param, SH.path)
-                if path is not None and (None, path, None) in shapes:
-                    raise Unsupported(
-                        f"the SPARQL-based constraint component {component} (its parameter "
-                        f"{path} is used): custom constraint components are not supported"
-                    )
+        for component in sorted(shapes.subjects(RDF.type, kind), key=str):
+            params = [
+                (shapes.value(p, SH.path), _true(shapes.value(p, SH.optional)))
+                for p in shapes.objects(component, SH.parameter)
+            ]
+            validators: dict[str, tuple[str, object]] = {}
+            for pred, name in (
+                (SH.nodeValidator, "node"),
+                (SH.propertyValidator, "property"),
+                (SH.validator, "ask"),
+            ):
+                v = shapes.value(component, pred)
+                if v is not None:
+                    is_ask = shapes.value(v, SH.ask) is not None
+                    if name != "ask" and is_ask:
+                        validators[name] = ("ask", v)
+                    elif name == "ask" and not is_ask:
+                        continue  # sh:validator must be an ASK validator
+                    else:
+                        validators[name] = ("ask" if is_ask else "select", v)
+            if params and all(p is not None for p, _o in params) and validators:
+                out.append((component, params, validators))
+    return out
 
 
 @cache
@@ -1278,6 +1360,7 @@ def evaluate_compiled(
     index = {n[1:-1]: i for i, n in enumerate(names)}
     out: list[list[Found]] = [[] for _ in graphs]
     per_focus = {i: (bind, text) for i, bind, text in compiled.per_focus}
+    per_value = dict(compiled.per_value)
     for i, (branch, query) in enumerate(zip(compiled.branches, compiled.queries, strict=True)):
         solutions = store.query(query)  # type: ignore[union-attr]
         for sol in solutions:  # type: ignore[union-attr]
@@ -1290,6 +1373,8 @@ def evaluate_compiled(
                     out[doc].append((branch, this, value, path))
                 continue
             value = sol["value"] if branch.has_value else None
+            if i in per_value and _ask(store, compiled.head, per_value[i], g, this, value):
+                continue  # the ASK validator holds for this value node
             path = sol["path"] if branch.dynamic_path else None
             out[doc].append((branch, this, value, path))
     return out
@@ -1329,6 +1414,19 @@ def _run_pre_bound(
         value = _get(sol, "value")
         found.append((value if value is not None else (focus if bind else None), _get(sol, "path")))
     return found
+
+
+def _ask(
+    store: ox.Store, head: str, text: str, graph: object, focus: object, value: object
+) -> bool:
+    """A component's ASK validator with ``$this`` and ``$value`` pre-bound, in the graph."""
+    if isinstance(focus, ox.BlankNode) or isinstance(value, ox.BlankNode):
+        raise Unsupported("pre-binding a blank node in an ASK validator")
+    code = re.sub(r"[?$]this\b", str(focus), text)
+    code = re.sub(r"\?value\b", str(value), code)
+    start, end = code.index("{"), code.rindex("}")
+    query = f"{head}{code[:start]}{{ GRAPH {graph} {{ {code[start + 1 : end]} }} }}"
+    return bool(store.query(query))
 
 
 #: ``bound($this)`` and the like: true under pre-binding (and not SPARQL once substituted)
