@@ -122,6 +122,11 @@ def test_engine_equals_pyshacl_on_edited_documents(seeds, data) -> None:
         )
 
 
+#: kinds with no document in the examples (nor the shared data the corpus reads) yet
+NO_EXAMPLE = {"study-result", "qra"}
+
+
 def test_every_kind_is_covered(seeds) -> None:
-    """Every kind with documents in the corpus seeds the property (study-result: none yet)."""
-    assert set(seeds) >= set(known_kinds()) - {"study-result"}
+    """Every kind with documents in the corpus seeds the property; a new kind needs an
+    example (or an entry in NO_EXAMPLE, which leaves it untested here)."""
+    assert set(seeds) >= set(known_kinds()) - NO_EXAMPLE
