@@ -22,6 +22,7 @@ from reprokg.cli import (
     docs,
     evaluate,
     evidence,
+    exchange,
     intrinsic_dimension,
     ontology,
     passport,
@@ -39,6 +40,7 @@ from reprokg.core.errors import ReprokgError
 #: command modules in help order; each has ``register(command)``
 COMMANDS = (
     store,
+    exchange,
     evidence,
     passport,
     annotate,

@@ -285,6 +285,13 @@ def resolve_document(store: Store, doc_id: str) -> URIRef:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.target[0] == "crate" and len(args.target) == 2:
+        from reprokg.cli.exchange import export_crate
+
+        return export_crate(args, args.target[1])
+    if len(args.target) != 1:
+        raise UsageError("give one DOC_ID, or: export crate ID -o DIR|FILE.zip")
+    args.doc_id = args.target[0]
     with _store(args, read_only=args.read_only) as store:
         iri = resolve_document(store, args.doc_id)
         graph = store.get_document(iri)
@@ -426,10 +433,23 @@ def register(command: Command) -> None:
     p.add_argument("--read-only", action="store_true", help="open the store read-only")
     add_store_option(p)
 
-    p = command("export", "write one stored document back as RDF or YAML", cmd_export)
-    p.add_argument("doc_id", metavar="DOC_ID", help="document IRI, sha256 id or id prefix")
+    p = command(
+        "export",
+        "write one stored document back as RDF or YAML; 'export crate ID -o DIR|ZIP' writes "
+        "a result, a run or a DOI's passport as an RO-Crate",
+        cmd_export,
+    )
+    p.add_argument(
+        "target",
+        nargs="+",
+        metavar="DOC_ID | crate ID",
+        help="document IRI, sha256 id or id prefix; or 'crate' and a document or DOI",
+    )
     p.add_argument("--format", choices=["turtle", "nquads", "yaml"], default="turtle")
     p.add_argument("--read-only", action="store_true")
+    from reprokg.cli.exchange import add_crate_export
+
+    add_crate_export(p)
     add_store_option(p)
 
     p = command(

@@ -224,6 +224,9 @@ class Settings:
     #: MINUS/UNION/OPTIONAL/BIND/FILTER): the engine recurses once per term, and 3,000
     #: BIND or MINUS (10,000 ``+``) killed a query worker with SIGSEGV
     max_chain: int = setting(1_000, _count)
+    #: members of one ZIP archive an importer reads (an MLflow store, an RO-Crate); their
+    #: uncompressed bytes together stay under ``max_source_bytes``
+    max_archive_members: int = setting(20_000, _count)
 
     # --- isolation of uploads (service): parsing and validation in worker processes
     #: worker processes parsing and validating uploads; 0 parses in the request thread

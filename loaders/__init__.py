@@ -72,6 +72,7 @@ log = logging.getLogger(__name__)
 #: loader modules in sniffing order (most specific formats first)
 LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.ir_metadata",
+    "reprokg.loaders.rocrate",
     "reprokg.loaders.mlrc",
     "reprokg.loaders.audit",
     "reprokg.loaders.stability",

@@ -28,6 +28,7 @@ from reprokg.service.parsing import PRELOAD, ParsePool
 from reprokg.service.routes import (
     comparisons,
     documents,
+    exchange,
     health,
     intrinsic_dimension,
     linked_data,
@@ -128,6 +129,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
 
     add_error_handler(app)
     app.include_router(health.router)
+    app.include_router(exchange.router)
     app.include_router(documents.router)
     app.include_router(shacl.router)
     app.include_router(queries.router)

@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("sparql",),
     ("measures",),
     ("survey", "stability", "intrinsic_dimension", "studies"),
+    ("exchange",),
     ("service",),
     ("cli",),
 )

@@ -115,6 +115,9 @@ def _field(g: Graph, s: Node, f: F) -> Any:
         return [_package(g, n) for n in _by_position(g, s, f.pred)]
     if k == "stages":
         return [_stage(g, n, f) for n in _by_position(g, s, f.pred)]
+    if k == "params":
+        params = [(str(g.value(n, RK.parameterName)), n) for n in g.objects(s, f.pred)]
+        return {name: _value(g.value(n, RK.parameterValue)) for name, n in sorted(params)}
     raise AssertionError(k)  # pragma: no cover
 
 

@@ -422,6 +422,8 @@ class _Builder:
                     g.add((repo, _RDF_TYPE, DOAP.GitRepository))
         elif k == "stages":
             self.stages(s, f, v, path, gpath, suffix)
+        elif k == "params":
+            self.parameters(s, f, v, path, gpath, suffix)
         elif k == "actor":
             self.actor(s, f, v, path, gpath, suffix)
         else:  # pragma: no cover - the spec is fixed
@@ -535,6 +537,20 @@ class _Builder:
             target = by_name.get(ref)
             if target is not None:
                 self.g.add((n, RK.inputStage, target))
+
+    def parameters(self, s: URIRef, f: F, v: Any, path: str, gpath: str, suffix: str) -> None:
+        if not isinstance(v, dict):
+            raise self.error(f"expected a mapping name -> value at {path}", v, path)
+        for pk, pv in v.items():
+            kp = f"{path}.{pk}"
+            self.note_line(kp, f"{gpath}.<parameter>", pk)
+            if pv is None or (isinstance(pv, Scalar) and pv.is_null):
+                continue
+            pn = self.node(f"{suffix}-{quote(str(pk), safe='')}")
+            self.g.add((s, f.pred, pn))
+            self.g.add((pn, _RDF_TYPE, f.cls))
+            self.g.add((pn, RK.parameterName, Literal(str(pk))))
+            self.g.add((pn, RK.parameterValue, parameter_literal(self.scalar(pv, kp))))
 
     def actor(self, s: URIRef, f: F, v: Any, path: str, gpath: str, suffix: str) -> None:
         if not isinstance(v, dict):
@@ -663,10 +679,14 @@ def load(data: bytes, name: str, *, assume_yaml: bool = False) -> list[Document]
 
 
 def load_run_file(
-    data: bytes, name: str, *, assume_yaml: bool = False
+    data: bytes, name: str, *, assume_yaml: bool = False, source: bytes | None = None
 ) -> tuple[Document, Run | None]:
     """The document of a run file and its rankings, the run lines read once (``reprokg
-    compare`` needs both; ``None`` rankings when the file holds no run lines)."""
+    compare`` needs both; ``None`` rankings when the file holds no run lines).
+
+    ``source``: the bytes the document is named by when ``data`` was generated from them
+    (an importer's record, :func:`reprokg.loaders.ir_metadata.tree.run_document`)."""
+    source = data if source is None else source
     tree, parts = parse_header(data, name, assume_yaml=assume_yaml)
     parsed = (
         parse_run_text(parts.run_text, name, parts.run_first_line)
@@ -689,7 +709,7 @@ def load_run_file(
     tag = str(tag_value) if tag_value is not None and not tag_value.is_null else None
     if tag is None and summary is not None and len(summary.tags) == 1:
         tag = summary.tags[0]
-    key = run_key(tag, data)
+    key = run_key(tag, source)
     run = mint("run", key)
     b = _Builder(name, run, key, parts.column_offset)
     g = b.g
@@ -708,7 +728,7 @@ def load_run_file(
             )
         )
     for producer, version, line in producers(tree):
-        _add_producer(g, document_iri(content_hash(data)), producer, version)
+        _add_producer(g, document_iri(content_hash(source)), producer, version)
         if line:
             b.lines.setdefault(f"platform.software.{producer}", line)
     attachments: dict[str, bytes] = {}
@@ -733,7 +753,7 @@ def load_run_file(
     doc = INFO.document(
         LazyGraph(g),
         source_name=name,
-        source_bytes=data,
+        source_bytes=source,
         source_key=f"run:{tag or ''}:{PurePath(name).name}",
         messages=b.messages,
         lines=b.final_lines(),

@@ -47,7 +47,7 @@ class F:
     """One field of the schema: how its YAML value becomes RDF and back.
 
     ``kind`` is one of str, int, bool, num, uri, strlist, map, maplist, or a special
-    (libraries, toolkits, publication, doi, repository, stages, actor, person).
+    (libraries, toolkits, publication, doi, repository, stages, actor, person, params).
     """
 
     kind: str
@@ -243,6 +243,9 @@ SCHEMA_SPEC: dict[str, F] = {
             "retrieval": F(
                 "stages", RK.retrievalStage, RK.RetrievalStage, node="stage", spec=STAGE
             ),
+            # not in ir_metadata 0.1: the hyper-parameters of a method that has no retrieval
+            # stages (an MLflow or OpenML run's parameters), name -> value
+            "parameters": F("params", RK.methodParameter, RK.ParameterSetting, node="param"),
         },
     ),
     "actor": F("actor", RK.actor, RK.Actor, node="actor", spec=ACTOR),

@@ -1,0 +1,152 @@
+"""A result's table, for a paper or a spreadsheet: CSV and a LaTeX ``tabular``.
+
+:func:`table_of` flattens a result's JSON into rows: a comparison's measures as
+(measure, side, effect, value), with the statistics compare reports among them; a passport's
+verdicts; any other result as (path, value) for every scalar it holds. The CSV holds every
+value exactly as the JSON does (``repr`` of floats), so reading it back gives the JSON's
+numbers; the LaTeX table rounds them for print (4 significant digits).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+SIDES = ("baseline", "advanced")
+
+
+@dataclass
+class Table:
+    header: list[str]
+    rows: list[list[Any]] = field(default_factory=list)
+    caption: str = ""
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def comparison_rows(measures: dict[str, Any]) -> list[list[Any]]:
+    """(measure, side, effect, value) for every value of a comparison's ``measures``."""
+    rows: list[list[Any]] = []
+    for name, value in measures.items():
+        if not isinstance(value, dict):
+            rows.append([name, "", "", value])
+            continue
+        for key, x in value.items():
+            side, effect = (key, "") if key in SIDES else ("", key)
+            if isinstance(x, dict):
+                rows += [[name, side, e, v] for e, v in x.items()]
+            else:
+                rows.append([name, side, effect, x])
+    return rows
+
+
+def _scalars(value: Any, path: str = "") -> list[list[Any]]:
+    if isinstance(value, dict):
+        out = []
+        for k, v in value.items():
+            out += _scalars(v, f"{path}.{k}" if path else str(k))
+        return out
+    if isinstance(value, list):
+        out = []
+        for i, v in enumerate(value):
+            out += _scalars(v, f"{path}[{i}]")
+        return out
+    return [[path, value]]
+
+
+def table_of(kind: str, data: dict[str, Any] | None) -> Table | None:
+    """The table of a result's JSON (``None`` without JSON)."""
+    if data is None:
+        return None
+    if kind == "comparison" and isinstance(data.get("measures"), dict):
+        return Table(
+            ["measure", "side", "effect", "value"],
+            comparison_rows(data["measures"]),
+            f"reproducibility measures ({data.get('kind', '')}, PRIMAD "
+            f"{data.get('primad') or 'not known'})",
+        )
+    if kind == "passport":
+        rows = [
+            [v.get("source"), v.get("outcome_label"), v.get("method"), v.get("date")]
+            for v in data.get("verdicts", [])
+        ]
+        return Table(["source", "outcome", "method", "date"], rows, "was it reproduced?")
+    return Table(["path", "value"], _scalars(data), f"every value of the {kind} result")
+
+
+def csv_bytes(table: Table) -> bytes:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(table.header)
+    for row in table.rows:
+        w.writerow([_cell(c) for c in row])
+    return buf.getvalue().encode("utf-8")
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def _latex_cell(value: Any) -> str:
+    if value is None:
+        return "--"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"${value}$"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        return f"${value:.4g}$".replace("e", r"\mathrm{e}")
+    return latex_escape(str(value))
+
+
+def latex_table(table: Table, label: str = "tab:reprokg") -> str:
+    """A ``table`` environment with one ``tabular`` (booktabs rules), ready to ``\\input``."""
+    cols = "".join("r" if _numeric(table, i) else "l" for i in range(len(table.header)))
+    lines = [
+        "% written by reprokg; needs \\usepackage{booktabs}",
+        "\\begin{table}",
+        "\\centering",
+        f"\\caption{{{latex_escape(table.caption)}}}",
+        f"\\label{{{label}}}",
+        f"\\begin{{tabular}}{{{cols}}}",
+        "\\toprule",
+        " & ".join(latex_escape(h) for h in table.header) + r" \\",
+        "\\midrule",
+    ]
+    lines += [" & ".join(_latex_cell(c) for c in row) + r" \\" for row in table.rows]
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+    return "\n".join(lines)
+
+
+def _numeric(table: Table, i: int) -> bool:
+    values = [r[i] for r in table.rows if r[i] is not None]
+    return bool(values) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in values
+    )

@@ -1,0 +1,48 @@
+"""``reprokg import FORMAT PATH``: another tool's files or folder as one source's bytes.
+
+Folders are what these tools write (an MLflow ``mlruns/`` store, an RO-Crate folder); the
+loaders read bytes, as they do uploads. A crate folder is its ``ro-crate-metadata.json``;
+an MLflow store folder is read into the normalised records of
+:func:`reprokg.loaders.mlflow.read_store_folder`; a folder of OpenML run descriptions or
+ir_metadata files is each of its files. A ZIP is read by the loader itself (the same as an
+upload), so a folder and its ZIP give the same documents.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reprokg.core.document import Document
+from reprokg.core.errors import LoadError
+from reprokg.loaders import iter_source_files, load_bytes
+from reprokg.loaders.source import read_bytes
+
+
+def import_path(path: str | Path, kind: str) -> list[Document]:
+    """The documents of ``path`` read as ``kind`` (``rocrate``, ``mlflow``, ``openml``, ``run``)."""
+    path = Path(path)
+    if not path.exists():
+        raise LoadError("no such file or directory", source=str(path))
+    if path.is_dir():
+        if kind == "rocrate":
+            from reprokg.loaders.rocrate import METADATA_NAMES
+
+            meta = next((path / n for n in METADATA_NAMES if (path / n).is_file()), None)
+            if meta is None:
+                raise LoadError(
+                    "the folder has no ro-crate-metadata.json; expected an RO-Crate folder",
+                    source=str(path),
+                )
+            data, _ = read_bytes(meta)
+            return load_bytes(data, str(meta), kind)
+        if kind == "mlflow":
+            from reprokg.loaders.mlflow import read_store_folder
+
+            return load_bytes(read_store_folder(path), f"{path}/", kind)
+        docs: list[Document] = []
+        for f in iter_source_files([path]):
+            data, display = read_bytes(f)
+            docs.extend(load_bytes(data, display, kind))
+        return docs
+    data, display = read_bytes(path)
+    return load_bytes(data, display, kind)

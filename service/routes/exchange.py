@@ -1,0 +1,91 @@
+"""RO-Crates over HTTP: ``GET /documents/{id}/crate`` (a computed result of any kind, or a
+run) and ``GET /paper/crate?doi=`` (a paper's passport), as ZIP archives.
+
+The crate is what ``reprokg export crate`` writes (:mod:`reprokg.exchange.crate`); it is
+built from the store in the request's thread and answered only while it fits the answer
+limit of the settings (``answer_bytes``), like every other answer.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from reprokg.core.errors import TooLarge
+from reprokg.core.settings import Settings
+from reprokg.exchange.crate import CrateContent, crate_files, zip_bytes
+from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
+from reprokg.store.base import Store
+
+router = APIRouter(tags=["exchange"])
+
+_ZIP = {"content": {"application/zip": {}}, "description": "the RO-Crate as a ZIP archive"}
+
+
+def passport_crate_content(store: Store, paper: str) -> CrateContent:
+    """The passport of ``paper`` and the SPARQL behind each of its parts."""
+    from reprokg.exchange.views import passport_content
+    from reprokg.service.web.render import sparql_of
+    from reprokg.service.web.routes.paper import PARTS, passport
+
+    data = passport(store, paper)
+    names = ["paper", "paper-verdicts", "paper-authors", *(n for _k, n in PARTS)]
+    queries = {name: sparql_of(name, {"paper": paper})[1] for name in names}
+    return passport_content(store, paper, data, queries)
+
+
+def _answer(content: CrateContent, settings: Settings, version: str, stem: str) -> Response:
+    data = zip_bytes(crate_files(content, version))
+    if len(data) > settings.answer_bytes:
+        raise TooLarge(
+            f"the crate is {len(data)} bytes; answers are limited to {settings.answer_bytes} "
+            "bytes (answer_bytes): write it with reprokg export crate",
+            details={"limit": "answer_bytes", "limit_value": settings.answer_bytes},
+        )
+    return Response(
+        data,
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{stem}-crate.zip"'},
+    )
+
+
+@router.get(
+    "/documents/{doc_id}/crate",
+    summary="A stored result (any kind) or run as an RO-Crate (Process Run Crate, ZIP)",
+    responses={200: _ZIP, **error_responses(404, 413)},
+    response_class=Response,
+    operation_id="get_document_crate",
+)
+def get_document_crate(
+    doc_id: str,
+    store: ReadStoreDep,
+    settings: SettingsDep,
+    ro_crate: str = Query("1.1", pattern="^1\\.[12]$", description="RO-Crate version"),
+) -> Response:
+    from reprokg.core.identifiers import document_iri
+    from reprokg.exchange.views import document_content
+    from reprokg.service.routes.documents import _doc_iri
+
+    iri = _doc_iri(doc_id, settings)
+    content = document_content(store, iri)
+    return _answer(content, settings, ro_crate, doc_id[:12] or str(document_iri(doc_id)))
+
+
+@router.get(
+    "/paper/crate",
+    summary="A paper's reproducibility passport as an RO-Crate (ZIP)",
+    responses={200: _ZIP, **error_responses(400, 404, 413)},
+    response_class=Response,
+    operation_id="get_passport_crate",
+)
+def get_passport_crate(
+    store: ReadStoreDep,
+    settings: SettingsDep,
+    doi: str | None = None,
+    iri: str | None = None,
+    ro_crate: str = Query("1.1", pattern="^1\\.[12]$", description="RO-Crate version"),
+) -> Response:
+    from reprokg.service.web.routes.paper import paper_iri
+
+    target = paper_iri(doi, iri)
+    return _answer(passport_crate_content(store, target), settings, ro_crate, "passport")

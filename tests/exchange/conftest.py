@@ -1,0 +1,100 @@
+"""Exchange fixtures: a store holding every kind of result, and the oracles that read crates.
+
+roc-validator (the RO-Crate validator of the RO-Crate community) resolves the RO-Crate
+JSON-LD context over HTTP; the tests serve it the contexts the specification publishes
+(tests/exchange/data/ro-crate-context) through ``responses``, so it runs offline and
+unchanged otherwise.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import need
+
+DATA = Path(__file__).parent / "data"
+CRATES = DATA / "crates"
+CONTEXTS = {
+    "https://w3id.org/ro/crate/1.1/context": DATA / "ro-crate-context" / "1.1.jsonld",
+    "https://w3id.org/ro/crate/1.2/context": DATA / "ro-crate-context" / "1.2.jsonld",
+}
+#: a paper of the bundled examples with runs (repro_eval's run header cites it)
+PAPER = "10.1007/978-3-030-15712-8_26"
+
+
+@pytest.fixture(scope="session")
+def result_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store with every bundled example and every kind of computed result: the demo's
+    comparison, evaluation, stability analyses, intrinsic dimension and verdict, and the
+    audits study recomputed (about a minute, once per session)."""
+    from reprokg.cli import main
+    from reprokg.service.demo import load_demo
+    from reprokg.store import open_store
+
+    path = tmp_path_factory.mktemp("exchange") / "kg"
+    with open_store(path) as store:
+        counts = load_demo(store)
+    assert "rejected" not in counts, counts
+    assert main(["study", "audits", "--save", "--format", "json", "--store", str(path)]) == 0
+    return path
+
+
+@pytest.fixture
+def store_copy(result_store: Path, tmp_path: Path) -> Callable[[], Path]:
+    def copy() -> Path:
+        dest = tmp_path / "kg-copy"
+        shutil.copytree(result_store, dest)
+        return dest
+
+    return copy
+
+
+def documents_by_kind(store) -> dict[str, list[str]]:
+    from reprokg.store.base import SelectResult
+
+    res = store.query(
+        "SELECT ?g ?k WHERE { GRAPH ?g { ?g <https://w3id.org/reprokg/ontology#documentKind> ?k }"
+        " } ORDER BY ?k ?g"
+    )
+    assert isinstance(res, SelectResult)
+    out: dict[str, list[str]] = {}
+    for g, k in res.rows:
+        out.setdefault(str(k), []).append(str(g))
+    return out
+
+
+@pytest.fixture(scope="session")
+def roc_validate() -> Callable[[Path, str], list[str]]:
+    """``validate(crate, profile)``: roc-validator's issues at the required level."""
+    try:
+        import responses
+        from rocrate_validator import models, services
+    except ImportError:
+        need(False, "roc-validator (test extra) is not installed")
+        raise
+
+    def validate(crate: Path, profile: str = "process-run-crate") -> list[str]:
+        with responses.RequestsMock(assert_all_requests_are_fired=False) as rs:
+            for url, path in CONTEXTS.items():
+                rs.get(url, body=path.read_bytes(), content_type="application/ld+json")
+            settings = services.ValidationSettings(
+                rocrate_uri=str(crate),
+                profile_identifier=profile,
+                requirement_severity=models.Severity.REQUIRED,
+            )
+            result = services.validate(settings)
+            return [f"{i.severity.name}: {i.message}" for i in result.get_issues()]
+
+    return validate
+
+
+@pytest.fixture
+def open_result_store(result_store: Path) -> Iterator:
+    from reprokg.store import open_store
+
+    with open_store(result_store, read_only=True) as store:
+        yield store
