@@ -1,20 +1,13 @@
-"""``reprokg export crate ID -o DIR|ZIP``, ``reprokg freeze ID -o DIR``, ``reprokg import
-FORMAT PATH``: what the graph holds out as RO-Crates and DataCite records, and other tools'
-runs in (docs/exchange.md)."""
+"""``reprokg import FORMAT PATH``: other tools' runs into the graph (docs/exchange.md;
+``reprokg export crate`` is a form of ``reprokg export``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
 
-from reprokg.cli.base import Command, add_store_option, store_location, tell
-from reprokg.core.errors import UsageError
-
-if TYPE_CHECKING:
-    from reprokg.exchange.crate import CrateContent
-    from reprokg.store.base import Store
+from reprokg.cli.base import Command, add_store_option, store_location
 
 #: import formats -> the loader kind that reads them
 IMPORT_FORMATS = {
@@ -22,61 +15,6 @@ IMPORT_FORMATS = {
     "ir_metadata": "run",
     "tirex": "run",
 }
-
-
-def content_for(store: Store, ident: str) -> CrateContent:
-    """The crate content of ``ident``: a DOI (the paper's passport), or a document (its IRI,
-    sha256 id or a unique prefix): a computed result of any kind, or a run."""
-    from reprokg.core.identifiers import is_doi
-
-    if is_doi(ident.strip()):
-        from reprokg.service.routes.exchange import passport_crate_content
-        from reprokg.service.web.routes.paper import paper_iri
-
-        return passport_crate_content(store, paper_iri(ident.strip(), None))
-    from reprokg.cli.store import resolve_document
-    from reprokg.exchange.views import document_content
-
-    return document_content(store, resolve_document(store, ident))
-
-
-def _export_crate(args: argparse.Namespace) -> int:
-    from reprokg.exchange.crate import crate_files, write_files
-    from reprokg.store import open_store
-
-    with open_store(args.store, read_only=True) as store:
-        content = content_for(store, args.id)
-        files = crate_files(content, args.ro_crate)
-    out = write_files(files, args.output)
-    tell(
-        f"wrote {out}: an RO-Crate {args.ro_crate} (Process Run Crate) of {content.kind} "
-        f"{content.subject}, {len(files)} files, {len(content.runs)} run(s) with PRIMAD"
-    )
-    return 0
-
-
-def _freeze(args: argparse.Namespace) -> int:
-    from reprokg.exchange.freeze import freeze, parse_creator
-    from reprokg.store import open_store
-
-    creators = [parse_creator(c) for c in args.creator]
-    with open_store(args.store, read_only=True) as store:
-        content = content_for(store, args.id)
-        out = freeze(
-            store,
-            content,
-            args.output,
-            creators=creators,
-            reproduces=args.reproduces,
-            publisher=args.publisher,
-            license=args.license,
-            version=args.version,
-            ro_crate=args.ro_crate,
-        )
-    tell(f"froze {content.kind} {content.subject} into {out}")
-    for name in sorted(p.name for p in out.iterdir() if p.is_file()):
-        print(out / name)
-    return 0
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -116,34 +54,6 @@ def _import(args: argparse.Namespace) -> int:
 
 def register(command: Command) -> None:
     p = command(
-        "freeze",
-        "a citable frozen copy of a comparison (or any result, or a DOI's passport): its "
-        "RO-Crate, DataCite 4.x metadata (XML and JSON) and the table as LaTeX and CSV",
-        _freeze,
-    )
-    p.add_argument("id", metavar="ID", help="a document id, IRI or prefix; or a DOI")
-    p.add_argument("-o", "--output", required=True, help="a new or empty folder")
-    p.add_argument(
-        "--creator",
-        action="append",
-        default=[],
-        metavar="NAME[,ORCID]",
-        help="a creator of the frozen record (repeatable; 'Family, Given,0000-0002-…')",
-    )
-    p.add_argument(
-        "--reproduces",
-        action="append",
-        default=[],
-        metavar="DOI",
-        help="the DOI of the work this result reproduces (relation Other: 'reproduces')",
-    )
-    p.add_argument("--publisher", default="reprokg", help="DataCite publisher")
-    p.add_argument("--license", default=None, help="SPDX licence IRI (default CC-BY-4.0)")
-    p.add_argument("--version", default="1", help="version of the frozen record")
-    p.add_argument("--ro-crate", choices=["1.1", "1.2"], default="1.1")
-    add_store_option(p)
-
-    p = command(
         "import",
         "import runs from another tool: an RO-Crate (folder, ZIP or metadata file), "
         "standalone ir_metadata YAML (tirex-tracker); validated like every document",
@@ -155,16 +65,3 @@ def register(command: Command) -> None:
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--format-out", choices=["text", "json"], default="text")
     add_store_option(p)
-
-
-def add_crate_export(p: argparse.ArgumentParser) -> None:
-    """The options ``reprokg export crate`` adds to ``reprokg export``."""
-    p.add_argument("-o", "--output", help="crate: a new or empty folder, or a .zip")
-    p.add_argument("--ro-crate", choices=["1.1", "1.2"], default="1.1", help="crate: version")
-
-
-def export_crate(args: argparse.Namespace, ident: str) -> int:
-    if not args.output:
-        raise UsageError("export crate needs -o DIR or -o FILE.zip")
-    args.id = ident
-    return _export_crate(args)

@@ -18,6 +18,7 @@ from reprokg.core.errors import UsageError
 if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a handler runs
     from rdflib import URIRef
 
+    from reprokg.exchange.crate import CrateContent
     from reprokg.store.base import QueryResult, SelectResult, Store
     from reprokg.validation.report import Report, Result
 
@@ -286,8 +287,6 @@ def resolve_document(store: Store, doc_id: str) -> URIRef:
 
 def cmd_export(args: argparse.Namespace) -> int:
     if args.target[0] == "crate" and len(args.target) == 2:
-        from reprokg.cli.exchange import export_crate
-
         return export_crate(args, args.target[1])
     if len(args.target) != 1:
         raise UsageError("give one DOC_ID, or: export crate ID -o DIR|FILE.zip")
@@ -318,6 +317,52 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     print(bind_prefixes(graph).serialize(format="turtle"))
     return 0
+
+
+# --------------------------------------------------------------------------- export crate
+
+
+def content_for(store: Store, ident: str) -> CrateContent:
+    """The crate content of ``ident``: a DOI (the paper's passport), or a document (its IRI,
+    sha256 id or a unique prefix): a computed result of any kind, or a run."""
+    from reprokg.core.identifiers import is_doi
+
+    if is_doi(ident.strip()):
+        from reprokg.service.routes.exchange import passport_crate_content
+        from reprokg.service.web.routes.paper import paper_iri
+
+        return passport_crate_content(store, paper_iri(ident.strip(), None))
+    from reprokg.exchange.views import document_content
+
+    return document_content(store, resolve_document(store, ident))
+
+
+def _export_crate(args: argparse.Namespace) -> int:
+    from reprokg.exchange.crate import crate_files, write_files
+    from reprokg.store import open_store
+
+    with open_store(args.store, read_only=True) as store:
+        content = content_for(store, args.id)
+        files = crate_files(content, args.ro_crate)
+    out = write_files(files, args.output)
+    tell(
+        f"wrote {out}: an RO-Crate {args.ro_crate} (Process Run Crate) of {content.kind} "
+        f"{content.subject}, {len(files)} files, {len(content.runs)} run(s) with PRIMAD"
+    )
+    return 0
+
+
+def add_crate_export(p: argparse.ArgumentParser) -> None:
+    """The options ``reprokg export crate`` adds to ``reprokg export``."""
+    p.add_argument("-o", "--output", help="crate: a new or empty folder, or a .zip")
+    p.add_argument("--ro-crate", choices=["1.1", "1.2"], default="1.1", help="crate: version")
+
+
+def export_crate(args: argparse.Namespace, ident: str) -> int:
+    if not args.output:
+        raise UsageError("export crate needs -o DIR or -o FILE.zip")
+    args.id = ident
+    return _export_crate(args)
 
 
 # ------------------------------------------------------------------ dump / restore / backup
@@ -447,8 +492,6 @@ def register(command: Command) -> None:
     )
     p.add_argument("--format", choices=["turtle", "nquads", "yaml"], default="turtle")
     p.add_argument("--read-only", action="store_true")
-    from reprokg.cli.exchange import add_crate_export
-
     add_crate_export(p)
     add_store_option(p)
 

@@ -8,10 +8,12 @@ limit of the settings (``answer_bytes``), like every other answer.
 
 from __future__ import annotations
 
+import re
+
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from reprokg.core.errors import TooLarge
+from reprokg.core.errors import NotFound, TooLarge
 from reprokg.core.settings import Settings
 from reprokg.exchange.crate import CrateContent, crate_files, zip_bytes
 from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
@@ -64,11 +66,11 @@ def get_document_crate(
 ) -> Response:
     from reprokg.core.identifiers import document_iri
     from reprokg.exchange.views import document_content
-    from reprokg.service.routes.documents import _doc_iri
 
-    iri = _doc_iri(doc_id, settings)
-    content = document_content(store, iri)
-    return _answer(content, settings, ro_crate, doc_id[:12] or str(document_iri(doc_id)))
+    if not re.fullmatch(r"[0-9a-f]{64}", doc_id):
+        raise NotFound(f"{doc_id!r} is not a document id (a sha256 hex digest)")
+    content = document_content(store, document_iri(doc_id, settings.base))
+    return _answer(content, settings, ro_crate, doc_id[:12])
 
 
 @router.get(

@@ -15,6 +15,7 @@ COMMANDS = (
     "validate",
     "query",
     "export",
+    "import",
     "dump",
     "restore",
     "backup",

@@ -59,6 +59,7 @@ def test_every_registered_loader_exposes_the_loader_api() -> None:
     found = loaders.loaders()
     assert set(found) == {
         "run",
+        "rocrate",
         "mlrc",
         "audit",
         "stability",
