@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         re_execution,
         replicability_graphics,
         rescience,
+        rocrate,
         stability,
     )
 
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
         artifact_evaluation,
         rescience,
         re_execution,
+        rocrate,
         qrels,
     )
 
@@ -72,7 +74,6 @@ log = logging.getLogger(__name__)
 #: loader modules in sniffing order (most specific formats first)
 LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.ir_metadata",
-    "reprokg.loaders.rocrate",
     "reprokg.loaders.mlrc",
     "reprokg.loaders.audit",
     "reprokg.loaders.stability",
@@ -84,6 +85,7 @@ LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.artifact_evaluation",
     "reprokg.loaders.rescience",
     "reprokg.loaders.re_execution",
+    "reprokg.loaders.rocrate",
     "reprokg.loaders.qrels",
 )
 #: bytes of a file given to ``sniff``

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from reprokg.core.document import Document
 from reprokg.core.errors import LoadError
-from reprokg.loaders import iter_source_files, load_bytes
+from reprokg.loaders import load_source
+from reprokg.loaders.files import load_path
 from reprokg.loaders.source import read_bytes
 
 
@@ -34,15 +35,11 @@ def import_path(path: str | Path, kind: str) -> list[Document]:
                     source=str(path),
                 )
             data, _ = read_bytes(meta)
-            return load_bytes(data, str(meta), kind)
+            return load_source(str(meta), data, kind)
         if kind == "mlflow":
             from reprokg.loaders.mlflow import read_store_folder
 
-            return load_bytes(read_store_folder(path), f"{path}/", kind)
-        docs: list[Document] = []
-        for f in iter_source_files([path]):
-            data, display = read_bytes(f)
-            docs.extend(load_bytes(data, display, kind))
-        return docs
+            return load_source(f"{path}/", read_store_folder(path), kind)
+        return load_path(path, kind)
     data, display = read_bytes(path)
-    return load_bytes(data, display, kind)
+    return load_source(display, data, kind)

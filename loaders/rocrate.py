@@ -36,13 +36,11 @@ from reprokg.core.hashing import content_hash, stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import SCHEMA
 from reprokg.loaders.archive import is_zip, read_zip
-from reprokg.loaders.ir_metadata.tree import COMPONENTS, Producer, flatten, run_document, unflatten
+from reprokg.loaders.contract import LoaderInfo
+from reprokg.loaders.ir_metadata.tree import COMPONENTS, flatten, run_document, unflatten
 from reprokg.loaders.source import decode_text, parse_json
 
-KIND = "rocrate"
-LOADER_NAME = "reprokg.loaders.rocrate"
-LOADER_VERSION = "1"
-PRODUCER = Producer(LOADER_NAME, LOADER_VERSION)
+INFO = LoaderInfo(kind="rocrate", name="reprokg.loaders.rocrate", version="1")
 
 METADATA_NAMES = ("ro-crate-metadata.json", "ro-crate-metadata.jsonld")
 CONTEXTS = {
@@ -495,7 +493,7 @@ def load(data: bytes, name: str) -> list[Document]:
             name=label,
             record=_record(crate, action, tree),
             source_key=f"rocrate:{crate_key}:{action['@id']}",
-            producer=PRODUCER,
+            producer=INFO,
         )
         node = mint("crate-action", stable_key(crate.sha256, action["@id"]))
         g = doc.graph
@@ -522,9 +520,7 @@ def load(data: bytes, name: str) -> list[Document]:
 
 
 __all__ = [
-    "KIND",
-    "LOADER_NAME",
-    "LOADER_VERSION",
+    "INFO",
     "PRIMAD_PROPERTY",
     "PROCESS_RUN_CRATE",
     "Crate",

@@ -13,13 +13,13 @@ and read it back: how an RO-Crate carries every PRIMAD field of a run losslessly
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from reprokg.core.document import Document
 from reprokg.core.errors import LoadError
+from reprokg.loaders.contract import LoaderInfo
 
 #: top-level keys of a run that are not in one of the six components
 RUN_KEYS = ("schema-version", "run-version", "tag")
@@ -99,14 +99,6 @@ def _sequences(node: Any) -> Any:
     return items
 
 
-@dataclass(frozen=True)
-class Producer:
-    """Who makes a document from a tree: the registered loader (kind, name, version)."""
-
-    name: str
-    version: str
-
-
 def tree_yaml(tree: dict[str, Any]) -> bytes:
     """The tree as ir_metadata YAML (what ``reprokg export --format yaml`` writes back)."""
     from reprokg.loaders.ir_metadata.export import dump_yaml
@@ -120,7 +112,7 @@ def run_document(
     name: str,
     record: bytes,
     source_key: str,
-    producer: Producer,
+    producer: LoaderInfo,
 ) -> Document:
     """A ``run`` document of the PRIMAD ``tree`` (canonical ir_metadata keys).
 

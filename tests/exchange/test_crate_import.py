@@ -14,7 +14,7 @@ import pytest
 from reprokg.cli import main
 from reprokg.core.errors import LoadError
 from reprokg.core.namespaces import RK
-from reprokg.loaders import load_bytes
+from reprokg.loaders import load_source
 from reprokg.loaders.importers import import_path
 from reprokg.loaders.ir_metadata.export import graph_to_dict
 from reprokg.measures.primad import COMPONENTS, component_values
@@ -98,14 +98,14 @@ def test_a_crate_without_an_execution_is_refused() -> None:
 
 def test_located_errors() -> None:
     with pytest.raises(LoadError) as err:
-        load_bytes(
-            b'{"@context": "https://w3id.org/ro/crate/1.1/context",\n "@graph": [}',
+        load_source(
             "ro-crate-metadata.json",
+            b'{"@context": "https://w3id.org/ro/crate/1.1/context",\n "@graph": [}',
             "rocrate",
         )
     assert err.value.line == 2
     with pytest.raises(LoadError, match="@id") as err:
-        load_bytes(b'{"@graph": [{"name": "x"}]}', "ro-crate-metadata.json", "rocrate")
+        load_source("ro-crate-metadata.json", b'{"@graph": [{"name": "x"}]}', "rocrate")
     assert err.value.field == "@graph[0]"
 
 
@@ -117,7 +117,7 @@ def test_folder_zip_and_file_give_the_same_documents(tmp_path: Path) -> None:
         zf.writestr("revsort/README.txt", "payload")
     a = import_path(src, "rocrate")
     b = import_path(z, "rocrate")
-    c = load_bytes((src / "ro-crate-metadata.json").read_bytes(), "x.json", "rocrate")
+    c = load_source("x.json", (src / "ro-crate-metadata.json").read_bytes(), "rocrate")
     assert [d.iri for d in a] == [d.iri for d in b] == [d.iri for d in c]
 
 

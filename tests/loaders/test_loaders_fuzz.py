@@ -93,6 +93,11 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
         (p.name, _head(p, 12)) for p in sorted(logs.glob("run_log_r36_*env*.csv"))
     ]
     out["rescience"] = []
+    crates = EXAMPLES.parent / "tests/exchange/data/crates"
+    out["rocrate"] = [
+        ("ro-crate-metadata.json", (crates / n / "ro-crate-metadata.json").read_bytes())
+        for n in ("process-run-example1", "workflow-run-example2")
+    ]
     subset = json.loads((EXAMPLES / "survey/consolidatedData-subset.json").read_text("utf-8"))
     out["survey"].append(("consolidatedData.json", json.dumps(subset[:2], indent=1).encode()))
     if SHARED_DATA.is_dir():
@@ -125,6 +130,7 @@ KINDS = [
     "artifact-evaluation",
     "rescience",
     "re-execution",
+    "rocrate",
     "qrels",
 ]
 
