@@ -163,6 +163,9 @@ class Settings:
     answer_bytes: int = setting(32 * 1024 * 1024, _count)
     #: address space of a query worker (MiB, ``RLIMIT_AS``); 0 = no limit
     query_memory_mb: int = setting(2_048, _count)
+    #: MiB an embedded store's disk keeps free: writes are refused (507) below it, and
+    #: after a write met a full disk they resume once more is free (store/disk.py)
+    store_min_free_mb: int = setting(64, _count)
     #: largest request body accepted (bytes) for documents and queries
     max_body_bytes: int = setting(8 * 1024 * 1024, _count)
     #: largest source file a loader reads (bytes); the service's body limit is smaller

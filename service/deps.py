@@ -7,6 +7,7 @@ through these annotations so a test app can swap either without patching modules
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from typing import Annotated, Any
 
@@ -158,8 +159,31 @@ def _page_for(request: Request, exc: ReprokgError) -> Response | None:
     return page(request, exc) if page else None
 
 
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the API documents at the request's path (its OpenAPI schema, whatever
+    route serves each): Starlette's 405 names only the methods of the first route that
+    matched, and ours have a route per method (``Allow: POST`` on ``/documents``, which
+    also answers GET). Empty for a path the schema does not document."""
+    state = request.app.state
+    table = getattr(state, "allow_table", None)
+    if table is None:
+        table = []
+        for template, ops in request.app.openapi().get("paths", {}).items():
+            pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
+            methods = sorted(m.upper() for m in ops if m.upper() in _HTTP_METHODS)
+            table.append((re.compile(pattern + "$"), methods))
+        state.allow_table = table
+    path = request.url.path
+    return sorted({m for pattern, methods in table if pattern.match(path) for m in methods})
+
+
+_HTTP_METHODS = {"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"}
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 405 and (documented := allowed_methods(request)):
+        exc.headers = {**(exc.headers or {}), "Allow": ", ".join(documented)}
     if exc.status_code == 404:
         ours: ReprokgError = NotFound(f"there is no page or resource at {request.url.path}")
     else:
@@ -201,12 +225,35 @@ _WHY = {
     406: "no offered media type is acceptable",
     413: "body, file or parsing cost over a limit",
     415: "unsupported content type, or no loader recognises the input",
+    429: "this client has as many uploads (requests with a body) in progress as it may; "
+    "send the next when one is answered (Retry-After)",
     422: "SHACL violations (the reports; nothing stored), or a malformed parameter",
     503: "busy or over the time limit; try again (Retry-After)",
+    507: "the store's disk is full: nothing was written; reads go on, and writes resume "
+    "by themselves once space is freed",
+}
+
+
+#: a 422 of a route that validates uploads: the SHACL reports (nothing stored), or
+#: FastAPI's ``{"detail": [...]}`` for a malformed parameter
+REPORTS_OR_ERROR: dict[str, Any] = {
+    "anyOf": [
+        ERROR_BODY,
+        {
+            "type": "object",
+            "properties": {"conforms": {"type": "boolean"}, "reports": {"type": "array"}},
+            "required": ["reports"],
+        },
+    ]
 }
 
 
 def error_responses(*codes: int, media: str = "application/json") -> dict[int | str, Any]:
     """OpenAPI ``responses`` entries for the error statuses a route answers."""
     schema = ERROR_BODY if media == "application/json" else {"type": "string"}
-    return {c: {"description": _WHY[c], "content": {media: {"schema": schema}}} for c in codes}
+
+    def of(code: int) -> dict[str, Any]:
+        body = REPORTS_OR_ERROR if code == 422 and media == "application/json" else schema
+        return {"description": _WHY[code], "content": {media: {"schema": body}}}
+
+    return {c: of(c) for c in codes}

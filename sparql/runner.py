@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import logging
 import os
 import shutil
 import threading
@@ -78,6 +79,9 @@ from reprokg.store.base import (
     SelectResult,
     Store,
 )
+from reprokg.store.disk import no_space
+
+log = logging.getLogger("reprokg.sparql")
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
@@ -433,11 +437,19 @@ class Snapshots:
             # Flush first so the checkpoint itself does not switch the WAL (which would
             # look like a write next time); a write landing after ``sig`` is read only
             # makes the next call take one more checkpoint, never a stale one.
-            self.store.flush()
-            sig = self._signature()
-            self._n += 1
-            target = self.root / f"snap-{self._n:06d}"
-            self.store.checkpoint(target)
+            try:
+                self.store.flush()
+                sig = self._signature()
+                self._n += 1
+                target = self.root / f"snap-{self._n:06d}"
+                self.store.checkpoint(target)
+            except (OSError, StoreError) as exc:
+                if self._current is None or not no_space(exc):
+                    raise
+                # a full disk (no room for a checkpoint's files): queries go on reading
+                # the last checkpoint; the writes since then were refused or are few
+                log.warning("no new query snapshot (%s); reading the previous one", exc)
+                return self._current
             self._current, self._sig = str(target), sig
             self.made += 1
             return self._current

@@ -69,7 +69,15 @@ class Store(ABC):
 
         if self.blob_dir is None:
             raise StoreError("this store has no blob directory configured")
-        return store_blob(self.blob_dir, data)
+        try:
+            return store_blob(self.blob_dir, data)
+        except OSError as exc:
+            from reprokg.store.disk import free_bytes, full, no_space
+
+            if not no_space(exc):
+                raise
+            free = free_bytes(self.blob_dir)
+            raise full(self.blob_dir, free, free, refused_by_disk=True) from exc
 
     def get_blob(self, sha256: str) -> bytes | None:
         from reprokg.store.blobs import get_blob

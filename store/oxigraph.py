@@ -62,8 +62,9 @@ from rdflib import BNode, Graph, URIRef
 from rdflib.term import Identifier
 
 import reprokg.store.counters as counters
+import reprokg.store.disk as disk
 import reprokg.store.ranks as ranks
-from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StoreError
+from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StorageFull, StoreError
 from reprokg.store.base import (
     AskResult,
     Backup,
@@ -244,6 +245,25 @@ def _quads_plan(quads: Iterable[ox.Quad]) -> ranks.Plan:
 
 
 @functools.cache
+def _pauses_on_full_disk(method: Callable[..., T]) -> Callable[..., T]:
+    """A write method whose full disk is :class:`StorageFull` (507), and marks the store
+    for a reopen before its next write (store/disk.py)."""
+
+    @functools.wraps(method)
+    def write(self: OxigraphStore, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except StorageFull:
+            raise
+        except Exception as exc:
+            full = self._disk_full(exc)
+            if full is not None:
+                raise full from exc
+            raise
+
+    return write
+
+
 def _without_data() -> ox.Store:
     """An empty in-memory store, for queries that read no data (made once)."""
     return ox.Store()
@@ -304,11 +324,26 @@ class OxigraphStore(
             else:
                 self._store = ox.Store(str(self.path))
         except OSError as exc:
+            if self.path is not None and disk.no_space(exc):
+                raise disk.cannot_open(self.path, exc) from exc
             raise StoreError(f"cannot open store at {self.path}: {exc}") from exc
         #: one writer at a time in this process (writes and the maintenance after them)
         self._write_lock = threading.RLock()
+        #: a write met a full disk: RocksDB refuses every write until reopened (store/disk.py)
+        self._full = False
+        try:
+            self._after_open()
+        except Exception as exc:
+            if self.path is not None and disk.no_space(exc):
+                raise disk.cannot_open(self.path, exc) from exc
+            raise
+
+    def _after_open(self) -> None:
+        """What every open does after the database is open: the maintenance a crash or an
+        older version may have left to do (also after a reopen, store/disk.py)."""
+        read_only = self.read_only
         #: what the last maintenance at open or on demand did, with timings (benchmarks)
-        self.maintenance: dict[str, dict] = {}
+        self.maintenance = {}
         self._documents = 0  # kept as the store writes (store/counters.py)
         self._version = 0
         self._deltas = 0  # delta quads in the counters graph (folded beyond FOLD_AT)
@@ -434,6 +469,7 @@ class OxigraphStore(
 
     # ------------------------------------------------------------------ the merge
 
+    @_pauses_on_full_disk
     def rebuild_merge(self) -> None:
         """Make the default graph the merge of all named graphs, as a bulk write
         (:mod:`reprokg.store.bulk`: stale marker, streamed bulk load, merged marker; an
@@ -483,6 +519,68 @@ class OxigraphStore(
     def _check_writable(self) -> None:
         if self.read_only:
             raise StoreError("store is opened read-only")
+        self._room_to_write()
+
+    def _room_to_write(self) -> None:
+        """Refuse a write while the disk is (nearly) full; after a write met a full disk,
+        reopen the database once there is room again (store/disk.py)."""
+        if self.path is None:
+            return
+        from reprokg.core.settings import settings
+
+        min_free = settings().store_min_free_mb << 20
+        free = disk.free_bytes(self.path)
+        if free <= min_free:
+            raise disk.full(self.path, free, min_free, refused_by_disk=self._full)
+        if self._full:
+            with self._write_lock:
+                if self._full:
+                    self._reopen()
+
+    def _reopen(self) -> None:
+        """The database reopened in place (RocksDB keeps a full disk's error until then).
+        Readers that come meanwhile wait on a :class:`~reprokg.store.disk.Reopening`; a
+        reader still holding the old handle is waited for (its lock on the directory)."""
+        assert self.path is not None
+        standin = disk.Reopening()
+        self._store = standin  # the old handle's last reference here: RocksDB closes it
+        deadline = time.monotonic() + 10
+        new = None
+        try:
+            while new is None:
+                try:
+                    new = ox.Store(str(self.path))
+                except OSError as exc:
+                    if disk.no_space(exc) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)  # a reader still holds the old handle
+            self._store = new
+            self._full = False
+            self._after_open()
+            log.warning("store %s reopened: the disk has room again, writes resume", self.path)
+        except Exception as exc:
+            if new is None:  # reads go on from a read-only handle meanwhile
+                with contextlib.suppress(OSError):
+                    new = ox.Store.read_only(str(self.path))
+            if new is not None:
+                self._store = new
+            self._full = True
+            free = disk.free_bytes(self.path)
+            raise disk.full(self.path, free, free, refused_by_disk=True) from exc
+        finally:
+            standin.done(self._store)
+
+    def _disk_full(self, exc: BaseException) -> StoreError | None:
+        """A write's failure as :class:`StorageFull` when the disk was full (and the store
+        marked for a reopen before its next write)."""
+        if self.path is None or not disk.no_space(exc):
+            return None
+        self._full = True
+        free = disk.free_bytes(self.path)
+        from reprokg.core.settings import settings
+
+        log.error("store %s: the disk is full (%d bytes free); writes paused", self.path, free)
+        return disk.full(self.path, free, settings().store_min_free_mb << 20, refused_by_disk=True)
 
     def add_document(self, iri: URIRef | str, graph: Graph) -> None:
         self.replace_document(iri, graph, iri)
@@ -493,6 +591,7 @@ class OxigraphStore(
         replaces = URIRef(str(old)) if str(old) != str(iri) else None
         self.write_documents([DocumentWrite(URIRef(str(iri)), graph, replaces)])
 
+    @_pauses_on_full_disk
     def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
         """All of ``writes`` in ONE atomic call: when every graph is new, an N-Quads load
         (Quad objects when a term is a blank node), by the bulk loader from
@@ -541,6 +640,7 @@ class OxigraphStore(
                 raise StoreError(f"cannot write {what}: {exc}") from exc
             self._committed(delta)
 
+    @_pauses_on_full_disk
     def delete_document(self, iri: URIRef | str) -> bool:
         self._check_writable()
         if str(iri) in RESERVED_GRAPHS:
@@ -556,6 +656,7 @@ class OxigraphStore(
                 self._committed(-1)
         return True
 
+    @_pauses_on_full_disk
     def update(
         self,
         sparql: str,
@@ -693,6 +794,7 @@ class OxigraphStore(
         """The documents' quads only: the merge is derived, :meth:`restore` rebuilds it."""
         ox.serialize(self._document_quads(), out, rdf_format(fmt))
 
+    @_pauses_on_full_disk
     def restore(self, src: BinaryIO, fmt: str = "nquads") -> None:
         """Add the quads of a dump and their triples to the merge, all or nothing.
 

@@ -115,8 +115,10 @@ def _source_line(doc: Document | None, value: str) -> int | None:
     return text.count("\n", 0, pos) + 1 if pos >= 0 else None
 
 
-def _store_refuses_iri(iri: str) -> str | None:
-    """Why the store (pyoxigraph, RFC 3987) refuses ``iri``, or ``None``."""
+def iri_refusal(iri: str) -> str | None:
+    """Why the store (pyoxigraph's IRI parser, RFC 3987) refuses ``iri``, or ``None``:
+    the one IRI check, so that what validation and the SPARQL protocol accept, the store
+    takes."""
     import pyoxigraph as ox
 
     try:
@@ -130,14 +132,14 @@ def _refused_term(term: object) -> bool:
     """A term the store cannot hold (the SHACL engine, on pyoxigraph, cannot either)."""
     text = str(term)
     if isinstance(term, URIRef):
-        return _store_refuses_iri(text) is not None
+        return iri_refusal(text) is not None
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
             return True
     datatype = getattr(term, "datatype", None)
-    return datatype is not None and _store_refuses_iri(str(datatype)) is not None
+    return datatype is not None and iri_refusal(str(datatype)) is not None
 
 
 def for_shacl(graph: Graph) -> Graph:
@@ -193,7 +195,7 @@ def check_terms_the_store_takes(graph: Graph, doc: Document | None = None) -> li
                 continue
             seen.add(key)
             if isinstance(term, URIRef):
-                why = _store_refuses_iri(text)
+                why = iri_refusal(text)
                 if why:
                     why = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in why)
                     report(f"{text!r} is not an IRI (RFC 3987): {why}", s, text)

@@ -201,7 +201,7 @@ def _json(data: str | bytes, source: str) -> Any:
                 }
             },
         },
-        **error_responses(400, 401, 403, 404, 413, 415, 422, 503),
+        **error_responses(400, 401, 403, 404, 413, 415, 422, 429, 503, 507),
     },
     openapi_extra={
         "requestBody": {

@@ -108,6 +108,14 @@ async def _read_uploads(request: Request, settings: Settings, name: str | None) 
     return [Upload(_safe_name(name, "upload" + _EXT_FOR_TYPE.get(ctype, ".txt")), data)]
 
 
+def _known_kinds(schema: dict) -> None:
+    """The ``kind`` parameter's schema names the kinds there are (made when the schema is,
+    not at import): an empty or unknown ``kind=`` is refused, and the schema says so."""
+    from reprokg.loaders import loaders
+
+    schema["enum"] = sorted(loaders())
+
+
 def _parse(request: Request, uploads: list[Upload], kind: str | None) -> list[Validated]:
     """Each upload's documents with their reports, parsed and validated in the app's parse
     workers (:mod:`reprokg.service.parsing`)."""
@@ -159,7 +167,7 @@ def _store_documents(store: Store, validated: list[Validated]) -> list[dict]:
                 },
             },
         },
-        **error_responses(400, 401, 403, 413, 415, 422, 503),
+        **error_responses(400, 401, 403, 413, 415, 422, 429, 503, 507),
     },
     openapi_extra={"requestBody": UPLOAD_BODY},
     operation_id="post_documents",
@@ -169,7 +177,9 @@ async def post_documents(
     store: StoreDep,
     settings: SettingsDep,
     _auth: WriteAccess,
-    kind: str | None = Query(None, description="document kind; sniffed when omitted"),
+    kind: str | None = Query(
+        None, description="document kind; sniffed when omitted", json_schema_extra=_known_kinds
+    ),
     name: str | None = Query(None, description="file name of a raw body (helps sniffing)"),
 ) -> JSONResponse:
     uploads = await _read_uploads(request, settings, name)
@@ -190,15 +200,17 @@ async def post_documents(
 @router.post(
     "/validate",
     summary="Validate like POST /documents; never stores",
-    responses=error_responses(400, 413, 415, 422, 503),
+    responses=error_responses(400, 413, 415, 422, 429, 503),
     openapi_extra={"requestBody": UPLOAD_BODY},
     operation_id="validate",
 )
 async def post_validate(
     request: Request,
     settings: SettingsDep,
-    kind: str | None = Query(None),
-    name: str | None = Query(None),
+    kind: str | None = Query(
+        None, description="document kind; sniffed when omitted", json_schema_extra=_known_kinds
+    ),
+    name: str | None = Query(None, description="file name of a raw body (helps sniffing)"),
 ) -> JSONResponse:
     uploads = await _read_uploads(request, settings, name)
     reports = [v.report for v in await run_in_threadpool(_parse, request, uploads, kind)]
@@ -324,7 +336,7 @@ def get_document(
     "/documents/{doc_id}",
     status_code=204,
     summary="Delete a stored document",
-    responses=error_responses(401, 403, 404),
+    responses=error_responses(401, 403, 404, 507),
     operation_id="delete_document",
 )
 def delete_document(

@@ -97,8 +97,19 @@ def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, byte
     "",
     response_model=IntrinsicDimensionModel,
     status_code=status.HTTP_200_OK,
-    responses={201: {"model": IntrinsicDimensionModel, "description": "computed and stored"}}
-    | error_responses(400, 401, 403, 413, 422),
+    responses={
+        201: {
+            "model": IntrinsicDimensionModel,
+            "description": "computed and stored",
+            "links": {
+                "GetIntrinsicDimension": {
+                    "operationId": "get_intrinsic_dimension",
+                    "parameters": {"result_id": "$response.body#/stored/result_id"},
+                }
+            },
+        }
+    }
+    | error_responses(400, 401, 403, 413, 422, 429, 507),
     summary="Geometric intrinsic dimension of an uploaded data file (stored with save=true)",
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
@@ -165,6 +176,7 @@ def post_intrinsic_dimension(
 
 @router.get(
     "/{result_id}",
+    operation_id="get_intrinsic_dimension",
     response_model=IntrinsicDimensionModel,
     responses=error_responses(404),
     summary="A stored intrinsic-dimension result, as it was computed",

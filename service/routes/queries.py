@@ -97,7 +97,21 @@ def _run_native(store, sparql: str, media: str, *, reads_store: bool = True) -> 
     raise StoreError("named query is not SELECT/ASK")
 
 
-@router.get("/queries", summary="The named queries with their parameters and examples")
+@router.get(
+    "/queries",
+    summary="The named queries with their parameters and examples",
+    responses={
+        200: {
+            "description": "the named queries",
+            "links": {
+                "RunNamedQuery": {  # schemathesis' stateful phase follows it
+                    "operationId": "run_named_query",
+                    "parameters": {"name": "$response.body#/queries/0/name"},
+                }
+            },
+        }
+    },
+)
 def list_queries(request: Request) -> dict:
     out = []
     for q in load_queries().values():
@@ -110,6 +124,7 @@ def list_queries(request: Request) -> dict:
 @router.get(
     "/queries/{name}",
     name="run_query",
+    operation_id="run_named_query",
     summary="Run a named query; parameters in the query string",
     responses={
         200: {"description": "the query's results", "content": {t: {} for t in RESULT_TYPES}},

@@ -74,7 +74,7 @@ async def _read(request: Request, max_files: int) -> list[tuple[str, bytes]]:
             "description": "the reports (JSON), or the SHACL report graph (Turtle) or text",
             "content": {"application/json": {}, "text/turtle": {}, "text/plain": {}},
         },
-        **error_responses(400, 413, 415, 422, 503),
+        **error_responses(400, 413, 415, 422, 429, 503),
     },
     openapi_extra={"requestBody": _BODY},
     operation_id="shacl",

@@ -194,8 +194,10 @@ def _decode_utf8(data: bytes, what: str) -> str:
 
 
 def _check_iri(iri: str, param: str) -> str:
+    from reprokg.validation.checks import iri_refusal
+
     parts = urlsplit(iri)
-    if not parts.scheme or any(c in iri for c in ' <>"{}|^`\\\n\r\t'):
+    if not parts.scheme or any(c in iri for c in ' <>"{}|^`\\\n\r\t') or iri_refusal(iri):
         raise ProtocolError(400, f"{param} must be an absolute IRI, got {iri!r}")
     return iri
 
@@ -336,25 +338,47 @@ _OK = {
     "description": "results, or the service description",
     "content": dict.fromkeys(_RESULT_MEDIA, {}),
 }
-_ERRORS = error_responses(400, 401, 403, 406, 413, 415, 503, media="text/plain")
+_ERRORS = error_responses(400, 401, 403, 406, 413, 415, 429, 503, 507, media="text/plain")
 _OPENAPI_RESPONSES: dict[str, dict] = {
     "GET": {200: _OK, **_ERRORS},
     "POST": {200: _OK, 204: {"description": "the update was applied"}, **_ERRORS},
 }
+#: an operation's text (never empty: an empty query is a 400)
+_TEXT = {"type": "string", "minLength": 1}
+#: an absolute IRI as :func:`_check_iri` takes it
+_IRI = {"type": "string", "pattern": '^[A-Za-z][A-Za-z0-9+.-]*:[^\\s<>"{}|^`\\\\]*$'}
 _PROTOCOL_PARAMS = [
-    {"name": name, "in": "query", "required": False, "schema": {"type": "string"}}
-    for name in ("query", "default-graph-uri", "named-graph-uri", "format")
+    {"name": "query", "in": "query", "required": False, "schema": _TEXT},
+    *(
+        {"name": name, "in": "query", "required": False, "schema": {"type": "array", "items": _IRI}}
+        for name in ("default-graph-uri", "named-graph-uri")
+    ),
+    {"name": "format", "in": "query", "required": False, "schema": {"type": "string"}},
 ]
-_FORM_FIELDS = {
-    name: {"type": "string"}
-    for name in (
-        "query",
-        "update",
-        "default-graph-uri",
-        "named-graph-uri",
-        "using-graph-uri",
-        "using-named-graph-uri",
-    )
+#: a form carries a query (with its dataset) or an update (with its own), never both
+_FORM_SCHEMA = {
+    "oneOf": [
+        {
+            "type": "object",
+            "properties": {
+                "query": _TEXT,
+                "default-graph-uri": _IRI,
+                "named-graph-uri": _IRI,
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {
+                "update": {"type": "string"},  # an empty update is a valid one (a no-op)
+                "using-graph-uri": _IRI,
+                "using-named-graph-uri": _IRI,
+            },
+            "required": ["update"],
+            "additionalProperties": False,
+        },
+    ]
 }
 _OPENAPI_EXTRA: dict[str, dict] = {
     "GET": {"parameters": _PROTOCOL_PARAMS},
@@ -363,9 +387,9 @@ _OPENAPI_EXTRA: dict[str, dict] = {
         "requestBody": {
             "required": True,
             "content": {
-                FORM: {"schema": {"type": "object", "properties": _FORM_FIELDS}},
-                QUERY_TYPE: {"schema": {"type": "string"}},
-                UPDATE_TYPE: {"schema": {"type": "string"}},
+                FORM: {"schema": _FORM_SCHEMA},
+                QUERY_TYPE: {"schema": _TEXT},
+                UPDATE_TYPE: {"schema": _TEXT},
             },
         },
     },

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 from reprokg.core.errors import UsageError
 from reprokg.service.deps import (
@@ -149,7 +149,7 @@ MetricParam = Annotated[
     str | None, Query(description="the observed metric (default: the only or most observed)")
 ]
 PairParam = Annotated[
-    list[str] | None,
+    list[Annotated[str, StringConstraints(pattern=r"^[^:]+:.+$")]] | None,
     Query(description="extra contrasts a:b (experiment names), repeatable"),
 ]
 

@@ -48,6 +48,12 @@ _STUDY_EXAMPLE = {
             "authors' code its published method follows, the data and SPARQL it reads, its "
             "methods (the first is the default) with their rules, and its options.",
             "content": {"application/json": {"example": {"studies": [_STUDY_EXAMPLE]}}},
+            "links": {
+                "StudyResult": {
+                    "operationId": "study_result",
+                    "parameters": {"name": "$response.body#/studies/0/name"},
+                }
+            },
         }
     },
 )
@@ -57,6 +63,7 @@ def list_studies() -> dict[str, Any]:
 
 @router.get(
     "/{name}",
+    operation_id="study_result",
     summary="A published study recomputed from the graph",
     responses={
         200: {

@@ -255,6 +255,17 @@ templates.env.globals.update(fmt_num=fmt_num, anchor=anchor)
 # --------------------------------------------------------------------------- answers
 
 
+#: the OpenAPI entry of a page served on a path the API also uses (schemathesis holds the
+#: API to its schema: an undeclared GET that answers 200 was a mismatch, issue 28)
+PAGE_RESPONSES: dict[int | str, Any] = {
+    200: {
+        "description": "the page (HTML), or with ?format=csv|json the rows it shows",
+        "content": {"text/html": {}, "text/csv": {}, "application/json": {}},
+    },
+    406: {"description": "format is not csv or json", "content": {"application/json": {}}},
+}
+
+
 def wants(request: Request) -> str | None:
     """``csv`` or ``json`` when the request asks for the rows (``?format=``), else None."""
     fmt = request.query_params.get("format")

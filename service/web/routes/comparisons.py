@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import HTMLResponse, Response
 
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.measures.verdicts import stored_verdicts
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web import charts
 from reprokg.service.web.render import (
+    PAGE_RESPONSES,
     alternates,
     cache,
     page,
@@ -24,7 +25,7 @@ from reprokg.service.web.render import (
 from reprokg.service.web.topics import per_topic
 from reprokg.sparql.named import NamedQueryError, Param, to_term
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter()
 
 LIST_COLUMNS = [
     "comparison",
@@ -40,7 +41,13 @@ MEASURE_COLUMNS = ["measure", "side", "effectiveness", "value"]
 HEADLINE = ("ktu", "rbo", "rmse", "nrmse", "pvalue", "er", "dri")
 
 
-@router.get("/comparisons")
+@router.get(
+    "/comparisons",
+    tags=["web pages"],
+    summary="The comparisons page (HTML; the API computes one with POST)",
+    response_class=HTMLResponse,
+    responses=PAGE_RESPONSES,
+)
 def comparisons(request: Request, store: ReadStoreDep) -> Response:
     rows = rows_of(store, "comparisons")
     if fmt := wants(request):
@@ -55,7 +62,7 @@ def comparisons(request: Request, store: ReadStoreDep) -> Response:
     )
 
 
-@router.get("/comparison")
+@router.get("/comparison", include_in_schema=False)
 def comparison(
     request: Request,
     store: ReadStoreDep,

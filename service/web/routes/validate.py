@@ -17,13 +17,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from reprokg.core.errors import LoadError
 from reprokg.core.resources import data_dir
-from reprokg.service.web.render import page, wants
+from reprokg.service.web.render import PAGE_RESPONSES, page, wants
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter()
 
 #: the example in the form: the bundled annotated run with a wrong ORCID check digit
 EXAMPLE = "runs/annotated_run_example.txt"
@@ -35,7 +35,13 @@ def example_broken() -> str:
     return text.replace(GOOD_ORCID, BROKEN_ORCID)
 
 
-@router.get("/validate")
+@router.get(
+    "/validate",
+    tags=["web pages"],
+    summary="The validation form (HTML; the API validates with POST)",
+    response_class=HTMLResponse,
+    responses=PAGE_RESPONSES,
+)
 def validate_form(request: Request) -> Response:
     return page(
         request, "validate.html", title="Validate", text=example_broken(), report=None, name=""
@@ -61,7 +67,7 @@ def check(request: Request, data: bytes, name: str) -> tuple[str | None, list[di
     return kind, [asdict(r) for v in validated for r in v.report.results]
 
 
-@router.post("/validate/report")
+@router.post("/validate/report", include_in_schema=False)
 async def validate_report(
     request: Request,
     text: Annotated[str, Form()] = "",
