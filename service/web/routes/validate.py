@@ -6,8 +6,7 @@ posts to ``/validate/report``.)
 The form's upload takes the one upload path: parsed and validated in the app's parse
 workers (:mod:`reprokg.service.parsing`) with their time and memory limits and their
 concurrency bound, like ``POST /validate`` (issue 28: the form parsed in the server
-process, and four 3.5 MB uploads took 405 s each past a 5 s parse limit). Only the kind
-is sniffed here, from the first :data:`~reprokg.loaders.HEAD_BYTES` bytes.
+process, and four 3.5 MB uploads took 405 s each past a 5 s parse limit).
 """
 
 from __future__ import annotations
