@@ -183,34 +183,20 @@ STORED_QUERY = "measures/sparql/stored-qra.rq"
 
 def stored_quantities(store: Store, paper: str) -> list[dict[str, Any]]:
     """The measured quantities about ``paper`` that stored assessments hold, each with its
-    CV* and its measurements (what the paper page draws), newest assessment's first."""
+    CV* and its measurements (what the paper page draws)."""
     from reprokg.sparql.named import package_query
     from reprokg.sparql.rows import select_rows
 
-    rows = select_rows(store, package_query(STORED_QUERY).bind({"paper": paper}))
+    return group_stored(select_rows(store, package_query(STORED_QUERY).bind({"paper": paper})))
+
+
+def group_stored(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of :data:`STORED_QUERY` (one per measurement) as one dict per quantity."""
+    keep = ("qra", "document", "quantity", "label", "measure", "origin", "n", "mean")
+    keep += ("cvStar", "low", "high", "level")
     out: dict[str, dict[str, Any]] = {}
     for r in rows:
-        q = out.setdefault(
-            r["quantity"],
-            {
-                k: r.get(k)
-                for k in (
-                    "qra",
-                    "document",
-                    "quantity",
-                    "label",
-                    "measure",
-                    "origin",
-                    "n",
-                    "mean",
-                    "cvStar",
-                    "low",
-                    "high",
-                    "level",
-                )
-            }
-            | {"measurements": []},
-        )
+        q = out.setdefault(r["quantity"], {k: r.get(k) for k in keep} | {"measurements": []})
         q["measurements"].append(
             {
                 "value": r["value"],

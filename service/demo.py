@@ -13,7 +13,8 @@ leaderboards, *find baselines* and ``/leaderboards``, have rows), ``reprokg comp
 comparison with its PRIMAD signature and measures, and the rule's verdict) and ``reprokg
 stability --save`` of every stability study (seed 003's model and tests, stored as
 ``stability-analysis`` documents; the examples' observations are illustrative, and their
-analyses say so).
+analyses say so), ``reprokg stability --cd --save`` of each study with several experiments
+and ``reprokg qra DOI --save`` of QRA's worked example (examples/qra) and of the runs' paper.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ EXAMPLE_REQUESTS = [
     "/measures/studies/pwc-checklist-2019",
     "/documents",
     "/measures/stability/studies",
+    "/measures/qra?paper=10.18653/v1/P17-2014",
+    "/paper?doi=10.18653/v1/P17-2014",
     "/docs",
 ]
 
@@ -101,6 +104,9 @@ def load_demo(store: Store) -> dict[str, int]:
     for status in analyse_stability(store):
         key = f"stability analysis {status}"
         counts[key] = counts.get(key, 0) + 1
+    for kind, status in demo_statistics(store):
+        key = f"{kind} {status}"
+        counts[key] = counts.get(key, 0) + 1
     if id_status is not None:
         counts[f"intrinsic dimension {id_status}"] = 1
     return counts
@@ -142,6 +148,32 @@ def analyse_stability(store: Store) -> list[str]:
     from reprokg.stability.study import analyse_study, save_analysis
 
     return [save_analysis(store, analyse_study(store, s)).status for s in list_studies(store)]
+
+
+#: papers whose quantified reproducibility assessment the demo stores (``reprokg qra DOI
+#: --save``): QRA's own worked example (examples/qra) and the runs' paper, on the measures
+#: its run headers report
+DEMO_QRA = (("10.18653/v1/P17-2014", ()), ("10.1007/978-3-030-15712-8_26", ("map", "P_10")))
+
+
+def demo_statistics(store: Store) -> list[tuple[str, str]]:
+    """``reprokg stability --cd --save`` of every study with two experiments or more and
+    ``reprokg qra DOI --save`` of :data:`DEMO_QRA`: (kind, outcome) of each write."""
+    from reprokg.core.errors import UsageError
+    from reprokg.ingest import write_results
+    from reprokg.measures.qra import assess, paper_iri
+    from reprokg.stability.observations import list_studies
+    from reprokg.stability.seed_variance import seed_variance
+
+    docs = []
+    for s in list_studies(store):
+        with suppress(UsageError):  # one experiment: nothing to rank
+            docs.append(seed_variance(store, s.iri, cd=True)[1]["cd"].document())
+    for doi, measures in DEMO_QRA:
+        result = assess(store, paper_iri(doi), measures)
+        if result.quantities:
+            docs.append(result.document())
+    return [(d.kind, d.status) for d in write_results(store, docs).documents]
 
 
 def demo_requests(store: Store) -> list[str]:

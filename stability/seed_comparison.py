@@ -234,6 +234,19 @@ def critical_difference(
     return CriticalDifference(ranks, block, study, metric, source or Source())
 
 
+def _describe(result: RankComparison) -> str:
+    """The diagram's numbers in words (its ``<desc>``: what a screen reader says)."""
+    ranks = sorted(zip(result.average_ranks, result.names, strict=True))
+    words = "; ".join(f"{name} {rank:.3f}" for rank, name in ranks)
+    cd = result.critical_difference
+    groups = " | ".join(", ".join(result.names[j] for j in g) for g in result.cliques)
+    return (
+        f"average ranks over {result.blocks} blocks (1 = best): {words}; critical difference "
+        f"{'n/a' if cd is None else f'{cd:.3f}'} at alpha {result.alpha}"
+        + (f"; not different: {groups}" if groups else "")
+    )
+
+
 def cd_diagram(result: RankComparison, title: str = "") -> bytes:
     """Demšar's critical-difference diagram as a self-contained SVG (no scripts, no external
     assets): the rank axis, each experiment at its average rank, the CD bar, and a thick
@@ -255,6 +268,7 @@ def cd_diagram(result: RankComparison, title: str = "") -> bytes:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12" role="img">',
         f"<title>{escape(title or 'Critical difference diagram')}</title>",
+        f"<desc>{escape(_describe(result))}</desc>",
         f'<line x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}" stroke="#000"/>',
     ]
     for r in range(1, k + 1):

@@ -236,3 +236,146 @@ def interval_rows(
         )
         parts.append(f"{label}: {est:.4g} (95% CI {a:.4g} to {b:.4g}, n={n})")
     return _svg(width, height, title, "; ".join(parts) or "no data", body)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One row of a forest plot: an estimate with its interval (either may be missing)."""
+
+    label: str
+    estimate: float | None
+    low: float | None = None
+    high: float | None = None
+
+
+def _finite(*xs: float | None) -> list[float]:
+    return [x for x in xs if x is not None and math.isfinite(x)]
+
+
+def _fmt(x: float | None, fmt: str) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else fmt.format(x)
+
+
+def forest_plot(
+    rows: Sequence[Estimate],
+    title: str,
+    *,
+    reference: float = 0.0,
+    fmt: str = "{:.3g}",
+    width: int = 640,
+) -> str:
+    """A forest plot: per row a square at the estimate and a line over its interval, a
+    dashed line at ``reference`` (no effect), the numbers at the right."""
+    row_h, left, right, top = 22, 170, 150, 22
+    height = top + row_h * max(len(rows), 1) + 8
+    values = [v for r in rows for v in _finite(r.estimate, r.low, r.high)] + [reference]
+    lo, hi = min(values), max(values)
+    pad = (hi - lo) * 0.08 or 0.05
+    lo, hi = lo - pad, hi + pad
+    plot_w = width - left - right
+
+    def sx(v: float) -> float:
+        return left + plot_w * (v - lo) / (hi - lo)
+
+    body = [
+        f'<line x1="{sx(reference):.1f}" x2="{sx(reference):.1f}" y1="{top - 6}" '
+        f'y2="{height - 6}" stroke="{MUTED}" stroke-width="1" stroke-dasharray="4 3"/>',
+        f'<text x="{sx(reference):.1f}" y="12" text-anchor="middle" fill="{MUTED}" '
+        f'font-size="10">{escape(fmt.format(reference))}</text>',
+        f'<text x="{left}" y="12" fill="{MUTED}" font-size="10">{escape(fmt.format(lo))}</text>',
+        f'<text x="{width - right}" y="12" text-anchor="end" fill="{MUTED}" font-size="10">'
+        f"{escape(fmt.format(hi))}</text>",
+    ]
+    parts = []
+    for i, r in enumerate(rows):
+        y = top + i * row_h + row_h / 2
+        short = r.label if len(r.label) <= 26 else r.label[:25] + "…"
+        numbers = f"{_fmt(r.estimate, fmt)} [{_fmt(r.low, fmt)}, {_fmt(r.high, fmt)}]"
+        body.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="{INK}">'
+            f"{escape(short)}<title>{escape(r.label)}</title></text>"
+            f'<text x="{width - right + 8}" y="{y + 4:.1f}" fill="{INK}" font-size="11">'
+            f"{escape(numbers)}</text>"
+        )
+        parts.append(f"{r.label}: {numbers}")
+        if r.low is not None and r.high is not None and _finite(r.low, r.high) == [r.low, r.high]:
+            body.append(
+                f'<line x1="{sx(r.low):.1f}" x2="{sx(r.high):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+                f'stroke="{ACCENT}" stroke-width="2"/>'
+            )
+        if r.estimate is not None and math.isfinite(r.estimate):
+            x = sx(r.estimate)
+            body.append(
+                f'<rect x="{x - 4.5:.1f}" y="{y - 4.5:.1f}" width="9" height="9" fill="{ACCENT}">'
+                f"<title>{escape(r.label)}: {escape(numbers)}</title></rect>"
+            )
+    return _svg(width, height, title, "; ".join(parts) or "no data", body)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One value of a measured quantity and whose it is (original, reproduction, run)."""
+
+    value: float
+    role: str
+    label: str
+
+
+@dataclass(frozen=True)
+class QuantityRow:
+    """A measured quantity as the QRA figure draws it: its values and CV* with interval."""
+
+    label: str
+    values: Sequence[Measured]
+    cv_star: float | None
+    low: float | None
+    high: float | None
+
+
+def qra_figure(rows: Sequence[QuantityRow], title: str, *, width: int = 640) -> str:
+    """QRA of quantities of one measure: per quantity, every measurement on the measure's
+    scale (the original filled, reproductions hollow, runs among equals small and grey),
+    and its CV* with the interval at the right."""
+    row_h, left, right, top = 30, 170, 170, 22
+    height = top + row_h * max(len(rows), 1) + 8
+    values = [m.value for r in rows for m in r.values if math.isfinite(m.value)] or [0.0, 1.0]
+    lo, hi = min(values), max(values)
+    pad = (hi - lo) * 0.08 or abs(hi) * 0.05 or 0.05
+    lo, hi = lo - pad, hi + pad
+    plot_w = width - left - right
+
+    def sx(v: float) -> float:
+        return left + plot_w * (v - lo) / (hi - lo)
+
+    body = [
+        f'<text x="{left}" y="12" fill="{MUTED}" font-size="10">{lo:.4g}</text>'
+        f'<text x="{width - right}" y="12" text-anchor="end" fill="{MUTED}" font-size="10">'
+        f"{hi:.4g}</text>"
+    ]
+    parts = []
+    for i, r in enumerate(rows):
+        y = top + i * row_h + row_h / 2
+        short = r.label if len(r.label) <= 26 else r.label[:25] + "…"
+        cv = f"CV* {_fmt(r.cv_star, '{:.3f}')} [{_fmt(r.low, '{:.3f}')}, {_fmt(r.high, '{:.3f}')}]"
+        body.append(
+            f'<line x1="{left}" x2="{width - right}" y1="{y:.1f}" y2="{y:.1f}" stroke="{GRID}" '
+            'stroke-width="1"/>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="{INK}">'
+            f"{escape(short)}<title>{escape(r.label)}</title></text>"
+            f'<text x="{width - right + 8}" y="{y + 4:.1f}" fill="{INK}" font-size="11">'
+            f"{escape(cv)}</text>"
+        )
+        order = {"run": 0, "reproduction": 1, "original": 2}  # the original drawn on top
+        for m in sorted(r.values, key=lambda m: order.get(m.role, 0)):
+            tip = f"<title>{escape(m.label)}: {m.value:.6g} ({escape(m.role)})</title>"
+            if m.role == "original":
+                mark = f'fill="{ACCENT}" r="5.5"'
+            elif m.role == "reproduction":
+                mark = f'fill="white" stroke="{ACCENT}" stroke-width="2" r="4.5"'
+            else:
+                mark = f'fill="{MUTED}" fill-opacity="0.6" r="3"'
+            body.append(f'<circle cx="{sx(m.value):.1f}" cy="{y:.1f}" {mark}>{tip}</circle>')
+        originals = [f"{m.value:.6g}" for m in r.values if m.role == "original"]
+        shown = f"original {', '.join(originals)}; " if originals else ""
+        parts.append(f"{r.label}: {len(r.values)} values ({shown}{cv})")
+    return _svg(width, height, title, "; ".join(parts) or "no data", body)

@@ -22,7 +22,7 @@ import pytest
 from reprokg.cli import main
 from tests.conftest import REPO
 
-NTS = REPO / "tests" / "measures" / "data" / "qra_nts"
+NTS = REPO / "examples" / "qra"
 NTS_DOI = "10.18653/v1/P17-2014"
 NTS_IRI = "https://doi.org/10.18653/v1/p17-2014"
 RUNS = REPO / "examples" / "runs"

@@ -38,7 +38,9 @@ def _listening_sockets(port: int) -> int:
 
 
 def _n_audit_files() -> int:
-    return len(list((EXAMPLES / "audits").glob("*.yaml")))
+    return len(list((EXAMPLES / "audits").glob("*.yaml"))) + len(
+        list((EXAMPLES / "qra").glob("*.yaml"))
+    )
 
 
 @pytest.mark.slow
@@ -71,9 +73,19 @@ def test_load_demo_loads_every_example(tmp_path) -> None:
         "?e rk:intrinsicDimensionValue ?id }"
     )
     assert [round(float(v[0]), 10) for v in res.rows] == [11.2785420817]
+    # the seed-variance ranking of the study with several experiments, and the QRA of
+    # QRA's worked example (examples/qra) and of the runs' paper, stored
+    assert counts.get("critical-difference added") == 1 and counts.get("qra added") == 2
+    assert kinds.get("critical-difference") == 1 and kinds.get("qra") == 2
     # idempotent: loading and analysing again adds nothing
     again = set(load_demo(store)) - {"skipped (same source key)"}
-    assert again == {"unchanged", "stability analysis unchanged", "intrinsic dimension unchanged"}
+    assert again == {
+        "unchanged",
+        "stability analysis unchanged",
+        "intrinsic dimension unchanged",
+        "critical-difference unchanged",
+        "qra unchanged",
+    }
     store.close()
 
 

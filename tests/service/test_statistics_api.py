@@ -36,7 +36,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
     path = tmp_path_factory.mktemp("statistics-api") / "store"
     csv = REPO / "examples" / "stability" / "fewshot_seed003.csv"
-    audits = REPO / "tests" / "measures" / "data" / "qra_nts"
+    audits = REPO / "examples" / "qra"
     assert main(["load", "-q", "--store", str(path), str(csv), str(audits)]) == 0
     store = open_store(path)
     yield TestClient(create_app(Settings.from_env(write_token=TOKEN), store=store))

@@ -151,6 +151,7 @@ def stability(request: Request, store: ReadStoreDep) -> Response:
         s["summary"], s["charts"] = cache.get(
             store, f"stability-summary {s['study']}", lambda s=s: _summary(store, s["study"])
         )
+        s["cd"] = critical_difference_diagrams(store, s["study"], s.get("label") or "")
         s["observations_csv"] = "/stability?" + urlencode(
             {"study": s["study"], "part": "observations", "format": "csv"}
         )
@@ -164,6 +165,7 @@ def stability(request: Request, store: ReadStoreDep) -> Response:
         sparql_behind=[
             sparql_of("stability"),
             *([sparql_of(OBSERVATIONS_QUERY, {"study": first})] if first else []),
+            *([sparql_of(STORED_CD_QUERY, {"study": first})] if first else []),
         ],
         **_context(request, "stability"),
     )
@@ -177,6 +179,27 @@ def _summary(store, study: str) -> tuple[dict, list[str]]:
         for metric, rows in summary.items()
     ]
     return summary, drawn
+
+
+#: the critical-difference analyses stored for a study (reprokg stability --cd --save)
+STORED_CD_QUERY = "stability/sparql/stored-critical-difference.rq"
+
+
+def critical_difference_diagrams(store, study: str, title: str) -> list[dict]:
+    """The stored critical-difference analyses of ``study``, each drawn again from its
+    stored numbers (Demšar's diagram, SVG) with them for the table beside it."""
+    import json
+
+    from reprokg.stability.seed_comparison import CriticalDifference  # pandas: when drawn
+
+    out = []
+    for row in rows_of(store, STORED_CD_QUERY, {"study": study}):
+        data = json.loads(row["json"])
+        result = CriticalDifference.from_json(data)
+        svg = result.diagram(f"{title}: {data.get('metric') or 'value'}, by {data['block']}")
+        ranks = sorted(data["average_ranks"].items(), key=lambda kv: kv[1])
+        out.append({"svg": svg.decode("utf-8"), "data": data, "ranks": ranks})
+    return out
 
 
 def _study_param(request: Request, rows: list[dict]) -> str:

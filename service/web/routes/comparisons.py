@@ -39,6 +39,56 @@ LIST_COLUMNS = [
 MEASURE_COLUMNS = ["measure", "side", "effectiveness", "value"]
 #: the reproducibility measures drawn in the headline chart
 HEADLINE = ("ktu", "rbo", "rmse", "nrmse", "pvalue", "er", "dri")
+#: the effectiveness measures the forest plots show (those the comparison has), then the
+#: one chosen on the page: the usual reported ones, not all 58 of ir_measures' defaults
+FOREST = ("AP", "P@10", "nDCG@10", "nDCG", "RR", "Rprec", "Bpref", "R@1000")
+#: (statistic, its interval's ends, what the figure says about it)
+EFFECTS = (
+    (
+        "dz",
+        "Cohen's d_z per effectiveness measure and side: mean original − reproduced "
+        "per-topic score over the differences' standard deviation, with its noncentral-t "
+        "interval (0: no difference; the dashed line)",
+    ),
+    (
+        "mean_diff",
+        "Mean original − reproduced per-topic score per effectiveness measure and side, "
+        "with its BCa bootstrap interval (0: no difference; the dashed line)",
+    ),
+)
+
+
+def forest_plots(rows: list[dict], chosen: str) -> list[dict[str, str]]:
+    """The stored effect sizes with their intervals as forest plots (same-collection
+    comparisons hold them; none for one without the statistics)."""
+    value = {
+        (r["measure"], r.get("side"), r.get("effectiveness")): r.get("value")
+        for r in rows
+        if isinstance(r.get("value"), int | float)
+    }
+    out = []
+    for stat, caption in EFFECTS:
+        have = {(side, eff) for (m, side, eff) in value if m == stat}
+        wanted = [m for m in FOREST if any(e == m for _, e in have)]
+        if chosen and chosen not in wanted and any(e == chosen for _, e in have):
+            wanted.append(chosen)
+        sides = [s for s in ("baseline", "advanced") if any(sd == s for sd, _ in have)]
+        estimates = [
+            charts.Estimate(
+                f"{eff} ({side})" if len(sides) > 1 else eff,
+                value.get((stat, side, eff)),
+                value.get((f"{stat}_low", side, eff)),
+                value.get((f"{stat}_high", side, eff)),
+            )
+            for side in sides
+            for eff in wanted
+            if (side, eff) in have
+        ]
+        if estimates:
+            title = "d_z" if stat == "dz" else "mean difference"
+            svg = charts.forest_plot(estimates, f"{title}, original − reproduced, with intervals")
+            out.append({"svg": svg, "caption": caption, "statistic": stat})
+    return out
 
 
 @router.get(
@@ -122,6 +172,7 @@ def comparison(
         topic_note=note,
         topic_charts=topic_charts,
         verdicts=stored_verdicts(store, target),
+        forest=forest_plots(rows, chosen),
         active="/comparisons",
         chart=charts.bar_chart(headline, f"Reproducibility measures ({chosen})")
         if headline

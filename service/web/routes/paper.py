@@ -37,6 +37,8 @@ FIVE_SCORES = [
     ("replication", "Replication"),
     ("adaptability", "Adaptability"),
 ]
+#: the quantities stored QRA results hold about a paper (reprokg qra DOI --save)
+QRA_QUERY = "measures/sparql/stored-qra.rq"
 #: the passport's parts: (key, view query)
 PARTS = [
     ("reviews", "paper-reviews"),
@@ -44,6 +46,7 @@ PARTS = [
     ("audits", "paper-audits"),
     ("runs", "paper-runs"),
     ("studies", "paper-studies"),
+    ("qra", QRA_QUERY),
 ]
 STAMP = "https://w3id.org/reprokg/ontology#replicabilityStamp"
 BADGE = "https://w3id.org/reprokg/ontology#badge"
@@ -128,6 +131,7 @@ def paper(
         for r in data["reviews"]
         if any(r.get(k) is not None for k, _ in FIVE_SCORES)
     ]
+    qra = qra_panels(data["qra"])
     audits: dict[str, dict] = {}
     for r in data["audits"]:
         a = audits.setdefault(r["audit"], {**r, "findings": [], "metrics": []})
@@ -140,6 +144,7 @@ def paper(
         | {"run" for _ in data["runs"][:1]}
         | {"stamp or badge" for s in stamps if s["value"] not in (False, "false")}
         | {r["kind"] for r in data["studies"]}
+        | {"quantified reproducibility assessment" for _ in data["qra"][:1]}
         | {"assessment: " + e["source"] for e in data["verdicts"]}
     )
     return page(
@@ -159,6 +164,7 @@ def paper(
         audits=list(audits.values()),
         runs=data["runs"],
         studies=data["studies"],
+        qra=qra,
         verdict_summary=data["verdict_summary"],
         verdicts=data["verdicts"],
         alternates=alternates(request),
@@ -167,6 +173,39 @@ def paper(
             for n in ("paper-verdicts", "paper", *dict(PARTS).values())
         ],
     )
+
+
+#: quantities drawn per measure; more are in the table (a comparison holds one per measure)
+QRA_ROWS = 12
+
+
+def qra_panels(rows: list[dict]) -> list[dict]:
+    """The stored QRA quantities, one figure per measure (each on its own scale): every
+    measurement and CV* with its interval, and the quantities for the table."""
+    from reprokg.measures.qra_document import group_stored
+
+    by_measure: dict[str, list[dict]] = {}
+    for q in group_stored(rows):
+        by_measure.setdefault(q["measure"], []).append(q)
+    panels = []
+    for measure, quantities in sorted(by_measure.items()):
+        quantities.sort(key=lambda q: (q["label"], q["quantity"]))
+        figure = [
+            charts.QuantityRow(
+                q["label"],
+                [
+                    charts.Measured(float(m["value"]), m["role"], m["label"] or m["role"])
+                    for m in q["measurements"]
+                ],
+                q.get("cvStar"),
+                q.get("low"),
+                q.get("high"),
+            )
+            for q in quantities[:QRA_ROWS]
+        ]
+        svg = charts.qra_figure(figure, f"{measure}: original and reproductions, CV*")
+        panels.append({"measure": measure, "svg": svg, "quantities": quantities})
+    return panels
 
 
 def _flat(v: object) -> object:
