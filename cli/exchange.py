@@ -1,5 +1,6 @@
-"""``reprokg import FORMAT PATH``: other tools' runs into the graph (docs/exchange.md;
-``reprokg export crate`` is a form of ``reprokg export``)."""
+"""``reprokg freeze ID -o DIR`` (a citable frozen result: RO-Crate, DataCite, tables) and
+``reprokg import FORMAT PATH`` (other tools' runs into the graph); docs/exchange.md.
+``reprokg export crate`` is a form of ``reprokg export``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import argparse
 import json
 import sys
 
-from reprokg.cli.base import Command, add_store_option, store_location
+from reprokg.cli.base import Command, add_store_option, store_location, tell
 
 #: import formats -> the loader kind that reads them
 IMPORT_FORMATS = {
@@ -52,7 +53,63 @@ def _import(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
+def _freeze(args: argparse.Namespace) -> int:
+    from reprokg.cli.store import content_for
+    from reprokg.exchange.freeze import freeze, parse_creator
+    from reprokg.store import open_store
+
+    creators = [parse_creator(c) for c in args.creator]
+    with open_store(args.store, read_only=True) as store:
+        content = content_for(store, args.id)
+    out = freeze(
+        content,
+        args.output,
+        creators=creators,
+        reproduces=args.reproduces,
+        publisher=args.publisher,
+        license=args.license,
+        version=args.version,
+        doi=args.doi,
+        ro_crate=args.ro_crate,
+    )
+    tell(f"froze {content.kind} {content.subject} into {out}")
+    for name in sorted(p.name for p in out.iterdir() if p.is_file()):
+        print(out / name)
+    return 0
+
+
 def register(command: Command) -> None:
+    p = command(
+        "freeze",
+        "a citable frozen copy of a comparison (or any result, or a DOI's passport): its "
+        "RO-Crate, DataCite 4.x metadata (XML and JSON) and the table as LaTeX and CSV",
+        _freeze,
+    )
+    p.add_argument("id", metavar="ID", help="a document id, IRI or prefix; or a DOI")
+    p.add_argument("-o", "--output", required=True, help="a new or empty folder")
+    p.add_argument(
+        "--creator",
+        action="append",
+        default=[],
+        metavar="NAME[,ORCID]",
+        help="a creator of the frozen record (repeatable; 'Family, Given,0000-0002-…')",
+    )
+    p.add_argument(
+        "--reproduces",
+        action="append",
+        default=[],
+        metavar="DOI",
+        help="the DOI of the work this result reproduces (relation Other: 'reproduces')",
+    )
+    p.add_argument("--publisher", default="reprokg", help="DataCite publisher")
+    p.add_argument("--license", default=None, help="SPDX licence IRI (default CC-BY-4.0)")
+    p.add_argument("--version", default="1", help="version of the frozen record")
+    p.add_argument(
+        "--doi", help="the DOI the deposit will have (default: a DataCite test-prefix 10.5072/…)"
+    )
+    p.add_argument("--ro-crate", choices=["1.1", "1.2"], default="1.1")
+    add_store_option(p)
+
     p = command(
         "import",
         "import runs from another tool: an RO-Crate (folder, ZIP or metadata file), "

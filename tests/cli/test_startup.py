@@ -16,6 +16,7 @@ COMMANDS = (
     "query",
     "export",
     "import",
+    "freeze",
     "dump",
     "restore",
     "backup",
