@@ -13,6 +13,7 @@ from reprokg.cli.base import Command, add_store_option, store_location, tell
 #: import formats -> the loader kind that reads them
 IMPORT_FORMATS = {
     "rocrate": "rocrate",
+    "mlflow": "mlflow",
     "ir_metadata": "run",
     "tirex": "run",
 }
@@ -112,7 +113,8 @@ def register(command: Command) -> None:
 
     p = command(
         "import",
-        "import runs from another tool: an RO-Crate (folder, ZIP or metadata file), "
+        "import runs from another tool: an RO-Crate (folder, ZIP or metadata file), an "
+        "MLflow file store (mlruns/ or its ZIP) or runs/search JSON, "
         "standalone ir_metadata YAML (tirex-tracker); validated like every document",
         _import,
     )

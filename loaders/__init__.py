@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         grsi,
         gundersen_kjensmo,
         ir_metadata,
+        mlflow,
         mlrc,
         pwc_checklist,
         qrels,
@@ -66,6 +67,7 @@ if TYPE_CHECKING:
         rescience,
         re_execution,
         rocrate,
+        mlflow,
         qrels,
     )
 
@@ -86,6 +88,7 @@ LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.rescience",
     "reprokg.loaders.re_execution",
     "reprokg.loaders.rocrate",
+    "reprokg.loaders.mlflow",
     "reprokg.loaders.qrels",
 )
 #: bytes of a file given to ``sniff``

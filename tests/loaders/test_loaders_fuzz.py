@@ -98,6 +98,27 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
         ("ro-crate-metadata.json", (crates / n / "ro-crate-metadata.json").read_bytes())
         for n in ("process-run-example1", "workflow-run-example2")
     ]
+    out["mlflow"] = [
+        (
+            "runs.json",
+            json.dumps(
+                {
+                    "runs": [
+                        {
+                            "info": {"run_id": f"r{i}", "experiment_id": "1", "run_name": f"s{i}"},
+                            "data": {
+                                "params": [{"key": "seed", "value": str(i)}],
+                                "metrics": [{"key": "acc", "value": 0.5, "step": 0}],
+                                "tags": [{"key": "mlflow.user", "value": "me"}],
+                            },
+                        }
+                        for i in range(3)
+                    ]
+                },
+                indent=1,
+            ).encode(),
+        )
+    ]
     subset = json.loads((EXAMPLES / "survey/consolidatedData-subset.json").read_text("utf-8"))
     out["survey"].append(("consolidatedData.json", json.dumps(subset[:2], indent=1).encode()))
     if SHARED_DATA.is_dir():
@@ -131,6 +152,7 @@ KINDS = [
     "rescience",
     "re-execution",
     "rocrate",
+    "mlflow",
     "qrels",
 ]
 

@@ -60,6 +60,7 @@ def test_every_registered_loader_exposes_the_loader_api() -> None:
     assert set(found) == {
         "run",
         "rocrate",
+        "mlflow",
         "mlrc",
         "audit",
         "stability",

@@ -1,0 +1,424 @@
+"""MLflow tracking data -> one ``run`` document per MLflow run, and stability observations.
+
+Three inputs give the same documents:
+
+* an MLflow file store (``mlruns/``, what ``mlflow`` writes with a ``file:`` tracking URI):
+  a folder (``reprokg import mlflow mlruns/``, read by :func:`read_store_folder`) or a ZIP
+  of it (an upload);
+* the MLflow REST API's ``runs/search`` answer (``{"runs": [{"info", "data"}]}``), with
+  ``experiments`` from ``experiments/search`` where known (latest metric values only);
+* the records :func:`read_store_folder` writes (``{"format": "reprokg-mlflow", …}``).
+
+Each run becomes PRIMAD (docs/exchange.md): the Implementation from the tags MLflow sets
+(``mlflow.source.git.commit``, ``mlflow.source.git.repoURL``, ``mlflow.source.name``,
+``mlflow.project.entryPoint``), the Method from the parameters, the Actor from
+``mlflow.user``; its metrics are the run's reported scores (the latest value, as MLflow
+shows it: the highest step, then the latest timestamp), each with its whole history. Runs
+of an experiment whose parameters include a seed (or a repeat index) are also the
+observations of one stability study (``stability`` document, the CSV format of
+``loaders/stability.py``): experiment = the MLflow experiment, configuration = the other
+parameters, one observation per metric, ready for ``reprokg stability``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from rdflib import Literal
+from rdflib.namespace import PROV, RDF, RDFS, XSD
+
+from reprokg.core.document import Document
+from reprokg.core.errors import LoadError
+from reprokg.core.hashing import stable_key
+from reprokg.core.identifiers import mint
+from reprokg.core.namespaces import MLS, RK, SCHEMA
+from reprokg.loaders.archive import is_zip, read_zip
+from reprokg.loaders.contract import LoaderInfo
+from reprokg.loaders.ir_metadata.tree import run_document
+from reprokg.loaders.source import decode_text, parse_json, read_bytes
+from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
+
+INFO = LoaderInfo(kind="mlflow", name="reprokg.loaders.mlflow", version="1")
+RECORDS = "reprokg-mlflow"
+#: parameter names that are a run's random seed, and its repeat index
+SEED_KEYS = ("seed", "random_seed", "random_state", "rng_seed")
+REPEAT_KEYS = ("repeat", "repetition", "rep", "trial")
+_HTTP = re.compile(r"^https?://\S+$", re.IGNORECASE)
+_INT = re.compile(r"^[+-]?\d+$")
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+
+
+# --------------------------------------------------------------------------- reading stores
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, Scalar):
+        return None if value.is_null else str(value)
+    return value
+
+
+def _meta(data: bytes, name: str) -> dict[str, Any]:
+    tree = parse_yaml(decode_text(data, name), name)
+    if not isinstance(tree, dict):
+        raise LoadError("expected a YAML mapping (MLflow meta.yaml)", source=name, line=1)
+    return _plain(tree)
+
+
+def _metric_history(data: bytes, name: str) -> list[list[Any]]:
+    """``timestamp value step`` lines -> [[step, timestamp, value], …] in file order."""
+    out = []
+    for i, line in enumerate(decode_text(data, name).splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) not in (2, 3) or not _INT.match(parts[0]):
+            raise LoadError(
+                f"expected 'timestamp value [step]' (MLflow metric line), got {line[:80]!r}",
+                source=name,
+                line=i,
+            )
+        try:
+            value = float(parts[1])
+        except ValueError:
+            raise LoadError(f"{parts[1]!r} is not a number", source=name, line=i) from None
+        step = int(parts[2]) if len(parts) == 3 and _INT.match(parts[2]) else 0
+        out.append([step, int(parts[0]), value])
+    return out
+
+
+def records_from_files(files: dict[str, bytes], name: str) -> dict[str, Any]:
+    """The normalised records of a file store given as path -> bytes (paths relative to the
+    store's root, ``/``-separated; a single top folder, as in a ZIP of ``mlruns/``, is
+    stripped)."""
+    tops = {p.split("/", 1)[0] for p in files}
+    if len(tops) == 1 and not any(p.count("/") == 1 and p.endswith("/meta.yaml") for p in files):
+        (top,) = tops
+        files = {p[len(top) + 1 :]: b for p, b in files.items() if "/" in p}
+    experiments: dict[str, dict[str, Any]] = {}
+    runs: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in sorted(files):
+        parts = path.split("/")
+        where = f"{name}!{path}"
+        if parts[0] in (".trash", "models") or len(parts) < 2:
+            continue
+        if len(parts) == 2 and parts[1] == "meta.yaml":
+            meta = _meta(files[path], where)
+            experiments[parts[0]] = {
+                "experiment_id": str(meta.get("experiment_id", parts[0])),
+                "name": str(meta.get("name", parts[0])),
+                "lifecycle_stage": meta.get("lifecycle_stage"),
+            }
+            continue
+        if len(parts) < 3:
+            continue
+        run = runs.setdefault(
+            (parts[0], parts[1]), {"info": {}, "params": {}, "tags": {}, "metrics": {}}
+        )
+        section, rest = parts[2], "/".join(parts[3:])
+        if section == "meta.yaml" and not rest:
+            run["info"] = _meta(files[path], where)
+        elif section == "params" and rest:
+            run["params"][rest] = decode_text(files[path], where)
+        elif section == "tags" and rest:
+            run["tags"][rest] = decode_text(files[path], where)
+        elif section == "metrics" and rest:
+            run["metrics"][rest] = _metric_history(files[path], where)
+    out_runs = []
+    for (exp, run_dir), run in sorted(runs.items()):
+        info = run["info"]
+        if not info:
+            raise LoadError(
+                "run folder without meta.yaml; expected an MLflow file store",
+                source=f"{name}!{exp}/{run_dir}",
+            )
+        if info.get("lifecycle_stage") == "deleted":
+            continue
+        info.setdefault("experiment_id", exp)
+        out_runs.append(run)
+    if not experiments and not out_runs:
+        raise LoadError(
+            "no MLflow experiment (<id>/meta.yaml) or run (<id>/<run>/meta.yaml) found; "
+            "expected an MLflow file store (mlruns/)",
+            source=name,
+        )
+    return {
+        "format": RECORDS,
+        "experiments": [e for _k, e in sorted(experiments.items())],
+        "runs": out_runs,
+    }
+
+
+def read_store_folder(path: str | Path) -> bytes:
+    """An MLflow file store folder as the normalised records (JSON bytes), each file read
+    under the source size limit (the folder as a whole under the archive's limits)."""
+    root = Path(path)
+    files: dict[str, bytes] = {}
+    for f in sorted(root.rglob("*")):
+        rel = f.relative_to(root).as_posix()
+        if not f.is_file() or rel.split("/", 1)[0] in (".trash", "models"):
+            continue
+        parts = rel.split("/")
+        if len(parts) >= 3 and parts[2] == "artifacts":
+            continue
+        files[rel] = read_bytes(f)[0]
+    return _dump(records_from_files(files, str(root)))
+
+
+def _dump(records: dict[str, Any]) -> bytes:
+    return json.dumps(records, sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
+def _pairs(value: Any, name: str, where: str) -> dict[str, str]:
+    """``[{key, value}]`` (the REST API) or ``{key: value}`` (``Run.to_dictionary()``)."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()}
+    if isinstance(value, list) and all(isinstance(p, dict) and "key" in p for p in value):
+        return {str(p["key"]): str(p.get("value", "")) for p in value}
+    raise LoadError("expected a list of {key, value}", source=name, field=where)
+
+
+def _metrics(value: Any, name: str, i: int) -> dict[str, dict[str, Any]]:
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return {str(k): {"value": v} for k, v in value.items()}
+    if isinstance(value, list) and all(isinstance(m, dict) and "key" in m for m in value):
+        return {str(m["key"]): m for m in value}
+    raise LoadError(
+        "expected a list of {key, value, timestamp, step}",
+        source=name,
+        field=f"runs[{i}].data.metrics",
+    )
+
+
+def _from_rest(doc: dict[str, Any], name: str) -> dict[str, Any]:
+    """The REST API's ``runs/search`` answer as records (latest metric values only)."""
+    runs = []
+    for i, r in enumerate(doc.get("runs") or []):
+        if not isinstance(r, dict) or not isinstance(r.get("info"), dict):
+            raise LoadError("expected {info, data} per run", source=name, field=f"runs[{i}]")
+        data = r.get("data") or {}
+        runs.append(
+            {
+                "info": r["info"],
+                "params": _pairs(data.get("params"), name, f"runs[{i}].data.params"),
+                "tags": _pairs(data.get("tags"), name, f"runs[{i}].data.tags"),
+                "metrics": {
+                    k: [[int(m.get("step", 0)), int(m.get("timestamp", 0)), float(m["value"])]]
+                    for k, m in _metrics(data.get("metrics"), name, i).items()
+                },
+            }
+        )
+    exps = [
+        {"experiment_id": str(e.get("experiment_id")), "name": str(e.get("name"))}
+        for e in doc.get("experiments") or []
+        if isinstance(e, dict)
+    ]
+    return {"format": RECORDS, "experiments": exps, "runs": runs}
+
+
+def read_records(data: bytes, name: str) -> dict[str, Any]:
+    if is_zip(data):
+        members = read_zip(
+            data,
+            name,
+            lambda m: "/artifacts/" not in f"/{m}" and not m.startswith((".trash/", "models/")),
+        )
+        return records_from_files(members, name)
+    doc = parse_json(decode_text(data, name), name)
+    if isinstance(doc, dict) and doc.get("format") == RECORDS:
+        return doc
+    if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
+        return _from_rest(doc, name)
+    raise LoadError(
+        "expected an MLflow file store (a ZIP of mlruns/) or the REST API's runs/search JSON "
+        '({"runs": [{"info": …, "data": …}]})',
+        source=name,
+    )
+
+
+def sniff(name: str, head: str) -> bool:
+    """MLflow REST JSON (runs with ``run_id``/``run_uuid`` infos) or reprokg's records."""
+    if f'"format": "{RECORDS}"' in head:
+        return True
+    return (
+        name.endswith(".json")
+        and '"runs"' in head
+        and '"info"' in head
+        and ('"run_id"' in head or '"run_uuid"' in head)
+    )
+
+
+# --------------------------------------------------------------------------- runs -> PRIMAD
+
+
+def latest(history: list[list[Any]]) -> float:
+    """MLflow's latest value: the highest step, then the latest timestamp."""
+    return max(history, key=lambda h: (h[0], h[1]))[2]
+
+
+def _run_id(run: dict[str, Any]) -> str:
+    info = run["info"]
+    return str(info.get("run_id") or info.get("run_uuid") or "")
+
+
+def run_tree(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's PRIMAD from what MLflow records."""
+    info, tags, params = run["info"], run["tags"], run["params"]
+    tree: dict[str, Any] = {
+        "tag": tags.get("mlflow.runName") or info.get("run_name") or _run_id(run)
+    }
+    source: dict[str, Any] = {}
+    if tags.get("mlflow.source.git.repoURL") and _HTTP.match(tags["mlflow.source.git.repoURL"]):
+        source["repository"] = tags["mlflow.source.git.repoURL"]
+    if tags.get("mlflow.source.git.commit"):
+        source["commit"] = tags["mlflow.source.git.commit"]
+    impl: dict[str, Any] = {}
+    if source:
+        impl["source"] = source
+    entry = tags.get("mlflow.project.entryPoint")
+    src_name = tags.get("mlflow.source.name")
+    if src_name and src_name != "-":
+        impl["executable"] = {"cmd": src_name + (f" {entry}" if entry else "")}
+    if impl:
+        tree["implementation"] = impl
+    if params:
+        tree["method"] = {"parameters": {k: params[k] for k in sorted(params)}}
+    user = tags.get("mlflow.user") or info.get("user_id")
+    if user:
+        tree["actor"] = {"name": str(user)}
+    return tree
+
+
+def _add_mlflow_facts(doc: Document, run: dict[str, Any], experiment: str) -> None:
+    g, node = doc.graph, doc.subject
+    info = run["info"]
+    run_id = _run_id(run)
+    g.add((node, SCHEMA.identifier, Literal(run_id)))
+    exp = mint("mlflow-experiment", stable_key(experiment, info.get("experiment_id")))
+    g.add((node, SCHEMA.isPartOf, exp))
+    g.add((exp, RDF.type, SCHEMA.Collection))
+    g.add((exp, SCHEMA.name, Literal(experiment)))
+    g.add((exp, SCHEMA.identifier, Literal(str(info.get("experiment_id")))))
+    for key, pred in (("start_time", PROV.startedAtTime), ("end_time", PROV.endedAtTime)):
+        ms = info.get(key)
+        if ms is not None and _INT.match(str(ms)):
+            from datetime import UTC, datetime
+
+            when = datetime.fromtimestamp(int(ms) / 1000, UTC).isoformat().replace("+00:00", "Z")
+            g.add((node, pred, Literal(when, datatype=XSD.dateTime)))
+    for name in sorted(run["metrics"]):
+        history = run["metrics"][name]
+        if not history:
+            continue
+        v = mint("run", f"{stable_key(run_id, experiment)}/metric/{stable_key(name)}")
+        g.add((node, RK.reportedScore, v))
+        g.add((v, RDF.type, RK.MeasureValue))
+        g.add((v, RDF.type, MLS.ModelEvaluation))
+        g.add((v, RK.measureName, Literal(name)))
+        g.add((v, MLS.hasValue, Literal(repr(float(latest(history))), datatype=XSD.double)))
+        g.add((v, RDFS.comment, Literal(f"MLflow metric {name}: the latest of {len(history)}")))
+        hist = json.dumps([{"step": s, "timestamp": t, "value": x} for s, t, x in history])
+        g.add((v, RDF.value, Literal(hist, datatype=RDF.JSON)))
+
+
+# --------------------------------------------------------------------------- stability
+
+
+def _param(params: dict[str, str], keys: tuple[str, ...]) -> tuple[str | None, str | None]:
+    for k in keys:
+        if k in params:
+            return k, params[k]
+    return None, None
+
+
+def stability_csv(records: dict[str, Any], title: str) -> bytes | None:
+    """The stability observations of the runs that name a seed (CSV of loaders/stability.py),
+    or ``None``: one row per run and metric (the latest value)."""
+    names = {e["experiment_id"]: e["name"] for e in records["experiments"]}
+    rows = []
+    hp_names: set[str] = set()
+    for run in records["runs"]:
+        params = run["params"]
+        seed_key, seed = _param(params, SEED_KEYS)
+        repeat_key, repeat = _param(params, REPEAT_KEYS)
+        if seed is None and repeat is None:
+            continue
+        if (seed is not None and not _INT.match(seed)) or (
+            repeat is not None and not _INT.match(repeat)
+        ):
+            continue
+        exp = names.get(
+            str(run["info"].get("experiment_id")), str(run["info"].get("experiment_id"))
+        )
+        hps = {k: v for k, v in params.items() if k not in (seed_key, repeat_key)}
+        hp_names |= set(hps)
+        for metric in sorted(run["metrics"]):
+            history = run["metrics"][metric]
+            if not history or not _NUMBER.match(repr(latest(history))):
+                continue
+            rows.append((exp, seed, repeat, metric, repr(float(latest(history))), hps))
+    if not rows:
+        return None
+    hp_cols = sorted(hp_names)
+    buf = io.StringIO()
+    buf.write("# stability: 1\n")
+    buf.write(f"# title: {title}\n")
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(
+        ["experiment", "algorithm", "seed", "repeat", "metric", "value"]
+        + [f"hp.{h}" for h in hp_cols]
+    )
+    for exp, seed, repeat, metric, value, hps in sorted(rows, key=lambda r: r[:4]):
+        w.writerow(
+            [exp, exp, seed or "", repeat or "", metric, value] + [hps.get(h, "") for h in hp_cols]
+        )
+    return buf.getvalue().encode("utf-8")
+
+
+# --------------------------------------------------------------------------- the loader
+
+
+def load(data: bytes, name: str) -> list[Document]:
+    records = read_records(data, name)
+    names = {str(e["experiment_id"]): str(e["name"]) for e in records.get("experiments", [])}
+    docs = []
+    for run in records["runs"]:
+        exp_id = str(run["info"].get("experiment_id"))
+        experiment = names.get(exp_id, exp_id)
+        run_id = _run_id(run)
+        record = json.dumps(
+            {"format": "mlflow-run", "experiment": experiment, **run},
+            sort_keys=True,
+            ensure_ascii=False,
+        ).encode("utf-8")
+        doc = run_document(
+            run_tree(run),
+            name=f"{name}#{exp_id}/{run_id}",
+            record=record,
+            source_key=f"mlflow:{experiment}:{run_id}",
+            producer=INFO,
+        )
+        _add_mlflow_facts(doc, run, experiment)
+        docs.append(doc)
+    exps = sorted({names.get(str(r["info"].get("experiment_id")), "") for r in records["runs"]})
+    title = f"MLflow runs by seed: {', '.join(e for e in exps if e)}"
+    observations = stability_csv(records, title)
+    if observations is not None:
+        from reprokg.loaders import stability
+
+        for doc in stability.load(observations, f"{PurePosixPath(name).name}.stability.csv"):
+            doc.loader, doc.loader_version = INFO.name, INFO.version
+            docs.append(doc)
+    return docs
