@@ -416,9 +416,9 @@ def load(data: bytes, name: str) -> list[Document]:
     title = f"MLflow runs by seed: {', '.join(e for e in exps if e)}"
     observations = stability_csv(records, title)
     if observations is not None:
-        from reprokg.loaders import stability
+        from reprokg.loaders.stability import load as load_stability
 
-        for doc in stability.load(observations, f"{PurePosixPath(name).name}.stability.csv"):
+        for doc in load_stability(observations, f"{PurePosixPath(name).name}.stability.csv"):
             doc.loader, doc.loader_version = INFO.name, INFO.version
             docs.append(doc)
     return docs
