@@ -22,7 +22,15 @@ from reprokg.core.forked import Later, in_child
 from reprokg.loaders.trec import Qrels, Ranking, Run
 from reprokg.measures import reproducibility as rp
 from reprokg.measures.effectiveness import Evaluator, TopicScores
-from reprokg.measures.registry import CROSS, SAME, Inputs, Measure, Options, applicable
+from reprokg.measures.registry import (
+    CROSS,
+    MONTE_CARLO,
+    SAME,
+    Inputs,
+    Measure,
+    Options,
+    applicable,
+)
 from reprokg.measures.trec import prepare
 
 
@@ -185,6 +193,10 @@ def compare(
     def side_of(side: tuple[str, str, str]) -> _Side:
         return _compute_side(kind, side, runs, evaluators, opts, wanted, alone=len(sides) == 1)
 
+    if any(m.name in MONTE_CARLO for m in wanted):
+        # imported once, before the advanced side's child is forked: each process imported
+        # it on its own (~40 ms of CPU each on this machine)
+        import numpy.random  # noqa: F401
     later: Later[_Side] | None = None
     if len(sides) > 1:
         advanced = sides[1]

@@ -474,6 +474,8 @@ RANDOMIZATION_ADJUSTED = _stat_measure(
     compute=_adjusted("randomization"),
     across_sides=True,
 )
+#: the measures drawing Monte Carlo resamples from numpy.random
+MONTE_CARLO = frozenset({RANDOMIZATION.name, DIFF.name, DIFF_LOW.name, DIFF_HIGH.name})
 #: the corrected measures and the per-side test each corrects
 ADJUSTS = {
     PVALUE_ADJUSTED.name: PVALUE.name,

@@ -64,14 +64,23 @@ def resamples_of(rng: np.random.Generator, resamples: int, n: int) -> tuple[np.n
 
 def _quantiles(rows: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
     """Linear-interpolation quantiles (numpy's default, as scipy's ``quantile``) of each row
-    of ``rows`` (measures x resamples), at its own levels: the order statistics they need
-    found by one partition of each row, not a sort."""
+    of ``rows`` (measures x resamples), at its own levels, without sorting the rows.
+
+    One partition of the matrix at the ends of each level's span of positions over the
+    rows (the lowest position any row needs, the highest): every position inside a span
+    then holds the right order statistics, unordered, and sorting just that narrow block
+    orders them (BCa moves each row's level a little, so the blocks are a few hundred wide
+    at 9999 resamples). A partition at every row's positions cost 14 ms of the 30 a
+    bootstrap took at 58 x 9999; a partition per row as much."""
     m, b = rows.shape
     positions = [q * (b - 1) for q in levels]
     lows = [np.clip(np.floor(pos).astype(np.int64), 0, b - 1) for pos in positions]
     highs = [np.clip(lo + 1, 0, b - 1) for lo in lows]
-    ks = np.unique(np.concatenate([*lows, *highs]))
-    part = np.partition(rows, ks, axis=1)  # every row's needed order statistics in place
+    spans = [(int(lo.min()), int(hi.max())) for lo, hi in zip(lows, highs, strict=True)]
+    part = np.partition(rows, sorted({k for span in spans for k in span}), axis=1)
+    for first, last in spans:
+        if last - first > 1:
+            part[:, first : last + 1] = np.sort(part[:, first : last + 1], axis=1)
     at = np.arange(m)
     out = []
     for pos, lo, hi in zip(positions, lows, highs, strict=True):
