@@ -87,3 +87,33 @@ def keep_freed_memory(keep: bool = True) -> bool:
     for param, value in (_KEEP if keep else _DEFAULTS).items():
         mallopt(param, value)
     return True
+
+
+#: files no loader claims named one per line; the rest are counted (``-v`` names all)
+UNCLAIMED_SHOWN = 10
+
+
+def print_skips(
+    skipped: list,
+    unclaimed: list,
+    *,
+    verbose: bool,
+    advice: str = "--kind reads every file as that kind",
+) -> None:
+    """One line per special file skipped; the files no loader claims, named up to
+    :data:`UNCLAIMED_SHOWN` (all with ``-v``), under one line saying what was tried."""
+    for exc in skipped:
+        print(f"skipped: {exc}", file=sys.stderr)
+    if not unclaimed:
+        return
+    tried = ", ".join(unclaimed[0].details.get("tried", []))
+    print(
+        f"skipped {len(unclaimed)} file(s) no loader claims (tried {tried}"
+        + (f"; {advice}):" if advice else "):"),
+        file=sys.stderr,
+    )
+    shown = unclaimed if verbose else unclaimed[:UNCLAIMED_SHOWN]
+    for exc in shown:
+        print(f"  {exc.source}: {exc.reason}", file=sys.stderr)
+    if len(shown) < len(unclaimed):
+        print(f"  … and {len(unclaimed) - len(shown)} more (-v names them all)", file=sys.stderr)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reprokg.cli.base import Command, add_store_option, store_location, tell
+from reprokg.cli.base import Command, add_store_option, print_skips, store_location, tell
 from reprokg.core.errors import UsageError
 
 if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a handler runs
@@ -54,10 +54,6 @@ class _Counter:
             sys.stderr.flush()
 
 
-#: files no loader claims named one per line; the rest are counted (``-v`` names all)
-UNCLAIMED_SHOWN = 10
-
-
 def _check_inputs(args: argparse.Namespace) -> None:
     """Every missing path named, and an unknown ``--kind`` refused, before a store is
     opened (or created) or a file read."""
@@ -67,26 +63,6 @@ def _check_inputs(args: argparse.Namespace) -> None:
     check_paths(args.paths)
     if args.kind is not None:
         loader_for(args.kind)
-
-
-def _print_skips(skipped: list, unclaimed: list, *, verbose: bool) -> None:
-    """One line per special file skipped; the files no loader claims, named up to
-    :data:`UNCLAIMED_SHOWN` (all with ``-v``), under one line saying what was tried."""
-    for exc in skipped:
-        print(f"skipped: {exc}", file=sys.stderr)
-    if not unclaimed:
-        return
-    tried = ", ".join(unclaimed[0].details.get("tried", []))
-    print(
-        f"skipped {len(unclaimed)} file(s) no loader claims (tried {tried}; "
-        "--kind reads every file as that kind):",
-        file=sys.stderr,
-    )
-    shown = unclaimed if verbose else unclaimed[:UNCLAIMED_SHOWN]
-    for exc in shown:
-        print(f"  {exc.source}: {exc.reason}", file=sys.stderr)
-    if len(shown) < len(unclaimed):
-        print(f"  … and {len(unclaimed) - len(shown)} more (-v names them all)", file=sys.stderr)
 
 
 def cmd_load(args: argparse.Namespace) -> int:
@@ -109,7 +85,7 @@ def cmd_load(args: argparse.Namespace) -> int:
             counter.close()
     for err in result.errors:
         print(f"error: {err}", file=sys.stderr)
-    _print_skips(result.skipped, result.unclaimed, verbose=args.verbose)
+    print_skips(result.skipped, result.unclaimed, verbose=args.verbose)
     for d in result.documents:
         if d.report is None:
             continue
@@ -162,7 +138,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if refused < len(reports):  # a summary only when something was read
             ok = sum(1 for r in reports if r.conforms)
             print(f"{ok} of {len(reports)} document(s) conform")
-    _print_skips(walk.skipped, walk.unclaimed, verbose=False)
+    print_skips(walk.skipped, walk.unclaimed, verbose=False)
     if not reports:
         print(f"nothing validated: no document in {', '.join(args.paths)}", file=sys.stderr)
         return 2

@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import importlib
 import logging
+from collections.abc import Callable, Collection
 from functools import cache
 from pathlib import PurePath
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ from reprokg.core.errors import (
     UnrecognisedSource,
     UnsupportedInput,
 )
-from reprokg.loaders.contract import Claim, Loader, LoaderInfo
+from reprokg.loaders.contract import Claim, Loader, LoaderInfo, SummarisingLoader
 from reprokg.loaders.limits import current_limits
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
         rocrate,
         stability,
     )
+    from reprokg.loaders.summary import LoadSummary
 
     #: the registered modules, checked against the contract by the type checker (the
     #: registry checks them again when it imports them; tests/loaders/test_registry.py
@@ -95,6 +97,8 @@ LOADER_MODULES: tuple[str, ...] = (
 HEAD_BYTES = 4096
 #: bytes checked for NUL (binary input) and UTF-8 before any loader is asked
 CHECK_BYTES = 16384
+#: what a caller wanting each file's :class:`~reprokg.loaders.summary.LoadSummary` passes
+SummaryHook = Callable[["LoadSummary"], None]
 
 
 @cache
@@ -128,11 +132,14 @@ def loader_for(kind: str) -> Loader:
     return found[kind]
 
 
-def claims(name: str, head: str) -> dict[str, Claim]:
-    """What each loader's ``sniff`` says of a file (its base name and decoded head)."""
+def claims(name: str, head: str, kinds: Collection[str] | None = None) -> dict[str, Claim]:
+    """What each loader's ``sniff`` says of a file (its base name and decoded head); with
+    ``kinds``, only those loaders are asked."""
     base = PurePath(name).name
     out: dict[str, Claim] = {}
     for kind, mod in loaders().items():
+        if kinds is not None and kind not in kinds:
+            continue
         try:
             out[kind] = Claim.of(mod.sniff(base, head))
         except Exception as exc:  # noqa: BLE001 - a faulty sniff must not hide the others
@@ -146,18 +153,29 @@ def detect_kind(name: str, head: str) -> str | None:
     return next((k for k, c in claims(name, head).items() if c is Claim.YES), None)
 
 
-def load_source(name: str, data: bytes, kind: str | None = None) -> list[Document]:
+def load_source(
+    name: str,
+    data: bytes,
+    kind: str | None = None,
+    *,
+    kinds: Collection[str] | None = None,
+    summary: SummaryHook | None = None,
+) -> list[Document]:
     """The documents of one source (``name`` as the user knows it, ``data`` its bytes).
 
     With ``kind`` the loader of that kind reads it. Otherwise the first loader whose
-    ``sniff`` says yes; when none does, the loaders that nearly claim it
-    (:attr:`Claim.NEAR`) read it, and the first one's own error is raised when none can.
-    When no loader claims it at all, :class:`UnrecognisedSource` names the loaders tried
-    (and why, for binary or non-UTF-8 input).
+    ``sniff`` says yes (of ``kinds`` only, when given); when none does, the loaders that
+    nearly claim it (:attr:`Claim.NEAR`) read it, and the first one's own error is raised
+    when none can. When no loader claims it at all, :class:`UnrecognisedSource` names the
+    loaders tried (and why, for binary or non-UTF-8 input). ``summary`` is handed the
+    load's :class:`~reprokg.loaders.summary.LoadSummary` when it succeeds.
     """
     if kind is not None:
-        return _load(loader_for(kind), data, name)
-    tried = list(loaders())
+        return _load(loader_for(kind), data, name, summary)
+    if kinds is not None:
+        for k in kinds:
+            loader_for(k)  # an unknown kind is refused, not silently never tried
+    tried = [k for k in loaders() if kinds is None or k in kinds]
     if b"\x00" in data[:CHECK_BYTES]:
         raise UnrecognisedSource(
             "looks like a binary file (NUL bytes), and every loader reads UTF-8 text",
@@ -165,14 +183,14 @@ def load_source(name: str, data: bytes, kind: str | None = None) -> list[Documen
             source=name,
         )
     head = data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
-    said = claims(name, head)
+    said = claims(name, head, kinds)
     yes = next((k for k, c in said.items() if c is Claim.YES), None)
     if yes is not None:
-        return _load(loaders()[yes], data, name)
+        return _load(loaders()[yes], data, name, summary)
     first_error: LoadError | None = None
     for near in (k for k, c in said.items() if c is Claim.NEAR):
         try:
-            return _load(loaders()[near], data, name)
+            return _load(loaders()[near], data, name, summary)
         except LoadError as exc:
             first_error = first_error or exc
     if first_error is not None:
@@ -201,12 +219,22 @@ def _refuse_undecodable(data: bytes, name: str, tried: list[str]) -> None:
         ) from None
 
 
-def _load(loader: Loader, data: bytes, name: str) -> list[Document]:
+def _load(loader: Loader, data: bytes, name: str, summary: SummaryHook | None) -> list[Document]:
     """``loader.load``, with the backstops for input the limits did not catch; its errors
     name the kind read (``details["kind"]``)."""
     kind = loader.INFO.kind
     try:
-        return list(loader.load(data, name))
+        if summary is None:
+            return list(loader.load(data, name))
+        if isinstance(loader, SummarisingLoader):
+            docs, told = loader.load_with_summary(data, name)
+        else:
+            from reprokg.loaders.summary import LoadSummary
+
+            docs = list(loader.load(data, name))
+            told = LoadSummary(name, kind, records=len(docs), documents=len(docs))
+        summary(told)
+        return list(docs)
     except LoadError as exc:
         exc.details.setdefault("kind", kind)
         raise
@@ -232,6 +260,7 @@ __all__ = [
     "Claim",
     "Loader",
     "LoaderInfo",
+    "SummaryHook",
     "claims",
     "detect_kind",
     "load_source",

@@ -45,7 +45,6 @@ from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import (
     Assessment,
-    LoadSummary,
     agent,
     link,
     minted_paper,
@@ -55,6 +54,7 @@ from reprokg.loaders.evidence import (
     typed_year,
 )
 from reprokg.loaders.source import decode_text, parse_json
+from reprokg.loaders.summary import LoadSummary
 
 INFO = LoaderInfo(
     kind="artifact-evaluation", name="reprokg.loaders.artifact_evaluation", version="1"

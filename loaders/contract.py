@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # importing the registry (e.g. for loaders.trec) loads no rdf
     from rdflib import Graph, URIRef
 
     from reprokg.core.document import Document, Message
+    from reprokg.loaders.summary import LoadSummary
 
 
 class Claim(enum.Enum):
@@ -98,4 +99,14 @@ class Loader(Protocol):
     def load(self, data: bytes, name: str) -> list[Document]:
         """The documents of one source's bytes; :class:`~reprokg.core.errors.LoadError`
         naming file, line, field and what was expected when it cannot be read."""
+        ...
+
+
+@runtime_checkable
+class SummarisingLoader(Loader, Protocol):
+    """A loader that also says what a load normalised, skipped and why (the evidence
+    loaders); :func:`reprokg.loaders.load_source` asks it when the caller wants summaries."""
+
+    def load_with_summary(self, data: bytes, name: str) -> tuple[list[Document], LoadSummary]:
+        """``load``'s documents, and the file's :class:`LoadSummary`."""
         ...

@@ -6,25 +6,39 @@ never stops on a file: a file that cannot be read or loaded becomes one error na
 a special file (a named pipe, a device, a socket) is skipped without being opened, and a
 file in a folder that no loader claims is skipped and named (:attr:`SourceWalk.unclaimed`),
 so the user learns of each, and every good document is still loaded.
+
+``reprokg evidence load`` walks the same way, restricted to the evidence loaders
+(``kinds``), reading the results pages a folder walk otherwise leaves out as documentation
+(``read_suffixes``), with each file's summary handed to a hook and its documents taken
+file by file (:meth:`SourceWalk.per_file`).
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reprokg.core.errors import LoadError, UnrecognisedSource, UsageError
-from reprokg.loaders import load_source, loader_for
+from reprokg.loaders import SummaryHook, load_source, loader_for
 from reprokg.loaders.source import not_a_file, read_bytes
 
 if TYPE_CHECKING:
     from reprokg.core.document import Document
 
 #: files never considered when walking a folder
-SKIP_NAMES = {"LICENSE", "LICENSE.md", "LICENSE.txt", "README.md", "README", "NOTICE"}
+SKIP_NAMES = {
+    "LICENSE",
+    "LICENSE.md",
+    "LICENSE.txt",
+    "README.md",
+    "README",
+    "NOTICE",
+    "SOURCE",  # where a data folder's files came from (../shared/data)
+    "CITATION.cff",
+}
 #: documentation, images and archives found in data folders are not sources
 SKIP_SUFFIXES = {".md", ".rst", ".html", ".pdf", ".png", ".jpg", ".svg", ".xlsx", ".zip", ".gz"}
 
@@ -40,9 +54,12 @@ class SourceWalk:
     """The documents of every source file under ``paths``, and what was not loaded.
 
     Files named in ``paths`` are loaded, or are an error; files found in folders are
-    loaded when a loader claims them (or ``kind`` is given). Folders are read in sorted
-    path order, without hidden files, :data:`SKIP_NAMES` and :data:`SKIP_SUFFIXES`.
-    :meth:`documents` streams; the lists fill as it goes.
+    loaded when a loader claims them (or ``kind`` is given); with ``kinds``, only those
+    loaders are asked. Folders are read in sorted path order, without hidden files,
+    :data:`SKIP_NAMES` and :data:`SKIP_SUFFIXES` (less ``read_suffixes``). :meth:`documents`
+    streams, :meth:`per_file` gives each file's documents together; the lists fill as it
+    goes, and ``summary`` is handed each loaded file's
+    :class:`~reprokg.loaders.summary.LoadSummary`.
     """
 
     def __init__(
@@ -51,9 +68,15 @@ class SourceWalk:
         kind: str | None = None,
         *,
         names: tuple[Path, str] | None = None,
+        kinds: Collection[str] | None = None,
+        read_suffixes: Collection[str] = (),
+        summary: SummaryHook | None = None,
     ) -> None:
         self.paths = [Path(p) for p in paths]
         self.kind = kind
+        self.kinds = kinds
+        self.skip_suffixes = SKIP_SUFFIXES - {s.lower() for s in read_suffixes}
+        self.summary = summary
         #: (folder, prefix): sources are named by their path relative to the folder after
         #: the prefix (the demo's ``examples/...``); otherwise by the path as given
         self.names = names
@@ -69,8 +92,14 @@ class SourceWalk:
         self.loaded = 0
 
     def documents(self) -> Iterator[Document]:
-        if self.kind is not None:
-            loader_for(self.kind)  # an unknown kind is refused before any file is read
+        for docs in self.per_file():
+            yield from docs
+
+    def per_file(self) -> Iterator[list[Document]]:
+        """Each loaded file's documents in turn (a caller that stores file by file holds
+        one file's graphs, not a batch of many)."""
+        for kind in [self.kind] if self.kind is not None else self.kinds or ():
+            loader_for(kind)  # an unknown kind is refused before any file is read
         for path, named in self._files():
             try:
                 data, name = read_bytes(path, self._name(path))
@@ -79,7 +108,7 @@ class SourceWalk:
                 continue
             self.files += 1
             try:
-                docs = load_source(name, data, self.kind)
+                docs = load_source(name, data, self.kind, kinds=self.kinds, summary=self.summary)
             except UnrecognisedSource as exc:
                 (self.errors if named else self.unclaimed).append(exc)
                 continue
@@ -87,7 +116,7 @@ class SourceWalk:
                 self.errors.append(exc)
                 continue
             self.loaded += len(docs)
-            yield from docs
+            yield docs
 
     def _name(self, path: Path) -> str:
         if self.names is None:
@@ -128,7 +157,9 @@ class SourceWalk:
             seen.add((st.st_dev, st.st_ino))
             dirs[:] = [d for d in dirs if not d.startswith(".")]
             for n in names:
-                if n.startswith(".") or n in SKIP_NAMES or Path(n).suffix.lower() in SKIP_SUFFIXES:
+                if n.startswith(".") or n in SKIP_NAMES:
+                    continue
+                if Path(n).suffix.lower() in self.skip_suffixes:
                     continue
                 f = Path(folder, n)
                 try:

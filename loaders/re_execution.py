@@ -36,8 +36,9 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, minter
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.contract import LoaderInfo
-from reprokg.loaders.evidence import Assessment, LoadSummary, agent
+from reprokg.loaders.evidence import Assessment, agent
 from reprokg.loaders.source import decode_text
+from reprokg.loaders.summary import LoadSummary
 
 INFO = LoaderInfo(kind="re-execution", name="reprokg.loaders.re_execution", version="1")
 

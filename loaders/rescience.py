@@ -35,8 +35,9 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.contract import LoaderInfo
-from reprokg.loaders.evidence import Assessment, LoadSummary, agent, link, rejected_record
+from reprokg.loaders.evidence import Assessment, agent, link, rejected_record
 from reprokg.loaders.source import decode_text
+from reprokg.loaders.summary import LoadSummary
 
 INFO = LoaderInfo(kind="rescience", name="reprokg.loaders.rescience", version="1")
 

@@ -73,3 +73,29 @@ def test_an_unknown_kind_is_refused_with_the_known_ones() -> None:
         load_source("gcn.yaml", AUDIT.read_bytes(), kind="nosuchkind")
     assert err.value.field == "kind" and "audit" in err.value.message
     assert err.value.http_status == 415
+
+
+def test_kinds_restrict_the_loaders_asked() -> None:
+    """``reprokg evidence load`` asks only the evidence loaders: an audit is then unclaimed,
+    and the loaders named as tried are those asked."""
+    with pytest.raises(UnrecognisedSource) as err:
+        load_source("gcn.yaml", AUDIT.read_bytes(), kinds=("rescience", "re-execution"))
+    assert err.value.tried == ["rescience", "re-execution"]
+    with pytest.raises(LoadError, match="no loader for kind 'nosuch'"):
+        load_source("gcn.yaml", AUDIT.read_bytes(), kinds=("audit", "nosuch"))
+    [doc] = load_source("gcn.yaml", AUDIT.read_bytes(), kinds=("audit",))
+    assert doc.kind == "audit"
+
+
+def test_the_summary_hook_gets_the_loaders_summary_or_a_count() -> None:
+    """An evidence loader's own summary (records, skips, outcomes); for another loader the
+    count of its documents."""
+    told: list = []
+    bib = (REPO / "examples/evidence/rescience/published.bib").read_bytes()
+    docs = load_source("published.bib", bib, summary=told.append)
+    load_source("gcn.yaml", AUDIT.read_bytes(), summary=told.append)
+    rescience, audit = told
+    # 29 entries in the bundled subset (grep -c '^@' published.bib), 8 [¬Re]/[¬Rp] of them
+    assert (rescience.kind, rescience.records, rescience.documents) == ("rescience", 29, 29)
+    assert len(docs) == 29 and rescience.outcomes["not-reproduced"] == 8
+    assert (audit.kind, audit.records, audit.documents, audit.source) == ("audit", 1, 1, "gcn.yaml")
