@@ -14,6 +14,7 @@ from reprokg.cli.base import Command, add_store_option, store_location, tell
 IMPORT_FORMATS = {
     "rocrate": "rocrate",
     "mlflow": "mlflow",
+    "openml": "openml",
     "ir_metadata": "run",
     "tirex": "run",
 }
@@ -114,7 +115,8 @@ def register(command: Command) -> None:
     p = command(
         "import",
         "import runs from another tool: an RO-Crate (folder, ZIP or metadata file), an "
-        "MLflow file store (mlruns/ or its ZIP) or runs/search JSON, "
+        "MLflow file store (mlruns/ or its ZIP) or runs/search JSON, OpenML run "
+        "descriptions (XML or JSON, a file or a folder of them), "
         "standalone ir_metadata YAML (tirex-tracker); validated like every document",
         _import,
     )

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         ir_metadata,
         mlflow,
         mlrc,
+        openml,
         pwc_checklist,
         qrels,
         re_execution,
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
         re_execution,
         rocrate,
         mlflow,
+        openml,
         qrels,
     )
 
@@ -91,6 +93,7 @@ LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.re_execution",
     "reprokg.loaders.rocrate",
     "reprokg.loaders.mlflow",
+    "reprokg.loaders.openml",
     "reprokg.loaders.qrels",
 )
 #: bytes of a file given to ``sniff``

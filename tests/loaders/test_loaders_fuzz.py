@@ -98,6 +98,7 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
         ("ro-crate-metadata.json", (crates / n / "ro-crate-metadata.json").read_bytes())
         for n in ("process-run-example1", "workflow-run-example2")
     ]
+    out["openml"] = [("description.xml", _head(crates.parent / "openml" / "description.xml", 60))]
     out["mlflow"] = [
         (
             "runs.json",
@@ -153,6 +154,7 @@ KINDS = [
     "re-execution",
     "rocrate",
     "mlflow",
+    "openml",
     "qrels",
 ]
 

@@ -61,6 +61,7 @@ def test_every_registered_loader_exposes_the_loader_api() -> None:
         "run",
         "rocrate",
         "mlflow",
+        "openml",
         "mlrc",
         "audit",
         "stability",
