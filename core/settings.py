@@ -240,6 +240,11 @@ class Settings:
     parse_timeout: float = setting(300.0, _seconds)
     #: address space of a parse worker (MiB, ``RLIMIT_AS``); 0 = no limit
     parse_memory_mb: int = setting(3_072, _count)
+    #: address space of an analysis worker (``/measures/...``, MiB, ``RLIMIT_AS``, also
+    #: its R child); 0 = no limit
+    analysis_memory_mb: int = setting(3_072, _count)
+    #: seconds one analysis (``/measures/...``) may compute before its worker is killed
+    analysis_timeout: float = setting(120.0, _seconds)
 
     # --- the HTTP server (uvicorn, ``reprokg serve``)
     #: most connections + requests in progress per server process; more answer 503

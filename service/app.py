@@ -20,6 +20,7 @@ from reprokg import __version__
 from reprokg.core.pool import preload
 from reprokg.core.settings import Settings
 from reprokg.core.settings import settings as process_settings
+from reprokg.service.analysis import Analyses
 from reprokg.service.deps import add_error_handler, check_write_token
 from reprokg.service.headers import SecurityHeaders
 from reprokg.service.limits import BodyLimitMiddleware, UploadSlots
@@ -102,6 +103,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
         if runner is not None:
             runner.close()
         app.state.parse_pool.close()
+        app.state.analyses.close()
         if owns_store:
             app.state.store.close()
 
@@ -120,6 +122,8 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     # worker processes fork from one forkserver: have it import what both kinds need once
     preload(*PRELOAD, "pyoxigraph", "reprokg.sparql.runner")
     app.state.parse_pool = ParsePool(settings)
+    app.state.analyses = Analyses(settings)  # /measures/... computes in its workers
+    weakref.finalize(app, app.state.analyses.close)
     # an app dropped without its lifespan ending (tests) still stops its parse workers
     weakref.finalize(app, app.state.parse_pool.close)
     app.state.store = store if store is not None else open_service_store(settings)

@@ -8,9 +8,11 @@ matters on the service's hot path and the formats are small.
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
 from rdflib import BNode, Graph, Literal, URIRef
@@ -350,3 +352,30 @@ def serialise_graph(graph: Graph, media_type: str) -> bytes:
             json.loads(g.serialize(format="json-ld", context=context)), ensure_ascii=False
         ).encode("utf-8")
     return g.serialize(format=fmt, encoding="utf-8")
+
+
+# --- a byte cap on answers serialised by the engine ------------------------------------
+
+
+class AnswerTooLarge(Exception):
+    """The serialised answer passed its byte cap (control flow: the caller cuts it)."""
+
+
+class CappedBuffer(io.RawIOBase):
+    """Where pyoxigraph writes an answer: holds at most ``limit`` bytes, then raises
+    :class:`AnswerTooLarge` (pyoxigraph stops and passes it on), so a huge answer never
+    sits whole in memory."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.data = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        if len(self.data) + len(b) > self.limit:
+            raise AnswerTooLarge
+        self.data += b
+        return len(b)

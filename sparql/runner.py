@@ -45,6 +45,7 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -415,6 +416,7 @@ class Snapshots:
         shutil.rmtree(self.root, ignore_errors=True)
         self.root.mkdir(parents=True)
         self._lock = threading.Lock()
+        self._held: dict[str, int] = {}  # checkpoints an analysis reads
         self._current: str | None = None
         self._sig: tuple = ()
         self._n = 0
@@ -454,10 +456,25 @@ class Snapshots:
             self.made += 1
             return self._current
 
+    @contextlib.contextmanager
+    def held(self) -> Iterator[str]:
+        """The current checkpoint, kept from :meth:`collect` while the caller reads it
+        (an analysis worker, service/analysis.py)."""
+        path = self.current()
+        with self._lock:
+            self._held[path] = self._held.get(path, 0) + 1
+        try:
+            yield path
+        finally:
+            with self._lock:
+                self._held[path] -= 1
+                if not self._held[path]:
+                    del self._held[path]
+
     def collect(self, in_use: set[str]) -> None:
         """Delete checkpoints that are neither current nor open in a worker."""
         with self._lock:
-            keep = in_use | ({self._current} if self._current else set())
+            keep = in_use | set(self._held) | ({self._current} if self._current else set())
             for d in self.root.iterdir():
                 if str(d) not in keep:
                     shutil.rmtree(d, ignore_errors=True)

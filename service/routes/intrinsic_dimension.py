@@ -109,7 +109,7 @@ def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, byte
             },
         }
     }
-    | error_responses(400, 401, 403, 413, 422, 429, 507),
+    | error_responses(400, 401, 403, 413, 422, 429, 503, 507),
     summary="Geometric intrinsic dimension of an uploaded data file (stored with save=true)",
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
@@ -138,37 +138,25 @@ def post_intrinsic_dimension(
         raise UsageError("hops and graph go together")
 
     from reprokg.intrinsic_dimension.document import dataset_ref, save_result
-    from reprokg.intrinsic_dimension.features import SCORES
-    from reprokg.intrinsic_dimension.io import read_data, read_edges
-    from reprokg.intrinsic_dimension.result import analysis, default_support
+    from reprokg.service.analysis import get_analyses
 
+    if save or dataset:
+        dataset_ref(dataset, "0" * 64)  # a bad data set is a 400 before any computing
     name, raw = _read(data, settings, "data")
     cols = [c.strip() for c in columns.split(",") if c.strip()] if columns else None
-    table = read_data(name, columns=cols, array=array, raw=raw, name=name)
-    ref = dataset_ref(dataset, table.sha256) if (save or dataset) else None
-    edges = None
-    if graph is not None:
-        gname, graw = _read(graph, settings, "graph")
-        edges = read_edges(gname, table.n, raw=graw, name=gname)
-    done = analysis(
-        table.values,
-        table.names,
-        support=default_support(table.n, exact=exact, support=support),
-        exact=exact,
-        features=features,
-        score=SCORES[score],
-        hops=hops,
-        edges=edges,
+    graph_upload = _read(graph, settings, "graph") if graph is not None else None
+    # the upload is parsed and the estimate computed in an analysis worker (a time and a
+    # memory limit: an anonymous client chooses the data, service/analysis.py)
+    source, sha256, result = get_analyses(request).compute(
+        _estimate, name, raw, cols, array, graph_upload, exact, support, features, score, hops
     )
-    out = done.result.to_json()
+    out = result.to_json()
     out["stored"] = None
     if save:
-        assert ref is not None
+        ref = dataset_ref(dataset, sha256)
         out["stored"] = save_result(
             store,
-            done.result.stored(
-                file_name=table.source, sha256=table.sha256, dataset=ref, columns=cols, score=score
-            ),
+            result.stored(file_name=source, sha256=sha256, dataset=ref, columns=cols, score=score),
         )
         response.status_code = status.HTTP_201_CREATED
     return out
@@ -185,3 +173,39 @@ def get_intrinsic_dimension(result_id: str, store: StoreDep) -> dict:
     from reprokg.intrinsic_dimension.document import stored_result
 
     return stored_result(store, result_id)
+
+
+def _estimate(
+    name: str,
+    raw: bytes,
+    cols: list[str] | None,
+    array: str | None,
+    graph_upload: tuple[str, bytes] | None,
+    exact: bool,
+    support: int | None,
+    features: bool,
+    score: str,
+    hops: int | None,
+) -> tuple[str, str, object]:
+    """The uploaded data read and its intrinsic dimension computed (in an analysis worker):
+    the file's name and sha256, and the result."""
+    from reprokg.intrinsic_dimension.features import SCORES
+    from reprokg.intrinsic_dimension.io import read_data, read_edges
+    from reprokg.intrinsic_dimension.result import analysis, default_support
+
+    table = read_data(name, columns=cols, array=array, raw=raw, name=name)
+    edges = None
+    if graph_upload is not None:
+        gname, graw = graph_upload
+        edges = read_edges(gname, table.n, raw=graw, name=gname)
+    done = analysis(
+        table.values,
+        table.names,
+        support=default_support(table.n, exact=exact, support=support),
+        exact=exact,
+        features=features,
+        score=SCORES[score],
+        hops=hops,
+        edges=edges,
+    )
+    return table.source, table.sha256, done.result

@@ -24,7 +24,8 @@ from reprokg.sparql.named import (
     results_csv,
     results_json,
 )
-from reprokg.sparql.results import negotiate
+from reprokg.sparql.results import AnswerTooLarge, CappedBuffer, negotiate
+from reprokg.sparql.runner import cut_answer
 from reprokg.store.base import AskResult, NativeQueries, SelectResult
 
 router = APIRouter(tags=["named queries"])
@@ -65,36 +66,77 @@ def result_cache(request: Request, settings: Settings) -> ResultCache:
     return cache
 
 
-def _plan_and_run(store, query, params: dict[str, str], media: str) -> Response:
+def _plan_and_run(store, query, params: dict[str, str], media: str, limit: int) -> Response:
     """Plan on the store's ranks (which reads the store: in the pool thread, not on the
     event loop) and run natively."""
     plan = ranked.planned(query, params, store)
-    return _run_native(store, plan.sparql, media, reads_store=plan.reads_store)
+    return _run_native(store, plan.sparql, media, limit, reads_store=plan.reads_store)
 
 
-def _run_native(store, sparql: str, media: str, *, reads_store: bool = True) -> Response:
+def _run_native(
+    store, sparql: str, media: str, limit: int, *, reads_store: bool = True
+) -> Response:
     """Run on pyoxigraph and let it write the results (half the time of rdflib terms).
 
     Named queries are ours and bounded (LIMIT, aggregates), so neither the row cap nor
-    the kill-able workers of ``/sparql`` are needed here.
+    the kill-able workers of ``/sparql`` are needed here; but the values they return are
+    the data's, so the answer is written into a buffer of ``answer_bytes`` (``limit``)
+    and, when it does not fit, answered again with the rows that fit, marked as
+    ``/sparql`` marks a cut (:func:`_cut_native`).
     """
     import pyoxigraph as ox
 
+    res = _native_result(store, sparql, reads_store)
+    csv_rows = media == "text/csv" and isinstance(res, ox.QuerySolutions)
+    if not csv_rows and not isinstance(res, ox.QuerySolutions | ox.QueryBoolean):
+        raise StoreError("named query is not SELECT/ASK")
+    out = CappedBuffer(limit)
     try:
-        res = store.native_query(sparql, reads_store=reads_store)
+        fmt = ox.QueryResultsFormat.CSV if csv_rows else ox.QueryResultsFormat.JSON
+        res.serialize(out, format=fmt)
+    except AnswerTooLarge:
+        del res
+        return _cut_native(store, sparql, media, limit, reads_store)
+    if csv_rows:
+        return Response(bytes(out.data), media_type="text/csv; charset=utf-8")
+    return Response(bytes(out.data), media_type="application/sparql-results+json")
+
+
+def _native_result(store, sparql: str, reads_store: bool) -> object:
+    try:
+        return store.native_query(sparql, reads_store=reads_store)
     except (SyntaxError, OSError) as exc:  # our own query text: a defect, not the client's
         raise StoreError(f"named query failed: {exc}") from exc
-    if media == "text/csv" and isinstance(res, ox.QuerySolutions):
-        return Response(
-            res.serialize(format=ox.QueryResultsFormat.CSV),
-            media_type="text/csv; charset=utf-8",
-        )
-    if isinstance(res, ox.QuerySolutions | ox.QueryBoolean):
-        return Response(
-            res.serialize(format=ox.QueryResultsFormat.JSON),
-            media_type="application/sparql-results+json",
-        )
-    raise StoreError("named query is not SELECT/ASK")
+
+
+def _cut_native(store, sparql: str, media: str, limit: int, reads_store: bool) -> Response:
+    """The rows of a named query's answer that fit in ``limit`` bytes of values, read
+    one at a time (never the whole answer in memory)."""
+    from reprokg.store.terms import to_rdflib
+
+    res = _native_result(store, sparql, reads_store)
+    names = [v.value for v in res.variables]  # type: ignore[attr-defined]
+    rows: list[tuple] = []
+    used = 0
+    for solution in res:  # type: ignore[attr-defined]
+        row = tuple(to_rdflib(solution[i]) for i in range(len(names)))
+        used += sum(len(t) + 4 if t is not None else 1 for t in row)
+        if used > limit:
+            break
+        rows.append(row)
+    return _answer(SelectResult(names, rows), media, _cut_headers(limit))
+
+
+def _cut_headers(limit: int) -> dict[str, str]:
+    return {"X-Reprokg-Truncated": "true", "X-Reprokg-Byte-Cap": str(limit)}
+
+
+def _answer(result: SelectResult | AskResult, media: str, headers: dict[str, str]) -> Response:
+    if media == "text/csv" and isinstance(result, SelectResult):
+        return Response(results_csv(result), media_type="text/csv; charset=utf-8", headers=headers)
+    return Response(
+        results_json(result), media_type="application/sparql-results+json", headers=headers
+    )
 
 
 @router.get(
@@ -157,9 +199,16 @@ async def run_query(
             return Response(hit[0], media_type=hit[1], headers={"X-Reprokg-Cache": "hit"})
         query.terms(params)  # NamedQueryError: 400, before a thread is taken
         resp = await anyio.to_thread.run_sync(
-            _plan_and_run, native, query, params, media, limiter=engine_limiter(request)
+            _plan_and_run,
+            native,
+            query,
+            params,
+            media,
+            settings.answer_bytes,
+            limiter=engine_limiter(request),
         )
-        cache.put(key, bytes(resp.body), resp.media_type or media)
+        if "X-Reprokg-Truncated" not in resp.headers:  # a cut answer is not kept
+            cache.put(key, bytes(resp.body), resp.media_type or media)
         resp.headers["X-Reprokg-Cache"] = "miss" if key is not None else "off"
         return resp
     sparql = query.bind(params)  # NamedQueryError: 400
@@ -168,7 +217,7 @@ async def run_query(
 
 def _run_other(request: Request, store, settings, sparql: str, media: str) -> Response:
     """Through the query runner or a remote store (blocking: called in a pool thread)."""
-    truncated = False
+    truncated = bytes_cut = False
     holder = request.app.state.query_runner
     mirrored = request.app.state.read_store is not None
     # QueryTimeout answers 503, other StoreErrors 500 (the app's one error handler)
@@ -176,17 +225,15 @@ def _run_other(request: Request, store, settings, sparql: str, media: str) -> Re
         from reprokg.sparql.runner import QueryJob
 
         outcome = holder.get().run(QueryJob(sparql))
-        result, truncated = outcome.result, outcome.truncated
+        result, truncated, bytes_cut = outcome.result, outcome.truncated, outcome.bytes_cut
     else:
         result = store.query(sparql, timeout=settings.query_timeout)
-    headers = {"X-Reprokg-Truncated": f"rows capped at {settings.row_cap}"} if truncated else {}
-    if isinstance(result, SelectResult) and len(result.rows) > settings.row_cap:
-        result = SelectResult(result.variables, result.rows[: settings.row_cap])
-        headers["X-Reprokg-Truncated"] = f"rows capped at {settings.row_cap}"
+    result, rows_cut, cut = cut_answer(result, settings.row_cap, settings.answer_bytes)
+    headers = {}
+    if bytes_cut or cut:
+        headers = _cut_headers(settings.answer_bytes)
+    elif truncated or rows_cut:
+        headers = {"X-Reprokg-Truncated": f"rows capped at {settings.row_cap}"}
     if not isinstance(result, SelectResult | AskResult):
         raise StoreError("named query is not SELECT/ASK")
-    if media == "text/csv" and isinstance(result, SelectResult):
-        return Response(results_csv(result), media_type="text/csv; charset=utf-8", headers=headers)
-    return Response(
-        results_json(result), media_type="application/sparql-results+json", headers=headers
-    )
+    return _answer(result, media, headers)

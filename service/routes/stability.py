@@ -17,9 +17,10 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field
 
 from reprokg.core.errors import UsageError
+from reprokg.service.analysis import AnalysesDep, get_analyses
 from reprokg.service.deps import (
     OPTIONAL_WRITE_SECURITY,
     ReadStoreDep,
@@ -149,8 +150,12 @@ MetricParam = Annotated[
     str | None, Query(description="the observed metric (default: the only or most observed)")
 ]
 PairParam = Annotated[
-    list[Annotated[str, StringConstraints(pattern=r"^[^:]+:.+$")]] | None,
-    Query(description="extra contrasts a:b (experiment names), repeatable"),
+    list[str] | None,
+    Query(
+        description="extra contrasts a:b (experiment names), repeatable",
+        # the schema says what _pairs takes (another spelling is a 400 UsageError there)
+        json_schema_extra={"items": {"type": "string", "pattern": "^[^:]+:.+$"}},
+    ),
 ]
 
 
@@ -172,9 +177,14 @@ def _analyse(store, study, method, alpha, metric, pair):
     )
 
 
-@router.get("", response_model=StabilityAnalysis, responses=error_responses(400, 404))
+def _analysis_json(store, study, method, alpha, metric, pair) -> dict:
+    return _analyse(store, study, method, alpha, metric, pair).result.to_json()
+
+
+@router.get("", response_model=StabilityAnalysis, responses=error_responses(400, 404, 413, 503))
 def stability_analysis(
-    store: ReadStoreDep,
+    request: Request,
+    analyses: AnalysesDep,
     study: StudyParam = None,
     method: MethodParam = "REML",
     alpha: AlphaParam = 0.05,
@@ -183,7 +193,7 @@ def stability_analysis(
 ) -> dict:
     """The stability analysis of a stored study (seed 003's model and tests, lme4/lmerTest
     numbers)."""
-    return _analyse(store, study, method, alpha, metric, pair).result.to_json()
+    return analyses.run(request, _analysis_json, study, method, alpha, metric, pair)
 
 
 @router.get("/studies", response_model=list[StudySummary])
@@ -200,11 +210,15 @@ _MEDIA = {"svg": "image/svg+xml", "png": "image/png"}
 @router.get(
     "/chart.{fmt}",
     response_class=Response,
-    responses={200: {"content": {m: {} for m in _MEDIA.values()}}, **error_responses(400, 404)},
+    responses={
+        200: {"content": {m: {} for m in _MEDIA.values()}},
+        **error_responses(400, 404, 413, 503),
+    },
 )
 def stability_chart(
     fmt: Literal["svg", "png"],
-    store: ReadStoreDep,
+    request: Request,
+    analyses: AnalysesDep,
     study: StudyParam = None,
     method: MethodParam = "REML",
     alpha: AlphaParam = 0.05,
@@ -212,10 +226,14 @@ def stability_chart(
 ) -> Response:
     """Per-experiment model means with 95% intervals, the reruns side by side with their
     contrast's p (``chart.svg`` or ``chart.png``)."""
+    body = analyses.run(request, _chart, study, method, alpha, metric, fmt)
+    return Response(body, media_type=_MEDIA[fmt])
+
+
+def _chart(store, study, method, alpha, metric, fmt) -> bytes:
     from reprokg.stability.study import chart
 
-    analysis = _analyse(store, study, method, alpha, metric, None)
-    return Response(chart(analysis, fmt), media_type=_MEDIA[fmt])
+    return chart(_analyse(store, study, method, alpha, metric, None), fmt)
 
 
 # --------------------------------------------------------------------------- seed variance
@@ -303,12 +321,18 @@ class CriticalDifferenceRequest(BaseModel):
     save: bool = False
 
 
-def _seed_variance(store, kind: str, save: bool, **kw) -> dict:
+def _seed_variance_result(store, kind: str, **kw) -> tuple:
+    """The result and its JSON (in an analysis worker, service/analysis.py)."""
     from reprokg.stability.seed_variance import seed_variance
 
     out, results = seed_variance(store, kw.pop("study"), **kw)
     result = results[kind]
-    body = result.to_json() | {"notes": out["notes"]}
+    return result, result.to_json() | {"notes": out["notes"]}
+
+
+def _seed_variance(request: Request, store, kind: str, save: bool, **kw) -> dict:
+    """Computed in an analysis worker; stored here (``save``)."""
+    result, body = get_analyses(request).run(request, _seed_variance_result, kind, **kw)
     if save:
         from reprokg.ingest import write_results
 
@@ -325,8 +349,13 @@ def _seed_variance(store, kind: str, save: bool, **kw) -> dict:
 _WRITES = {201: {"description": "computed and stored (save=true)"}}
 
 
-@router.get("/compare", response_model=SeedComparisonModel, responses=error_responses(400, 404))
+@router.get(
+    "/compare",
+    response_model=SeedComparisonModel,
+    responses=error_responses(400, 404, 413, 503),
+)
 def seed_comparison(
+    request: Request,
     store: ReadStoreDep,
     a: Annotated[str, Query(description="the first experiment's name")],
     b: Annotated[str, Query(description="the second experiment's name")],
@@ -337,14 +366,22 @@ def seed_comparison(
 ) -> dict:
     """ASO both ways, P(A > B) and both IQMs with intervals, over the two experiments' runs."""
     return _seed_variance(
-        store, "compare", False, study=study, metric=metric, compare=(a, b), seed=seed, level=level
+        request,
+        store,
+        "compare",
+        False,
+        study=study,
+        metric=metric,
+        compare=(a, b),
+        seed=seed,
+        level=level,
     )
 
 
 @router.post(
     "/compare",
     response_model=SeedComparisonModel,
-    responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422),
+    responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422, 503, 507),
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
 def post_seed_comparison(
@@ -359,6 +396,7 @@ def post_seed_comparison(
     if body.save:
         check_write_token(settings, request.headers.get("authorization"))
     out = _seed_variance(
+        request,
         store,
         "compare",
         body.save,
@@ -373,8 +411,13 @@ def post_seed_comparison(
     return out
 
 
-@router.get("/cd", response_model=CriticalDifferenceModel, responses=error_responses(400, 404))
+@router.get(
+    "/cd",
+    response_model=CriticalDifferenceModel,
+    responses=error_responses(400, 404, 413, 503),
+)
 def critical_difference(
+    request: Request,
     store: ReadStoreDep,
     study: StudyParam = None,
     metric: MetricParam = None,
@@ -386,14 +429,14 @@ def critical_difference(
     """Friedman's test of the experiments' average ranks over blocks of runs and the
     Nemenyi critical difference."""
     return _seed_variance(
-        store, "cd", False, study=study, metric=metric, cd=True, block=block, alpha=alpha
+        request, store, "cd", False, study=study, metric=metric, cd=True, block=block, alpha=alpha
     )
 
 
 @router.post(
     "/cd",
     response_model=CriticalDifferenceModel,
-    responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422),
+    responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422, 503, 507),
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
 def post_critical_difference(
@@ -408,6 +451,7 @@ def post_critical_difference(
     if body.save:
         check_write_token(settings, request.headers.get("authorization"))
     out = _seed_variance(
+        request,
         store,
         "cd",
         body.save,
@@ -425,10 +469,11 @@ def post_critical_difference(
 @router.get(
     "/cd.svg",
     response_class=Response,
-    responses={200: {"content": {"image/svg+xml": {}}}, **error_responses(400, 404)},
+    responses={200: {"content": {"image/svg+xml": {}}}, **error_responses(400, 404, 413, 503)},
 )
 def critical_difference_diagram(
-    store: ReadStoreDep,
+    request: Request,
+    analyses: AnalysesDep,
     study: StudyParam = None,
     metric: MetricParam = None,
     block: Annotated[
@@ -437,8 +482,12 @@ def critical_difference_diagram(
     alpha: AlphaParam = 0.05,
 ) -> Response:
     """Demšar's critical-difference diagram (self-contained SVG)."""
+    svg = analyses.run(request, _cd_diagram, study, metric, block, alpha)
+    return Response(svg, media_type="image/svg+xml")
+
+
+def _cd_diagram(store, study, metric, block, alpha) -> str:
     from reprokg.stability.seed_variance import seed_variance
 
     out, results = seed_variance(store, study, metric=metric, cd=True, block=block, alpha=alpha)
-    svg = results["cd"].diagram(f"{out['title']}: {out['metric']}")
-    return Response(svg, media_type="image/svg+xml")
+    return results["cd"].diagram(f"{out['title']}: {out['metric']}")

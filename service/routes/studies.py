@@ -12,7 +12,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from reprokg.service.deps import StoreDep
+from reprokg.service.analysis import AnalysesDep
+from reprokg.service.deps import error_responses
+from reprokg.store.base import Store
 from reprokg.studies.registry import REGISTRY, get
 
 router = APIRouter(prefix="/measures/studies", tags=["measures"])
@@ -90,18 +92,24 @@ def list_studies() -> dict[str, Any]:
         },
         400: {"description": "unknown method or option, or a bad option value", **_ERROR},
         404: {"description": "no study of that name", **_ERROR},
+        **error_responses(413, 503),
     },
 )
 def study_result(
     name: str,
     request: Request,
-    store: StoreDep,
+    analyses: AnalysesDep,
     method: Annotated[
         str | None,
         Query(description="published (default: the authors' choices) or e.g. corrected"),
     ] = None,
 ) -> dict[str, Any]:
     """Every other query parameter is a study option (see ``GET /measures/studies``)."""
-    study = get(name)
+    get(name)  # an unknown name: 404 before a worker is asked
     options = {k: v for k, v in request.query_params.items() if k != "method"}
-    return study.run(store, method, **options)
+    return analyses.run(request, _run, name, method, options)
+
+
+def _run(store: Store, name: str, method: str | None, options: dict[str, str]) -> dict[str, Any]:
+    """A study's result (in an analysis worker, service/analysis.py)."""
+    return get(name).run(store, method, **options)

@@ -245,3 +245,42 @@ def test_a_query_past_the_workers_memory_is_a_413(tmp_path: Path) -> None:
         assert "query worker's memory of 700 MiB" in r.text
         assert c.get("/sparql", params={"query": "ASK {}"}).status_code == 200
     store.close()
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_a_named_query_answer_is_cut_at_the_byte_cap(tmp_path: Path, fmt: str) -> None:
+    """Named queries are ours and bounded in rows, but their values are the data's: six
+    audits with 40 KB of evidence each, under a 100 KB cap, answer the rows that fit,
+    marked as /sparql marks a cut (before: no byte limit on named queries)."""
+    store = open_store(tmp_path / "kg")
+    settings = Settings(write_token="t", access_log=False, parse_workers=0, answer_bytes=100_000)
+    text = AUDIT.read_text(encoding="utf-8")
+    with TestClient(create_app(settings, store=store)) as c:
+        for n in range(6):
+            body = text.replace(
+                "url: https://arxiv.org/abs/1609.02907", f"url: https://example.org/p/{n}"
+            ).replace(
+                "    evidence: The dependencies", f"    evidence: {'w' * 40_000} The dependencies"
+            )
+            r = c.post(
+                "/documents",
+                params={"name": f"a{n}.yaml"},
+                content=body,
+                headers={"Authorization": "Bearer t"},
+            )
+            assert r.status_code == 201, r.text
+        r = c.get("/queries/publications-with-attribute", params={"attribute": "S1", "format": fmt})
+        assert r.status_code == 200
+        assert r.headers["x-reprokg-truncated"] == "true"
+        assert r.headers["x-reprokg-byte-cap"] == "100000"
+        assert len(r.content) <= 100_000 * 1.2
+        if fmt == "json":
+            rows = r.json()["results"]["bindings"]
+        else:
+            rows = r.text.strip().split("\r\n")[1:]
+        assert 0 < len(rows) < 6
+        again = c.get(
+            "/queries/publications-with-attribute", params={"attribute": "S1", "format": fmt}
+        )
+        assert again.headers.get("x-reprokg-cache") != "hit"  # a cut answer is not kept
+    store.close()

@@ -1,0 +1,95 @@
+"""Analyses over HTTP (``/measures/...``) compute in workers with a time and a memory
+limit (issue 28, finding 3's "and the same on every analysis endpoint"): before, an
+anonymous ``POST /measures/intrinsic-dimension`` parsed its upload and computed in the
+server process, as long and as big as the data made it."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from reprokg.core.settings import Settings
+from reprokg.service.app import create_app
+from reprokg.store import open_store
+
+URL = "/measures/intrinsic-dimension"
+
+
+def _csv(rows: int, cols: int = 8) -> bytes:
+    x = np.random.default_rng(28).random((rows, cols))
+    out = io.StringIO()
+    out.write(",".join(f"f{i}" for i in range(cols)) + "\n")
+    np.savetxt(out, x, delimiter=",", fmt="%.4f")
+    return out.getvalue().encode()
+
+
+@pytest.fixture
+def app_with(tmp_path: Path) -> Iterator:
+    made: list = []
+
+    def make(**settings: object) -> TestClient:
+        store = open_store(tmp_path / f"kg{len(made)}")
+        client = TestClient(create_app(Settings(access_log=False, **settings), store=store))
+        made.append((client.__enter__(), store))
+        return made[-1][0]
+
+    yield make
+    for client, store in made:
+        client.__exit__(None, None, None)
+        store.close()
+
+
+@pytest.mark.slow  # an analysis worker starts (numpy, scipy) and one is killed
+def test_an_analysis_past_its_time_is_stopped_and_the_service_goes_on(app_with) -> None:
+    """20,000 rows, exact with per-feature scores: ~4.5 s of computing here; the limit
+    is 1 s. Before: computed in the server process, whatever it took."""
+    c = app_with(analysis_timeout=1.0, parse_workers=0)
+    r = c.post(
+        URL,
+        files={"data": ("big.csv", _csv(20_000), "text/csv")},
+        data={"exact": "true", "features": "true"},
+    )
+    assert r.status_code == 503, r.text[:300]
+    assert "longer than its limit of 1 s (analysis_timeout)" in r.json()["detail"]["message"]
+    assert c.get("/health").status_code == 200
+
+
+@pytest.mark.slow
+def test_an_analysis_past_its_memory_is_a_413(app_with) -> None:
+    """An address space too small for the worker's libraries: the analysis fails in the
+    worker (its own ``RLIMIT_AS``), not in the server, and says which limit."""
+    c = app_with(analysis_memory_mb=200, parse_workers=0)
+    r = c.post(URL, files={"data": ("small.csv", _csv(50), "text/csv")})
+    assert r.status_code == 413, r.text[:300]
+    assert "analysis_memory_mb" in r.json()["detail"]["message"]
+    assert c.get("/health").status_code == 200
+
+
+@pytest.mark.slow
+def test_an_analysis_in_a_worker_answers_as_in_the_server(app_with, tmp_path: Path) -> None:
+    """The same answer from the worker as from the request's thread (an app without the
+    service's workers, as the route's own tests mount it)."""
+    from fastapi import FastAPI
+
+    from reprokg.service.deps import add_error_handler
+    from reprokg.service.routes.intrinsic_dimension import router
+
+    data = _csv(300)
+    c = app_with(parse_workers=0)
+    worker = c.post(URL, files={"data": ("d.csv", data, "text/csv")}, data={"features": "true"})
+    bare = FastAPI()
+    add_error_handler(bare)
+    bare.state.store = open_store(tmp_path / "bare")
+    bare.state.settings = Settings(access_log=False)
+    bare.include_router(router)
+    inline = TestClient(bare).post(
+        URL, files={"data": ("d.csv", data, "text/csv")}, data={"features": "true"}
+    )
+    bare.state.store.close()
+    assert worker.status_code == inline.status_code == 200, worker.text[:300]
+    assert worker.json() == inline.json()
