@@ -100,14 +100,15 @@ def records_from_files(files: dict[str, bytes], name: str) -> dict[str, Any]:
     store's root, ``/``-separated; a single top folder, as in a ZIP of ``mlruns/``, is
     stripped)."""
     tops = {p.split("/", 1)[0] for p in files}
+    prefix = ""
     if len(tops) == 1 and not any(p.count("/") == 1 and p.endswith("/meta.yaml") for p in files):
-        (top,) = tops
-        files = {p[len(top) + 1 :]: b for p, b in files.items() if "/" in p}
+        prefix = f"{next(iter(tops))}/"
+        files = {p[len(prefix) :]: b for p, b in files.items() if "/" in p}
     experiments: dict[str, dict[str, Any]] = {}
     runs: dict[tuple[str, str], dict[str, Any]] = {}
     for path in sorted(files):
         parts = path.split("/")
-        where = f"{name}!{path}"
+        where = f"{name}!{prefix}{path}"
         if parts[0] in (".trash", "models") or len(parts) < 2:
             continue
         if len(parts) == 2 and parts[1] == "meta.yaml":
@@ -138,7 +139,7 @@ def records_from_files(files: dict[str, bytes], name: str) -> dict[str, Any]:
         if not info:
             raise LoadError(
                 "run folder without meta.yaml; expected an MLflow file store",
-                source=f"{name}!{exp}/{run_dir}",
+                source=f"{name}!{prefix}{exp}/{run_dir}",
             )
         if info.get("lifecycle_stage") == "deleted":
             continue

@@ -40,8 +40,18 @@ TEXT_TYPES = {
     "text/plain",
     "text/csv",
     "text/x-trec-run",
+    # the importers' formats (docs/exchange.md): RO-Crate metadata, OpenML run descriptions,
+    # ZIPs of an MLflow store or of a crate (binary: read only with ?kind=)
+    "application/ld+json",
+    "application/xml",
+    "text/xml",
+    "application/zip",
 }
 _EXT_FOR_TYPE = {
+    "application/ld+json": ".json",
+    "application/xml": ".xml",
+    "text/xml": ".xml",
+    "application/zip": ".zip",
     "application/yaml": ".yaml",
     "application/x-yaml": ".yaml",
     "text/yaml": ".yaml",
@@ -54,7 +64,11 @@ _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
 UPLOAD_BODY = {
     "required": True,
     "content": {
-        **{t: {"schema": {"type": "string"}} for t in sorted(TEXT_TYPES - {"application/json"})},
+        **{
+            t: {"schema": {"type": "string"}}
+            for t in sorted(TEXT_TYPES - {"application/json", "application/zip"})
+        },
+        "application/zip": {"schema": {"type": "string", "format": "binary"}},
         "application/json": {"schema": {}},
         "multipart/form-data": {
             "schema": {
