@@ -114,6 +114,8 @@ class CrateContent:
     license: str = DEFAULT_LICENSE
     #: DOIs (as https://doi.org/ IRIs) the thing is about or reproduces
     cites: list[str] = field(default_factory=list)
+    #: assessments of it (verdicts of acceptance rules, reviews): their IRIs
+    related: list[str] = field(default_factory=list)
 
 
 def sha256(data: bytes) -> str:
@@ -208,6 +210,8 @@ def crate_metadata(content: CrateContent, version: str = "1.1") -> dict[str, Any
         root["author"] = [{"@id": p.iri} for p in content.authors]
     if content.cites:
         root["citation"] = [{"@id": c} for c in content.cites]
+    if content.related:
+        root["subjectOf"] = [{"@id": a} for a in content.related]
     graph.append(
         {
             "@id": "ro-crate-metadata.json",
@@ -231,6 +235,8 @@ def crate_metadata(content: CrateContent, version: str = "1.1") -> dict[str, Any
         graph.append({"@id": p.iri, "@type": "Person", "name": p.name})
     for c in content.cites:
         graph.append({"@id": c, "@type": "ScholarlyArticle", "identifier": c})
+    for a in content.related:
+        graph.append({"@id": a, "@type": "Review", "name": f"assessment {a.rsplit('/', 1)[-1]}"})
     # the software: reprokg, with the engines it used as requirements
     engines = {k: v for k, v in sorted(content.software.items()) if k != "reprokg"}
     reprokg = {

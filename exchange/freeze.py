@@ -101,6 +101,7 @@ def datacite_record(
     version: str,
     doi: str | None,
     files: dict[str, bytes],
+    verdicts: list[dict] = (),  # type: ignore[assignment]
 ) -> Record:
     """The DataCite record of a frozen result (``files``: the crate's, for its size)."""
     known = [Creator(p.name, p.iri if "orcid.org/" in p.iri else None) for p in content.authors]
@@ -120,6 +121,7 @@ def datacite_record(
     for run in content.runs:
         related.append(Related(run.iri, "IsDerivedFrom"))
     related += [Related(c, "References") for c in content.cites if c not in repro]
+    related += [Related(a, "IsReviewedBy") for a in content.related]
     seen: set[tuple[str, str]] = set()
     unique = []
     for r in related:
@@ -141,7 +143,9 @@ def datacite_record(
         license_url=license,
         license_id=m.group(1) if m else None,
         abstract=content.description,
-        methods=f"{content.activity}." + (f" Parameters: {params}." if params else ""),
+        methods=f"{content.activity}."
+        + (f" Parameters: {params}." if params else "")
+        + "".join(f" Verdict of rule {v.get('rule')}: {v.get('outcome')}." for v in verdicts or ()),
         technical_info=f"Computed with {software}." if software else "",
         subjects=["reproducibility", content.kind],
         related=unique,
@@ -167,6 +171,8 @@ def freeze(
     license = license or DEFAULT_LICENSE
     content.license = license
     files = crate_files(content, ro_crate)
+    stem = "passport" if content.kind == "passport" else "result"
+    data = json.loads(files[f"{stem}.json"]) if f"{stem}.json" in files else None
     record = datacite_record(
         content,
         creators=list(creators),
@@ -176,9 +182,8 @@ def freeze(
         version=version,
         doi=doi,
         files=files,
+        verdicts=(data or {}).get("verdicts", []) if content.kind != "passport" else [],
     )
-    stem = "passport" if content.kind == "passport" else "result"
-    data = json.loads(files[f"{stem}.json"]) if f"{stem}.json" in files else None
     table = table_of(content.kind, data)
     out: dict[str, bytes] = {
         "crate.zip": zip_bytes(files),

@@ -352,6 +352,14 @@ def document_content(store: Store, doc: URIRef) -> CrateContent:
     content.runs = _runs_of(store, g, subject)
     content.inputs = _inputs(store, g, prov["used"], content.runs)
     data = result_json(g, kind, subject)
+    if kind == "comparison" and data is not None:
+        # as GET /comparisons/{id} answers it: with the verdicts stored for it
+        from reprokg.measures.verdicts import stored_verdicts
+
+        verdicts = stored_verdicts(store, str(subject))
+        if verdicts:
+            data["verdicts"] = verdicts
+            content.related = [v["assessment"] for v in verdicts]
     content.outputs = _outputs("result", data, table_of(kind, data))
     content.cites = sorted(
         {

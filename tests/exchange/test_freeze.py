@@ -101,6 +101,11 @@ def test_datacite_says_who_what_and_what_it_reproduces(frozen: Path) -> None:
     assert ("Other", "reproduces", PAPER) in rel
     assert sum(1 for r in rel if r[0] == "IsDerivedFrom") >= 3  # qrels and both runs
     assert root.findtext("d:version", namespaces=NS) == "1.2"
+    # the demo stores a verdict of the comparison (rule arp-within-5pct): it reviews it
+    reviews = [r for r in rel if r[0] == "IsReviewedBy"]
+    assert len(reviews) == 1 and "/assessment/" in reviews[0][2]
+    methods = root.find("d:descriptions/d:description[@descriptionType='Methods']", NS).text
+    assert "Verdict of rule arp-within-5pct" in methods
     rights = root.find("d:rightsList/d:rights", NS)
     assert rights.get("rightsIdentifier") == "cc-by-4.0"
     info = root.find("d:descriptions/d:description[@descriptionType='TechnicalInfo']", NS).text
