@@ -100,6 +100,7 @@ def test_errors(app, toy: Path):
     assert client.get("/comparisons/doesnotexist").status_code == 404
 
 
+@pytest.mark.slow  # three comparisons computed and stored
 def test_statistics_options_and_their_limit(app, toy: Path):
     """compare's statistics options over HTTP: the correction, resamples and seed asked for
     are the ones used (and stored); resamples past the service's max_resamples, or an
