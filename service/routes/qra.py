@@ -2,7 +2,9 @@
 measure's) quantities the graph holds an original and reproductions of (``reprokg qra``).
 
 GET computes; POST computes from a JSON body and, with ``save: true`` and the bearer
-token, stores the result as a ``qra`` document (201). The response models document the
+token, stores the result as a ``qra`` document (201). The computation runs in an analysis
+worker (``analysis_timeout``, ``analysis_memory_mb``: service/analysis.py); the store is
+written here. The response models document the
 JSON (the same object as ``reprokg qra --format json``). Handlers are plain ``def``: the
 SPARQL and the numbers block, so they run in the thread pool. Errors are the
 ``ReprokgError`` tree (a bad DOI, an unknown origin or a level outside (0, 1): 400).
@@ -10,12 +12,13 @@ SPARQL and the numbers block, so they run in the thread pool. Errors are the
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from reprokg.core.errors import UsageError
+from reprokg.service.analysis import get_analyses
 from reprokg.service.deps import (
     OPTIONAL_WRITE_SECURITY,
     ReadStoreDep,
@@ -122,18 +125,29 @@ class QRARequest(BaseModel):
     save: bool = Field(False, description="store the result (needs the bearer token)")
 
 
-def _assess(store, body: QRARequest) -> dict:
-    from reprokg.measures.qra import assess, paper_iri
+def qra_result(
+    store,
+    paper: str | None,
+    measures: list[str],
+    origins: list[str],
+    scale_min: dict[str, float],
+    level: float,
+) -> Any:
+    """The assessment (in an analysis worker, service/analysis.py: it reads the store)."""
+    from reprokg.measures.qra import assess
+
+    return assess(store, paper, measures, origins=origins, scale_min=scale_min, level=level)
+
+
+def _assess(request: Request, store, body: QRARequest) -> dict:
+    """Computed in an analysis worker; stored here (``save``)."""
+    from reprokg.measures.qra import paper_iri
 
     if not body.paper and not body.measures:
         raise UsageError("give a paper (a DOI) or a measure, or both")
-    result = assess(
-        store,
-        paper_iri(body.paper) if body.paper else None,
-        body.measures,
-        origins=body.origins,
-        scale_min=body.scale_min,
-        level=body.level,
+    paper = paper_iri(body.paper) if body.paper else None
+    result = get_analyses(request).run(
+        request, qra_result, paper, body.measures, body.origins, body.scale_min, body.level
     )
     out = result.to_json()
     if body.save and result.quantities:
@@ -149,8 +163,9 @@ def _assess(store, body: QRARequest) -> dict:
     return out
 
 
-@router.get("", response_model=QRAModel, responses=error_responses(400))
+@router.get("", response_model=QRAModel, responses=error_responses(400, 413, 503))
 def qra(
+    request: Request,
     store: ReadStoreDep,
     paper: Annotated[str | None, Query(description="a DOI (any form) or the paper's IRI")] = None,
     measure: Annotated[list[str] | None, Query(description="only these measures")] = None,
@@ -172,14 +187,14 @@ def qra(
         scale_min=scale_minima(scale_min or []),
         level=level,
     )
-    return _assess(store, body)
+    return _assess(request, store, body)
 
 
 @router.post(
     "",
     response_model=QRAModel,
     responses={201: {"description": "computed and stored (save=true)"}}
-    | error_responses(400, 401, 403, 413, 422),
+    | error_responses(400, 401, 403, 413, 422, 503),
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
 def post_qra(
@@ -189,7 +204,7 @@ def post_qra(
     stored as a ``qra`` document (201)."""
     if body.save:
         check_write_token(settings, request.headers.get("authorization"))
-    out = _assess(store, body)
+    out = _assess(request, store, body)
     if out.get("stored"):
         response.status_code = 201
     return out
