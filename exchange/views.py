@@ -38,6 +38,12 @@ KIND_LABELS = {
     "stability-analysis": "a stability analysis (reprokg stability)",
     "study-result": "a published study recomputed from the graph (reprokg study)",
     "intrinsic-dimension": "the intrinsic dimension of a data set (reprokg intrinsic-dimension)",
+    "qra": "a quantified reproducibility assessment: CV* over originals and reproductions "
+    "(reprokg qra)",
+    "seed-comparison": "two experiments compared over their runs: ASO, P(A > B), IQM "
+    "(reprokg stability --compare)",
+    "critical-difference": "experiments ranked over blocks of runs: Friedman, Nemenyi CD "
+    "(reprokg stability --cd)",
     "run": "a run and its PRIMAD metadata",
     "passport": "a paper's reproducibility passport (reprokg passport)",
 }

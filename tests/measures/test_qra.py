@@ -261,7 +261,13 @@ def test_qra_document_conforms_and_a_broken_one_is_rejected(nts_store: Path) -> 
 
     with open_store(str(nts_store), read_only=True) as store:
         result = assess(store, NTS_IRI, ["SARI"])
+    from reprokg.core.results import ComputedResult
+
+    assert isinstance(result, ComputedResult) and result.KIND == "qra"  # as every result
     doc = result.document()
+    assert doc.kind == "qra" and doc.subject == next(
+        doc.graph.subjects(RDF.type, RK.QuantifiedReproducibilityAssessment)
+    )
     (report,) = validate_documents([doc])
     assert report.conforms, report
     m = next(doc.graph.subjects(RDF.type, RK.Measurement))
