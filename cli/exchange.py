@@ -28,9 +28,9 @@ def _import(args: argparse.Namespace) -> int:
     kind = IMPORT_FORMATS[args.format]
     docs = import_path(args.path, kind)
     if args.dry_run:
-        from reprokg.validation.engine import validate_document
+        from reprokg.validation.batching import validate_documents
 
-        reports = [validate_document(d) for d in docs]
+        reports = validate_documents(docs)
         for d, r in zip(docs, reports, strict=True):
             print(f"{d.kind:20} {'conforms' if r.conforms else 'REJECTED'}  {d.source_name}")
         return 0 if all(r.conforms for r in reports) else 1
