@@ -193,3 +193,34 @@ def test_our_comparison_crate_reads_back_as_its_runs(result_store: Path, tmp_pat
     imported = sorted(repr(component_values(d.graph, d.subject)) for d in docs)
     stored = sorted(repr(component_values(rg, run)) for run, rg in runs)
     assert imported == stored
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name",
+    ["website_checklist_examples_assembled.yaml", "annotated_run_example.txt"],
+)
+def test_a_real_header_survives_crate_and_back(
+    name: str, shared_data: Path, tmp_path: Path
+) -> None:
+    """The ir_metadata website's examples of all six components (and repro_eval's annotated
+    run): loaded, exported as a crate, imported from it: every PRIMAD field the same, and
+    the ir_metadata YAML the same, field for field."""
+    src = shared_data / "ir_metadata" / name
+    store = tmp_path / "kg"
+    assert main(["load", "--store", str(store), str(src)]) == 0
+    from reprokg.store import open_store
+
+    with open_store(store, read_only=True) as s:
+        (g,) = documents_by_kind(s)["run"]
+        graph = s.get_document(g)
+    (run,) = list(graph.subjects(predicate=None, object=RK.Run))
+    out = tmp_path / "crate"
+    assert main(["export", "crate", g, "-o", str(out), "--store", str(store)]) == 0
+    shutil.rmtree(out / "runs")  # the PRIMAD must come back from the metadata alone
+    (doc,) = import_path(out, "rocrate")
+    before, after = component_values(graph, run), component_values(doc.graph, doc.subject)
+    for _letter, key, _pred in COMPONENTS:
+        assert before[key] is not None, key  # the example describes every component
+        assert after[key] == before[key], key
+    assert graph_to_dict(doc.graph, doc.subject) == graph_to_dict(graph, run)
