@@ -273,7 +273,7 @@ def format_table(study: RunComparison, iri: str | None = None) -> str:
         for side in ("baseline", "advanced"):
             if name in m and side in m[name]:
                 cols.append((f"{name}:{side[:4]}", m[name][side]))
-    for name in ("er", "dri"):
+    for name in ("er", "dri", "dri_low", "dri_high"):  # ΔRI's interval beside ΔRI
         if name in m:
             cols.append((name, m[name]))
     if cols:

@@ -215,11 +215,13 @@ def compare(
     for d in done:
         warnings.extend(d.coverage)
     values: dict[str, Any] = {}
+    across: dict[str, Any] = {}  # shared by the measures across sides (ΔRI's bootstrap)
     for m in wanted:
         if m.needs_advanced or m.across_sides:
             # across sides: every side's values of the measures before it (a correction's
             # family is its test's p-values of every measure and side)
-            inputs = Inputs(kind, {}, scores, sides, opts, warnings, dict(values))
+            across.update(values)
+            inputs = Inputs(kind, {}, scores, sides, opts, warnings, across)
             values[m.name] = m.compute(inputs)  # type: ignore[misc]
             continue
         values[m.name] = {k: v for d in done for k, v in d.values[m.name].items()}

@@ -286,6 +286,54 @@ def _interval(inp: Inputs, o: str, r: str) -> Any:
     return inp.cache[key]
 
 
+#: the runs ΔRI's bootstrap resamples together, in the order stats.bootstrap_dri takes them
+DRI_ROLES = ("orig_base", "orig_adv", "rep_base", "rep_adv")
+
+
+def _dri_interval(inp: Inputs) -> Any:
+    """ΔRI's paired bootstrap (the four runs resampled by one draw of the topics they
+    share), once for both ends: the measures across sides share the cache."""
+    key = "interval:dri"
+    if key not in inp.cache:
+        from reprokg.stats.bootstrap import bootstrap_dri
+
+        s = inp.scores
+        shared = set.intersection(*(set(s[r].topics) for r in DRI_ROLES))
+        if any(len(s[r].topics) != len(shared) for r in DRI_ROLES):
+            inp.warnings.append(
+                f"DRI interval: resampled over the {len(shared)} topic(s) all four runs have"
+            )
+        topics = sorted(shared)
+        opts = inp.options
+        interval = bootstrap_dri(
+            *(s[r].restrict(topics).values for r in DRI_ROLES),
+            resamples=opts.resamples,
+            seed=opts.seed,
+            level=opts.level,
+        )
+        names = s["orig_adv"].measures
+        undefined = [
+            m for m, d, lo in zip(names, interval.mean, interval.low, strict=True)
+            if math.isfinite(d) and not math.isfinite(lo)
+        ]  # fmt: skip
+        if undefined:
+            inp.warnings.append(
+                "DRI interval: a baseline mean is zero in some resample (ΔRI undefined "
+                f"there), no interval for {', '.join(undefined[:12])}"
+                f"{' …' if len(undefined) > 12 else ''}"
+            )
+        inp.cache[key] = (interval, names)
+    return inp.cache[key]
+
+
+def _dri_end(attr: str) -> Callable[[Inputs], Any]:
+    def compute(inp: Inputs) -> dict[str, float | None]:
+        interval, names = _dri_interval(inp)
+        return _per_measure(names, getattr(interval, attr))
+
+    return compute
+
+
 def _field(source: Callable[[Inputs, str, str], Any], attr: str) -> Callable[[Inputs], Any]:
     def compute(inp: Inputs) -> dict[str, Any]:
         out = {}
@@ -446,6 +494,26 @@ DIFF_HIGH = _stat_measure(
     "resamples and seed.",
     compute=_field(_interval, "high"),
 )
+DRI_LOW = _stat_measure(
+    "dri_bootstrap",
+    name="dri_low",
+    label="Delta Relative Improvement, lower end",
+    definition=f"Lower end of ΔRI's (DRI's) paired BCa bootstrap {_CI}: the topics the four "
+    "runs share resampled together, the options' resamples and seed.",
+    compares="mean improvements",
+    compute=_dri_end("low"),
+    needs_advanced=True,
+)
+DRI_HIGH = _stat_measure(
+    "dri_bootstrap",
+    name="dri_high",
+    label="Delta Relative Improvement, upper end",
+    definition=f"Upper end of ΔRI's (DRI's) paired BCa bootstrap {_CI}: the topics the four "
+    "runs share resampled together, the options' resamples and seed.",
+    compares="mean improvements",
+    compute=_dri_end("high"),
+    needs_advanced=True,
+)
 PVALUE_ADJUSTED = _stat_measure(
     "holm",
     name="pvalue_adjusted",
@@ -501,6 +569,8 @@ REGISTRY: dict[str, Measure] = {
         DIFF,
         DIFF_LOW,
         DIFF_HIGH,
+        DRI_LOW,
+        DRI_HIGH,
         DZ,
         DZ_LOW,
         DZ_HIGH,

@@ -14,7 +14,10 @@ compares them, so the counts are scipy's; ``ties="exact"`` (the corrected varian
 every mean equal in theory as tied, which scipy's rounding does not. The percentile interval
 is scipy's quantile of the B means (linear interpolation); BCa follows Efron & Tibshirani's
 eq. 14.10 with the jackknife acceleration, Φ and Φ⁻¹ from :mod:`.normal`.
-tests/stats/test_bootstrap.py holds both to scipy on the TREC runs' per-topic differences.
+:func:`bootstrap_dri` is the same bootstrap of another statistic: ΔRI (repro_eval's DRI) of
+four runs' per-topic scores resampled by one draw of topics for all four (scipy's
+``paired=True``), the interval a rule "ΔRI's interval contains 0" reads.
+tests/stats/test_bootstrap.py holds both to scipy on the TREC runs' per-topic scores.
 """
 
 from __future__ import annotations
@@ -33,6 +36,19 @@ BOOTSTRAP = register(
     "topics: the percentile interval, or the bias-corrected and accelerated (BCa) one.",
     citation=EFRON_1987,
     reference="scipy.stats.bootstrap(method='percentile' | 'BCa')",
+    family="interval",
+    defaults={"resamples": 9999, "seed": 0, "level": 0.95, "method": "BCa"},
+)
+DRI_BOOTSTRAP = register(
+    name="dri_bootstrap",
+    label="paired bootstrap interval of the delta relative improvement",
+    definition="Confidence interval of ΔRI (repro_eval's DRI: the original runs' relative "
+    "improvement of the advanced over the baseline run's mean score, minus the reproduced "
+    "runs' one) from B resamples of the topics the four runs share, one draw of topics for "
+    "all four runs (paired): the percentile interval, or the BCa one.",
+    citation=EFRON_1987,
+    reference="scipy.stats.bootstrap((ob, oa, rb, ra), ΔRI of the means, paired=True, "
+    "method='percentile' | 'BCa')",
     family="interval",
     defaults={"resamples": 9999, "seed": 0, "level": 0.95, "method": "BCa"},
 )
@@ -129,21 +145,113 @@ def bootstrap_mean(
                 observed = column.mean()
                 below[j] += int(np.count_nonzero(exact < observed))
                 at[j] = int(np.count_nonzero(exact == observed))
-        percentile = (2 * below + at) / (2.0 * resamples)
-        z0 = normal.ppfs(percentile)
         # jackknife acceleration: the means with one topic left out
         jack = (d.sum(axis=0) - d) / (n - 1)
-        u = (n - 1) * (jack.mean(axis=0) - jack)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            a_hat = (np.sum(u**3, axis=0) / n**3) / (6.0 * (np.sum(u**2, axis=0) / n**2) ** 1.5)
-        z_alpha = normal.ppf(alpha)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            q_low = normal.cdfs(z0 + (z0 + z_alpha) / (1 - a_hat * (z0 + z_alpha)))
-            q_high = normal.cdfs(z0 + (z0 - z_alpha) / (1 - a_hat * (z0 - z_alpha)))
+        q_low, q_high = _bca_levels((2 * below + at) / (2.0 * resamples), jack, alpha)
+    low, high = _ends(means, q_low, q_high)
+    return Intervals(theta, low, high, method, level, resamples, seed)
+
+
+def _bca_levels(
+    percentile: np.ndarray, jack: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """BCa's quantile levels per column (Efron & Tibshirani eq. 14.10, as scipy): the bias
+    correction from the share of resampled statistics below the observed one (ties
+    counted half), the acceleration from the jackknife statistics (n x columns)."""
+    n = jack.shape[0]
+    z0 = normal.ppfs(percentile)
+    u = (n - 1) * (jack.mean(axis=0) - jack)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a_hat = (np.sum(u**3, axis=0) / n**3) / (6.0 * (np.sum(u**2, axis=0) / n**2) ** 1.5)
+    z_alpha = normal.ppf(alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q_low = normal.cdfs(z0 + (z0 + z_alpha) / (1 - a_hat * (z0 + z_alpha)))
+        q_high = normal.cdfs(z0 + (z0 - z_alpha) / (1 - a_hat * (z0 - z_alpha)))
+    return q_low, q_high
+
+
+def _ends(
+    stats: np.ndarray, q_low: np.ndarray, q_high: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The interval's ends: each row's quantiles of the resampled statistics (columns x
+    resamples) at its levels; NaN where a level is undefined."""
     undefined = ~(np.isfinite(q_low) & np.isfinite(q_high))
     low, high = _quantiles(
-        means, [np.where(undefined, 0.0, q_low), np.where(undefined, 1.0, q_high)]
+        stats, [np.where(undefined, 0.0, q_low), np.where(undefined, 1.0, q_high)]
     )
     low[undefined] = np.nan
     high[undefined] = np.nan
+    return low, high
+
+
+def delta_ri(
+    orig_base: np.ndarray, orig_adv: np.ndarray, rep_base: np.ndarray, rep_adv: np.ndarray
+) -> np.ndarray:
+    """ΔRI of the four runs' mean scores, as repro_eval computes DRI: the original's relative
+    improvement (advanced - baseline) / baseline minus the reproduced runs' one."""
+    return (orig_adv - orig_base) / orig_base - (rep_adv - rep_base) / rep_base
+
+
+def bootstrap_dri(
+    orig_base: np.ndarray,
+    orig_adv: np.ndarray,
+    rep_base: np.ndarray,
+    rep_adv: np.ndarray,
+    *,
+    method: str = DRI_BOOTSTRAP.defaults["method"],
+    resamples: int = DRI_BOOTSTRAP.defaults["resamples"],
+    seed: int | None = DRI_BOOTSTRAP.defaults["seed"],
+    level: float = DRI_BOOTSTRAP.defaults["level"],
+) -> Intervals:
+    """The paired bootstrap interval of ΔRI of every column: the four runs' per-topic
+    scores (topics x measures, the same topics in the same rows) resampled by the same
+    topic indices, as ``scipy.stats.bootstrap((ob, oa, rb, ra), statistic, paired=True)``
+    draws them. ``mean`` is the observed ΔRI. A column whose baseline mean is zero in the
+    data or in a resample (ΔRI undefined there) is given no interval (NaN); one whose every
+    resample gives the observed ΔRI exactly (equal runs) the point itself.
+    Resampled statistics within 1e-12 of the observed one are recomputed as scipy computes
+    them (``numpy.mean`` of the gathered scores), so BCa counts scipy's ties."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, not {method!r}")
+    runs = [np.asarray(r, dtype=float) for r in (orig_base, orig_adv, rep_base, rep_adv)]
+    runs = [r[:, None] if r.ndim == 1 else r for r in runs]
+    if len({r.shape for r in runs}) != 1:
+        raise ValueError("the four runs' scores must have the same topics and measures")
+    n, m = runs[0].shape
+    nan = np.full(m, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = delta_ri(*(r.mean(axis=0) for r in runs)) if n else nan
+    if n < 2:
+        return Intervals(theta, nan, nan, method, level, resamples, seed)
+    rng = np.random.default_rng(seed)
+    index, counts = resamples_of(rng, resamples, n)
+    # the four runs' resampled means in one product (runs x measures, resamples)
+    means = (np.concatenate([r.T for r in runs]) @ counts.T.astype(float)) / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stats = delta_ri(*np.split(means, 4))  # measures x resamples
+    alpha = (1.0 - level) / 2.0
+    if method == "percentile":
+        q_low, q_high = np.full(m, alpha), np.full(m, 1.0 - alpha)
+    else:
+        tie = _TIE * np.maximum(np.abs(theta), 1.0)
+        below = np.count_nonzero(stats < (theta - tie)[:, None], axis=1)
+        near = np.abs(stats - theta[:, None]) <= tie[:, None]
+        at = np.count_nonzero(near, axis=1)
+        for j in np.flatnonzero(at):  # the near ones as scipy computes and compares them
+            cols = [r[:, j] for r in runs]
+            exact = delta_ri(*(c[index[near[j]]].mean(axis=-1) for c in cols))
+            observed = delta_ri(*(c.mean() for c in cols))
+            below[j] += int(np.count_nonzero(exact < observed))
+            at[j] = int(np.count_nonzero(exact == observed))
+        # the jackknife: every run's means with one topic left out
+        with np.errstate(divide="ignore", invalid="ignore"):
+            jack = delta_ri(*((r.sum(axis=0) - r) / (n - 1) for r in runs))
+        q_low, q_high = _bca_levels((2 * below + at) / (2.0 * resamples), jack, alpha)
+    undefined = ~(np.isfinite(theta) & np.all(np.isfinite(stats), axis=1))
+    q_low, q_high = np.where(undefined, np.nan, q_low), np.where(undefined, np.nan, q_high)
+    low, high = _ends(np.where(np.isfinite(stats), stats, 0.0), q_low, q_high)
+    # every resample gives the observed ΔRI (a reproduction equal to the original): the
+    # interval is that point, where scipy's BCa has none (its acceleration is 0/0)
+    point = ~undefined & np.all(stats == theta[:, None], axis=1)
+    low[point], high[point] = theta[point], theta[point]
     return Intervals(theta, low, high, method, level, resamples, seed)

@@ -105,7 +105,7 @@ def test_json_shape_same_collection(toy: Path, capsys):
     # then the statistics (reprokg.stats), per side and measure, the corrections last
     assert list(m)[7:] == [
         "wilcoxon", "randomization", "original_mean", "reproduced_mean",
-        "mean_diff", "mean_diff_low", "mean_diff_high",
+        "mean_diff", "mean_diff_low", "mean_diff_high", "dri_low", "dri_high",
         "dz", "dz_low", "dz_high", "gz", "gz_low", "gz_high",
         "pvalue_adjusted", "wilcoxon_adjusted", "randomization_adjusted",
     ]  # fmt: skip

@@ -66,6 +66,8 @@ STATISTICS = {
     "mean_diff",
     "mean_diff_low",
     "mean_diff_high",
+    "dri_low",
+    "dri_high",
     "dz",
     "dz_low",
     "dz_high",
@@ -77,6 +79,9 @@ STATISTICS = {
     "randomization_adjusted",
 }
 
+#: the statistics per effectiveness measure (ΔRI's interval), not per side
+PER_MEASURE = {"dri_low", "dri_high"}
+
 
 def assert_close(ref: dict, mine: dict, path: str = "") -> int:
     """Compare nested dicts; returns how many numbers were compared. At the top, the
@@ -85,8 +90,10 @@ def assert_close(ref: dict, mine: dict, path: str = "") -> int:
     if not path:
         extra = set(mine) - set(ref)
         assert extra <= STATISTICS, extra
-        for name in extra:
+        for name in extra - PER_MEASURE:
             assert set(mine[name]) <= {"baseline", "advanced"}, name
+        for name in extra & PER_MEASURE:  # like repro_eval's er and dri: no sides
+            assert set(mine[name]) == set(ref["dri"]), name
         mine = {k: v for k, v in mine.items() if k in ref}
     assert set(ref) == set(mine), (path, set(ref) ^ set(mine))
     n = 0

@@ -98,6 +98,28 @@ def test_a_changed_rule_supersedes_and_keeps_the_earlier_verdict(toy: Path, tmp_
     assert again["verdicts"][0]["assessment"] == v2["assessment"]
 
 
+def test_er_dri_on_the_toy_comparisons(toy: Path, tmp_path: Path) -> None:
+    """The issue's rule end to end: the exact reproduction's ΔRI is 0 in every resample
+    (interval [0, 0]: reproduced); run_c's ER (0.13) fails while its wide ΔRI interval over
+    three topics still contains 0 (partially). The interval is stored with the comparison."""
+    store = tmp_path / "s"
+    inside = _compare(toy, store, "run_b", "--rule", "er-dri")
+    outside = _compare(toy, store, "run_c", "--rule", "er-dri")
+    assert (inside["measures"]["dri_low"]["AP"], inside["measures"]["dri_high"]["AP"]) == (0, 0)
+    low, high = outside["measures"]["dri_low"]["AP"], outside["measures"]["dri_high"]["AP"]
+    assert low < outside["measures"]["dri"]["AP"] < high and low <= 0 <= high
+    assert [v["outcome"] for v in inside["verdicts"]] == ["reproduced"]
+    assert [v["outcome"] for v in outside["verdicts"]] == ["partially-reproduced"]
+    conditions = {a["cond"] for a in _assessments(store)}
+    assert f"dri[AP] interval contains 0: [{low:g}, {high:g}] -> holds" in conditions
+    with open_store(store, read_only=True) as s:
+        stored = s.query(
+            f"PREFIX rk: <{RK}> PREFIX mls: <http://www.w3.org/ns/mls#> SELECT ?v WHERE "
+            "{ ?m rk:measureName 'dri_low' ; rk:irMeasuresName 'AP' ; mls:hasValue ?v }"
+        )
+        assert {float(r["v"]) for r in stored.dicts()} == {0.0, low}
+
+
 def test_a_missing_measure_is_inconclusive_not_a_guess() -> None:
     rule = verdicts.presets()["er-meandiff-interval"]
     # the toy comparison's baseline runs are equal: no bootstrap interval (null)
@@ -122,10 +144,29 @@ def test_a_missing_measure_is_inconclusive_not_a_guess() -> None:
      ((0.5, 0.2), "not-reproduced")],
 )  # fmt: skip
 def test_partial_when_some_conditions_hold(values, expected) -> None:
-    rule = verdicts.presets()["er-dri"]
+    rule = verdicts.presets()["er-dri-tolerance"]
     er, dri = values
     v = verdicts.apply(rule, {"er": {"AP": er}, "dri": {"AP": dri}}, {}, comparison="c", work="w")
     assert v.outcome == expected
+
+
+@pytest.mark.parametrize(
+    ("interval", "expected"),
+    [((-0.04, 0.06), "reproduced"), ((0.01, 0.09), "partially-reproduced"), (None, "inconclusive")],
+)  # fmt: skip
+def test_er_dri_reads_the_dri_interval(interval, expected) -> None:
+    """The issue's rule: ER within [0.9, 1.1] and the ΔRI interval containing 0. A ΔRI of
+    0.03 whose interval excludes 0 is not reproduced by it (the tolerance variant would
+    accept it); a comparison without the interval (cross-collection) is inconclusive."""
+    rule = verdicts.presets()["er-dri"]
+    measures: dict = {"er": {"AP": 1.02}, "dri": {"AP": 0.03}}
+    if interval is not None:
+        measures |= {"dri_low": {"AP": interval[0]}, "dri_high": {"AP": interval[1]}}
+    v = verdicts.apply(rule, measures, {}, comparison="c", work="w")
+    assert v.outcome == expected
+    tolerant = verdicts.apply(verdicts.presets()["er-dri-tolerance"], measures, {},
+                              comparison="c", work="w")  # fmt: skip
+    assert tolerant.outcome == "reproduced"
 
 
 def test_arp_relative_tolerance_reads_both_runs() -> None:

@@ -42,3 +42,21 @@ def run_r(rscript: str, code: str) -> list[float]:
     """The numbers an R expression prints with cat(format(x, digits = 17))."""
     out = subprocess.run([rscript, "-e", code], capture_output=True, text=True, check=True)
     return [float("nan") if v == "NA" else float(v) for v in out.stdout.split()]
+
+
+@pytest.fixture(scope="session")
+def core17_four_runs(shared_data: Path, tmp_path_factory) -> tuple[list[np.ndarray], list[str]]:
+    """Four generated 50-topic runs over the core17 qrels (original baseline and advanced,
+    reproduced baseline and advanced), each topics x measures in the same topic order."""
+    from benchmarks.measures.run import generate
+    from reprokg.loaders.trec import read_qrels, read_run
+    from reprokg.measures.effectiveness import Evaluator
+
+    qrels_path = shared_data / "trec" / "qrels" / "core17.txt"
+    tmp = tmp_path_factory.mktemp("core17-four")
+    ev = Evaluator(read_qrels(qrels_path))
+    scores = [
+        ev.evaluate(read_run(generate(qrels_path, tmp / f"r{s}", seed=s))) for s in (5, 6, 7, 8)
+    ]
+    assert all(s.topics == scores[0].topics for s in scores)
+    return [s.values for s in scores], scores[0].measures

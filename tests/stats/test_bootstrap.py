@@ -45,3 +45,101 @@ def test_edge_cases() -> None:
         rng=np.random.default_rng(1),
     ).confidence_interval
     assert abs(two.low[0] - ref.low) <= 1e-12 and abs(two.high[0] - ref.high) <= 1e-12
+
+
+def _scipy_dri(runs: list[np.ndarray], j: int, method: str, resamples: int, seed: int):
+    """scipy's paired bootstrap of ΔRI written from repro_eval's DRI (overall_effects._DRI:
+    rel_improve = (mean adv - mean base) / mean base, original minus reproduced)."""
+
+    def dri(ob, oa, rb, ra, axis=-1):
+        ri_orig = (np.mean(oa, axis=axis) - np.mean(ob, axis=axis)) / np.mean(ob, axis=axis)
+        ri_rep = (np.mean(ra, axis=axis) - np.mean(rb, axis=axis)) / np.mean(rb, axis=axis)
+        return ri_orig - ri_rep
+
+    return st.bootstrap(
+        tuple(r[:, j] for r in runs),
+        dri,
+        paired=True,
+        method=method,
+        n_resamples=resamples,
+        rng=np.random.default_rng(seed),
+    )
+
+
+@pytest.mark.parametrize("method", ["percentile", "BCa"])
+def test_dri_interval_equals_scipys_paired_bootstrap(core17_four_runs, method) -> None:
+    from reprokg.stats.bootstrap import bootstrap_dri
+
+    runs, names = core17_four_runs
+    mine = bootstrap_dri(*runs, method=method, resamples=2000, seed=7)
+    checked = 0
+    for j, name in enumerate(names):
+        if any(np.all(r[:, j] == 0) for r in runs):
+            continue  # a baseline without any relevant document: ΔRI undefined
+        ref = _scipy_dri(runs, j, method, 2000, 7).confidence_interval
+        assert abs(mine.low[j] - ref.low) <= 1e-12, name
+        assert abs(mine.high[j] - ref.high) <= 1e-12, name
+        checked += 1
+    assert checked >= len(names) - 2
+
+
+def test_dri_point_is_repro_evals_dri(core17_four_runs) -> None:
+    """The observed ΔRI is repro_eval's DRI of the same scores (its own function)."""
+    from repro_eval.measure.overall_effects import DRI
+
+    from reprokg.stats.bootstrap import bootstrap_dri
+
+    runs, names = core17_four_runs
+    mine = bootstrap_dri(*runs, resamples=99, seed=0)
+    as_dict = [
+        {str(t): dict(zip(names, row.tolist(), strict=True)) for t, row in enumerate(r)}
+        for r in runs
+    ]
+    ob, oa, rb, ra = as_dict
+    ref = DRI(oa, ob, ra, rb)
+    ap = names.index("AP")
+    assert mine.mean[ap] == pytest.approx(ref["AP"], abs=1e-15)
+
+
+def test_dri_bca_ties_are_scipys_on_few_topics(core17_four_runs) -> None:
+    """Six topics of P@k in fifths and tenths: many resamples give the observed ΔRI in
+    theory and differ from it only by rounding, which decides BCa's bias correction; they
+    are recomputed as scipy computes them (without that, most of these measures differ).
+    Where a resample's baseline mean is zero, ΔRI is undefined (scipy's distribution holds
+    inf or NaN and it still reads quantiles off it): reprokg gives no interval there."""
+    from reprokg.stats.bootstrap import bootstrap_dri
+
+    runs, names = core17_four_runs
+    few = [r[:6] for r in runs]
+    mine = bootstrap_dri(*few, method="BCa", resamples=2000, seed=1)
+    checked = undefined = 0
+    for j, name in enumerate(names):
+        if not name.startswith("P@") or any(np.all(r[:, j] == 0) for r in few):
+            continue
+        res = _scipy_dri(few, j, "BCa", 2000, 1)
+        ref = res.confidence_interval
+        if not np.all(np.isfinite(res.bootstrap_distribution)):
+            assert np.isnan(mine.low[j]) and np.isnan(mine.high[j]), name
+            undefined += 1
+            continue
+        assert abs(mine.low[j] - ref.low) <= 1e-12, name
+        assert abs(mine.high[j] - ref.high) <= 1e-12, name
+        checked += 1
+    assert checked >= 3 and undefined >= 1
+
+
+def test_dri_of_an_exact_reproduction_is_the_point(core17_four_runs) -> None:
+    """Reproduced runs equal to the original ones: every resample's ΔRI is 0, so the
+    interval is [0, 0] (scipy's BCa gives NaN with a degenerate-data warning: its
+    acceleration is 0/0), and a rule asking for 0 in the interval can decide."""
+    from reprokg.stats.bootstrap import bootstrap_dri
+
+    runs, names = core17_four_runs
+    ob, oa = runs[0], runs[1]
+    ap = names.index("AP")
+    for method in ("BCa", "percentile"):
+        iv = bootstrap_dri(ob, oa, ob.copy(), oa.copy(), method=method, resamples=500, seed=2)
+        assert (iv.mean[ap], iv.low[ap], iv.high[ap]) == (0.0, 0.0, 0.0)
+    with pytest.warns(st.DegenerateDataWarning):
+        ref = _scipy_dri([ob, oa, ob, oa], ap, "BCa", 500, 2).confidence_interval
+    assert np.isnan(ref.low)
