@@ -125,21 +125,11 @@ def _print_text(
 
 def _dispute(args: argparse.Namespace) -> int:
     """One dispute per assessment named; the assessments stay as they are."""
-    from reprokg.core.errors import NotFound, UsageError
-    from reprokg.ingest import write_results
-    from reprokg.measures.verdicts import dispute_document
-    from reprokg.sparql.named import package_query
-    from reprokg.sparql.rows import select_rows
+    from reprokg.measures.verdicts import file_dispute
     from reprokg.store import open_store
 
-    if not args.reason or not args.by:
-        raise UsageError("a dispute needs --reason (why) and --by (an ORCID iD or a name)")
     with open_store(args.store) as store:
-        for assessment in (a.strip() for a in args.paths):
-            query = package_query("measures/sparql/assessment-exists.rq")
-            if not select_rows(store, query.bind({"assessment": assessment})):
-                raise NotFound(f"no reproduction assessment <{assessment}> in the store")
-            doc = dispute_document(assessment, args.reason, args.by)
-            outcome = write_results(store, [doc]).documents[0]
-            print(f"{outcome.status} dispute {doc.subject} of {assessment}")
+        for assessment in args.paths:
+            doc, outcome = file_dispute(store, assessment, args.reason or "", args.by or "")
+            print(f"{outcome.status} dispute {doc.subject} of {assessment.strip()}")
     return 0

@@ -61,6 +61,10 @@ def format_text(data: dict) -> str:
             lines.append(f"  {'':<22} {v['note']}")
         for link in v["links"]:
             lines.append(f"  {'':<22} {link}")
+        for d in v.get("disputes", []):
+            who = d["by_name"] or d["by"] or "someone"
+            when = f" ({d['date'][:10]})" if d["date"] else ""
+            lines.append(f"  {'':<22} disputed by {who}{when}: {d['reason']}")
     lines.append("")
     counts = {k: len(data[k]) for k in ("authors", "reviews", "assessments", "audits", "runs")}
     lines.append(

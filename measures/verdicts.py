@@ -474,10 +474,34 @@ def verdict_of(study: Any, rule: Rule) -> Verdict:
     return apply(rule, c.measures, c.means, comparison=comparison, work=str(work))
 
 
+EXISTS_QUERY = "measures/sparql/assessment-exists.rq"
+
+
+def file_dispute(store: Any, assessment: str, reason: str, by: str) -> tuple[Any, Any]:
+    """Store a dispute of a stored assessment (``reprokg evidence dispute``, ``POST
+    /disputes``): the input checked first (located errors), then the assessment looked up
+    (:class:`NotFound` when the store holds none by that IRI), then the dispute written as
+    a document of its own. The (document, its ingest outcome)."""
+    from reprokg.core.namespaces import RK
+    from reprokg.ingest import write_results
+    from reprokg.sparql.named import package_query
+    from reprokg.sparql.rows import select_rows
+
+    doc = dispute_document(assessment, reason, by)
+    target = str(doc.graph.value(doc.subject, RK.disputedAssessment))
+    if not select_rows(store, package_query(EXISTS_QUERY).bind({"assessment": target})):
+        raise NotFound(
+            f"no reproduction assessment <{target}> in the store",
+            details={"field": "assessment"},
+        )
+    return doc, write_results(store, [doc]).documents[0]
+
+
 def dispute_document(assessment: str, reason: str, by: str):
     """A dispute of ``assessment`` by ``by`` (an ORCID iD, or a name), its own document of
     kind ``assessment``: the disputed assessment is left as it is. The same person's new
-    reason for the same assessment revises their dispute."""
+    reason for the same assessment revises their dispute. Bad input is a :class:`LoadError`
+    naming its field (``assessment``, ``reason``, ``by``)."""
     from rdflib import RDF, Literal, URIRef
     from rdflib.namespace import PROV
 
@@ -488,11 +512,18 @@ def dispute_document(assessment: str, reason: str, by: str):
     from reprokg.sparql.named import NamedQueryError, Param, to_term
 
     if not reason.strip():
-        raise UsageError("a dispute says why (--reason)")
+        raise LoadError("reason: a dispute says why the assessment is wrong", field="reason")
+    if not by.strip():
+        raise LoadError("by: who disputes (an ORCID iD, or a name)", field="by")
     try:
         assessment = str(to_term(Param("assessment", "iri"), assessment.strip()))
-    except NamedQueryError as exc:
-        raise UsageError(str(exc)) from exc
+    except NamedQueryError:
+        raise LoadError(
+            f"assessment: {assessment.strip()!r} is not an absolute IRI; expected the "
+            "assessment's IRI (https://…/assessment/…)",
+            field="assessment",
+        ) from None
+    by = by.strip()
     g = new_graph()
     try:
         person = orcid_iri(by)

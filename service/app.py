@@ -28,6 +28,7 @@ from reprokg.service.logs import AccessLogMiddleware, RequestIdMiddleware, confi
 from reprokg.service.parsing import PRELOAD, ParsePool
 from reprokg.service.routes import (
     comparisons,
+    disputes,
     documents,
     exchange,
     health,
@@ -139,6 +140,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     app.include_router(queries.router)
     app.include_router(linked_data.router)
     app.include_router(comparisons.router)
+    app.include_router(disputes.router)
     app.include_router(survey.router)
     app.include_router(stability.router)
     app.include_router(qra.router)

@@ -4,7 +4,8 @@ one entry per assessment (source, outcome, method, evidence links, date) and a s
 Every source speaks through one outcome scheme (ontology/assessments.ttl), so the summary
 counts outcomes across artifact-evaluation badges, ReScience replications, re-executions,
 computed verdicts, audits and stamps. An assessment a later one supersedes is listed (never
-dropped) but not counted; a disputed one is counted and marked.
+dropped) but not counted; a disputed one is counted, marked, and lists its disputes (reason,
+who, when).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def fold(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "links": [],
                 "superseded_by": None,
                 "disputed": False,
+                "disputes": [],
             },
         )
         for k in ("report", "review", "evidence"):
@@ -68,6 +70,18 @@ def fold(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             e["superseded_by"] = str(r["supersededBy"])
         if r.get("dispute") is not None:
             e["disputed"] = True
+            d = str(r["dispute"])
+            if all(x["dispute"] != d for x in e["disputes"]):
+                by = r.get("disputedBy")
+                e["disputes"].append(
+                    {
+                        "dispute": d,
+                        "reason": r.get("disputeReason"),
+                        "by": None if by is None else str(by),
+                        "by_name": r.get("disputedByName"),
+                        "date": None if r.get("disputeDate") is None else str(r["disputeDate"]),
+                    }
+                )
     return sorted(
         out.values(),
         key=lambda e: (e["superseded_by"] is not None, e["source"], str(e["date"] or "")),
