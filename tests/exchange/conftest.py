@@ -29,8 +29,9 @@ PAPER = "10.1007/978-3-030-15712-8_26"
 @pytest.fixture(scope="session")
 def result_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A store with every bundled example and every kind of computed result: the demo's
-    comparison, evaluation, stability analyses, intrinsic dimension and verdict, and the
-    audits study recomputed (about a minute, once per session)."""
+    comparison, evaluation, stability analyses, intrinsic dimension and verdict, the audits
+    study recomputed, a critical-difference ranking and a seed comparison (about a minute,
+    once per session)."""
     from reprokg.cli import main
     from reprokg.service.demo import load_demo
     from reprokg.store import open_store
@@ -40,6 +41,16 @@ def result_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         counts = load_demo(store)
     assert "rejected" not in counts, counts
     assert main(["study", "audits", "--save", "--format", "json", "--store", str(path)]) == 0
+    # issue 31's results of a stability study: a critical-difference ranking and a comparison
+    # of two experiments over their seeds
+    from reprokg.stability.observations import list_studies
+    from reprokg.store import open_store as _open
+
+    with _open(path, read_only=True) as store:
+        study = next(s for s in list_studies(store) if "Illustrative" in (s.title or ""))
+    base = ["stability", "--store", str(path), "--study", study.id, "--save", "--format", "json"]
+    assert main([*base, "--cd"]) == 0
+    assert main([*base, "--compare", "m-net-adam-1", "tadam-adam-1"]) == 0
     return path
 
 

@@ -25,6 +25,8 @@ KINDS = [
     "intrinsic-dimension",
     "study-result",
     "assessment",
+    "critical-difference",
+    "seed-comparison",
     "run",
 ]
 
