@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rdflib import Graph, URIRef
+from rdflib import Graph, Literal, URIRef
 
 from reprokg.core.document import Document
 from reprokg.core.errors import IdentifierError
@@ -102,6 +102,10 @@ LINK_PREDICATES = frozenset(
 )
 
 
+#: the same as rdflib terms (a URIRef never equals a plain str)
+_LINK_IRIS = frozenset(URIRef(p) for p in LINK_PREDICATES)
+
+
 def _source_line(doc: Document | None, value: str) -> int | None:
     """The line of the source where ``value`` (or its start, up to a character a JSON or
     YAML escape may have written differently) first appears."""
@@ -126,6 +130,52 @@ def iri_refusal(iri: str) -> str | None:
     except (ValueError, UnicodeEncodeError) as exc:
         return str(exc) or type(exc).__name__
     return None
+
+
+#: IRIs (rdflib terms) the store is known to take: predicates, classes, datatypes and
+#: shared nodes recur in every document (bounded: cleared when full)
+_TAKEN: set[object] = set()
+_TAKEN_LIMIT = 50_000
+
+
+def _all_taken(triples: list[tuple]) -> bool:
+    """True when the store takes every term of ``triples`` and every link is http(s):
+    nothing for :func:`check_terms_the_store_takes` to report (the usual case), found
+    in one pass that asks pyoxigraph only about IRIs not seen before."""
+    import pyoxigraph as ox
+
+    taken = _TAKEN
+    if len(taken) > _TAKEN_LIMIT:
+        taken.clear()
+    seen: set[object] = set()  # this document's own IRIs (not kept across documents)
+    links = _LINK_IRIS
+    for s, p, o in triples:
+        for term in (s, p) if type(o) is Literal else (s, p, o):
+            if term in taken or term in seen or type(term) is not URIRef:
+                continue
+            try:
+                ox.NamedNode(term)
+            except (ValueError, UnicodeEncodeError):
+                return False
+            seen.add(term)
+        if type(o) is Literal:
+            if not o.isascii():
+                try:
+                    o.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+            dt = o.datatype
+            if dt is not None and dt not in taken:
+                if _store_refuses_iri(dt) is not None:
+                    return False
+                taken.add(dt)
+        elif p in links and type(o) is URIRef:
+            scheme = o.partition(":")[0].lower()
+            if scheme not in ("http", "https"):
+                return False
+    # predicates recur in every document; subjects and values mostly in this one
+    taken.update(p for _s, p, _o in triples)
+    return True
 
 
 def _refused_term(term: object) -> bool:
@@ -167,6 +217,8 @@ def check_terms_the_store_takes(graph: Graph, doc: Document | None = None) -> li
     passed validation and then failed the store with a 500). Each IRI is parsed by the
     store's own IRI parser (pyoxigraph: RFC 3987), each literal must be UTF-8 (no lone
     surrogate); and a link (:data:`LINK_PREDICATES`) must be ``http(s)``."""
+    if _all_taken(graph_triples(graph)):
+        return []
     seen: set[tuple[type, str]] = set()
     found: list[Result] = []
 

@@ -22,6 +22,7 @@ marker (``STRDT``), so ``sh:minInclusive`` still compares values.
 from __future__ import annotations
 
 import itertools
+import json.encoder
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -218,6 +219,10 @@ class _Compiler:
         #: per value-node ASK validators of SPARQL-based constraint components
         self.per_value: list[tuple[int, str]] = []  # (branch index, ASK query)
         self.components = _components(shapes)
+        #: constraints evaluated together (:class:`_Merged`), by (what, target pattern)
+        self.merged: dict[tuple[str, str], _Merged] = {}
+        #: the branches a merged query answers (not run alone)
+        self.in_merged: set[int] = set()
 
     # ----------------------------------------------------------------- helpers
     def one(self, node: object, pred: URIRef) -> object:
@@ -546,6 +551,25 @@ class _Compiler:
         self.patterns.append((pattern, wrapped))
         return len(self.branches) - 1
 
+    def add_merged(
+        self,
+        what: str,
+        t: str,
+        path: str,
+        info: Branch,
+        pattern: str,
+        arg: object,
+        wrapped: bool = True,
+    ) -> None:
+        """A constraint of a property shape on an IRI path, answered by its target's
+        merged query (:class:`_Merged`); ``pattern`` is its query alone (kept for
+        reading, and run instead when the target is nested)."""
+        i = self.add(info, pattern, wrapped)
+        if "?_pf" in t or not path.startswith("<"):  # nested, or a path that is no IRI
+            return
+        self.merged.setdefault((what, t), _Merged(what, t)).add(i, path, arg)
+        self.in_merged.add(i)
+
     def shape(self, shape: object, tgt: Callable[[str], str]) -> None:
         """Compile ``shape``'s constraints on the focus nodes ``tgt`` binds."""
         if _true(self.one(shape, SH.deactivated)):
@@ -618,16 +642,28 @@ class _Compiler:
             self.custom(shape, tgt, None, info)
             return
         p = path_text
+        assert p is not None
         for comp, e in self.value_exprs(shape, "?value"):
-            self.add(info(comp, True), f"{t} ?this {p} ?value . FILTER(!COALESCE({e}, false))")
+            self.add_merged(
+                "values",
+                t,
+                p,
+                info(comp, True),
+                f"{t} ?this {p} ?value . FILTER(!COALESCE({e}, false))",
+                e,
+            )
         # minCount 1 / maxCount 1 (most of them) without aggregation: "no value" and
         # "two distinct values" say the same as COUNT(DISTINCT ?v) < 1 / > 1, and took
         # half the time of the GROUP BY form on pyoxigraph (measured on 256 run headers)
         for lim in self.all(shape, SH.minCount):
             if int(lim) == 1:
-                self.add(
+                self.add_merged(
+                    "min",
+                    t,
+                    p,
                     info("MinCountConstraintComponent", False),
                     f"{t} FILTER NOT EXISTS {{ ?this {p} ?v }}",
+                    1,
                 )
             elif int(lim) > 1:
                 self.add(
@@ -636,22 +672,16 @@ class _Compiler:
                     False,
                 )
         for lim in self.all(shape, SH.maxCount):
+            wrapped = int(lim) < 2
             if int(lim) == 0:
-                self.add(
-                    info("MaxCountConstraintComponent", False),
-                    f"{t} FILTER EXISTS {{ ?this {p} ?v }}",
-                )
+                alone = f"{t} FILTER EXISTS {{ ?this {p} ?v }}"
             elif int(lim) == 1:
-                self.add(
-                    info("MaxCountConstraintComponent", False),
-                    f"{t} ?this {p} ?mc_a . ?this {p} ?mc_b . FILTER(!sameTerm(?mc_a, ?mc_b))",
-                )
+                alone = f"{t} ?this {p} ?mc_a . ?this {p} ?mc_b . FILTER(!sameTerm(?mc_a, ?mc_b))"
             else:
-                self.add(
-                    info("MaxCountConstraintComponent", False),
-                    self.count(t, p, ">", int(lim)),
-                    False,
-                )
+                alone = self.count(t, p, ">", int(lim))
+            self.add_merged(
+                "max", t, p, info("MaxCountConstraintComponent", False), alone, int(lim), wrapped
+            )
         for hv in self.all(shape, SH.hasValue):
             self.add(
                 info("HasValueConstraintComponent", False),
@@ -889,6 +919,79 @@ def _with_graph(text: str) -> str:
 
 
 @dataclass
+class _Merged:
+    """The constraints of one component family on one target's focus nodes, over IRI
+    paths, answered by one query instead of one query each.
+
+    Each query alone scans the focus nodes again and looks their values up again: on
+    the project's kinds (13 to 40 value, min- and max-count constraints per target)
+    that repeated work was most of validating a batch. ``values``: every per-value
+    constraint (datatype, class, in, pattern, ranges, nested shapes) of every path in
+    one pass over the focus nodes' triples, the failed branches named in ``?_b``;
+    ``min``: ``sh:minCount 1`` of every path, one ``EXISTS`` each; ``max``: every
+    ``sh:maxCount``, the distinct values counted per path by one ``GROUP BY``.
+    """
+
+    what: str
+    target: str
+    #: path (N-Triples IRI) -> [(branch index, expression or limit)]
+    entries: dict[str, list[tuple[int, object]]] = field(default_factory=dict)
+
+    def add(self, branch: int, path: str, arg: object) -> None:
+        self.entries.setdefault(path, []).append((branch, arg))
+
+    def _values_of(self, var: str) -> str:
+        """``?this``'s values on the paths as ``var``, the path as ``?_p``."""
+        paths = list(self.entries)
+        if len(paths) == 1:
+            return f"?this {paths[0]} {var} . BIND({paths[0]} AS ?_p)"
+        return f"?this ?_p {var} . FILTER(?_p IN ({', '.join(paths)}))"
+
+    def query(self) -> str:
+        t = self.target
+        if self.what == "values":
+            chain = '""'
+            for path, entries in reversed(self.entries.items()):
+                failed = ", ".join(f'IF(COALESCE({e}, false), "", "{i} ")' for i, e in entries)
+                chain = f"IF(sameTerm(?_p, {path}), CONCAT({failed}), {chain})"
+            return (
+                f"SELECT DISTINCT ?g ?this ?value ?_b WHERE {{ GRAPH ?g {{ {t} "
+                f'{self._values_of("?value")} BIND({chain} AS ?_b) FILTER(?_b != "") }} }}'
+            )
+        if self.what == "min":
+            missing = ", ".join(
+                f'IF(EXISTS {{ ?this {path} ?_m{k} }}, "", "{" ".join(str(i) for i, _ in e)} ")'
+                for k, (path, e) in enumerate(self.entries.items())
+            )
+            return (
+                f"SELECT DISTINCT ?g ?this ?_b WHERE {{ GRAPH ?g {{ {t} "
+                f'BIND(CONCAT({missing}) AS ?_b) FILTER(?_b != "") }} }}'
+            )
+        limits = {path: min(int(n) for _i, n in e) for path, e in self.entries.items()}  # type: ignore[call-overload]
+        if len(set(limits.values())) == 1:
+            limit = str(next(iter(limits.values())))
+        else:
+            limit = "0"
+            for path, n in reversed(limits.items()):
+                limit = f"IF(sameTerm(?_p, {path}), {n}, {limit})"
+        return (
+            f"SELECT ?g ?this ?_p (COUNT(DISTINCT ?_o) AS ?_n) WHERE {{ GRAPH ?g {{ {t} "
+            f"{self._values_of('?_o')} }} }} GROUP BY ?g ?this ?_p "
+            f"HAVING (COUNT(DISTINCT ?_o) > {limit})"
+        )
+
+    def failed(self, solution: object) -> list[tuple[int, object | None]]:
+        """(branch index, value node or None) of each constraint ``solution`` fails."""
+        if self.what == "max":
+            n = int(solution["_n"].value)  # type: ignore[index]
+            path = f"<{solution['_p'].value}>"  # type: ignore[index]
+            return [(i, None) for i, limit in self.entries[path] if n > int(limit)]  # type: ignore[call-overload]
+        ids = solution["_b"].value.split()  # type: ignore[index]
+        value = solution["value"] if self.what == "values" else None  # type: ignore[index]
+        return [(int(i), value) for i in ids]
+
+
+@dataclass
 class Compiled:
     """A shapes graph's constraints: one query per branch (and the UNION of them, for
     reading). Measured on 256 run headers: 120 branches as separate queries took 0.12 s,
@@ -906,6 +1009,8 @@ class Compiled:
     per_focus: list[tuple[int, str, str]] = field(default_factory=list)
     #: (branch index, ASK query) of component validators run per value node
     per_value: list[tuple[int, str]] = field(default_factory=list)
+    #: what ``evaluate_compiled`` runs: a branch's query alone, or a merged query
+    plan: list[tuple[int | _Merged, str]] = field(default_factory=list)
 
 
 def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
@@ -947,6 +1052,10 @@ def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
         + "\n}"
     )
     queries = [head + select + p for p in parts]
+    plan: list[tuple[int | _Merged, str]] = [
+        (i, q) for i, q in enumerate(queries) if i not in c.in_merged
+    ]
+    plan += [(m, head + m.query()) for m in c.merged.values()]
     return Compiled(
         query,
         c.branches,
@@ -956,6 +1065,7 @@ def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
         shapes if c.uses_shapes_graph else None,
         c.per_focus,
         c.per_value,
+        plan,
     )
 
 
@@ -1018,6 +1128,10 @@ def _ox(term: object) -> ox.NamedNode | ox.BlankNode | ox.Literal:
 
 
 _RDF_TYPE = str(RDF.type)
+_RDF_LANG_STRING = str(RDF.langString)
+_XSD_STRING_NT = f"<{_XSD_STRING}>"
+#: a string as an N-Triples quoted literal (C; its escapes are N-Triples ones)
+_quote = json.encoder.encode_basestring
 #: in ``_query_iris``' answer: some pattern reads rdf:type with a non-constant class
 OPEN_TYPES = "urn:reprokg:shacl-fast:any-class"
 
@@ -1214,10 +1328,12 @@ class _Converter:
 
     _LIMIT = 10_000
 
-    def __init__(self, keep: frozenset[str] | None) -> None:
+    def __init__(self, keep: frozenset[str] | None, strict: bool = False) -> None:
         self.keep = keep
+        #: a refused predicate is an error (a user's data), not a triple left out
+        self.strict = strict
         self.predicates: dict[object, str | None] = {}
-        self.types: dict[object, list[str]] = {}
+        self.types: dict[object, list[str] | None] = {}
         #: the one text every rdf:type predicate maps to (tested by identity)
         self.rdf_type = str(ox.NamedNode(_RDF_TYPE))
 
@@ -1229,11 +1345,13 @@ class _Converter:
         elif self.keep is not None and str(p) not in self.keep:
             x = None
         else:
-            x = _nt(p)
+            x = _nt(p)  # None: refused, its triples left out like those no query reads
+            if x is None and self.strict:
+                _refused_loudly(p)
         self.predicates[p] = x
         return x
 
-    def classes(self, c: object) -> list[str]:
+    def classes(self, c: object) -> list[str] | None:
         """The class and its superclasses (``materialise_types``) as N-Triples terms,
         those no query names left out (:func:`relevant_predicates`)."""
         from reprokg.validation.shapes import superclasses
@@ -1244,7 +1362,10 @@ class _Converter:
         keep = self.keep
         if keep is not None and OPEN_TYPES not in keep:
             found = [x for x in found if str(x) in keep]
-        x = self.types[c] = [_nt(t) for t in found]
+        if _nt(c) is None:  # refused: the triple is left out (None: told apart from [])
+            self.types[c] = None
+            return None
+        x = self.types[c] = [_nt(t) or "" for t in found]
         return x
 
 
@@ -1252,11 +1373,64 @@ class _BlankNodeFound(Exception):
     """An N-Quads load renames blank nodes, and a focus node's label is reported."""
 
 
-def _nt(term: object) -> str:
-    """A term in N-Triples, as pyoxigraph writes it (escaping, and its term checks)."""
+def _nt(term: object) -> str | None:
+    """A term in N-Triples, or None when pyoxigraph (and so the store) refuses it.
+
+    IRIs are checked by pyoxigraph's own parser (``NamedNode``: RFC 3987, the store's
+    rule) and written as ``<iri>``: an IRI it accepts holds no character N-Triples
+    escapes. Literals are quoted by the json module's C escaper (its escapes are
+    N-Triples ECHAR/UCHAR) rather than made into pyoxigraph terms and printed: half the
+    cost per term, and the load parses the same value back.
+    """
+    if isinstance(term, URIRef):
+        try:
+            ox.NamedNode(term)
+        except (ValueError, UnicodeEncodeError):
+            return None
+        return f"<{term}>"
+    if isinstance(term, Literal):
+        return _literal_nt(term)
     if isinstance(term, BNode):
         raise _BlankNodeFound
-    return str(_ox(term))
+    return None
+
+
+#: N-Triples text of a datatype IRI ("" when refused), for every datatype seen
+_DATATYPE_NT: dict[object, str] = {}
+
+
+def _literal_nt(term: Literal) -> str | None:
+    """A literal as :func:`encode_literal` stores it, in N-Triples; None when refused (a
+    lone surrogate, a datatype IRI the store refuses)."""
+    text = str(term)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+    lang = term.language
+    dt = term.datatype
+    if lang or (dt is not None and str(dt) == _RDF_LANG_STRING):
+        try:  # rare: pyoxigraph's own reading of the tag
+            return str(encode_literal(term))
+        except (ValueError, UnicodeEncodeError):
+            return None
+    if dt is None:
+        return _quote(text)
+    d = _DATATYPE_NT.get(dt)
+    if d is None:
+        if len(_DATATYPE_NT) > 10_000:
+            _DATATYPE_NT.clear()
+        d = _DATATYPE_NT[dt] = _nt(URIRef(str(dt))) or ""
+    if not d:
+        return None
+    if d == _XSD_STRING_NT:
+        return _quote(text)
+    if term.ill_typed:
+        return f"{_quote(text)}^^<{_ILL_TYPED}{d[1:]}"
+    if _canonical(text, d[1:-1]):
+        return f"{_quote(text)}^^{d}"
+    return f"{_quote(text)}^^<{_LOSSLESS}{d[1:]}"
 
 
 _MARK = ox.NamedNode(_GRAPH_MARK[1:-1])
@@ -1274,8 +1448,13 @@ def _quads(graphs: list[Graph], names: list[str], entail: bool = True) -> list[o
         gn = ox.NamedNode(name[1:-1])
         quads.append(ox.Quad(_MARK, _MARK, _MARK, gn))
         for s, p, o in graph_triples(g):
-            xs, xp = _ox(s), _ox(p)
-            quads.append(ox.Quad(xs, xp, _ox(o), gn))  # type: ignore[arg-type]
+            try:
+                xs, xp, xo = _ox(s), _ox(p), _ox(o)
+            except (ValueError, UnicodeEncodeError):
+                if not entail:  # a user's data graph: an error (as in _nquads)
+                    raise
+                continue  # a term the store refuses: left out (as in _nquads)
+            quads.append(ox.Quad(xs, xp, xo, gn))  # type: ignore[arg-type]
             if p == type_term:
                 for c in sup.get(o, ()):  # type: ignore[call-overload]
                     quads.append(ox.Quad(xs, xp, _ox(c), gn))  # type: ignore[arg-type]
@@ -1298,7 +1477,8 @@ def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> s
     against ~20 ms of text + 43 ms ``load``). With ``kind``, only the triples its
     queries can match are written (:func:`relevant_predicates`).
     """
-    conv = _converter(kind) if kind is not None else _Converter(None)
+    conv = _converter(kind) if kind is not None else _Converter(None, strict=True)
+    refused = _refused_quietly if kind is not None else _refused_loudly
     preds, types = conv.predicates, conv.types
     memo: dict[object, str] = {}
     rdf_type = conv.rdf_type
@@ -1315,19 +1495,41 @@ def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> s
                 continue
             ts = memo.get(s)
             if ts is None:
-                ts = memo[s] = _nt(s)
+                ts = memo[s] = _nt(s) or ""
+            if not ts:
+                refused(s)
+                continue
             if op is rdf_type:
-                oc = types.get(o)
-                if oc is None:
+                oc = types.get(o, False)
+                if oc is False:
                     oc = conv.classes(o)
+                if oc is None:
+                    refused(o)
+                    continue
                 for c in oc:
                     append(f"{ts} {rdf_type} {c}{end}")
                 continue
-            to = memo.get(o)
-            if to is None:
-                to = memo[o] = _nt(o)
+            if type(o) is Literal:  # hashing a Literal is Python code: not memoised
+                to = _literal_nt(o)
+            else:
+                to = memo.get(o)
+                if to is None:
+                    to = memo[o] = _nt(o) or ""
+            if not to:
+                refused(o)
+                continue
             append(f"{ts} {op} {to}{end}")
     return "".join(lines)
+
+
+def _refused_quietly(term: object) -> None:
+    """A project document's term the store refuses: its triple is not validated
+    (``checks.check_terms_the_store_takes`` reports it, as ``for_shacl`` leaves it out)."""
+
+
+def _refused_loudly(term: object) -> None:
+    """A user's data graph (``reprokg shacl``): a term the engine cannot hold is an error."""
+    raise ValueError(f"not an RDF term pyoxigraph accepts: {term!r}")
 
 
 #: one failure: (branch, focus node, value or None, result path or None), pyoxigraph terms
@@ -1358,11 +1560,25 @@ def evaluate_compiled(
         gn = ox.NamedNode(SHAPES_GRAPH)
         store.bulk_extend([ox.Quad(_ox(s), _ox(p), _ox(o), gn) for s, p, o in compiled.shapes])  # type: ignore[arg-type]
     index = {n[1:-1]: i for i, n in enumerate(names)}
-    out: list[list[Found]] = [[] for _ in graphs]
+    #: per document, (branch index, failure): sorted by branch at the end, the order of
+    #: the branches' own queries, whichever query found them
+    out: list[list[tuple[int, Found]]] = [[] for _ in graphs]
     per_focus = {i: (bind, text) for i, bind, text in compiled.per_focus}
     per_value = dict(compiled.per_value)
-    for i, (branch, query) in enumerate(zip(compiled.branches, compiled.queries, strict=True)):
+    branches = compiled.branches
+    for step, query in compiled.plan:
         solutions = store.query(query)  # type: ignore[union-attr]
+        if isinstance(step, _Merged):
+            for sol in solutions:  # type: ignore[union-attr]
+                g, this = sol["g"], sol["this"]
+                if g is None or this is None or g.value not in index:
+                    continue
+                doc = index[g.value]
+                for i, value in step.failed(sol):
+                    out[doc].append((i, (branches[i], this, value, None)))
+            continue
+        i = step
+        branch = branches[i]
         for sol in solutions:  # type: ignore[union-attr]
             g, this = sol["g"], sol["this"]
             if g is None or this is None or g.value not in index:
@@ -1370,14 +1586,14 @@ def evaluate_compiled(
             doc = index[g.value]
             if i in per_focus:
                 for value, path in _run_pre_bound(store, compiled.head, *per_focus[i], g, this):
-                    out[doc].append((branch, this, value, path))
+                    out[doc].append((i, (branch, this, value, path)))
                 continue
             value = sol["value"] if branch.has_value else None
             if i in per_value and _ask(store, compiled.head, per_value[i], g, this, value):
                 continue  # the ASK validator holds for this value node
             path = sol["path"] if branch.dynamic_path else None
-            out[doc].append((branch, this, value, path))
-    return out
+            out[doc].append((i, (branch, this, value, path)))
+    return [[f for _i, f in sorted(found, key=lambda x: x[0])] for found in out]
 
 
 def _run_pre_bound(

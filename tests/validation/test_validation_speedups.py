@@ -250,3 +250,53 @@ def test_store_batch_text_holds_the_quads_extend_would_write() -> None:
     assert set(by_load) == set(by_extend)
     assert len(set(by_extend)) == 5 + 2 + 5  # two named graphs and their merge
     assert _batch_nquads([DocumentWrite(URIRef("urn:doc:3"), [(S, RK.x, BNode())], None)]) is None
+
+
+ODD_LITERALS = [
+    TRICKY,
+    Literal("\x00\x7f\u2028 \\u0041 \r\n"),
+    Literal("x", lang="EN-gb"),
+    Literal("01", datatype=XSD.integer, normalize=False),  # kept under the lossless marker
+    Literal("1", datatype=XSD.integer),
+    Literal("twelve", datatype=XSD.integer),  # ill-typed
+    Literal("1.50", datatype=XSD.decimal),
+    Literal("2020-1-1", datatype=XSD.date),
+    Literal("TRUE", datatype=XSD.boolean),
+    Literal("x", datatype=XSD.string),
+    Literal("y", datatype=URIRef("https://example.org/my#type")),
+    Literal('"quoted"', datatype=XSD.normalizedString),
+]
+
+
+def test_engine_text_holds_the_terms_pyoxigraph_builds() -> None:
+    """The literals and IRIs the fast engine writes as text (json's C escaper, ``<iri>``)
+    load as the very terms pyoxigraph's constructors make (``encode_literal``: markers
+    for what the store would normalise)."""
+    graph = LazyGraph(
+        [(S, RK.runTag, lit) for lit in ODD_LITERALS] + [(S, RK.source, URIRef("urn:x:é"))]
+    )
+    by_text, by_quads = ox.Store(), ox.Store()
+    text = shacl_fast._nquads([graph], ["<urn:g:0>"])
+    by_text.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
+    by_quads.extend(shacl_fast._quads([graph], ["<urn:g:0>"], entail=False))
+    assert set(by_text) == set(by_quads)
+    assert len(set(by_text)) == len(graph) + 1  # and the graph mark
+
+
+def test_terms_the_store_refuses_are_left_out_of_the_engine_input() -> None:
+    """A triple with a term pyoxigraph refuses is not validated (as ``for_shacl`` leaves
+    it out for pyshacl; ``check_terms_the_store_takes`` reports it); in a user's data
+    graph (no kind) it is an error."""
+    bad = [
+        (S, RK.source, URIRef("https://example.org/a b")),
+        (S, RK.runTag, Literal("lone \ud800 surrogate")),
+        (S, RK.runTag, Literal("1", datatype=URIRef("not an iri"))),
+        (URIRef("https://example.org/{x}"), RK.runTag, Literal("x")),
+    ]
+    graph = LazyGraph([(S, RK.runTag, Literal("kept")), *bad])
+    text = shacl_fast._nquads([graph], ["<urn:g:0>"], "run")
+    store = ox.Store()
+    store.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
+    assert [str(q.object) for q in store if q.predicate.value == str(RK.runTag)] == ['"kept"']
+    with pytest.raises(ValueError, match="pyoxigraph accepts"):
+        shacl_fast._nquads([graph], ["<urn:g:0>"])
