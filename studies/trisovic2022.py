@@ -96,6 +96,10 @@ def _rate(k: int, n: int) -> float | None:
     return k / n if n else None
 
 
+def _percent(rate: float | None) -> float | None:
+    return None if rate is None else round(100 * rate, 1)
+
+
 def analyze(inputs: Inputs, method: str = "published") -> dict[str, Any]:
     d = inputs.downloads
     downloads = []
@@ -174,9 +178,9 @@ def analyze(inputs: Inputs, method: str = "published") -> dict[str, Any]:
         "validation": validation,
         "error_types": _error_types(frames[True], frames[False]),
         "paper": {
-            "failed_initially_percent": round(100 * without_c["error_rate"], 1),
+            "failed_initially_percent": _percent(without_c["error_rate"]),
             "paper_failed_initially_percent": PAPER_FAILED_INITIALLY,
-            "failed_with_cleaning_percent": round(100 * with_c["error_rate"], 1),
+            "failed_with_cleaning_percent": _percent(with_c["error_rate"]),
             "paper_failed_with_cleaning_percent": PAPER_FAILED_WITH_CLEANING,
         },
     }
@@ -213,9 +217,13 @@ def _combined(inputs: Inputs, cleaning: bool) -> tuple[dict[str, Any], pd.DataFr
     merged_32_36 = len(df)
     df = pd.merge(df, logs["4.0"], on=["doi", "file"], how="outer")  # cell 11
     merged = len(df)
-    df["result"] = [
-        _combined_result(a, b, c) for a, b, c in zip(df.r32, df.r36, df.r40, strict=True)
-    ]
+    # object dtype even when no file was run: an empty list would make a float column,
+    # which the error-type cells' string tests refuse
+    df["result"] = pd.Series(
+        [_combined_result(a, b, c) for a, b, c in zip(df.r32, df.r36, df.r40, strict=True)],
+        index=df.index,
+        dtype=object,
+    )
     df["success"] = df["result"].apply(_success)
     counts = df["success"].value_counts(dropna=False)
     success_counts = {("none" if pd.isna(k) else str(int(k))): int(n) for k, n in counts.items()}

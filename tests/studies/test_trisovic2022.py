@@ -193,3 +193,20 @@ def test_the_gap_to_the_abstract_is_reported(result: dict) -> None:
         74.0,
         56.0,
     )
+
+
+def test_a_store_without_re_execution_logs_gives_zero_counts_not_a_crash() -> None:
+    """The study registry runs every study on any store (GET /measures/studies/{name});
+    with no logs every frame is empty, and pandas makes an empty result column a float
+    column, which the error-type cells' string tests refused (AttributeError, a 500)."""
+    import pandas as pd
+
+    from reprokg.studies import trisovic2022
+
+    inputs = trisovic2022.Inputs(
+        pd.DataFrame([], columns=["version", "cleaning", "doi", "file", "result"]),
+        pd.DataFrame([], columns=["version", "cleaning", "doi", "lines", "failed"]),
+    )
+    out = trisovic2022.analyze(inputs)
+    assert out["error_types"]["source_r_file_errors"] == 0
+    assert out["error_types"]["with_cleaning"]["n"] == 0
