@@ -7,7 +7,10 @@ worked example. The seed-variance data is the bundled stability study (seed 003)
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
@@ -16,6 +19,7 @@ import pytest
 from reprokg.stats.qra import cv_star
 from reprokg.stats.ranks import friedman_nemenyi
 from reprokg.stats.seeds import aso, iqm, iqm_point, prob_improvement, prob_improvement_point
+from tests.conftest import need
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,8 +52,17 @@ def test_aso_equals_deepsig_within_monte_carlo_error(study) -> None:
     assert abs(ref - eps.mean()) <= 4 * max(eps.std(), 1e-3)
 
 
+def _rliable_metrics() -> ModuleType:
+    """rliable comes from .ci/run with --no-deps (pyproject's test extra says why)."""
+    need(
+        importlib.util.find_spec("rliable") is not None,
+        "rliable is not installed: pip install --no-deps 'rliable==1.2.0'",
+    )
+    return importlib.import_module("rliable.metrics")
+
+
 def test_iqm_and_improvement_points_equal_rliable(study) -> None:
-    from rliable import metrics
+    metrics = _rliable_metrics()
 
     a = _values(study, "m-net-adam-1")
     b = _values(study, "m-net-adam-2")
@@ -70,7 +83,8 @@ def test_intervals_within_monte_carlo_error_of_rliables_bootstrap(study) -> None
     at 2,000 resamples. Its ends agree with ours within 3 Monte Carlo standard errors (the
     spread of our ends over 10 seeds)."""
     from arch.bootstrap import IIDBootstrap
-    from rliable import metrics
+
+    metrics = _rliable_metrics()
 
     a = _values(study, "tadam-adam-1")
     ours = [iqm(a, seed=s) for s in range(10)]
