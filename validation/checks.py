@@ -166,7 +166,7 @@ def _all_taken(triples: list[tuple]) -> bool:
                     return False
             dt = o.datatype
             if dt is not None and dt not in taken:
-                if _store_refuses_iri(dt) is not None:
+                if iri_refusal(dt) is not None:
                     return False
                 taken.add(dt)
         elif p in links and type(o) is URIRef:
