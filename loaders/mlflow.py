@@ -304,6 +304,7 @@ def run_tree(run: dict[str, Any]) -> dict[str, Any]:
 
 def _add_mlflow_facts(doc: Document, run: dict[str, Any], experiment: str) -> None:
     g, node = doc.graph, doc.subject
+    assert node is not None  # the run's document always names the run
     info = run["info"]
     run_id = _run_id(run)
     g.add((node, SCHEMA.identifier, Literal(run_id)))

@@ -134,7 +134,7 @@ def _from_json(doc: Any, name: str) -> dict[str, Any]:
     def listed(value: Any) -> list[Any]:
         return value if isinstance(value, list) else [] if value is None else [value]
 
-    out = {k: (None if run.get(k) is None else str(run.get(k))) for k in (
+    out: dict[str, Any] = {k: (None if run.get(k) is None else str(run.get(k))) for k in (
         "run_id", "uploader", "uploader_name", "task_id", "task_type", "flow_id", "flow_name",
         "setup_id", "setup_string", "error",
     )}  # fmt: skip
@@ -240,6 +240,7 @@ def run_tree(run: dict[str, Any]) -> dict[str, Any]:
 
 def _add_evaluations(doc: Document, run: dict[str, Any]) -> None:
     g, node = doc.graph, doc.subject
+    assert node is not None  # the run's document always names the run
     g.add((node, SCHEMA.identifier, Literal(str(run["run_id"]))))
     g.add((node, SCHEMA.url, Literal(f"{SITE}/r/{run['run_id']}", datatype=XSD.anyURI)))
     if run.get("error"):

@@ -391,7 +391,8 @@ def run_entities(
         "description": description or f"run {tag}, as its PRIMAD metadata describes it",
     }
     out = RunEntities(action)
-    env, obj = [], []
+    env: list[dict[str, Any]] = []
+    obj: list[dict[str, Any]] = []
     for i, (pointer, value) in enumerate(flatten(tree)):
         pv = {
             "@id": f"{action_id}-pv-{i}",
@@ -496,15 +497,16 @@ def load(data: bytes, name: str) -> list[Document]:
             producer=INFO,
         )
         node = mint("crate-action", stable_key(crate.sha256, action["@id"]))
-        g = doc.graph
-        g.add((doc.subject, PROV.hadPrimarySource, node))
+        g, root = doc.graph, doc.subject
+        assert root is not None  # run_document always names the run
+        g.add((root, PROV.hadPrimarySource, node))
         g.add((node, RDF.type, PROV.Entity))
         g.add((node, SCHEMA.identifier, Literal(action["@id"])))
         g.add((node, RDFS.label, Literal(f"{'/'.join(_types(action))} {action['@id']} in {name}")))
         for prop, pred in (("startTime", PROV.startedAtTime), ("endTime", PROV.endedAtTime)):
             when = _text(action.get(prop))
             if when and re.match(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}", when):
-                g.add((doc.subject, pred, Literal(when, datatype=XSD.dateTime)))
+                g.add((root, pred, Literal(when, datatype=XSD.dateTime)))
         if not primad_pairs(crate, action):
             doc.messages.append(
                 Message(

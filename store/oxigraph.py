@@ -343,7 +343,7 @@ class OxigraphStore(
         older version may have left to do (also after a reopen, store/disk.py)."""
         read_only = self.read_only
         #: what the last maintenance at open or on demand did, with timings (benchmarks)
-        self.maintenance = {}
+        self.maintenance: dict[str, Any] = {}
         self._documents = 0  # kept as the store writes (store/counters.py)
         self._version = 0
         self._deltas = 0  # delta quads in the counters graph (folded beyond FOLD_AT)
@@ -543,7 +543,7 @@ class OxigraphStore(
         reader still holding the old handle is waited for (its lock on the directory)."""
         assert self.path is not None
         standin = disk.Reopening()
-        self._store = standin  # the old handle's last reference here: RocksDB closes it
+        self._store = standin  # type: ignore[assignment]  # the old handle's last reference here: RocksDB closes it
         deadline = time.monotonic() + 10
         new = None
         try:
