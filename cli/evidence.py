@@ -9,6 +9,8 @@ file, what was normalised, what was skipped and why, and the outcomes read
 It walks like ``reprokg load`` (:class:`~reprokg.loaders.files.SourceWalk`: unreadable and
 special files named, never a crash), asking only the evidence loaders, reading results
 pages (``.md``) and storing file by file; this command adds the summaries.
+``reprokg evidence match --store S`` records candidate matches between papers of different
+records (measures/candidate_matches.py); ``reprokg evidence dispute`` contests an assessment.
 """
 
 from __future__ import annotations
@@ -33,19 +35,33 @@ def register(command: Command) -> None:
         "logs) and report what was normalised and skipped",
         _evidence,
     )
-    p.add_argument(
-        "action",
-        choices=["load", "dispute"],
-        help="load: read, store and summarise; dispute: contest a stored assessment (its IRI "
-        "as PATH) in a document of its own, with --reason and --by",
+    # one parser per action: a positional PATH list that ``match`` lacks could not be
+    # optional in a flat parser (argparse binds an empty list before ``--dry-run PATH``)
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    load = actions.add_parser(
+        "load", help="read, store and summarise", description="read, store and summarise"
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders of evidence")
-    p.add_argument("--reason", help="dispute: why the assessment is wrong")
-    p.add_argument("--by", help="dispute: who disputes (an ORCID iD, or a name)")
-    add_store_option(p)
-    p.add_argument("--format", choices=["text", "json"], default="text")
-    p.add_argument("--dry-run", action="store_true", help="read and summarise; store nothing")
-    p.add_argument("-v", "--verbose", action="store_true", help="name every file not claimed")
+    load.add_argument("paths", nargs="+", metavar="PATH", help="files or folders of evidence")
+    load.add_argument("-v", "--verbose", action="store_true", help="name every file not claimed")
+    dispute = actions.add_parser(
+        "dispute",
+        help="contest a stored assessment (its IRI as PATH) in a document of its own",
+        description="contest a stored assessment in a document of its own; it stays as it is",
+    )
+    dispute.add_argument("paths", nargs="+", metavar="IRI", help="assessment IRIs")
+    dispute.add_argument("--reason", help="why the assessment is wrong")
+    dispute.add_argument("--by", help="who disputes (an ORCID iD, or a name)")
+    match = actions.add_parser(
+        "match",
+        help="record candidate matches between papers of different records",
+        description="record candidate matches between papers of different records (same "
+        "venue, year and normalised title; never merged)",
+    )
+    for sp in (load, dispute, match):
+        add_store_option(sp)
+    for sp in (load, match):
+        sp.add_argument("--format", choices=["text", "json"], default="text")
+        sp.add_argument("--dry-run", action="store_true", help="read and summarise; store nothing")
 
 
 #: the evidence loaders' kinds: ``evidence load`` asks only these
@@ -53,6 +69,8 @@ EVIDENCE_KINDS = ("artifact-evaluation", "rescience", "re-execution")
 
 
 def _evidence(args: argparse.Namespace) -> int:
+    if args.action == "match":
+        return _match(args)
     if args.action == "dispute":
         return _dispute(args)
     from reprokg.loaders.files import SourceWalk, check_paths
@@ -132,4 +150,38 @@ def _dispute(args: argparse.Namespace) -> int:
         for assessment in args.paths:
             doc, outcome = file_dispute(store, assessment, args.reason or "", args.by or "")
             print(f"{outcome.status} dispute {doc.subject} of {assessment.strip()}")
+    return 0
+
+
+def _match(args: argparse.Namespace) -> int:
+    """One pass over the store's titled papers; the matches stored as one document."""
+    from reprokg.measures.candidate_matches import find
+    from reprokg.store import open_store
+
+    with open_store(args.store, read_only=args.dry_run) as store:
+        found = find(store)
+        stored = None
+        if not args.dry_run:
+            from reprokg.ingest import write_results
+
+            stored = write_results(store, [found.document()]).documents[0]
+    if args.format == "json":
+        out = found.to_json()
+        if stored is not None:
+            out["stored"] = {"document": str(stored.iri), "status": stored.status}
+        json.dump(out, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(
+        f"{found.papers} titled paper node(s) in {found.records} record(s), {found.keyed} with "
+        f"venue, year and title: {len(found.matches)} candidate match(es) across records; "
+        f"{found.recorded} pair(s) matched by their loader already; "
+        f"{len(found.distinct_dois)} pair(s) of distinct DOIs left apart"
+    )
+    for m in found.matches:
+        print(f"  {m.a}  ~  {m.b}\n    {m.evidence}")
+    for a, b in found.distinct_dois:
+        print(f"  two DOIs, one key (two papers): {a}  {b}")
+    if stored is not None:
+        print(f"{stored.status} {stored.iri}")
     return 0

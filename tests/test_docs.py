@@ -237,10 +237,18 @@ def command_problems(args: list[str]) -> list[str]:
         return [] if first[:-1] in subs else [f"no command {first[:-1]!r}"]
     if first not in subs:
         return [f"no command {first!r}"]
-    sp = subs[first]
+    sp, rest = subs[first], args[1:]
+    # a command with actions of their own (``reprokg evidence load``): the action's parser
+    nested = [a for a in sp._actions if isinstance(a, argparse._SubParsersAction)]
+    if nested:
+        if not rest or is_placeholder(rest[0]) or rest[0] in ("…", "..."):
+            return []
+        if rest[0] not in nested[0].choices:
+            return [f"reprokg {first} has no action {rest[0]!r}"]
+        first, sp, rest = f"{first} {rest[0]}", nested[0].choices[rest[0]], rest[1:]
     return [
         f"reprokg {first} has no option {f}"
-        for tok in args[1:]
+        for tok in rest
         for f in flags_of(tok)
         if f not in sp._option_string_actions
     ]
