@@ -1,7 +1,8 @@
 """Documents of every kind, as reprokg validates them: what ``reprokg serve --demo`` loads
 and computes (every bundled example, the evaluations, comparison, stability analyses and
-intrinsic-dimension estimate it derives), plus the real survey and ML Reproducibility
-Challenge records of ``../shared/data``.
+intrinsic-dimension estimate it derives), what a user computes next on the demo's data
+(:func:`computed`: each published study whose data it holds, a seed comparison, candidate
+matches), plus the real survey and ML Reproducibility Challenge records of ``../shared/data``.
 
 Captured at ``reprokg.ingest``'s validation call, so each graph is exactly what the SHACL
 engine sees. Shared by the engine benchmark and the compare property test.
@@ -9,8 +10,12 @@ engine sees. Shared by the engine benchmark and the compare property test.
 
 from __future__ import annotations
 
+import json
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from reprokg.core.document import Document
 
@@ -19,24 +24,16 @@ SHARED = _REPO.parent / "shared" / "data"
 
 
 def documents(shared: Path | None = SHARED) -> list[Document]:
-    """Every document the demo validates, then the shared data's survey and MLRC records."""
-    import reprokg.ingest as ingest_module
+    """Every document the demo validates and those :func:`computed` on its store, then the
+    shared data's survey and MLRC records."""
     from reprokg.service.demo import load_demo
     from reprokg.store import open_store
 
     seen: list[Document] = []
-    original = ingest_module.validate_documents
-
-    def capture(batch: list[Document]) -> list:
-        seen.extend(batch)
-        return original(batch)
-
-    ingest_module.validate_documents = capture  # type: ignore[assignment]
-    try:
-        with tempfile.TemporaryDirectory() as d, open_store(d) as store:
+    with tempfile.TemporaryDirectory() as d, open_store(d) as store:
+        with _captured(seen):
             load_demo(store)
-    finally:
-        ingest_module.validate_documents = original  # type: ignore[assignment]
+        computed(store, seen)
     if shared is not None and shared.is_dir():
         from reprokg.loaders.files import SourceWalk
 
@@ -46,6 +43,98 @@ def documents(shared: Path | None = SHARED) -> list[Document]:
         ]
         seen += list(SourceWalk([p for p in paths if p.exists()]).documents())
     return seen
+
+
+@contextmanager
+def _captured(seen: list[Document]) -> Iterator[None]:
+    """Every batch ``reprokg.ingest`` validates meanwhile, appended to ``seen``."""
+    import reprokg.ingest as ingest_module
+
+    original = ingest_module.validate_documents
+
+    def capture(batch: list[Document]) -> list:
+        seen.extend(batch)
+        return original(batch)
+
+    ingest_module.validate_documents = capture  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        ingest_module.validate_documents = original  # type: ignore[assignment]
+
+
+def computed(store: Any, seen: list[Document]) -> None:
+    """The results the demo does not compute, by the code of the commands that do, stored
+    in the demo's ``store`` (their validated documents appended to ``seen``): ``reprokg
+    study NAME --save`` of every published study whose data the demo holds, ``reprokg
+    stability --compare A B --save`` of the first two experiments of the first study with
+    two or more, and ``reprokg evidence match`` on a small store where a match exists."""
+    from reprokg.ingest import write_results
+    from reprokg.measures.candidate_matches import find
+    from reprokg.stability.observations import list_studies, observation_frame, resolve_study
+    from reprokg.stability.seed_document import save_result
+    from reprokg.stability.seed_variance import seed_variance
+    from reprokg.store import open_store
+    from reprokg.studies import results
+    from reprokg.studies.registry import REGISTRY
+
+    with _captured(seen):
+        for study in REGISTRY.values():
+            inputs = study.read(store)
+            if not study.impl().is_empty(inputs):
+                answer = study.analyze(inputs)
+                results.save(store, results.StudyResult.of(study, answer, study.default_method))
+        for s in list_studies(store):
+            experiments = sorted(
+                set(observation_frame(store, resolve_study(store, s.iri))["experiment"])
+            )
+            if len(experiments) >= 2:
+                _, found = seed_variance(store, s.iri, compare=(experiments[0], experiments[1]))
+                save_result(store, found["compare"])
+                break
+    with tempfile.TemporaryDirectory() as d, open_store(d) as small:
+        _two_records_of_one_paper(small, [x for x in seen if x.kind == "gk2018"][:2])
+        with _captured(seen):
+            write_results(small, [find(small).document()])
+
+
+#: a DOI of the test prefix (10.5555: no real paper has it)
+TEST_DOI = "10.5555/reprokg-corpus"
+
+
+def _two_records_of_one_paper(store: Any, gk: list[Document]) -> None:
+    """GK2018's records of two real papers and, in a second source, an artifact-evaluation
+    record (ReproDB's format, written here: no artifact-evaluation source lists an IJCAI,
+    AAAI, ICML or NeurIPS paper of GK2018) of each with its venue, year and title, the
+    first naming a DOI, the second none: a DOI and GK2018's node minted from its link, and
+    two minted nodes, each a candidate match across records (the field's data gives none:
+    docs/evidence.md)."""
+    from rdflib.namespace import RDF
+
+    from reprokg.core.namespaces import RK, SCHEMA
+    from reprokg.ingest import ingest
+    from reprokg.loaders import artifact_evaluation
+
+    records = []
+    for i, doc in enumerate(gk):
+        g = doc.graph
+        paper = next(g.subjects(RDF.type, SCHEMA.ScholarlyArticle))
+        records.append(
+            {
+                "conference": str(g.value(paper, RK.conferenceName)),
+                "category": "ai",
+                "year": int(g.value(paper, RK.publicationYear)),
+                "title": str(g.value(paper, SCHEMA.name)),
+                "badges": ["available"],
+                "artifact_urls": [],
+                "doi": "",
+                "award": "",
+                "appendix_url": "",
+                "paper_url": f"https://doi.org/{TEST_DOI}" if i == 0 else "",
+            }  # fmt: skip
+        )
+    docs = artifact_evaluation.load(json.dumps(records).encode(), "artifacts.json")
+    ingest(store, [*gk, *docs])
 
 
 def by_kind(docs: list[Document]) -> dict[str, list[Document]]:
