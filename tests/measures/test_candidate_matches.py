@@ -27,6 +27,7 @@ GK = "surveys/gundersen_kjensmo_2018/data/evaluations.csv"
 BIB = "surveys/rescience/journal_bib/_bibliography/published.bib"
 MLRC = "surveys/rescience/mlrc_metadata"
 Z = "https://doi.org/10.5281/zenodo."
+RK = "https://w3id.org/reprokg/ontology#"
 #: two reports, one normalised title, two DOIs (grep -B10 'zenodo.N}' published.bib; the
 #: MLRC 2020/2021 headers give the first four the challenge's venue too)
 DISTINCT = {
@@ -121,6 +122,12 @@ def test_two_minted_nodes_of_different_records_are_a_candidate(
     store = tmp_path / "s"
     with open_store(store) as s:
         ingest(s, [*gk, *ae])
+    dry = io.StringIO()
+    with contextlib.redirect_stdout(dry):
+        assert main(["evidence", "match", "--dry-run", "--store", str(store)]) == 0
+    assert "1 candidate match(es) across records" in dry.getvalue()
+    with open_store(store) as s:  # --dry-run: the match found, nothing stored
+        assert s.query(f"ASK {{ ?d <{RK}documentKind> 'candidate-matches' }}").value is False
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["evidence", "match", "--store", str(store), "--format", "json"]) == 0
