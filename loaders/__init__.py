@@ -28,7 +28,7 @@ from reprokg.core.errors import (
     UnrecognisedSource,
     UnsupportedInput,
 )
-from reprokg.loaders.contract import Claim, Loader, LoaderInfo, SummarisingLoader
+from reprokg.loaders.contract import BinaryLoader, Claim, Loader, LoaderInfo, SummarisingLoader
 from reprokg.loaders.limits import current_limits
 
 if TYPE_CHECKING:
@@ -180,13 +180,45 @@ def load_source(
             loader_for(k)  # an unknown kind is refused, not silently never tried
     tried = [k for k in loaders() if kinds is None or k in kinds]
     if b"\x00" in data[:CHECK_BYTES]:
-        raise UnrecognisedSource(
-            "looks like a binary file (NUL bytes), and every loader reads UTF-8 text",
-            tried=tried,
-            source=name,
-        )
+        return _load_binary(name, data, tried, summary)
     head = data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
     said = claims(name, head, kinds)
+    return _load_claimed(name, data, said, tried, summary)
+
+
+def _load_binary(
+    name: str, data: bytes, tried: list[str], summary: SummaryHook | None
+) -> list[Document]:
+    """A file with NUL bytes, read by a loader of binary formats that claims it (or
+    nearly does), else refused as binary."""
+    base = PurePath(name).name
+    said: dict[str, Claim] = {}
+    for kind in tried:
+        mod = loaders()[kind]
+        if isinstance(mod, BinaryLoader):
+            try:
+                said[kind] = Claim.of(mod.sniff_bytes(base, data))
+            except Exception as exc:  # noqa: BLE001 - as in claims()
+                log.warning("binary sniff of %s failed on %s: %s", kind, name, exc)
+    if any(c is not Claim.NO for c in said.values()):
+        return _load_claimed(name, data, said, tried, summary)
+    raise UnrecognisedSource(
+        "looks like a binary file (NUL bytes), and every loader reads UTF-8 text "
+        "(or an MLflow SQLite database)",
+        tried=tried,
+        source=name,
+    )
+
+
+def _load_claimed(
+    name: str,
+    data: bytes,
+    said: dict[str, Claim],
+    tried: list[str],
+    summary: SummaryHook | None,
+) -> list[Document]:
+    """The first loader that claims the file reads it; else the near claimers, whose first
+    error is raised when none can; else "no loader claims this file"."""
     yes = next((k for k, c in said.items() if c is Claim.YES), None)
     if yes is not None:
         return _load(loaders()[yes], data, name, summary)

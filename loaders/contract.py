@@ -11,7 +11,8 @@ with ``INFO.document(...)``, so kind, loader name and version are written in one
 when not, and :attr:`Claim.NEAR` when it looks like the loader's format but is not one it
 reads (an audit whose ``audit:`` version is 99). When no loader says yes, the registry
 loads the file with the near claimers, so the user reads that loader's own error (file,
-line, field, expected) instead of "no loader claims this".
+line, field, expected) instead of "no loader claims this". A file with NUL bytes is binary:
+only a :class:`BinaryLoader`'s ``sniff_bytes`` is asked, in the same way.
 """
 
 from __future__ import annotations
@@ -99,6 +100,17 @@ class Loader(Protocol):
     def load(self, data: bytes, name: str) -> list[Document]:
         """The documents of one source's bytes; :class:`~reprokg.core.errors.LoadError`
         naming file, line, field and what was expected when it cannot be read."""
+        ...
+
+
+@runtime_checkable
+class BinaryLoader(Loader, Protocol):
+    """A loader that also reads a binary format, known by its bytes (an SQLite database):
+    :func:`reprokg.loaders.load_source` asks it before refusing a file with NUL bytes."""
+
+    def sniff_bytes(self, name: str, data: bytes) -> bool | Claim:
+        """Whether the file (its base name, all its bytes) is in this loader's binary
+        format; cheap (a header, a byte search), never a parse."""
         ...
 
 

@@ -3,7 +3,9 @@
 Folders are what these tools write (an MLflow ``mlruns/`` store, an RO-Crate folder); the
 loaders read bytes, as they do uploads. A crate folder is its ``ro-crate-metadata.json``;
 an MLflow store folder is read into the normalised records of
-:func:`reprokg.loaders.mlflow.read_store_folder`; a folder of OpenML run descriptions or
+:func:`reprokg.loaders.mlflow.read_store_folder`, and an MLflow SQLite database file is
+opened read-only where it lies (:func:`reprokg.loaders.mlflow.load_database`, so a
+write-ahead log next to it is read too); a folder of OpenML run descriptions or
 ir_metadata files is each of its files. A ZIP is read by the loader itself (the same as an
 upload), so a folder and its ZIP give the same documents.
 """
@@ -41,5 +43,16 @@ def import_path(path: str | Path, kind: str) -> list[Document]:
 
             return load_source(f"{path}/", read_store_folder(path), kind)
         return load_path(path, kind)
+    if kind == "mlflow" and path.is_file():
+        from reprokg.loaders.mlflow import load_database
+        from reprokg.loaders.mlflow_sqlite import SQLITE_MAGIC
+
+        with path.open("rb") as fh:
+            if fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC:
+                try:
+                    return load_database(path)
+                except LoadError as exc:
+                    exc.details.setdefault("kind", kind)
+                    raise
     data, display = read_bytes(path)
     return load_source(display, data, kind)

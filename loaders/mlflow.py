@@ -1,10 +1,14 @@
 """MLflow tracking data -> one ``run`` document per MLflow run, and stability observations.
 
-Three inputs give the same documents:
+Four inputs give the same documents:
 
 * an MLflow file store (``mlruns/``, what ``mlflow`` writes with a ``file:`` tracking URI):
   a folder (``reprokg import mlflow mlruns/``, read by :func:`read_store_folder`) or a ZIP
   of it (an upload);
+* an MLflow SQLite database (``mlflow.db``, MLflow 3's default ``sqlite:///mlflow.db``),
+  read with the standard library's :mod:`sqlite3` (:mod:`reprokg.loaders.mlflow_sqlite`)
+  into the same run records as a file store, so a store and the database it was migrated
+  to (``mlflow migrate-filestore``) give the same documents;
 * the MLflow REST API's ``runs/search`` answer (``{"runs": [{"info", "data"}]}``), with
   ``experiments`` from ``experiments/search`` where known (latest metric values only);
 * the records :func:`read_store_folder` writes (``{"format": "reprokg-mlflow", …}``).
@@ -38,8 +42,14 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import MLS, RK, SCHEMA
 from reprokg.loaders.archive import is_zip, read_zip
-from reprokg.loaders.contract import LoaderInfo
+from reprokg.loaders.contract import Claim, LoaderInfo
 from reprokg.loaders.ir_metadata.tree import run_document
+from reprokg.loaders.mlflow_sqlite import (
+    is_sqlite,
+    looks_like_mlflow,
+    records_from_bytes,
+    records_from_file,
+)
 from reprokg.loaders.source import decode_text, parse_json, read_bytes
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
@@ -51,6 +61,8 @@ REPEAT_KEYS = ("repeat", "repetition", "rep", "trial")
 _HTTP = re.compile(r"^https?://\S+$", re.IGNORECASE)
 _INT = re.compile(r"^[+-]?\d+$")
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+#: MLflow's run states by the numbers a file store's meta.yaml writes (RunStatus)
+_STATUS = {"1": "RUNNING", "2": "SCHEDULED", "3": "FINISHED", "4": "FAILED", "5": "KILLED"}
 
 
 # --------------------------------------------------------------------------- reading stores
@@ -93,6 +105,34 @@ def _metric_history(data: bytes, name: str) -> list[list[Any]]:
         step = int(parts[2]) if len(parts) == 3 and _INT.match(parts[2]) else 0
         out.append([step, int(parts[0]), value])
     return out
+
+
+def _millis(value: Any) -> int | None:
+    return int(value) if value is not None and _INT.match(str(value)) else None
+
+
+def run_info(raw: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a run's info that every MLflow store records alike (a file store's
+    meta.yaml, a database row, the REST API): the run's record, and so its document, is
+    made of these. Where a store keeps its artifacts is left out, and the status is its
+    name, so one run read from a folder, its ZIP or the database it was migrated to is one
+    document."""
+
+    def text(key: str) -> str | None:
+        value = raw.get(key)
+        return None if value is None else str(value)
+
+    status = text("status")
+    return {
+        "run_id": text("run_id") or text("run_uuid"),
+        "experiment_id": text("experiment_id"),
+        "run_name": text("run_name"),
+        "user_id": text("user_id"),
+        "status": _STATUS.get(status, status) if status is not None else None,
+        "start_time": _millis(raw.get("start_time")),
+        "end_time": _millis(raw.get("end_time")),
+        "lifecycle_stage": text("lifecycle_stage"),
+    }
 
 
 def records_from_files(files: dict[str, bytes], name: str) -> dict[str, Any]:
@@ -144,6 +184,7 @@ def records_from_files(files: dict[str, bytes], name: str) -> dict[str, Any]:
         if info.get("lifecycle_stage") == "deleted":
             continue
         info.setdefault("experiment_id", exp)
+        run["info"] = run_info(info)
         out_runs.append(run)
     if not experiments and not out_runs:
         raise LoadError(
@@ -212,7 +253,7 @@ def _from_rest(doc: dict[str, Any], name: str) -> dict[str, Any]:
         data = r.get("data") or {}
         runs.append(
             {
-                "info": r["info"],
+                "info": run_info(r["info"]),
                 "params": _pairs(data.get("params"), name, f"runs[{i}].data.params"),
                 "tags": _pairs(data.get("tags"), name, f"runs[{i}].data.tags"),
                 "metrics": {
@@ -230,6 +271,10 @@ def _from_rest(doc: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def read_records(data: bytes, name: str) -> dict[str, Any]:
+    """The run records of an upload's or a file's bytes: a ZIP of a file store, an SQLite
+    database, the REST API's JSON or the records themselves."""
+    if is_sqlite(data):
+        return _database_records(records_from_bytes(data, name))
     if is_zip(data):
         members = read_zip(
             data,
@@ -243,7 +288,8 @@ def read_records(data: bytes, name: str) -> dict[str, Any]:
     if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
         return _from_rest(doc, name)
     raise LoadError(
-        "expected an MLflow file store (a ZIP of mlruns/) or the REST API's runs/search JSON "
+        "expected an MLflow file store (a ZIP of mlruns/), an MLflow SQLite database "
+        "(mlflow.db) or the REST API's runs/search JSON "
         '({"runs": [{"info": …, "data": …}]})',
         source=name,
     )
@@ -259,6 +305,26 @@ def sniff(name: str, head: str) -> bool:
         and '"info"' in head
         and ('"run_id"' in head or '"run_uuid"' in head)
     )
+
+
+def _database_records(found: dict[str, Any]) -> dict[str, Any]:
+    """An MLflow database's experiments and runs as the records a file store gives."""
+    runs = [{**run, "info": run_info(run["info"])} for run in found["runs"]]
+    return {"format": RECORDS, "experiments": found["experiments"], "runs": runs}
+
+
+def load_database(path: str | Path) -> list[Document]:
+    """The documents of an MLflow SQLite database file, opened read-only where it lies
+    (``reprokg import mlflow mlflow.db``; a ``-wal`` file beside it is read too)."""
+    return documents(_database_records(records_from_file(path)), str(path))
+
+
+def sniff_bytes(name: str, data: bytes) -> Claim:
+    """A binary source: an SQLite database naming MLflow's run tables is an MLflow store;
+    any other SQLite database nearly is (so the user reads which tables were expected)."""
+    if not is_sqlite(data):
+        return Claim.NO
+    return Claim.YES if looks_like_mlflow(data) else Claim.NEAR
 
 
 # --------------------------------------------------------------------------- runs -> PRIMAD
@@ -393,7 +459,11 @@ def stability_csv(records: dict[str, Any], title: str) -> bytes | None:
 
 
 def load(data: bytes, name: str) -> list[Document]:
-    records = read_records(data, name)
+    return documents(read_records(data, name), name)
+
+
+def documents(records: dict[str, Any], name: str) -> list[Document]:
+    """The documents of the run records of any input (one code path for every store)."""
     names = {str(e["experiment_id"]): str(e["name"]) for e in records.get("experiments", [])}
     docs = []
     for run in records["runs"]:

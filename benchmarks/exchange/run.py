@@ -5,7 +5,9 @@
   (read, PRIMAD and stability documents, SHACL validation; nothing written) and by
   ``reprokg import mlflow`` into a fresh store, next to MLflow's own client reading the same
   store completely (``search_runs`` of every experiment, ``get_metric_history`` of every
-  metric), the peer issue 32 names.
+  metric), the peer issue 32 names. The same store migrated to MLflow 3's default SQLite
+  backend by ``mlflow migrate-filestore`` (needs SQLAlchemy and alembic, the test extra):
+  ``reprokg import mlflow mlflow.db --dry-run`` next to MLflow's client reading the database.
 * **RO-Crate**: ``reprokg export crate`` of a comparison of the bundled examples, next to
   ro-crate-py (``rocrate``) reading that crate and writing it again, and roc-validator
   validating it (required level).
@@ -49,7 +51,7 @@ for e in range(n_exp):
 READ = r"""
 import sys
 from mlflow.tracking import MlflowClient
-c = MlflowClient(tracking_uri="file://" + sys.argv[1])
+c = MlflowClient(tracking_uri=sys.argv[1])
 n = 0
 for e in c.search_experiments():
     for r in c.search_runs([e.experiment_id], max_results=50000):
@@ -110,6 +112,12 @@ def main() -> None:
              str(args.steps)],
             check=True, env=env, capture_output=True,
         )  # fmt: skip
+        db = tmp / "mlflow.db"
+        subprocess.run(
+            [sys.executable, "-m", "mlflow", "migrate-filestore", "--source", str(tmp),
+             "--target", f"sqlite:///{db}", "--no-progress"],
+            check=True, env=env, capture_output=True,
+        )  # fmt: skip
         kg = tmp / "kg"
         # a crate of the bundled examples' comparison
         ex = REPO / "examples" / "runs"
@@ -135,7 +143,15 @@ def main() -> None:
         ctx = REPO / "tests" / "exchange" / "data" / "ro-crate-context"
         commands = {
             "MLflow client: read every run and metric history": (
-                [sys.executable, "-c", READ, str(store)],
+                [sys.executable, "-c", READ, f"file://{store}"],
+                None,
+            ),
+            "MLflow client: the same, from the SQLite database": (
+                [sys.executable, "-c", READ, f"sqlite:///{db}"],
+                None,
+            ),
+            "reprokg import mlflow mlflow.db --dry-run (the same, SQLite)": (
+                [*rk, "import", "mlflow", str(db), "--dry-run"],
                 None,
             ),
             "reprokg import mlflow --dry-run (read, PRIMAD, validate)": (
@@ -177,6 +193,9 @@ def main() -> None:
     peer = medians["MLflow client: read every run and metric history"]
     ours = medians["reprokg import mlflow --dry-run (read, PRIMAD, validate)"]
     print(f"reprokg import --dry-run / MLflow client: {ours / peer:.2f}x")
+    peer = medians["MLflow client: the same, from the SQLite database"]
+    ours = medians["reprokg import mlflow mlflow.db --dry-run (the same, SQLite)"]
+    print(f"SQLite: reprokg import --dry-run / MLflow client: {ours / peer:.2f}x")
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": runs, "medians": medians, "times": times,
                                                "machine": shares}, indent=2))  # fmt: skip

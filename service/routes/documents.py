@@ -41,17 +41,22 @@ TEXT_TYPES = {
     "text/csv",
     "text/x-trec-run",
     # the importers' formats (docs/exchange.md): RO-Crate metadata, OpenML run descriptions,
-    # ZIPs of an MLflow store or of a crate (binary: read only with ?kind=)
+    # ZIPs of an MLflow store or of a crate (binary: read only with ?kind=), an MLflow
+    # SQLite database (binary, known by its header; parsed in the parse workers like any upload)
     "application/ld+json",
     "application/xml",
     "text/xml",
     "application/zip",
+    "application/vnd.sqlite3",
+    "application/x-sqlite3",
 }
 _EXT_FOR_TYPE = {
     "application/ld+json": ".json",
     "application/xml": ".xml",
     "text/xml": ".xml",
     "application/zip": ".zip",
+    "application/vnd.sqlite3": ".db",
+    "application/x-sqlite3": ".db",
     "application/yaml": ".yaml",
     "application/x-yaml": ".yaml",
     "text/yaml": ".yaml",
@@ -60,15 +65,16 @@ _EXT_FOR_TYPE = {
     "text/csv": ".csv",
 }
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
+_BINARY_TYPES = {"application/zip", "application/vnd.sqlite3", "application/x-sqlite3"}
 #: the request body of an upload, as the OpenAPI schema declares it
 UPLOAD_BODY = {
     "required": True,
     "content": {
         **{
             t: {"schema": {"type": "string"}}
-            for t in sorted(TEXT_TYPES - {"application/json", "application/zip"})
+            for t in sorted(TEXT_TYPES - {"application/json", *_BINARY_TYPES})
         },
-        "application/zip": {"schema": {"type": "string", "format": "binary"}},
+        **{t: {"schema": {"type": "string", "format": "binary"}} for t in sorted(_BINARY_TYPES)},
         "application/json": {"schema": {}},
         "multipart/form-data": {
             "schema": {
