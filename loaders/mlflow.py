@@ -384,7 +384,15 @@ def _add_mlflow_facts(doc: Document, run: dict[str, Any], experiment: str) -> No
         if ms is not None and _INT.match(str(ms)):
             from datetime import UTC, datetime
 
-            when = datetime.fromtimestamp(int(ms) / 1000, UTC).isoformat().replace("+00:00", "Z")
+            try:
+                when = datetime.fromtimestamp(int(ms) / 1000, UTC).isoformat()
+            except (OverflowError, ValueError, OSError):
+                raise LoadError(
+                    f"{ms} is not a time MLflow records (milliseconds since 1970)",
+                    source=doc.source_name,
+                    field=key,
+                ) from None
+            when = when.replace("+00:00", "Z")
             g.add((node, pred, Literal(when, datatype=XSD.dateTime)))
     for name in sorted(run["metrics"]):
         history = run["metrics"][name]

@@ -102,10 +102,16 @@ def records_from_file(path: str | Path) -> dict[str, Any]:
 def _rows(conn: sqlite3.Connection, sql: str, name: str) -> Iterator[tuple[Any, ...]]:
     try:
         yield from conn.execute(sql)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
+        # MLflow writes UTF-8 text; other bytes are a damaged or crafted file
         raise LoadError(
-            f"cannot read the database ({exc}); {EXPECTED}", source=name, field=sql.split()[-1]
+            f"cannot read the database ({exc}); {EXPECTED}", source=name, field=_table(sql)
         ) from None
+
+
+def _table(sql: str) -> str:
+    words = sql.replace("(", " ").replace(")", " ").split()
+    return words[words.index("FROM") + 1] if "FROM" in words else words[-1]
 
 
 def _columns(conn: sqlite3.Connection, table: str, name: str) -> set[str]:
@@ -142,6 +148,19 @@ def _number(value: Any, is_nan: Any, name: str, where: str) -> float:
     raise LoadError(f"{value!r} is not a number", source=name, field=where)
 
 
+def _point(row: tuple[Any, ...], name: str, where: str) -> list[Any]:
+    """``[step, timestamp, value]`` of a metric row (a crafted file may hold any type)."""
+    _run, _key, step, ts, value, is_nan = row
+    out: list[Any] = []
+    for what, v in (("step", step), ("timestamp", ts)):
+        if v is None:
+            v = 0
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise LoadError(f"{what} {v!r} is not an integer", source=name, field=where)
+        out.append(v)
+    return [*out, _number(value, is_nan, name, where)]
+
+
 def read_database(conn: sqlite3.Connection, name: str) -> dict[str, Any]:
     """The experiments and runs of an open MLflow database: active experiments and their
     active runs, ordered as a file store's folders are."""
@@ -150,7 +169,7 @@ def read_database(conn: sqlite3.Connection, name: str) -> dict[str, Any]:
         found = dict(
             conn.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')")
         )
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise LoadError(
             f"not a readable SQLite database ({exc}); {EXPECTED}", source=name
         ) from None
@@ -223,22 +242,17 @@ def read_database(conn: sqlite3.Connection, name: str) -> dict[str, Any]:
     }
     # MLflow's client reads a history in this order (timestamp, step, value)
     order = ' ORDER BY run_uuid, "key", timestamp, step, value'
-    for run_uuid, key, step, ts, value, is_nan in _select(
-        conn, "metrics", metric_cols, name, order
-    ):
-        run = runs.get(str(run_uuid))
+    for row in _select(conn, "metrics", metric_cols, name, order):
+        run = runs.get(str(row[0]))
         if run is not None:
-            point = [int(step or 0), int(ts or 0), _number(value, is_nan, name, f"metrics.{key}")]
-            run["metrics"].setdefault(str(key), []).append(point)
+            point = _point(row, name, f"metrics.{row[1]}")
+            run["metrics"].setdefault(str(row[1]), []).append(point)
     if found.get("latest_metrics") == "table":
         # a latest value without a history (not written by MLflow itself) is a history of one
-        for run_uuid, key, step, ts, value, is_nan in _select(
-            conn, "latest_metrics", metric_cols, name
-        ):
-            run = runs.get(str(run_uuid))
-            if run is not None and str(key) not in run["metrics"]:
-                point = [int(step or 0), int(ts or 0), _number(value, is_nan, name, str(key))]
-                run["metrics"][str(key)] = [point]
+        for row in _select(conn, "latest_metrics", metric_cols, name):
+            run = runs.get(str(row[0]))
+            if run is not None and str(row[1]) not in run["metrics"]:
+                run["metrics"][str(row[1])] = [_point(row, name, f"latest_metrics.{row[1]}")]
     ordered = sorted(
         runs.values(), key=lambda r: (str(r["info"]["experiment_id"]), str(r["info"]["run_id"]))
     )

@@ -251,3 +251,69 @@ def test_views_in_place_of_the_tables_are_refused(tmp_path: Path) -> None:
     with pytest.raises(LoadError) as err:
         import_path(db, "mlflow")
     assert "without MLflow's table(s) experiments, runs, params, tags, metrics" in str(err.value)
+
+
+#: MLflow's run tables as its SQLAlchemy models declare them (the columns reprokg reads;
+#: mlflow/store/tracking/dbmodels/models.py), for the checks that need no MLflow
+MINIMAL = """
+CREATE TABLE experiments (experiment_id INTEGER NOT NULL PRIMARY KEY,
+    name VARCHAR(256) NOT NULL, artifact_location VARCHAR(256), lifecycle_stage VARCHAR(32));
+CREATE TABLE runs (run_uuid VARCHAR(32) NOT NULL PRIMARY KEY, name VARCHAR(250),
+    user_id VARCHAR(256), status VARCHAR(9), start_time BIGINT, end_time BIGINT,
+    lifecycle_stage VARCHAR(20), artifact_uri VARCHAR(200), experiment_id INTEGER);
+CREATE TABLE params ("key" VARCHAR(250) NOT NULL, value VARCHAR(8000) NOT NULL,
+    run_uuid VARCHAR(32) NOT NULL);
+CREATE TABLE tags ("key" VARCHAR(250) NOT NULL, value VARCHAR(8000),
+    run_uuid VARCHAR(32) NOT NULL);
+CREATE TABLE metrics ("key" VARCHAR(250) NOT NULL, value FLOAT NOT NULL,
+    timestamp BIGINT NOT NULL, run_uuid VARCHAR(32) NOT NULL,
+    step BIGINT DEFAULT '0' NOT NULL, is_nan BOOLEAN DEFAULT '0' NOT NULL);
+INSERT INTO experiments VALUES (0, 'Default', '', 'active'), (1, 'fewshot', '', 'active');
+INSERT INTO runs VALUES ('0123456789abcdef0123456789abcdef', 'proto-7', 'ann', 'FINISHED',
+    1700000000000, 1700000001000, 'active', '', 1);
+INSERT INTO params VALUES ('seed', '7', '0123456789abcdef0123456789abcdef'),
+    ('learning_rate', '0.001', '0123456789abcdef0123456789abcdef');
+INSERT INTO tags VALUES ('mlflow.user', 'ann', '0123456789abcdef0123456789abcdef');
+INSERT INTO metrics VALUES
+    ('accuracy', 0.61, 1700000000001, '0123456789abcdef0123456789abcdef', 0, 0),
+    ('accuracy', 0.64, 1700000000002, '0123456789abcdef0123456789abcdef', 1, 0);
+"""
+
+
+def test_crafted_values_are_refused_naming_the_field(tmp_path: Path) -> None:
+    db = tmp_path / "mlflow.db"
+    data = _database(db, MINIMAL)
+    (run,) = (d for d in load_source(str(db), data) if d.kind == "run")
+    assert float(run.graph.value(next(run.graph.objects(run.subject, RK.reportedScore)),
+                                 MLS.hasValue)) == 0.64  # fmt: skip
+    for fix, field in (
+        ("UPDATE metrics SET step = 'one' WHERE step = 1", "metrics.accuracy"),
+        ("UPDATE metrics SET value = 'high' WHERE step = 1", "metrics.accuracy"),
+        ("UPDATE runs SET start_time = 99999999999999999", "start_time"),
+    ):
+        bad = tmp_path / "bad.db"
+        bad.unlink(missing_ok=True)
+        with pytest.raises(LoadError) as err:
+            load_source(str(bad), _database(bad, MINIMAL + fix + ";"))
+        assert err.value.field == field and str(bad) in str(err.value.source)
+
+
+def test_corrupt_bytes_only_ever_give_load_errors(tmp_path: Path) -> None:
+    """Bytes flipped anywhere after the magic: documents or a LoadError, never a crash."""
+    import random
+
+    data = _database(tmp_path / "mlflow.db", MINIMAL)
+    assert [d.kind for d in load_source("mlflow.db", data, "mlflow")] == ["run", "stability"]
+    rng = random.Random(32)
+    refused = 0
+    for i in range(60):
+        bad = bytearray(data)
+        for _ in range(rng.choice((1, 8, 64))):
+            bad[rng.randrange(16, len(bad))] = rng.randrange(256)
+        if i % 10 == 0:
+            bad = bad[: rng.randrange(16, len(bad))]
+        try:
+            load_source(f"corrupt-{i}.db", bytes(bad), "mlflow")
+        except LoadError:
+            refused += 1
+    assert refused > 0  # the corruption was seen, and only ever as a LoadError
