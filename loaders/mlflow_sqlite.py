@@ -62,7 +62,8 @@ def records_from_bytes(data: bytes, name: str) -> dict[str, Any]:
     if len(data) > limit:
         raise LoadError(f"input is {len(data)} bytes; the limit is {limit} bytes", source=name)
     copy = bytearray(data)
-    if copy[18:20] == _WAL:  # a copy has no -wal file: read it as a rollback-journal database
+    wal = copy[18:20] == _WAL
+    if wal:  # a copy has no -wal file: read it as a rollback-journal database
         copy[18:20] = b"\x01\x01"
     conn = sqlite3.connect(":memory:")
     with closing(conn):
@@ -73,7 +74,16 @@ def records_from_bytes(data: bytes, name: str) -> dict[str, Any]:
                 f"not a readable SQLite database ({exc}); {EXPECTED}", source=name
             ) from None
         conn.execute("PRAGMA query_only = ON")
-        return read_database(conn, name)
+        try:
+            return read_database(conn, name)
+        except LoadError as exc:
+            if wal:
+                exc.message += (
+                    "; the database is in write-ahead-log mode, and what is still in its "
+                    "-wal file is not in these bytes (reprokg import mlflow FILE reads the "
+                    "file where it lies)"
+                )
+            raise
 
 
 def records_from_file(path: str | Path) -> dict[str, Any]:

@@ -317,3 +317,26 @@ def test_corrupt_bytes_only_ever_give_load_errors(tmp_path: Path) -> None:
         except LoadError:
             refused += 1
     assert refused > 0  # the corruption was seen, and only ever as a LoadError
+
+
+def test_a_database_being_written_is_read_with_its_write_ahead_log(tmp_path: Path) -> None:
+    """A process still writing in WAL mode keeps its last transactions in ``-wal``: the
+    file opened where it lies reads them; its bytes alone cannot, and say so."""
+    db = tmp_path / "mlflow.db"
+    writer = sqlite3.connect(db)
+    try:
+        writer.execute("PRAGMA journal_mode = WAL")
+        writer.execute("PRAGMA wal_autocheckpoint = 0")
+        writer.executescript(MINIMAL)
+        writer.execute(
+            "INSERT INTO params VALUES ('late', 'x', '0123456789abcdef0123456789abcdef')"
+        )
+        writer.commit()
+        (run,) = (d for d in import_path(db, "mlflow") if d.kind == "run")
+        params = graph_to_dict(run.graph, run.subject)["method"]["parameters"]
+        assert params == {"late": "x", "learning_rate": "0.001", "seed": "7"}
+        with pytest.raises(LoadError) as err:
+            load_source(str(db), db.read_bytes())
+        assert "write-ahead-log mode" in str(err.value) and err.value.source == str(db)
+    finally:
+        writer.close()
