@@ -25,10 +25,9 @@ from reprokg.loaders.limits import (
     InputLimits,
     check_json,
     check_lines,
-    check_yaml,
     json_stats,
-    yaml_stats,
 )
+from reprokg.loaders.yaml_scan import check_yaml, yaml_stats
 from tests.conftest import REPO, SHARED_DATA, need
 
 _OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
@@ -131,6 +130,20 @@ FUZZ_REGRESSIONS = [
 @pytest.mark.parametrize("text", FUZZ_REGRESSIONS)
 def test_fuzz_regressions_never_below_libyaml(text: str) -> None:
     assert yaml_stats(text).depth >= yaml_event_depth(text)[0]
+
+
+@pytest.mark.parametrize("length", [1023, 1024, 1025])
+def test_a_simple_key_spans_at_most_1024_characters(length: int) -> None:
+    # libyaml 0.2.5 (stale_simple_keys): ``:`` resolves a key that started at most 1024
+    # characters before it; the nesting inside such a key counts one level deeper. At
+    # 1,025 libyaml's events stop early (a syntax error), so only "never below" holds.
+    text = "[[" + "x" * (length - 4) + "]]: v\n"  # the ``:`` sits ``length`` after the key
+    events, _nodes, ok = yaml_event_depth(text)
+    assert ok == (length <= 1024)
+    if ok:
+        assert yaml_stats(text).depth == events == 3
+    else:
+        assert yaml_stats(text).depth >= events
 
 
 def test_swallowed_bracket_nesting_is_refused() -> None:
