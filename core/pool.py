@@ -38,7 +38,7 @@ import resource
 import signal
 import threading
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -390,3 +390,39 @@ __all__ = [
     "WorkerPool",
     "preload",
 ]
+
+
+class PoolClosed(PoolError):
+    """The pool was closed (its app is stopping): no job starts, none runs inline."""
+
+
+class LazyPool:
+    """A :class:`WorkerPool` started on first use, closed with its app and opened again
+    when the app starts again (an ASGI lifespan may run more than once per app: a test
+    client per request does so). While closed, :meth:`get` raises :class:`PoolClosed`, so
+    a caller never falls back to running untrusted work in its own process."""
+
+    def __init__(self, make: Callable[[], WorkerPool]) -> None:
+        self._make = make
+        self._pool: WorkerPool | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def get(self) -> WorkerPool:
+        if self._closed:
+            raise PoolClosed("the worker processes are closed: the service is stopping")
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = self._make()
+        return self._pool
+
+    def open(self) -> None:
+        self._closed = False
+
+    def close(self) -> None:
+        self._closed = True
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()

@@ -21,18 +21,19 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
-from reprokg.core.errors import QueryTimeout, QueryTooCostly, StoreError
+from reprokg.core.errors import Busy, QueryTimeout, QueryTooCostly, StoreError
 from reprokg.core.pool import (
     JobCrashed,
     JobOutOfMemory,
     JobTimeout,
+    LazyPool,
     PoolBusy,
+    PoolClosed,
     PoolError,
     WorkerPool,
 )
@@ -81,30 +82,24 @@ class Analyses:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._pool: WorkerPool | None = None
-        self._lock = threading.Lock()
-        self._closed = False
+        self._workers = LazyPool(self._start)
 
-    def _workers(self) -> WorkerPool:
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    s = self.settings
-                    self._pool = WorkerPool(
-                        "reprokg.service.analysis:analysis_job",
-                        size=WORKERS,
-                        timeout=s.analysis_timeout,
-                        memory_limit=(s.analysis_memory_mb << 20) or None,
-                        max_jobs=MAX_JOBS,
-                        name="reprokg-analysis-worker",
-                    )
-        return self._pool
+    def _start(self) -> WorkerPool:
+        s = self.settings
+        return WorkerPool(
+            "reprokg.service.analysis:analysis_job",
+            size=WORKERS,
+            timeout=s.analysis_timeout,
+            memory_limit=(s.analysis_memory_mb << 20) or None,
+            max_jobs=MAX_JOBS,
+            name="reprokg-analysis-worker",
+        )
+
+    def open(self) -> None:
+        self._workers.open()
 
     def close(self) -> None:
-        self._closed = True
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        self._workers.close()
 
     def run(self, request: Request, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(store, *args, **kwargs)`` in an analysis worker over the store's data."""
@@ -118,10 +113,11 @@ class Analyses:
         return self._call((fn, None, args, kwargs))
 
     def _call(self, payload: tuple) -> Any:
-        if self._closed:
-            raise StoreError("the analysis workers are closed")
         s = self.settings
-        pool = self._workers()
+        try:
+            pool = self._workers.get()
+        except PoolClosed as exc:
+            raise Busy(f"the analysis workers are not available: {exc}") from None
         try:
             return pool.run(payload)
         except PoolBusy:

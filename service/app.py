@@ -95,6 +95,10 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
             with contextlib.suppress(Exception):
                 app.state.parse_pool.start()
 
+        # a lifespan may run more than once per app (a test client per request): the
+        # workers its last end closed are opened again
+        app.state.parse_pool.open()
+        app.state.analyses.open()
         starting = threading.Thread(target=start_workers, name="reprokg-workers", daemon=True)
         starting.start()
         web.warm(app)

@@ -21,7 +21,6 @@ with :func:`reprokg.loaders.load_source` and validates the documents.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,9 @@ from reprokg.core.pool import (
     JobFailed,
     JobOutOfMemory,
     JobTimeout,
+    LazyPool,
     PoolBusy,
+    PoolClosed,
     PoolError,
     WorkerPool,
     preload,
@@ -58,37 +59,34 @@ class ParsePool:
         self.settings = settings
         #: what the workers need of the settings (no secrets cross the pipe)
         self._job_settings = settings.with_(write_token=None, sparql_password="")
-        self._pool: WorkerPool | None = None
-        self._lock = threading.Lock()
-        self._closed = False
+        self._workers = LazyPool(self._start)
 
     @property
     def enabled(self) -> bool:
         return self.settings.parse_workers > 0
 
+    def _start(self) -> WorkerPool:
+        s = self.settings
+        return WorkerPool(
+            "reprokg.service.parsing:parse_job",
+            size=s.parse_workers,
+            timeout=s.parse_timeout,
+            memory_limit=(s.parse_memory_mb << 20) or None,
+            max_jobs=MAX_JOBS,
+            preload_modules=PRELOAD,
+            name="reprokg-parse-worker",
+        )
+
     def start(self) -> WorkerPool | None:
-        if not self.enabled or self._closed:
-            return None
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    s = self.settings
-                    self._pool = WorkerPool(
-                        "reprokg.service.parsing:parse_job",
-                        size=s.parse_workers,
-                        timeout=s.parse_timeout,
-                        memory_limit=(s.parse_memory_mb << 20) or None,
-                        max_jobs=MAX_JOBS,
-                        preload_modules=PRELOAD,
-                        name="reprokg-parse-worker",
-                    )
-        return self._pool
+        """The workers, or ``None`` when ``parse_workers`` is 0 (parsed here, by choice).
+        Closed (the app stopping), it raises :class:`~reprokg.core.pool.PoolClosed`."""
+        return self._workers.get() if self.enabled else None
+
+    def open(self) -> None:
+        self._workers.open()
 
     def close(self) -> None:
-        self._closed = True
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        self._workers.close()
 
     def parse(self, sources: Sequence[tuple[str, bytes]], kind: str | None) -> list[Validated]:
         """:func:`parse_uploads` run in a worker (or here when ``parse_workers`` is 0): each
@@ -110,7 +108,10 @@ class ParsePool:
         """:func:`parse_job` in a worker, or ``None`` when there are no workers. Failures of
         the worker become the errors a client should see; the upload's own errors
         (``LoadError``) come back as themselves."""
-        pool = self.start()
+        try:
+            pool = self.start()
+        except PoolClosed as exc:
+            raise Busy(f"the parser processes are not available: {exc}") from None
         if pool is None:
             return None
         names = ", ".join(name for name, _ in sources)[:200] or None

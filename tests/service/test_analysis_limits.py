@@ -18,6 +18,8 @@ from reprokg.service.app import create_app
 from reprokg.store import open_store
 
 URL = "/measures/intrinsic-dimension"
+REPO = Path(__file__).resolve().parents[2]
+AUDIT = "gcn.yaml"  # a real audit of the bundled examples
 
 
 def _csv(rows: int, cols: int = 8) -> bytes:
@@ -93,3 +95,28 @@ def test_an_analysis_in_a_worker_answers_as_in_the_server(app_with, tmp_path: Pa
     bare.state.store.close()
     assert worker.status_code == inline.status_code == 200, worker.text[:300]
     assert worker.json() == inline.json()
+
+
+@pytest.mark.slow  # parse and analysis workers start twice
+def test_workers_come_back_when_the_apps_lifespan_runs_again(tmp_path: Path) -> None:
+    """An ASGI lifespan may run more than once per app (schemathesis' ASGI client runs one
+    per request). Before: its first end closed the analysis workers for good (every later
+    /measures/... a 500, "the analysis workers are closed") and made uploads parse in the
+    server process. Now the workers start again with the next lifespan, and between two
+    lifespans nothing runs in the server process: a 503."""
+    audit = (REPO / "examples" / "audits" / AUDIT).read_bytes()
+    store = open_store(tmp_path / "kg")
+    app = create_app(Settings(access_log=False, parse_workers=1), store=store)
+    try:
+        with TestClient(app) as c:
+            assert c.post("/validate", params={"name": AUDIT}, content=audit).status_code == 200
+        stopped = TestClient(app).post("/validate", params={"name": AUDIT}, content=audit)
+        assert stopped.status_code == 503, stopped.text[:300]
+        assert "not available" in stopped.json()["detail"]["message"]
+        with TestClient(app) as c:
+            r = c.post("/validate", params={"name": AUDIT}, content=audit)
+            assert r.status_code == 200, r.text[:300]
+            r = c.post(URL, files={"data": ("d.csv", _csv(300), "text/csv")})
+            assert r.status_code == 200, r.text[:300]
+    finally:
+        store.close()
