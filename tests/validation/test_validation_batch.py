@@ -79,3 +79,49 @@ def test_orcid_check_path_comes_from_the_document_lines(shared_data: Path) -> No
     [doc] = im.load("\n".join(lines).encode(), "run.txt")
     [v] = [r for r in validate_document(doc).results if r.value == "0000-0002-0661-7188"]
     assert (v.path, v.line) == ("actor.orcid", i + 1)
+
+
+def test_no_cyclic_collection_while_a_batch_is_validated(mlrc_files: list[Path]) -> None:
+    """The collector's full passes over the caller's heap were half of validating a batch
+    of large documents (issue 29); it is paused for the batch and on again after."""
+    import gc
+    import sys
+
+    docs = [d for f in mlrc_files[:20] for d in mlrc.load(f.read_bytes(), f.name)]
+    collections: list[int] = []
+
+    def seen(phase: str, info: dict) -> None:
+        # a collection from inside the engine or the checks (one may follow the batch)
+        frame = sys._getframe(1)
+        while frame is not None:
+            name = frame.f_code.co_filename.replace("\\", "/")
+            if phase == "start" and name.endswith(("validation/fast.py", "validation/checks.py")):
+                collections.append(info["generation"])
+                return
+            frame = frame.f_back
+
+    assert gc.isenabled()
+    gc.collect()
+    gc.callbacks.append(seen)
+    try:
+        reports = validate_documents(docs)
+    finally:
+        gc.callbacks.remove(seen)
+    assert len(reports) == len(docs) and all(r.conforms for r in reports)
+    assert collections == []
+    assert gc.isenabled()
+    from reprokg.validation.batching import cyclic_gc_paused
+
+    # nested holders: on again only when the last one leaves; off stays off
+    with cyclic_gc_paused():
+        with cyclic_gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with cyclic_gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
