@@ -117,10 +117,31 @@ def test_engine_equals_pyshacl_on_edited_documents(seeds, data) -> None:
     got = _fast_keys(kind, graphs)
     for g, keys in zip(graphs, got, strict=True):
         ref = shacl_key(shacl_results(materialise_types(g), kind))
+        keys, ref = _comparable(keys, g), _comparable(ref, g)
         assert keys == ref, (
             f"{kind}: pyshacl only {sorted(ref - keys, key=str)}; "
             f"reprokg only {sorted(keys - ref, key=str)}"
         )
+
+
+#: the components that order values (SPARQL's ``<``, ``<=``)
+ORDERING = {
+    f"http://www.w3.org/ns/shacl#{c}ConstraintComponent"
+    for c in ("MinInclusive", "MaxInclusive", "MinExclusive", "MaxExclusive")
+    + ("LessThan", "LessThanOrEquals")
+}
+
+
+def _comparable(keys: set[tuple], graph: Graph) -> set[tuple]:
+    """``keys`` without the ordering results whose value is an ``xsd:boolean`` of ``graph``.
+
+    pyshacl orders a boolean against a number as Python does (``True <= 5``: no
+    result); SHACL reports every value for which ``$maxInclusive >= $value`` "does not
+    return true", and SPARQL's operator table has no ``>=`` between a number and a
+    boolean (a type error), so reprokg reports it. A known difference, pyshacl's.
+    """
+    booleans = {str(o) for o in graph.objects() if getattr(o, "datatype", None) == XSD.boolean}
+    return {k for k in keys if not (k[3] in ORDERING and k[4] in booleans)}
 
 
 #: kinds with no document in the corpus (the demo's documents, the results computed on its
