@@ -3,20 +3,27 @@
 
     python -m benchmarks.ingest.kinds              # 1,000 documents per kind
     python -m benchmarks.ingest.kinds --n 2000 --pyshacl 20
+    python -m benchmarks.ingest.kinds --kinds comparison,stability --pyshacl 0
+    python -m benchmarks.ingest.kinds --pyshacl 0 --repeats 3 --collector-ab
 
 The documents are real ones of every kind (benchmarks/validation/corpus.py: what the demo
 validates and computes, plus the shared data's survey and MLRC records), repeated to ``--n``
 per kind (each copy its own document, so each is validated). reprokg validates them as
 ingest does (``validate_documents``: the compiled engine, batches of ``--batch``, the
 ORCID checks and the report per document); pyshacl (``REPROKG_SHACL_ENGINE=pyshacl``'s
-path) one at a time on the first ``--pyshacl`` documents. One process, one core; CPU time.
+path) one at a time on the first ``--pyshacl`` documents. One process, one core; CPU time
+(the median of ``--repeats`` passes). ``--collector-ab``: each pass also validates with the
+cyclic garbage collector left running (the engine pauses it per batch), alternating, for the
+before/after of that change in one run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -40,14 +47,22 @@ def main(argv: list[str] | None = None) -> int:
         help="fewer documents of a kind whose documents are large (a stability study holds "
         "~5,500 triples, a comparison ~1,700, a survey record ~120)",
     )
+    p.add_argument("--kinds", help="only these kinds (comma-separated)")
+    p.add_argument("--repeats", type=int, default=1, help="passes per kind (median)")
+    p.add_argument(
+        "--collector-ab", action="store_true", help="also with the collector left running"
+    )
     p.add_argument("--out", default=str(HERE / "results-kinds.json"))
     args = p.parse_args(argv)
     logging.disable(logging.CRITICAL)
+    from reprokg.validation import batching
     from reprokg.validation.batching import validate_documents
     from reprokg.validation.pyshacl_engine import shacl_results
     from reprokg.validation.shapes import known_kinds, materialise_types
 
     kinds = set(known_kinds())
+    if args.kinds:
+        kinds &= set(args.kinds.split(","))
     rows = {}
     columns = ("triples/doc", "reprokg docs/CPU-s", "pyshacl docs/CPU-s", "ratio")
     print(f"{'kind':20} {'docs':>6} " + " ".join(f"{c:>19}" for c in columns))
@@ -58,24 +73,37 @@ def main(argv: list[str] | None = None) -> int:
         n = max(args.pyshacl, min(args.n, int(args.max_triples / size)))
         group = [docs[i % len(docs)] for i in range(n)]
         validate_documents(group[: min(len(group), 8)])  # compile the kind's queries first
-        t = time.process_time()
-        for i in range(0, len(group), args.batch):
-            validate_documents(group[i : i + args.batch])
-        ours = len(group) / (time.process_time() - t)
+        paused = batching.cyclic_gc_paused
+        passes: dict[str, list[float]] = {"paused": [], "collector": []}
+        for r in range(args.repeats):
+            modes = ("paused", "collector") if args.collector_ab else ("paused",)
+            for mode in modes if r % 2 == 0 else modes[::-1]:
+                batching.cyclic_gc_paused = paused if mode == "paused" else contextlib.nullcontext  # type: ignore[assignment]
+                t = time.process_time()
+                for i in range(0, len(group), args.batch):
+                    validate_documents(group[i : i + args.batch])
+                passes[mode].append(len(group) / (time.process_time() - t))
+        batching.cyclic_gc_paused = paused
+        ours = statistics.median(passes["paused"])
+        before = statistics.median(passes["collector"]) if passes["collector"] else None
         sample = group[: args.pyshacl]
         t = time.process_time()
         for d in sample:
             shacl_results(materialise_types(d.graph), kind)
-        theirs = len(sample) / (time.process_time() - t)
+        theirs = len(sample) / (time.process_time() - t) if sample else float("nan")
         rows[kind] = {
             "documents": len(group),
             "distinct": len(docs),
             "triples_per_doc": size,
             "reprokg_docs_per_cpu_s": ours,
             "pyshacl_docs_per_cpu_s": theirs,
+            "reprokg_collector_running_docs_per_cpu_s": before,
         }
         cells = (f"{size:.0f}", f"{ours:.0f}", f"{theirs:.1f}", f"{ours / theirs:.0f}×")
-        print(f"{kind:20} {len(group):>6} " + " ".join(f"{c:>19}" for c in cells), flush=True)
+        extra = f"   collector running: {before:.0f}" if before is not None else ""
+        print(
+            f"{kind:20} {len(group):>6} " + " ".join(f"{c:>19}" for c in cells) + extra, flush=True
+        )
     Path(args.out).write_text(json.dumps(rows, indent=2) + "\n")
     return 0
 
