@@ -71,10 +71,11 @@ def cyclic_gc_paused() -> Iterator[None]:
     """Python's cyclic collector off while a batch is validated, back on after.
 
     A batch allocates a few objects per triple (N-Quads lines, term tuples) and makes
-    almost no reference cycles, yet the allocations trigger full collections that walk
-    every object of the caller's heap (the documents waiting to be validated and
-    stored): measured on stability studies, half of a batch's CPU time. Nested and
-    threaded use is counted; the collector comes back when the last holder leaves.
+    almost no reference cycles, yet the allocations trigger collections that walk the
+    caller's heap (the documents waiting to be validated and stored): a quarter of the
+    CPU time of a batch of stability studies or comparisons (thousands of triples each;
+    ``benchmarks/ingest/kinds --collector-ab``). Nested and threaded use is counted; the
+    collector comes back when the last holder leaves.
     """
     global _gc_holders, _gc_was_on
     with _GC_LOCK:
