@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rdflib import Graph
@@ -70,17 +71,51 @@ def graph_triples(graph: Graph) -> list[tuple]:
     A :class:`~reprokg.core.lazy_graph.LazyGraph` not yet filled hands over its list. A
     plain graph owning its store is read from rdflib's in-memory index (a third of
     validating a batch went to rdflib's per-triple context checks), the count checked
-    against ``len(graph)``; anything else through ``Graph.__iter__``.
+    against ``len(graph)``; anything else through ``Graph.__iter__``. Inside
+    :func:`triples_kept` a graph's list is made once.
     """
     pending = pending_triples(graph)
     if pending is not None:
         return pending
+    kept = getattr(_KEPT, "lists", None)
+    if kept is not None:
+        hit = kept.get(id(graph))
+        if hit is not None and hit[0] is graph and len(hit[1]) == len(graph):
+            return hit[1]
+    out = _read_triples(graph)
+    if kept is not None:
+        kept[id(graph)] = (graph, out)
+    return out
+
+
+def _read_triples(graph: Graph) -> list[tuple]:
     spo = getattr(graph.store, "_Memory__spo", None)
     if type(graph) is Graph and isinstance(spo, dict):
         out = [(s, p, o) for s, po in spo.items() for p, os in po.items() for o in os]
         if len(out) == len(graph):
             return out
     return list(graph)
+
+
+_KEPT = threading.local()
+
+
+@contextmanager
+def triples_kept() -> Iterator[None]:
+    """Within: :func:`graph_triples` reads each plain graph once (this thread).
+
+    Validating a document reads its triples three times (the engine's load, the ORCID
+    check, the store-terms check); for graphs that are not :class:`LazyGraph` each read
+    rebuilt the list from rdflib's index. The graphs must not change inside.
+    """
+    outer = getattr(_KEPT, "lists", None)
+    if outer is None:
+        _KEPT.lists = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _KEPT.lists = None
 
 
 _PARSING = threading.Lock()

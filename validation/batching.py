@@ -14,6 +14,7 @@ from rdflib import Graph, Literal
 from rdflib.namespace import RDF
 
 from reprokg.core.document import Document
+from reprokg.core.lazy_graph import triples_kept
 from reprokg.validation.checks import PYTHON_CHECKS, for_shacl
 from reprokg.validation.engine import fast_results, finish_report, validate_document
 from reprokg.validation.report import Report, Result
@@ -100,7 +101,7 @@ def validate_documents(docs: list[Document]) -> list[Report]:
     the merged graph of documents that share no node (see ``_disjoint_batches``),
     results mapped back by focus node.
     """
-    with cyclic_gc_paused():
+    with cyclic_gc_paused(), triples_kept():
         return _validate_documents(docs)
 
 

@@ -300,3 +300,25 @@ def test_terms_the_store_refuses_are_left_out_of_the_engine_input() -> None:
     assert [str(q.object) for q in store if q.predicate.value == str(RK.runTag)] == ['"kept"']
     with pytest.raises(ValueError, match="pyoxigraph accepts"):
         shacl_fast._nquads([graph], ["<urn:g:0>"])
+
+
+def test_a_batch_reads_each_plain_graph_once_and_sees_an_edit() -> None:
+    """Inside ``triples_kept`` the engine and both checks share one list per graph (three
+    rebuilds of it per document before); an added triple
+    (a changed count) is read again, and outside nothing is kept."""
+    from rdflib import Graph
+
+    from reprokg.core.lazy_graph import graph_triples, triples_kept
+
+    g = Graph()
+    g.add((URIRef("https://example.org/a"), RDF.type, RK.Run))
+    assert graph_triples(g) is not graph_triples(g)
+    with triples_kept():
+        first = graph_triples(g)
+        assert graph_triples(g) is first
+        with triples_kept():  # nested: the same lists
+            assert graph_triples(g) is first
+        g.add((URIRef("https://example.org/a"), RK.runTag, Literal("x")))
+        again = graph_triples(g)
+        assert again is not first and len(again) == 2
+    assert graph_triples(g) is not graph_triples(g)
