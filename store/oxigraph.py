@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import io
 import itertools
 import logging
@@ -319,10 +320,8 @@ class OxigraphStore(
                 self._store = _raw
             elif self.path is None:
                 self._store = ox.Store()
-            elif read_only:
-                self._store = ox.Store.read_only(str(self.path))
             else:
-                self._store = ox.Store(str(self.path))
+                self._store = _open_on_disk(self.path, read_only)
         except OSError as exc:
             if self.path is not None and disk.no_space(exc):
                 raise disk.cannot_open(self.path, exc) from exc
@@ -911,6 +910,20 @@ class OxigraphStore(
         if not reads_store:
             return _without_data().query(sparql)
         return self._store.query(sparql, **union_kwargs(self.merged))
+
+
+def _open_on_disk(path: Path, read_only: bool) -> ox.Store:
+    """RocksDB's handle, opened again once if this process still holds the directory's
+    lock: pyoxigraph releases it when a closed handle is collected, and a reference cycle
+    (an app and its state, a result iterator) can keep one alive past ``close()``."""
+    opener = ox.Store.read_only if read_only else ox.Store
+    try:
+        return opener(str(path))
+    except OSError as exc:
+        if "lock hold by current process" not in str(exc):
+            raise
+    gc.collect()
+    return opener(str(path))
 
 
 def _link_or_copy(src: str, dst: str) -> None:

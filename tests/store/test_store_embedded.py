@@ -201,3 +201,26 @@ def test_bulk_and_transactional_restores_store_the_same(mlrc_docs, tmp_path, mon
     )
     assert len(stored["bulk"]) >= quads
     assert stored["bulk"] == stored["transaction"]
+
+
+def test_a_store_reopens_while_a_closed_handle_waits_for_collection(tmp_path) -> None:
+    """pyoxigraph releases RocksDB's lock when a handle is collected; a reference cycle
+    holding a lazy result kept it past ``close()`` and the next open in the same process
+    failed ("lock hold by current process": a flaky test of the disputes API did so)."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()  # the cycle must survive until the reopen
+    try:
+        store = open_store(tmp_path / "kg")
+        store.add_document(EX + "g", small(2))
+        cycle: list = [store.native_query("SELECT * WHERE { ?s ?p ?o }")]
+        cycle.append(cycle)
+        del cycle
+        store.close()
+        again = open_store(tmp_path / "kg")
+        assert again.documents() == [URIRef(EX + "g")]
+        again.close()
+    finally:
+        if enabled:
+            gc.enable()
