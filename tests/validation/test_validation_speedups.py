@@ -322,3 +322,35 @@ def test_a_batch_reads_each_plain_graph_once_and_sees_an_edit() -> None:
         again = graph_triples(g)
         assert again is not first and len(again) == 2
     assert graph_triples(g) is not graph_triples(g)
+
+
+def test_an_exists_only_sparql_constraint_is_one_query_for_every_focus_node() -> None:
+    """A ``sh:sparql`` constraint whose body is only ``FILTER NOT EXISTS { $this ... }``
+    (common.ttl: an assessment names its work or its report) was run once per focus node
+    with ``$this`` pre-bound (five queries per re-execution record, and refused for a
+    blank node); it is one query now, with pyshacl's results, blank nodes included."""
+    from rdflib import Graph
+
+    assert shacl_fast.compile_kind("re-execution").per_focus == []
+    g = Graph()
+    lone, blank, named = (
+        URIRef("https://example.org/a"),
+        BNode("b1"),
+        URIRef("https://example.org/c"),
+    )
+    for node in (lone, blank, named):
+        g.add((node, RDF.type, RK.ReproductionAssessment))
+    g.add((named, RK.assessedWork, URIRef("https://doi.org/10.1000/xyz")))
+    component = "http://www.w3.org/ns/shacl#SPARQLConstraintComponent"
+    [found] = shacl_fast.evaluate("re-execution", [g])
+    ours = {(focus, value) for b, focus, value in found if b.component == component}
+    assert ours == {(str(lone), str(lone)), ("b1", "b1")}
+    from reprokg.validation.pyshacl_engine import shacl_results
+    from reprokg.validation.shapes import materialise_types
+
+    ref = {
+        (r.focus_node, r.value)
+        for r in shacl_results(materialise_types(g), "re-execution")
+        if r.constraint == component
+    }
+    assert ref == ours
