@@ -132,16 +132,49 @@ ORDERING = {
 }
 
 
-def _comparable(keys: set[tuple], graph: Graph) -> set[tuple]:
-    """``keys`` without the ordering results whose value is an ``xsd:boolean`` of ``graph``.
+#: XSD's numeric datatypes (the ordering bounds of the project's shapes are numbers)
+NUMERIC = {
+    XSD[t]
+    for t in [
+        "integer",
+        "decimal",
+        "double",
+        "float",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "nonPositiveInteger",
+        "positiveInteger",
+        "negativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+    ]
+}
 
-    pyshacl orders a boolean against a number as Python does (``True <= 5``: no
-    result); SHACL reports every value for which ``$maxInclusive >= $value`` "does not
-    return true", and SPARQL's operator table has no ``>=`` between a number and a
-    boolean (a type error), so reprokg reports it. A known difference, pyshacl's.
+
+def _comparable(keys: set[tuple], graph: Graph) -> set[tuple]:
+    """``keys`` without the ordering results whose value is a typed literal of ``graph``
+    that no number can be ordered against (a boolean, a date, a year).
+
+    pyshacl orders such values as Python does or not at all (``True <= 5``; a date
+    against a number: no result); SHACL reports every value for which
+    ``$maxInclusive >= $value`` "does not return true", and SPARQL's operator table has
+    no order between a number and a boolean or a date (a type error), so reprokg reports
+    it. A known difference, pyshacl's.
     """
-    booleans = {str(o) for o in graph.objects() if getattr(o, "datatype", None) == XSD.boolean}
-    return {k for k in keys if not (k[3] in ORDERING and k[4] in booleans)}
+    other = {
+        str(o)
+        for o in graph.objects()
+        if isinstance(o, Literal)
+        and o.datatype is not None
+        and o.datatype not in NUMERIC
+        and o.datatype != XSD.string
+    }
+    return {k for k in keys if not (k[3] in ORDERING and k[4] in other)}
 
 
 #: kinds with no document in the corpus (the demo's documents, the results computed on its
