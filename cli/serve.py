@@ -11,13 +11,14 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import socket
+
     from reprokg.core.settings import Settings
 
 Handler = Callable[[argparse.Namespace], int]
@@ -101,6 +102,8 @@ def _terminated(signum: int, frame: object) -> None:
 def _listen_socket(host: str, port: int, workers: int) -> socket.socket:
     """The address, bound before anything is loaded: a port in use fails at once, not
     after the demo has loaded (and stays reserved while it loads)."""
+    import socket  # here: every other command builds this module's parser
+
     from reprokg.core.errors import UsageError
     from reprokg.service.workers import BALANCED_LISTENERS, reuse_port_socket
 

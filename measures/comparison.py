@@ -30,6 +30,7 @@ from reprokg.measures.registry import (
     Measure,
     Options,
     applicable,
+    draw_ahead,
 )
 from reprokg.measures.trec import prepare
 
@@ -197,6 +198,9 @@ def compare(
         # imported once, before the advanced side's child is forked: each process imported
         # it on its own (~40 ms of CPU each on this machine)
         import numpy.random  # noqa: F401
+
+        if kind == SAME and len(sides) > 1:  # every judged topic is scored: n = len(qrels)
+            draw_ahead(wanted, opts, len(qrels))
     later: Later[_Side] | None = None
     if len(sides) > 1:
         advanced = sides[1]

@@ -23,6 +23,7 @@ tests/stats/test_bootstrap.py holds both to scipy on the TREC runs' per-topic sc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -78,6 +79,23 @@ def resamples_of(rng: np.random.Generator, resamples: int, n: int) -> tuple[np.n
     return index, np.bincount(cells, minlength=resamples * n).reshape(resamples, n)
 
 
+def seeded_resamples(seed: int | None, resamples: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`resamples_of` a fresh ``default_rng(seed)``, the same arrays (read-only)
+    again for the same seed, B and n: a comparison's two sides and ΔRI's bootstrap draw
+    the same topics (~6 ms and 8 MB of fresh memory each at 9999 x 50). Only the last
+    draw is kept; no seed, no keeping."""
+    if seed is None:
+        return resamples_of(np.random.default_rng(seed), resamples, n)
+    return _kept_resamples(seed, resamples, n)
+
+
+@lru_cache(maxsize=1)
+def _kept_resamples(seed: int, resamples: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    index, counts = resamples_of(np.random.default_rng(seed), resamples, n)
+    index.flags.writeable = counts.flags.writeable = False
+    return index, counts
+
+
 def _quantiles(rows: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
     """Linear-interpolation quantiles (numpy's default, as scipy's ``quantile``) of each row
     of ``rows`` (measures x resamples), at its own levels, without sorting the rows.
@@ -126,8 +144,7 @@ def bootstrap_mean(
     nan = np.full(m, np.nan)
     if n < 2:
         return Intervals(d.mean(axis=0) if n else nan, nan, nan, method, level, resamples, seed)
-    rng = np.random.default_rng(seed)
-    index, counts = resamples_of(rng, resamples, n)
+    index, counts = seeded_resamples(seed, resamples, n)
     means = (d.T @ counts.T) / n  # measures x resamples, rows contiguous
     theta = d.mean(axis=0)
     alpha = (1.0 - level) / 2.0
@@ -223,8 +240,7 @@ def bootstrap_dri(
         theta = delta_ri(*(r.mean(axis=0) for r in runs)) if n else nan
     if n < 2:
         return Intervals(theta, nan, nan, method, level, resamples, seed)
-    rng = np.random.default_rng(seed)
-    index, counts = resamples_of(rng, resamples, n)
+    index, counts = seeded_resamples(seed, resamples, n)
     # the four runs' resampled means in one product (runs x measures, resamples)
     means = (np.concatenate([r.T for r in runs]) @ counts.T.astype(float)) / n
     with np.errstate(divide="ignore", invalid="ignore"):

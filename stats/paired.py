@@ -21,6 +21,7 @@ references on the TREC runs and on ties, zeros, n = 2 and all-equal scores.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -164,6 +165,22 @@ def random_signs(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
     return (2.0 * low_bits - 1.0).reshape(rows, n)  # low bit 1: order kept, +d
 
 
+def seeded_signs(seed: int | None, rows: int, n: int) -> np.ndarray:
+    """:func:`random_signs` of a fresh ``default_rng(seed)``, the same array (read-only)
+    again for the same seed, rows and n: a comparison's two sides draw the same signs.
+    Only the last draw is kept; no seed, no keeping."""
+    if seed is None:
+        return random_signs(np.random.default_rng(seed), rows, n)
+    return _kept_signs(seed, rows, n)
+
+
+@lru_cache(maxsize=1)
+def _kept_signs(seed: int, rows: int, n: int) -> np.ndarray:
+    signs = random_signs(np.random.default_rng(seed), rows, n)
+    signs.flags.writeable = False
+    return signs
+
+
 def _counts(
     null: np.ndarray, observed: np.ndarray, gamma: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -207,8 +224,7 @@ def randomization(
         resamples_done, used_seed = total, None
     else:
         exact, adjustment = False, 1
-        rng = np.random.default_rng(seed)
-        signs = random_signs(rng, resamples, n)  # drawn at once, as scipy draws them
+        signs = seeded_signs(seed, resamples, n)  # drawn at once, as scipy draws them
         done = 0
         while done < resamples:
             rows = min(_BATCH, resamples - done)

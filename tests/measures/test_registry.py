@@ -113,3 +113,22 @@ def test_comparison_and_evaluation_json_and_graph_come_from_one_object(shared_da
         for v in g.objects(URIRef(run["run"]), RK.reportedScore)
     }
     assert stored == {k: s["value"] for k, s in run["scores"].items()} and stored
+
+
+def test_draws_made_ahead_change_no_number(toy) -> None:
+    """compare() draws the Monte Carlo resamples before the advanced side's child forks
+    (registry.draw_ahead; the stats keep a seed's last draw): the same JSON whatever was
+    drawn before, and the draw kept is the one the statistics read."""
+    from reprokg.stats.bootstrap import _kept_resamples, seeded_resamples
+
+    qrels, (a, b, c) = toy
+    opts = Options(measures=("P@5", "AP"), resamples=999, seed=3)
+    _kept_resamples.cache_clear()
+    fresh = json.dumps(compare(qrels, a, b, c, c, options=opts).to_json())
+    kept = seeded_resamples(3, 999, len(qrels))
+    assert _kept_resamples.cache_info().currsize == 1
+    assert seeded_resamples(3, 999, len(qrels))[0] is kept[0]
+    seeded_resamples(3, 999, len(qrels) + 1)  # a draw for other topics kept instead
+    assert json.dumps(compare(qrels, a, b, c, c, options=opts).to_json()) == fresh
+    registry.draw_ahead(applicable(SAME), opts, len(qrels))
+    assert json.dumps(compare(qrels, a, b, c, c, options=opts).to_json()) == fresh
