@@ -247,7 +247,7 @@ def _read_in_child(refs: list[str | None]) -> Later[list[RunInput | None]] | Non
         return None  # a document id or a missing file: read (or reported) in order
     if sum(p.stat().st_size for p in paths) < CHILD_MIN_BYTES:
         return None
-    return in_child(lambda: [resolve_run(r, None) if r else None for r in refs])
+    return in_child(lambda: [resolve_run(r, None) if r else None for r in refs], when_idle=True)
 
 
 def _fmt(x: float | None) -> str:

@@ -130,11 +130,17 @@ def _compute_side(
     coverage: list[str] = []
     for k, run in prepared.items():
         _coverage(evaluators[k].qrels, run, k.replace("_", " "), coverage)
+
     # alone, the side splits: the reproduced run is evaluated by a forked child while this
     # process evaluates the original and compares the rankings (which need no scores)
+    def evaluate_r() -> TopicScores:
+        return evaluators[r].evaluate(prepared[r])
+
     rest: Later[TopicScores] = (
-        in_child if alone and len(prepared[r]) >= CHILD_MIN_LINES else Later
-    )(lambda: evaluators[r].evaluate(prepared[r]))
+        in_child(evaluate_r, when_idle=True)
+        if alone and len(prepared[r]) >= CHILD_MIN_LINES
+        else Later(evaluate_r)
+    )
     values: dict[str, Any] = {}
     notes: dict[str, list[str]] = {}
     shared: dict[str, Any] = {}  # what the side's measures share (stats: differences, ...)
@@ -205,7 +211,8 @@ def compare(
     if len(sides) > 1:
         advanced = sides[1]
         if len(runs["orig_adv"]) + len(runs["rep_adv"]) >= CHILD_MIN_LINES:
-            later = in_child(lambda: side_of(advanced))
+            # on a busy machine a child only shares this core (core/forked.cpu_idle)
+            later = in_child(lambda: side_of(advanced), when_idle=True)
         else:
             later = Later(lambda: side_of(advanced))
     try:

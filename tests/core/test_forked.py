@@ -104,3 +104,34 @@ def test_no_fork_while_another_thread_runs(outcome: dict):
     assert outcome["with_a_thread_forked"] is False
     assert outcome["deferred_until_asked"] is True
     assert outcome["with_a_thread_here"] is True
+
+
+@pytest.mark.parametrize(
+    ("loadavg", "idle"),
+    [
+        (b"0.52 0.61 0.70 1/183 4242\n", True),  # only this process runnable
+        (b"2.10 1.90 2.30 2/190 4242\n", False),  # another task holds the other core
+        (b"7.80 8.10 8.00 9/260 4242\n", False),
+        (b"garbage\n", True),  # unreadable: as before, fork
+    ],
+)
+def test_cpu_idle_reads_the_runnable_tasks(tmp_path, monkeypatch, loadavg: bytes, idle: bool):
+    f = tmp_path / "loadavg"
+    f.write_bytes(loadavg)
+    monkeypatch.setattr(forked, "LOADAVG", str(f))
+    monkeypatch.setattr(forked.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert forked.cpu_idle() is idle
+
+
+def test_a_missing_load_figure_counts_as_idle(tmp_path, monkeypatch):
+    monkeypatch.setattr(forked, "LOADAVG", str(tmp_path / "none"))
+    assert forked.cpu_idle() is True
+
+
+def test_when_idle_on_a_busy_machine_computes_here(monkeypatch):
+    monkeypatch.setattr(forked, "can_fork", lambda: True)
+    monkeypatch.setattr(forked, "cpu_idle", lambda: False)
+    calls = []
+    later = forked.in_child(lambda: calls.append(1) or 42, when_idle=True)
+    assert later.forked is False and calls == []  # nothing forked, nothing computed yet
+    assert later.result() == 42 and calls == [1]

@@ -135,8 +135,8 @@ from reprokg.loaders.trec import read_qrels, read_run
 from reprokg.measures import comparison
 
 started = []
-def in_child(fn):
-    later = forked.in_child(fn)
+def in_child(fn, **kw):
+    later = forked.in_child(fn)  # forked whatever the machine's load
     started.append(later.forked)
     return later
 
