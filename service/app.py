@@ -81,6 +81,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     """Build the service; ``store`` overrides opening ``settings.store`` (tests, demo)."""
     settings = settings or process_settings()
     owns_store = store is None
+    lifespans, lifespans_lock = [0], threading.Lock()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -95,15 +96,22 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
             with contextlib.suppress(Exception):
                 app.state.parse_pool.start()
 
-        # a lifespan may run more than once per app (a test client per request): the
-        # workers its last end closed are opened again
-        app.state.parse_pool.open()
-        app.state.analyses.open()
+        # a lifespan may run more than once per app, one after another (a test client per
+        # request) or at once (the app in two servers): the workers open with the first
+        # and close with the last one still running
+        with lifespans_lock:
+            lifespans[0] += 1
+            app.state.parse_pool.open()
+            app.state.analyses.open()
         starting = threading.Thread(target=start_workers, name="reprokg-workers", daemon=True)
         starting.start()
         web.warm(app)
         yield
         starting.join(timeout=60)
+        with lifespans_lock:
+            lifespans[0] -= 1
+            if lifespans[0]:
+                return
         runner = getattr(app.state, "query_runner", None)
         if runner is not None:
             runner.close()

@@ -120,3 +120,27 @@ def test_workers_come_back_when_the_apps_lifespan_runs_again(tmp_path: Path) -> 
             assert r.status_code == 200, r.text[:300]
     finally:
         store.close()
+
+
+@pytest.mark.slow  # parse and analysis workers start
+def test_workers_stay_while_another_lifespan_of_the_app_runs(tmp_path: Path) -> None:
+    """The same app in two servers at once (the web tests' client and live server): the
+    first to stop closed the workers under the other. Before: the other's uploads a 503
+    ("the service is stopping") and its analyses a 500; now the workers close with the
+    last lifespan."""
+    audit = (REPO / "examples" / "audits" / AUDIT).read_bytes()
+    store = open_store(tmp_path / "kg")
+    app = create_app(Settings(access_log=False, parse_workers=1), store=store)
+    try:
+        with TestClient(app) as staying:
+            with TestClient(app) as leaving:
+                ok = leaving.post("/validate", params={"name": AUDIT}, content=audit)
+                assert ok.status_code == 200
+            r = staying.post("/validate", params={"name": AUDIT}, content=audit)
+            assert r.status_code == 200, r.text[:300]
+            r = staying.post(URL, files={"data": ("d.csv", _csv(300), "text/csv")})
+            assert r.status_code == 200, r.text[:300]
+        stopped = TestClient(app).post("/validate", params={"name": AUDIT}, content=audit)
+        assert stopped.status_code == 503, stopped.text[:300]
+    finally:
+        store.close()
