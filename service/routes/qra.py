@@ -27,6 +27,7 @@ from reprokg.service.deps import (
     check_write_token,
     error_responses,
 )
+from reprokg.service.results import StoredModel, store_result
 
 router = APIRouter(prefix="/measures/qra", tags=["measures"])
 
@@ -92,12 +93,6 @@ class ConcordanceModel(BaseModel):
     kendall_w: float | None
 
 
-class StoredModel(BaseModel):
-    iri: str = Field(description="the assessment's IRI")
-    document: str = Field(description="the document (named graph) holding it")
-    status: str = Field(description="added, revised or unchanged")
-
-
 class QRAModel(BaseModel):
     """The assessment (``reprokg qra --format json``) and, when saved, where it went."""
 
@@ -151,15 +146,7 @@ def _assess(request: Request, store, body: QRARequest) -> dict:
     )
     out = result.to_json()
     if body.save and result.quantities:
-        from reprokg.ingest import write_results
-
-        doc = result.document()
-        (outcome,) = write_results(store, [doc]).documents
-        out["stored"] = {
-            "iri": str(doc.subject),
-            "document": str(outcome.iri),
-            "status": outcome.status,
-        }
+        out["stored"] = store_result(store, result)
     return out
 
 

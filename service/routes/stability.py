@@ -29,6 +29,7 @@ from reprokg.service.deps import (
     check_write_token,
     error_responses,
 )
+from reprokg.service.results import StoredModel, store_result
 
 router = APIRouter(prefix="/measures/stability", tags=["measures"])
 
@@ -242,12 +243,6 @@ def _chart(store, study, method, alpha, metric, fmt) -> bytes:
 # save=true and the bearer token, stores the typed result as its document.
 
 
-class StoredModel(BaseModel):
-    iri: str = Field(description="the stored result's IRI")
-    document: str = Field(description="the document (named graph) holding it")
-    status: str = Field(description="added, revised or unchanged")
-
-
 class Interval(BaseModel):
     value: float | None
     low: float | None
@@ -334,15 +329,7 @@ def _seed_variance(request: Request, store, kind: str, save: bool, **kw) -> dict
     """Computed in an analysis worker; stored here (``save``)."""
     result, body = get_analyses(request).run(request, _seed_variance_result, kind, **kw)
     if save:
-        from reprokg.ingest import write_results
-
-        doc = result.document()
-        (outcome,) = write_results(store, [doc]).documents
-        body["stored"] = {
-            "iri": str(doc.subject),
-            "document": str(outcome.iri),
-            "status": outcome.status,
-        }
+        body["stored"] = store_result(store, result)
     return body
 
 
