@@ -109,3 +109,32 @@ def open_result_store(result_store: Path) -> Iterator:
 
     with open_store(result_store, read_only=True) as store:
         yield store
+
+
+def runs_by_id(docs: list) -> dict:
+    """The imported run documents by their MLflow run id (``schema:identifier``)."""
+    from reprokg.core.namespaces import SCHEMA
+
+    return {str(d.graph.value(d.subject, SCHEMA.identifier)): d for d in docs if d.kind == "run"}
+
+
+def scores_of_run_as_mlflow_reads(doc, want: dict) -> dict:
+    """Assert the run's PRIMAD fields equal what ``MlflowClient`` read (``want``: params,
+    tags), and that it reports the same metrics; its score nodes by metric name."""
+    from reprokg.core.namespaces import RK
+    from reprokg.loaders.ir_metadata.export import graph_to_dict
+
+    tree = graph_to_dict(doc.graph, doc.subject)
+    assert tree["method"]["parameters"] == want["params"]  # MLflow's parameters are text
+    assert tree["implementation"]["source"] == {
+        "commit": want["tags"]["mlflow.source.git.commit"],
+        "repository": want["tags"]["mlflow.source.git.repoURL"],
+    }
+    assert tree["actor"]["name"] == want["tags"]["mlflow.user"]
+    assert tree["tag"] == want["tags"]["mlflow.runName"]
+    scores = {
+        str(doc.graph.value(v, RK.measureName)): v
+        for v in doc.graph.objects(doc.subject, RK.reportedScore)
+    }
+    assert set(scores) == set(want["metrics"])
+    return scores

@@ -14,14 +14,16 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from rdflib.namespace import RDF
 
 from reprokg.cli import main
 from reprokg.core.errors import LoadError
-from reprokg.core.namespaces import MLS, RK
+from reprokg.core.namespaces import MLS
 from reprokg.loaders import load_source
 from reprokg.loaders.importers import import_path
 from reprokg.loaders.ir_metadata.export import graph_to_dict
 from tests.conftest import need
+from tests.exchange.conftest import runs_by_id, scores_of_run_as_mlflow_reads
 
 EXPERIMENTS = ("matching-nets", "proto-nets", "tadam")
 SEEDS = (7654, 42, 1234, 2019, 31337)
@@ -91,53 +93,18 @@ def mlflow_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     return root, json.loads(oracle.read_text())
 
 
-def _runs(docs) -> dict:
-    out = {}
-    for d in docs:
-        if d.kind != "run":
-            continue
-        run_id = str(d.graph.value(d.subject, URIRef_identifier()))
-        out[run_id] = d
-    return out
-
-
-def URIRef_identifier():
-    from reprokg.core.namespaces import SCHEMA
-
-    return SCHEMA.identifier
-
-
 @pytest.mark.slow
 def test_import_equals_what_mlflow_reads(mlflow_store) -> None:
     root, oracle = mlflow_store
     docs = import_path(root, "mlflow")
-    runs = _runs(docs)
+    runs = runs_by_id(docs)
     assert set(runs) == set(oracle["runs"]) and len(runs) == len(EXPERIMENTS) * len(SEEDS)
     for run_id, want in oracle["runs"].items():
         doc = runs[run_id]
-        tree = graph_to_dict(doc.graph, doc.subject)
-        assert tree["method"]["parameters"] == want["params"]  # MLflow's parameters are text
-        assert tree["implementation"]["source"] == {
-            "commit": want["tags"]["mlflow.source.git.commit"],
-            "repository": want["tags"]["mlflow.source.git.repoURL"],
-        }
-        assert tree["actor"]["name"] == want["tags"]["mlflow.user"]
-        assert tree["tag"] == want["tags"]["mlflow.runName"]
-        scores = {
-            str(doc.graph.value(v, RK.measureName)): v
-            for v in doc.graph.objects(doc.subject, RK.reportedScore)
-        }
-        assert set(scores) == set(want["metrics"])
-        for name, v in scores.items():
+        for name, v in scores_of_run_as_mlflow_reads(doc, want).items():
             assert float(doc.graph.value(v, MLS.hasValue)) == want["metrics"][name]
-            hist = json.loads(str(doc.graph.value(v, RDF_value())))
+            hist = json.loads(str(doc.graph.value(v, RDF.value)))
             assert [[h["step"], h["timestamp"], h["value"]] for h in hist] == want["history"][name]
-
-
-def RDF_value():
-    from rdflib.namespace import RDF
-
-    return RDF.value
 
 
 def _stability(store: Path) -> dict:
@@ -209,7 +176,7 @@ def test_rest_export_reads_the_same_parameters(mlflow_store) -> None:
     _root, oracle = mlflow_store
     data = json.dumps(oracle["rest"]).encode()
     docs = load_source("runs.json", data)  # sniffed
-    runs = _runs(docs)
+    runs = runs_by_id(docs)
     assert set(runs) == set(oracle["runs"])
     for run_id, doc in runs.items():
         params = graph_to_dict(doc.graph, doc.subject)["method"]["parameters"]

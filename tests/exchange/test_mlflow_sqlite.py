@@ -25,11 +25,12 @@ from rdflib.namespace import RDF
 
 from reprokg.cli import main
 from reprokg.core.errors import LoadError
-from reprokg.core.namespaces import MLS, RK, SCHEMA
+from reprokg.core.namespaces import MLS, RK
 from reprokg.loaders import load_source
 from reprokg.loaders.importers import import_path
 from reprokg.loaders.ir_metadata.export import graph_to_dict
 from tests.conftest import need
+from tests.exchange.conftest import runs_by_id, scores_of_run_as_mlflow_reads
 
 #: the runs MLflow writes, to a file store (argv[1] = file:// URI) or a database (sqlite:///):
 #: 2 experiments x 3 seeds, a metric history with a NaN, one deleted run (left out)
@@ -96,10 +97,6 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> dict:
     }
 
 
-def _runs(docs) -> dict:
-    return {str(d.graph.value(d.subject, SCHEMA.identifier)): d for d in docs if d.kind == "run"}
-
-
 @pytest.mark.slow
 def test_database_gives_the_documents_of_its_file_store(stores) -> None:
     """``mlflow migrate-filestore`` keeps run and experiment ids: the database and the
@@ -107,7 +104,7 @@ def test_database_gives_the_documents_of_its_file_store(stores) -> None:
     triples); the deleted run is in neither."""
     folder = import_path(stores["mlruns"], "mlflow")
     database = import_path(stores["migrated"], "mlflow")
-    assert len(_runs(folder)) == 6
+    assert len(runs_by_id(folder)) == 6
     assert [(d.kind, d.source_key, d.iri) for d in database] == [
         (d.kind, d.source_key, d.iri) for d in folder
     ]
@@ -128,24 +125,11 @@ def test_values_equal_what_mlflow_reads(stores) -> None:
     oracle = stores["oracle"]
     data = stores["native"].read_bytes()
     docs = load_source("mlflow.db", data)  # sniffed by its header, read from a copy
-    runs = _runs(docs)
+    runs = runs_by_id(docs)
     assert set(runs) == set(oracle) and len(runs) == 6
     for run_id, want in oracle.items():
         doc = runs[run_id]
-        tree = graph_to_dict(doc.graph, doc.subject)
-        assert tree["method"]["parameters"] == want["params"]
-        assert tree["implementation"]["source"] == {
-            "commit": want["tags"]["mlflow.source.git.commit"],
-            "repository": want["tags"]["mlflow.source.git.repoURL"],
-        }
-        assert tree["actor"]["name"] == want["tags"]["mlflow.user"]
-        assert tree["tag"] == want["tags"]["mlflow.runName"]
-        scores = {
-            str(doc.graph.value(v, RK.measureName)): v
-            for v in doc.graph.objects(doc.subject, RK.reportedScore)
-        }
-        assert set(scores) == set(want["metrics"])
-        for name, v in scores.items():
+        for name, v in scores_of_run_as_mlflow_reads(doc, want).items():
             got, expected = float(doc.graph.value(v, MLS.hasValue)), want["metrics"][name]
             assert got == expected or (math.isnan(got) and math.isnan(expected))
             hist = json.loads(str(doc.graph.value(v, RDF.value)))
