@@ -132,8 +132,9 @@ class IngestResult:
 # --------------------------------------------------------------------------- provenance
 
 
-def user_agent(user: str | None) -> tuple[URIRef, Graph] | None:
-    """The attributed person: an ORCID IRI when ``user`` is a valid iD, else minted + name."""
+def user_agent(user: str | None, role: str = "ingest-user") -> tuple[URIRef, Graph] | None:
+    """The attributed person: an ORCID IRI when ``user`` is a valid iD, else minted from
+    ``role`` and the name (the same name in two roles stays two minted people)."""
     if not user:
         return None
     g = Graph()
@@ -141,7 +142,7 @@ def user_agent(user: str | None) -> tuple[URIRef, Graph] | None:
         iri = orcid_iri(user)
         g.add((iri, RK.orcidAsWritten, Literal(user)))
     except IdentifierError:
-        iri = mint("person", stable_key("ingest-user", user))
+        iri = mint("person", stable_key(role, user))
         g.add((iri, SCHEMA.name, Literal(user)))
     g.add((iri, RDF.type, PROV.Agent))
     g.add((iri, RDF.type, SCHEMA.Person))

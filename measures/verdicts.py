@@ -506,9 +506,9 @@ def dispute_document(assessment: str, reason: str, by: str):
     from rdflib.namespace import PROV
 
     from reprokg.core.document import Document
-    from reprokg.core.errors import IdentifierError
-    from reprokg.core.identifiers import mint, orcid_iri
-    from reprokg.core.namespaces import RK, SCHEMA, new_graph
+    from reprokg.core.identifiers import mint
+    from reprokg.core.namespaces import RK, new_graph
+    from reprokg.ingest import user_agent
     from reprokg.sparql.named import NamedQueryError, Param, to_term
 
     if not reason.strip():
@@ -525,14 +525,10 @@ def dispute_document(assessment: str, reason: str, by: str):
         ) from None
     by = by.strip()
     g = new_graph()
-    try:
-        person = orcid_iri(by)
-        g.add((person, RK.orcidAsWritten, Literal(by)))
-    except IdentifierError:
-        person = mint("person", stable_key("disputer", by))
-        g.add((person, SCHEMA.name, Literal(by)))
-    g.add((person, RDF.type, PROV.Agent))
-    g.add((person, RDF.type, SCHEMA.Person))
+    agent = user_agent(by, role="disputer")
+    assert agent is not None  # ``by`` is not empty (checked above)
+    person, who = agent
+    g += who
     key = stable_key("dispute", assessment, str(person))
     node = mint("dispute", key)
     g.add((node, RDF.type, RK.AssessmentDispute))
