@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reprokg.cli import main
+from tests.cli.conftest import make_unreadable
 from tests.conftest import REPO
 
 AUDITS = REPO / "examples" / "audits"  # four real audits of seed 000 (GCN, GraphSAGE, …)
@@ -88,14 +89,7 @@ def test_an_unreadable_file_does_not_stop_the_load(
     and a part-written load. (As root a file cannot be made unreadable, so the read
     fails here as it does for a user without the permission.)"""
     locked = audits / "gcn.yaml"
-    real = Path.read_bytes
-
-    def read_bytes(self: Path) -> bytes:
-        if self == locked:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
-
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    make_unreadable(monkeypatch, locked)
     code, out, err = run(capsys, "load", str(audits), "--store", str(audits.parent / "kg"))
     assert code == 2
     assert "3 added" in out and "1 unreadable source(s)" in out

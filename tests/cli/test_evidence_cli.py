@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reprokg.cli import main
+from tests.cli.conftest import make_unreadable
 from tests.conftest import REPO
 
 EVIDENCE = REPO / "examples" / "evidence"  # real subsets of the three sources (README there)
@@ -54,14 +55,7 @@ def test_an_unreadable_file_does_not_stop_the_load(
     and nothing stored. (As root a file cannot be made unreadable, so the read fails here as
     it does for a user without the permission.)"""
     locked = folder / "published.bib"
-    real = Path.read_bytes
-
-    def read_bytes(self: Path) -> bytes:
-        if self == locked:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
-
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    make_unreadable(monkeypatch, locked)
     store = folder.parent / "kg"
     code, out, err = run(capsys, "evidence", "load", "--store", str(store), str(folder))
     assert code == 2
