@@ -196,7 +196,15 @@ def page_and_log(browser: Any, viewport: tuple[int, int]) -> Iterator[tuple[Any,
 
     page.on("console", on_console)
     page.on("pageerror", lambda e: log.page_errors.append(str(e)))
-    page.on("requestfailed", lambda r: log.failed_requests.append(f"{r.url}: {r.failure}"))
+
+    def on_failed(r: Any) -> None:
+        # net::ERR_ABORTED is Chromium cancelling a request the page no longer needs (the
+        # favicon it fetches after load, when the test navigates on); a request this guard
+        # aborts is recorded as an outside request, a CSP block has its own error
+        if r.failure != "net::ERR_ABORTED":
+            log.failed_requests.append(f"{r.url}: {r.failure}")
+
+    page.on("requestfailed", on_failed)
     page.on("response", on_response)
     yield page, log
     context.close()
