@@ -354,3 +354,39 @@ def test_an_exists_only_sparql_constraint_is_one_query_for_every_focus_node() ->
         if r.constraint == component
     }
     assert ref == ours
+
+
+#: (triple, what the report says) for each kind of term the store refuses (issue 28)
+HOSTILE = [
+    ((URIRef("https://example.org/a b"), RK.runTag, Literal("x")), "is not an IRI (RFC 3987)"),
+    ((S, URIRef("https://example.org/p{q}"), Literal("x")), "is not an IRI (RFC 3987)"),
+    ((S, RK.evidenceLink, URIRef("https://example.org/<x>")), "is not an IRI (RFC 3987)"),
+    ((S, RK.runTag, Literal("a\ud800b")), "lone surrogate"),
+    ((S, RK.runTag, Literal("1", datatype=URIRef("not an iri"))), "is not an IRI (RFC 3987)"),
+    ((S, SCHEMA.url, URIRef("javascript:alert(1)")), "a link must be an http(s) URL"),
+]
+
+
+@pytest.mark.parametrize(("triple", "said"), HOSTILE)
+def test_the_one_pass_store_check_misses_no_refused_term(triple, said) -> None:
+    """``_all_taken`` (set-wise, the usual case's shortcut) lets the term-by-term check
+    run whenever it would find something: each term the store refuses is reported, also
+    after a clean document with the same predicates filled the known-IRI cache."""
+    from rdflib import Graph
+
+    from reprokg.validation.checks import check_terms_the_store_takes
+
+    clean = Graph()
+    for t in TRIPLES[:4]:
+        clean.add(t)
+    clean.add((S, SCHEMA.url, URIRef("HTTPS://example.org/ok")))  # a scheme in capitals
+    clean.add((S, RK.evidenceLink, URIRef("https://example.org/ok")))
+    clean.add((S, RK.runTag, Literal("é, not ASCII and fine")))
+    assert check_terms_the_store_takes(clean) == []
+    bad = Graph()
+    for t in clean:
+        bad.add(t)
+    bad.add(triple)
+    found = check_terms_the_store_takes(bad)
+    assert [r.severity for r in found] == ["Violation"]
+    assert said in found[0].message
