@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress, repeat
 from operator import itemgetter
 
 from rdflib import Graph, Literal, URIRef
@@ -53,15 +54,15 @@ def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
     as_written = RK.orcidAsWritten
     triples = graph_triples(graph)
     written: dict[object, list[object]] = {}  # value -> subjects, in graph.subject_objects order
-    # the distinct subjects and values, gathered in C; str's own startswith (rdflib's is
-    # a Python function) on each once, not on every triple
-    terms = set(map(_SUBJECT, triples))
-    terms.update(o for o in map(_OBJECT, triples) if type(o) is not Literal)  # hashed in C
-    starts, prefix = str.startswith, "https://orcid.org/"
-    nodes = {str(t) for t in terms if starts(t, prefix) and isinstance(t, URIRef)}
-    if as_written in set(map(_PREDICATE, triples)):
-        for s, p, o in triples:
-            if p == as_written and type(p) is type(as_written):
+    # every subject and value tested by str's own startswith (rdflib's is a Python
+    # function) mapped in C; no set of rdflib terms (it compares equal terms in Python)
+    terms = [*map(_SUBJECT, triples), *map(_OBJECT, triples)]
+    hits = compress(terms, map(str.startswith, terms, repeat("https://orcid.org/")))
+    nodes = {str(t) for t in hits if isinstance(t, URIRef)}
+    same = list(map(str.__eq__, map(_PREDICATE, triples), repeat(str(as_written))))  # in C
+    if any(same):
+        for s, p, o in compress(triples, same):
+            if type(p) is type(as_written):
                 written.setdefault(o, []).append(s)
     pairs: list[tuple[object, object]]
     if pending_triples(graph) is not None:  # the order the filled graph would give

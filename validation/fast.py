@@ -1292,7 +1292,6 @@ def _ox(term: object) -> ox.NamedNode | ox.BlankNode | ox.Literal:
 
 _RDF_TYPE = str(RDF.type)
 _RDF_LANG_STRING = str(RDF.langString)
-_XSD_STRING_NT = f"<{_XSD_STRING}>"
 #: a string as an N-Triples quoted literal (C; its escapes are N-Triples ones)
 _quote = json.encoder.encode_basestring
 #: in ``_query_iris``' answer: some pattern reads rdf:type with a non-constant class
@@ -1558,42 +1557,69 @@ def _nt(term: object) -> str | None:
     return None
 
 
-#: N-Triples text of a datatype IRI ("" when refused), for every datatype seen
-_DATATYPE_NT: dict[object, str] = {}
+#: per datatype seen: its N-Triples text ("" when refused) and how its literals are
+#: written (one of the ``_AS_*`` below, or the pattern a canonical lexical form matches)
+_DATATYPE_NT: dict[object, tuple[str, object]] = {}
+_AS_STRING, _AS_KEPT, _AS_LOSSLESS, _AS_ENCODED = "string", "kept", "lossless", "encoded"
+_CANONICAL_FORMS = {_XSD_INTEGER: _INTEGER, _XSD_DECIMAL: _DECIMAL, _XSD_DATE: _DATE}
+_CANONICAL_FORMS[_XSD_GYEAR] = _GYEAR
+_CANONICAL_FORMS[_XSD_BOOLEAN] = re.compile("true|false")
+
+
+def _datatype_nt(dt: object) -> tuple[str, object]:
+    """How literals of datatype ``dt`` are written, decided once per datatype (what
+    :func:`_canonical` decides per literal)."""
+    d = _nt(URIRef(str(dt))) or ""
+    iri = d[1:-1]
+    if not d or iri == _XSD_STRING:
+        how: object = _AS_STRING
+    elif iri == _RDF_LANG_STRING:
+        how = _AS_ENCODED
+    elif iri in _CANONICAL_FORMS:
+        how = _CANONICAL_FORMS[iri]
+    else:
+        how = _AS_LOSSLESS if iri.startswith(_XSD) else _AS_KEPT
+    return d, how
 
 
 def _literal_nt(term: Literal) -> str | None:
     """A literal as :func:`encode_literal` stores it, in N-Triples; None when refused (a
-    lone surrogate, a datatype IRI the store refuses)."""
-    text = str(term)
-    if not text.isascii():
+    lone surrogate, a datatype IRI the store refuses).
+
+    A tenth of validating a batch: the literal's own text is quoted (no ``str`` copy)
+    and what its datatype needs is looked up once per datatype.
+    """
+    if not term.isascii():
         try:
-            text.encode("utf-8")
+            term.encode("utf-8")
         except UnicodeEncodeError:
             return None
-    lang = term.language
     dt = term.datatype
-    if lang or (dt is not None and str(dt) == _RDF_LANG_STRING):
-        try:  # rare: pyoxigraph's own reading of the tag
-            return str(encode_literal(term))
-        except (ValueError, UnicodeEncodeError):
+    if term.language:
+        how: object = _AS_ENCODED
+    elif dt is None:
+        return _quote(term)
+    else:
+        entry = _DATATYPE_NT.get(dt)
+        if entry is None:
+            if len(_DATATYPE_NT) > 10_000:
+                _DATATYPE_NT.clear()
+            entry = _DATATYPE_NT[dt] = _datatype_nt(dt)
+        d, how = entry
+        if not d:
             return None
-    if dt is None:
-        return _quote(text)
-    d = _DATATYPE_NT.get(dt)
-    if d is None:
-        if len(_DATATYPE_NT) > 10_000:
-            _DATATYPE_NT.clear()
-        d = _DATATYPE_NT[dt] = _nt(URIRef(str(dt))) or ""
-    if not d:
+        if how is _AS_STRING:
+            return _quote(term)
+        if how is not _AS_ENCODED:
+            if term.ill_typed:
+                return f"{_quote(term)}^^<{_ILL_TYPED}{d[1:]}"
+            if how is _AS_KEPT or (how is not _AS_LOSSLESS and how.fullmatch(term)):  # type: ignore[attr-defined]
+                return f"{_quote(term)}^^{d}"
+            return f"{_quote(term)}^^<{_LOSSLESS}{d[1:]}"
+    try:  # rare: pyoxigraph's own reading of the tag
+        return str(encode_literal(term))
+    except (ValueError, UnicodeEncodeError):
         return None
-    if d == _XSD_STRING_NT:
-        return _quote(text)
-    if term.ill_typed:
-        return f"{_quote(text)}^^<{_ILL_TYPED}{d[1:]}"
-    if _canonical(text, d[1:-1]):
-        return f"{_quote(text)}^^{d}"
-    return f"{_quote(text)}^^<{_LOSSLESS}{d[1:]}"
 
 
 _MARK = ox.NamedNode(_GRAPH_MARK[1:-1])
