@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import attrgetter, is_not, itemgetter
 
 from rdflib import Graph, Literal, URIRef
 
@@ -138,6 +139,9 @@ _SUBJECT, _PREDICATE, _OBJECT = itemgetter(0), itemgetter(1), itemgetter(2)
 #: IRIs (rdflib terms) the store is known to take: predicates, classes, datatypes and
 #: shared nodes recur in every document (bounded: cleared when full)
 _TAKEN: set[object] = set()
+#: datatype IRIs (as str) the store is known to take
+_TAKEN_DATATYPES: set[str] = set()
+_DATATYPE, _NOT_NONE = attrgetter("datatype"), partial(is_not, None)
 _TAKEN_LIMIT = 50_000
 
 
@@ -155,6 +159,7 @@ def _all_taken(triples: list[tuple]) -> bool:
     taken = _TAKEN
     if len(taken) > _TAKEN_LIMIT:
         taken.clear()
+        _TAKEN_DATATYPES.clear()
     predicates = set(map(_PREDICATE, triples))
     objects = list(map(_OBJECT, triples))
     literals = [o for o in objects if type(o) is Literal]
@@ -174,11 +179,12 @@ def _all_taken(triples: list[tuple]) -> bool:
                     o.encode("utf-8")
                 except UnicodeEncodeError:
                     return False
-    for dt in {o.datatype for o in literals}:
-        if dt is not None and dt not in taken:
-            if iri_refusal(dt) is not None:
-                return False
-            taken.add(dt)
+    # the datatypes as plain str: a set of rdflib terms compares equal ones in Python
+    datatypes = filter(_NOT_NONE, map(_DATATYPE, literals))
+    for dt in set(map(str, datatypes)) - _TAKEN_DATATYPES:
+        if iri_refusal(dt) is not None:
+            return False
+        _TAKEN_DATATYPES.add(dt)
     if not _LINK_IRIS.isdisjoint(predicates):
         for _s, p, o in triples:
             scheme = o.partition(":")[0].lower() if type(o) is URIRef else "http"
