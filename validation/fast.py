@@ -84,16 +84,9 @@ class Branch:
 def _canonical(lexical: str, datatype: str) -> bool:
     """True when pyoxigraph stores ``lexical^^datatype`` unchanged (checked for the
     datatypes it normalises; others, ours and user-defined, it keeps as written)."""
-    if datatype == _XSD_INTEGER:
-        return _INTEGER.fullmatch(lexical) is not None
-    if datatype == _XSD_DECIMAL:
-        return _DECIMAL.fullmatch(lexical) is not None
-    if datatype == _XSD_BOOLEAN:
-        return lexical in ("true", "false")
-    if datatype == _XSD_DATE:
-        return _DATE.fullmatch(lexical) is not None
-    if datatype == _XSD_GYEAR:
-        return _GYEAR.fullmatch(lexical) is not None
+    form = _CANONICAL_FORMS.get(datatype)
+    if form is not None:
+        return form.fullmatch(lexical) is not None
     return not datatype.startswith(_XSD)
 
 
@@ -104,6 +97,14 @@ _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 _DECIMAL = re.compile(r"(0|-?[1-9][0-9]*)(\.[0-9]*[1-9])?|-0\.[0-9]*[1-9]")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _GYEAR = re.compile(r"[0-9]{4}")
+#: the datatypes pyoxigraph normalises: the lexical forms it stores unchanged
+_CANONICAL_FORMS = {
+    _XSD_INTEGER: _INTEGER,
+    _XSD_DECIMAL: _DECIMAL,
+    _XSD_BOOLEAN: re.compile("true|false"),
+    _XSD_DATE: _DATE,
+    _XSD_GYEAR: _GYEAR,
+}
 
 
 def encode_literal(term: Literal) -> ox.Literal:
@@ -1007,23 +1008,32 @@ class _Merged:
             return f"?this {paths[0]} {var} . BIND({paths[0]} AS ?_p)"
         return f"?this ?_p {var} . FILTER(?_p IN ({', '.join(paths)}))"
 
+    def _by_path(self, each: Callable[[list[tuple[int, object]]], str], otherwise: str) -> str:
+        """``each(entries)`` of the path ``?_p`` is on, ``otherwise`` for a path not here."""
+        chain = otherwise
+        for path, entries in reversed(self.entries.items()):
+            chain = f"IF(sameTerm(?_p, {path}), {each(entries)}, {chain})"
+        return chain
+
     def failed_branches(self) -> str:
         """``values``: the failed branches of the value ``?value`` on the path ``?_p``, as
         ``"i j "`` ("" when it passes every one, and for a path not here)."""
-        chain = '""'
-        for path, entries in reversed(self.entries.items()):
-            failed = ", ".join(f'IF(COALESCE({e}, false), "", "{i} ")' for i, e in entries)
-            chain = f"IF(sameTerm(?_p, {path}), CONCAT({failed}), {chain})"
-        return chain
+        return self._by_path(
+            lambda entries: (
+                "CONCAT("
+                + ", ".join(f'IF(COALESCE({e}, false), "", "{i} ")' for i, e in entries)
+                + ")"
+            ),
+            '""',
+        )
 
     def fails(self) -> str:
         """``values``: true when the value ``?value`` on the path ``?_p`` fails one of the
         path's constraints (:meth:`failed_branches` not empty), as a boolean."""
-        chain = "false"
-        for path, entries in reversed(self.entries.items()):
-            ok = " && ".join(f"COALESCE({e}, false)" for _i, e in entries)
-            chain = f"IF(sameTerm(?_p, {path}), !({ok}), {chain})"
-        return chain
+        return self._by_path(
+            lambda entries: "!(" + " && ".join(f"COALESCE({e}, false)" for _i, e in entries) + ")",
+            "false",
+        )
 
     def query(self) -> str:
         t = self.target
@@ -1561,9 +1571,6 @@ def _nt(term: object) -> str | None:
 #: written (one of the ``_AS_*`` below, or the pattern a canonical lexical form matches)
 _DATATYPE_NT: dict[object, tuple[str, object]] = {}
 _AS_STRING, _AS_KEPT, _AS_LOSSLESS, _AS_ENCODED = "string", "kept", "lossless", "encoded"
-_CANONICAL_FORMS = {_XSD_INTEGER: _INTEGER, _XSD_DECIMAL: _DECIMAL, _XSD_DATE: _DATE}
-_CANONICAL_FORMS[_XSD_GYEAR] = _GYEAR
-_CANONICAL_FORMS[_XSD_BOOLEAN] = re.compile("true|false")
 
 
 def _datatype_nt(dt: object) -> tuple[str, object]:
