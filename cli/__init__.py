@@ -105,6 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> None:
     """The console entry point (``reprokg``, ``python -m reprokg``): main(), then exit."""
     code = main()
+    if "reprokg.core.forked" in sys.modules:  # its children still exiting, if any
+        from reprokg.core.forked import wait_for_children
+
+        wait_for_children()
     if quick_exit_requested():
         sys.stdout.flush()
         sys.stderr.flush()

@@ -63,6 +63,94 @@ out["deferred_until_asked"] = calls == []
 out["with_a_thread_here"] = with_thread.result() == parent and calls == [1]
 stop.set()
 thread.join()
+
+out["big_result"] = len(in_child(lambda: b"x" * (8 << 20)).result()) == 8 << 20
+from reprokg.core import forked
+from reprokg.core.forked import in_child_steps
+memory_file = forked._memory_file
+forked._memory_file = lambda: None  # no file in memory (not Linux): through the pipe
+out["big_result_piped"] = len(in_child(lambda: b"x" * (8 << 20)).result()) == 8 << 20
+forked._memory_file = memory_file
+
+# each step arrives as it is yielded: the second waits for a file the parent writes only
+# once it has the first (were the steps sent together, the first would never arrive)
+import tempfile, time
+marker = os.path.join(tempfile.mkdtemp(), "first-step-received")
+def two_steps():
+    yield os.getpid()
+    deadline = time.monotonic() + 30
+    while not os.path.exists(marker) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    yield os.path.exists(marker)
+first, second = in_child_steps(two_steps, 2)
+out["first_step_elsewhere"] = first.result() != parent
+open(marker, "w").close()
+out["second_step_after_the_first"] = second.result() is True
+
+# a child that dies after the first step: the second is computed here
+def dies_after_one():
+    yield "from wherever"
+    if os.getpid() != parent:
+        os._exit(3)
+    yield "second, computed here"
+a, b = in_child_steps(dies_after_one, 2)
+out["after_dying_mid_way"] = [a.result(), b.result()]
+
+# an exception at a step is that step's and every later step's
+def fails_at_first():
+    raise ValueError("no run lines")
+    yield
+errors = []
+for step in in_child_steps(fails_at_first, 2):
+    try:
+        step.result()
+    except ValueError as e:
+        errors.append(str(e))
+out["step_errors"] = errors
+
+# every step discarded: the child is killed once and reaped once; the values computed here
+def slow_second():
+    yield 1
+    if os.getpid() != parent:
+        time.sleep(60)
+    yield 2
+a, b = in_child_steps(slow_second, 2)
+a.discard()
+b.discard()
+out["discarded_steps"] = [a.result(), b.result()]
+
+# every child is reaped: one still exiting when its result was read is reaped later
+for later in [in_child(os.getpid) for _ in range(3)]:
+    later.result()
+deadline = time.monotonic() + 30
+while forked._exiting and time.monotonic() < deadline:  # reaped at the next fork
+    time.sleep(0.01)
+    forked._reap_exited()
+out["reaped_later"] = not forked._exiting
+for later in [in_child(os.getpid) for _ in range(3)]:
+    later.result()
+forked.wait_for_children()  # what the command does before it exits
+try:
+    os.waitpid(-1, os.WNOHANG)
+    out["children_left"] = True
+except ChildProcessError:
+    out["children_left"] = False
+
+# with another thread running, nothing forks: the steps run here, one per value asked for
+stop = threading.Event()
+thread = threading.Thread(target=stop.wait)
+thread.start()
+ran = []
+def counted():
+    ran.append(1)
+    yield "a"
+    ran.append(2)
+    yield "b"
+here = in_child_steps(counted, 2)
+out["steps_deferred"] = ran == [] and not here[0].forked
+out["steps_here"] = [here[0].result(), list(ran), here[1].result(), list(ran)]
+stop.set()
+thread.join()
 print(json.dumps(out))
 """
 
@@ -94,6 +182,36 @@ def test_what_the_child_cannot_deliver_is_computed_here(outcome: dict):
     assert outcome["after_the_child_died"] == "computed here"
     assert outcome["odd_error"] == "one and two"
     assert outcome["after_discard"] is True
+
+
+def test_a_result_larger_than_the_pipe_arrives_whole(outcome: dict):
+    # written to a file in memory, or (where there is none) through the pipe
+    assert outcome["big_result"] is True
+    assert outcome["big_result_piped"] is True
+
+
+def test_each_step_arrives_as_it_is_yielded(outcome: dict):
+    if not outcome["can_fork"]:
+        pytest.skip("not Linux, or one CPU: in_child computes in the parent here")
+    assert outcome["first_step_elsewhere"] is True
+    assert outcome["second_step_after_the_first"] is True
+
+
+def test_steps_the_child_cannot_deliver_are_computed_here(outcome: dict):
+    assert outcome["after_dying_mid_way"] == ["from wherever", "second, computed here"]
+    assert outcome["step_errors"] == ["no run lines", "no run lines"]
+    assert outcome["discarded_steps"] == [1, 2]
+
+
+def test_without_a_fork_the_steps_run_here_when_asked(outcome: dict):
+    assert outcome["steps_deferred"] is True
+    assert outcome["steps_here"] == ["a", [1], "b", [1, 2]]
+
+
+def test_every_child_is_reaped(outcome: dict):
+    # the parent reads a result without waiting for the child's exit; none is left behind
+    assert outcome["reaped_later"] is True
+    assert outcome["children_left"] is False
 
 
 def test_an_exception_in_the_child_is_raised_here(outcome: dict):
