@@ -88,7 +88,7 @@ CHILD_MIN_LINES = 20_000
 
 
 @dataclass
-class _Side:
+class Side:
     """One side's share of a comparison (baseline or advanced: an original and a reproduced
     run): both runs' topic scores and the values of the measures that need only this side,
     with the warnings each step gave, kept apart so the merged list keeps one order."""
@@ -110,7 +110,7 @@ def _compute_side(
     wanted: list[Measure],
     *,
     alone: bool = False,
-) -> _Side:
+) -> Side:
     """Prepare, evaluate and measure one side (its runs copied: the callers' stay as given).
 
     The sides are independent until the measures across sides (ER, DRI, corrections), so
@@ -156,7 +156,27 @@ def _compute_side(
         scores[r] = rest.result()
     finally:
         rest.discard()
-    return _Side(scores, values, coverage, notes)
+    return Side(scores, values, coverage, notes)
+
+
+#: the two sides of a comparison: (side, original run's role, reproduced run's role)
+BASELINE = ("baseline", "orig_base", "rep_base")
+ADVANCED = ("advanced", "orig_adv", "rep_adv")
+
+
+def advanced_side(
+    qrels: Qrels, orig_adv: Run, rep_adv: Run, options: Options | None = None
+) -> Side:
+    """The advanced side of a same-collection comparison, on its own: what :func:`compare`
+    computes for it. ``reprokg compare``'s forked child computes it from the advanced runs
+    it read, so no run crosses back (``compare(..., advanced=)`` takes it)."""
+    opts = options or Options()
+    wanted = applicable(SAME, advanced=True)
+    evaluator = Evaluator(qrels, opts.measures)
+    if any(m.name in MONTE_CARLO for m in wanted):
+        draw_ahead(wanted, opts, len(qrels))  # every judged topic is scored: n = len(qrels)
+    runs = {"orig_adv": orig_adv, "rep_adv": rep_adv}
+    return _compute_side(SAME, ADVANCED, runs, dict.fromkeys(runs, evaluator), opts, wanted)
 
 
 def compare(
@@ -170,14 +190,20 @@ def compare(
     options: Options | None = None,
     primad: str | None = None,
     kind: str | None = None,
+    advanced: Later[Side] | None = None,
 ) -> Comparison:
     """Every applicable measure for original vs reproduced runs.
 
     ``kind`` defaults to cross-collection when ``qrels_rpl`` is given (the reproduced runs
-    are judged by other qrels), else same-collection.
+    are judged by other qrels), else same-collection. ``advanced``: the advanced side
+    computed elsewhere by :func:`advanced_side` (same-collection), asked for once the
+    baseline side is done; the advanced runs given are then needed only for their names
+    and warnings.
     """
     opts = options or Options()
     kind = kind or (CROSS if qrels_rpl is not None else SAME)
+    if advanced is not None and (kind != SAME or orig_adv is None or rep_adv is None):
+        raise ValueError("an advanced side computed elsewhere is of a same-collection study")
     warnings: list[str] = []
     for r in (orig_base, rep_base, orig_adv, rep_adv):
         if r is not None:
@@ -188,16 +214,16 @@ def compare(
         )
         orig_adv = rep_adv = None
     runs = {"orig_base": orig_base, "rep_base": rep_base}
-    sides = [("baseline", "orig_base", "rep_base")]
+    sides = [BASELINE]
     if orig_adv is not None and rep_adv is not None:
         runs.update(orig_adv=orig_adv, rep_adv=rep_adv)
-        sides.append(("advanced", "orig_adv", "rep_adv"))
+        sides.append(ADVANCED)
     orig_eval = Evaluator(qrels, opts.measures)
     rep_eval = orig_eval if qrels_rpl is None else Evaluator(qrels_rpl, opts.measures)
     evaluators = {k: orig_eval if k.startswith("orig") else rep_eval for k in runs}
     wanted = applicable(kind, advanced=len(sides) > 1)
 
-    def side_of(side: tuple[str, str, str]) -> _Side:
+    def side_of(side: tuple[str, str, str]) -> Side:
         return _compute_side(kind, side, runs, evaluators, opts, wanted, alone=len(sides) == 1)
 
     if any(m.name in MONTE_CARLO for m in wanted):
@@ -207,14 +233,13 @@ def compare(
 
         if kind == SAME and len(sides) > 1:  # every judged topic is scored: n = len(qrels)
             draw_ahead(wanted, opts, len(qrels))
-    later: Later[_Side] | None = None
-    if len(sides) > 1:
-        advanced = sides[1]
+    later: Later[Side] | None = advanced
+    if later is None and len(sides) > 1:
         if len(runs["orig_adv"]) + len(runs["rep_adv"]) >= CHILD_MIN_LINES:
             # on a busy machine a child only shares this core (core/forked.cpu_idle)
-            later = in_child(lambda: side_of(advanced), when_idle=True)
+            later = in_child(lambda: side_of(ADVANCED), when_idle=True)
         else:
-            later = Later(lambda: side_of(advanced))
+            later = Later(lambda: side_of(ADVANCED))
     try:
         done = [side_of(sides[0])]
         if later is not None:

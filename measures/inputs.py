@@ -12,7 +12,7 @@ from the store's blob folder (the ingest pipeline stores attachments there).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,6 +65,17 @@ class RunInput:
     _graph: Graph | None = field(default=None, repr=False)
     _subject: URIRef | None = field(default=None, repr=False)
     _source: Document | None = field(default=None, repr=False)
+
+    def without_rankings(self) -> RunInput:
+        """This input with a run of no topics (its name, tag and warnings kept): what a
+        forked child that computed the run's side of a comparison sends back. Only for an
+        input without a header or a stored document, whose rankings nothing reads after
+        its side (``reprokg compare``)."""
+        if self.has_header or self.document is not None:
+            raise ValueError(f"{self.name}: an input with metadata keeps its rankings")
+        run = self.run
+        empty = Run(name=run.name, topics={}, tag=run.tag, warnings=list(run.warnings))
+        return replace(self, run=empty)
 
     @property
     def sha256(self) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from reprokg.core.errors import ReprokgError
-from reprokg.measures.comparison import Comparison, compare
+from reprokg.measures.comparison import Comparison, Side, compare
 from reprokg.measures.inputs import QrelsInput, RunInput, judging_qrels
 from reprokg.measures.registry import CROSS, SAME, Options
 from reprokg.measures.reported import Scores, evaluate_reported
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rdflib import Graph
 
     from reprokg.core.document import Document
+    from reprokg.core.forked import Later
     from reprokg.measures.primad import PrimadComparison
 
 ROLES = ("orig_base", "orig_adv", "rep_base", "rep_adv")
@@ -68,8 +69,10 @@ def compare_inputs(
     rep_adv: RunInput | None = None,
     qrels_rpl: QrelsInput | None = None,
     options: Options | None = None,
+    advanced: Later[Side] | None = None,
 ) -> RunComparison:
-    """PRIMAD + measures for original vs reproduced runs."""
+    """PRIMAD + measures for original vs reproduced runs (``advanced``: the advanced side
+    computed elsewhere, see :func:`~reprokg.measures.comparison.compare`)."""
     warnings: list[str] = []
     inputs = {
         k: v
@@ -135,6 +138,7 @@ def compare_inputs(
         options=options,
         primad=pc.signature if pc else None,
         kind=kind,
+        advanced=advanced,
     )
     comparison.warnings[:0] = warnings
     # the runs' reported measures, evaluated, so *find baselines* ranks real scores

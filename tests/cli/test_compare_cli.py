@@ -321,6 +321,32 @@ def test_the_command_equals_the_serial_comparison(large_runs: dict, capsys, monk
 
 
 @pytest.mark.slow
+def test_the_command_equals_the_serial_comparison_with_headers(
+    large_runs: dict, shared_data: Path, tmp_path: Path, capsys, monkeypatch
+):
+    """Runs with an ir_metadata header (the real example's: PRIMAD, reported measures)
+    keep their rankings when the child sends them back, since their reported measures are
+    evaluated on them; output as serial as above."""
+    from reprokg.cli import compare as compare_cli
+    from reprokg.measures import comparison
+
+    text = (shared_data / "ir_metadata" / "annotated_run_example.txt").read_text()
+    header = "".join(line + "\n" for line in text.splitlines() if line.startswith("#"))
+    args = ["compare", "--qrels", str(large_runs["qrels"]), "--format", "json"]
+    for role in RUN_ROLES:
+        annotated = tmp_path / role.strip("-")
+        annotated.write_text(header + large_runs[role].read_text())
+        args += [role, str(annotated)]
+    monkeypatch.setattr(compare_cli, "CHILD_MIN_BYTES", 10**15)
+    monkeypatch.setattr(comparison, "CHILD_MIN_LINES", 10**15)
+    code, serial, _ = run_cli(capsys, *args)
+    proc = _process(*args)
+    assert code == proc.returncode == 0, proc.stderr
+    assert proc.stdout == serial
+    assert json.loads(serial)["primad"] is not None  # the headers were read
+
+
+@pytest.mark.slow
 def test_a_bad_line_in_a_run_read_by_the_child_is_reported(large_runs: dict, tmp_path: Path):
     bad = tmp_path / "orig_adv.run"
     text = large_runs["--orig-adv"].read_text()
