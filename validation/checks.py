@@ -187,8 +187,8 @@ def _all_taken(triples: list[tuple]) -> bool:
         _TAKEN_DATATYPES.add(dt)
     if not _LINK_IRIS.isdisjoint(predicates):
         for _s, p, o in triples:
-            scheme = o.partition(":")[0].lower() if type(o) is URIRef else "http"
-            if p in _LINK_IRIS and scheme not in ("http", "https"):
+            is_link = p in _LINK_IRIS and type(o) is URIRef
+            if is_link and o.partition(":")[0].lower() not in ("http", "https"):
                 return False
     # predicates recur in every document; subjects and values mostly in this one
     taken.update(predicates)
