@@ -164,14 +164,18 @@ def outcome() -> dict:
     return json.loads(proc.stdout)
 
 
+def _needs_a_fork(outcome: dict) -> None:
+    if not outcome["can_fork"]:
+        pytest.skip("not Linux, or one CPU: in_child computes in the parent here")
+
+
 def test_the_docstring_example_runs():
     result = doctest.testmod(forked)
     assert result.attempted >= 1 and result.failed == 0
 
 
 def test_the_child_computes_on_another_process(outcome: dict):
-    if not outcome["can_fork"]:
-        pytest.skip("not Linux, or one CPU: in_child computes in the parent here")
+    _needs_a_fork(outcome)
     assert outcome["forked"] is True
     assert outcome["ran_elsewhere"] is True
 
@@ -191,8 +195,7 @@ def test_a_result_larger_than_the_pipe_arrives_whole(outcome: dict):
 
 
 def test_each_step_arrives_as_it_is_yielded(outcome: dict):
-    if not outcome["can_fork"]:
-        pytest.skip("not Linux, or one CPU: in_child computes in the parent here")
+    _needs_a_fork(outcome)
     assert outcome["first_step_elsewhere"] is True
     assert outcome["second_step_after_the_first"] is True
 
