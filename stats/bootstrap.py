@@ -100,16 +100,82 @@ def _quantiles(rows: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
     """Linear-interpolation quantiles (numpy's default, as scipy's ``quantile``) of each row
     of ``rows`` (measures x resamples), at its own levels, without sorting the rows.
 
-    One partition of the matrix at the ends of each level's span of positions over the
-    rows (the lowest position any row needs, the highest): every position inside a span
-    then holds the right order statistics, unordered, and sorting just that narrow block
-    orders them (BCa moves each row's level a little, so the blocks are a few hundred wide
-    at 9999 resamples). A partition at every row's positions cost 14 ms of the 30 a
-    bootstrap took at 58 x 9999; a partition per row as much."""
+    Exact, from a few hundred values per row: a sorted sample of each row (every ~19th
+    value) gives thresholds that should leave, at a level's end of the row, a few more
+    values than the ranks it needs (five sample standard errors more). Every value beyond
+    a threshold is kept and sorted, their count read, and a rank is read among them only
+    when they hold it: every value not kept lies between the two ends. A row the sample
+    misjudged is sorted whole. At 58 x 9999 this takes 2 ms where partitioning the matrix
+    at the levels' positions (:func:`_partitioned_quantiles`) took 8, and a comparison
+    computes three bootstraps. Rows with a NaN (which numpy orders last) are partitioned."""
     m, b = rows.shape
     positions = [q * (b - 1) for q in levels]
     lows = [np.clip(np.floor(pos).astype(np.int64), 0, b - 1) for pos in positions]
     highs = [np.clip(lo + 1, 0, b - 1) for lo in lows]
+    if b < 64 or np.isnan(rows).any():
+        return _partitioned_quantiles(rows, positions, lows, highs)
+    sample = np.sort(rows[:, :: b // 512 or 1], axis=1)
+    k = sample.shape[1]
+    at = np.arange(m)
+    lower: np.ndarray | None = None  # per row: the values <= it are kept
+    upper: np.ndarray | None = None  # per row: the values >= it are kept
+    for lo, hi in zip(lows, highs, strict=True):
+        top = bool(np.median(lo) >= (b - 1) / 2)
+        share = ((b - lo) if top else (hi + 1)) / b  # of the row, the end the ranks need
+        spread = 5.0 * np.sqrt(k * share * (1.0 - share)) + 2.0
+        if top:
+            t = sample[at, np.clip(np.floor(k * (1.0 - share) - spread), 0, k - 1).astype(int)]
+            upper = t if upper is None else np.minimum(upper, t)
+        else:
+            t = sample[at, np.clip(np.ceil(k * share + spread), 0, k - 1).astype(int)]
+            lower = t if lower is None else np.maximum(lower, t)
+    keep = np.zeros(rows.shape, dtype=bool)
+    if lower is not None:
+        keep |= rows <= lower[:, None]
+    if upper is not None:
+        keep |= rows >= upper[:, None]
+    kept = np.compress(keep.ravel(), rows.ravel())  # row by row (4x rows[keep]'s speed)
+    counts = np.count_nonzero(keep, axis=1)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    at_lower, at_upper = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    for r in range(m):
+        block = kept[starts[r] : starts[r] + counts[r]]
+        block.sort()
+        if lower is not None:  # the block's first ones are the row's smallest
+            at_lower[r] = block.searchsorted(lower[r], "right")
+        if upper is not None:  # and its last ones the row's largest
+            at_upper[r] = counts[r] - block.searchsorted(upper[r], "left")
+    whole: dict[int, np.ndarray] = {}  # the rows the sample misjudged, sorted
+
+    def ranked(rank: np.ndarray) -> np.ndarray:
+        from_lower = rank < at_lower
+        from_upper = rank >= b - at_upper
+        index = np.where(from_lower, starts + rank, starts + counts - (b - rank))
+        values = kept[np.where(from_lower | from_upper, index, 0)]
+        for r in np.flatnonzero(~(from_lower | from_upper)).tolist():
+            if r not in whole:
+                whole[r] = np.sort(rows[r])
+            values[r] = whole[r][rank[r]]
+        return values
+
+    out = []
+    for pos, lo, hi in zip(positions, lows, highs, strict=True):
+        a, c = ranked(lo), ranked(hi)
+        out.append(a + (c - a) * (pos - lo))
+    return out
+
+
+def _partitioned_quantiles(
+    rows: np.ndarray,
+    positions: list[np.ndarray],
+    lows: list[np.ndarray],
+    highs: list[np.ndarray],
+) -> list[np.ndarray]:
+    """:func:`_quantiles` by one partition of the matrix at the ends of each level's span of
+    positions over the rows (the lowest position any row needs, the highest): every
+    position inside a span then holds the right order statistics, unordered, and sorting
+    just that narrow block orders them."""
+    m, b = rows.shape
     spans = [(int(lo.min()), int(hi.max())) for lo, hi in zip(lows, highs, strict=True)]
     part = np.partition(rows, sorted({k for span in spans for k in span}), axis=1)
     for first, last in spans:

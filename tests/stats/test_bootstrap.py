@@ -143,3 +143,67 @@ def test_dri_of_an_exact_reproduction_is_the_point(core17_four_runs) -> None:
     with pytest.warns(st.DegenerateDataWarning):
         ref = _scipy_dri([ob, oa, ob, oa], ap, "BCa", 500, 2).confidence_interval
     assert np.isnan(ref.low)
+
+
+def _sorted_quantiles(rows: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
+    """The quantiles by sorting each row whole: the order statistics either side of the
+    position, interpolated as _quantiles (and numpy's 'linear') does."""
+    full = np.sort(rows, axis=1)
+    b = rows.shape[1]
+    at = np.arange(rows.shape[0])
+    out = []
+    for q in levels:
+        pos = q * (b - 1)
+        lo = np.clip(np.floor(pos).astype(np.int64), 0, b - 1)
+        hi = np.clip(lo + 1, 0, b - 1)
+        a, c = full[at, lo], full[at, hi]
+        out.append(a + (c - a) * (pos - lo))
+    return out
+
+
+def _hard_rows(rng: np.random.Generator, shape: tuple[int, int]) -> dict[str, np.ndarray]:
+    normal = rng.normal(size=shape)
+    return {
+        "normal": normal,
+        "tenths with ties": rng.integers(0, 5, size=shape) / 10,
+        "sorted rows": np.sort(normal, axis=1),  # a strided sample sees only one end
+        "reversed rows": np.sort(normal, axis=1)[:, ::-1].copy(),
+        "constant rows": np.repeat(normal[:, :1], shape[1], axis=1),
+        "an infinite value": np.where(np.arange(shape[1]) == 7, np.inf, normal),
+    }
+
+
+@pytest.mark.parametrize("b", [64, 999, 9999])
+def test_quantiles_are_the_order_statistics_of_the_sorted_rows(b: int) -> None:
+    """_quantiles picks order statistics from a few values near each end of a row; every
+    rank must be the one a whole sort of the row gives, bit for bit, at BCa-like levels
+    near the ends, at the ends themselves and in the middle."""
+    from reprokg.stats.bootstrap import _quantiles
+
+    rng = np.random.default_rng(7)
+    m = 23
+    levels = {
+        "near the ends": [rng.uniform(0.0, 0.1, m), rng.uniform(0.9, 1.0, m)],
+        "the ends": [np.zeros(m), np.ones(m)],
+        "anywhere": [rng.uniform(0.0, 1.0, m), rng.uniform(0.0, 1.0, m)],
+        "one level, the middle": [np.full(m, 0.5)],
+    }
+    for name, rows in _hard_rows(rng, (m, b)).items():
+        for where, qs in levels.items():
+            got = _quantiles(rows, qs)
+            with np.errstate(invalid="ignore"):
+                want = _sorted_quantiles(rows, qs)
+            for g, w in zip(got, want, strict=True):
+                np.testing.assert_array_equal(g, w, err_msg=f"{name}, levels {where}")
+
+
+def test_quantiles_with_a_nan_order_it_last_as_numpy() -> None:
+    from reprokg.stats.bootstrap import _quantiles
+
+    rows = np.random.default_rng(3).normal(size=(4, 200))
+    rows[1, 5] = np.nan
+    low, high = _quantiles(rows, [np.full(4, 0.1), np.full(4, 1.0)])
+    assert np.isnan(high[1]) and np.all(np.isfinite(high[[0, 2, 3]]))
+    assert low[1] == np.sort(rows[1])[19] + (np.sort(rows[1])[20] - np.sort(rows[1])[19]) * (
+        0.1 * 199 - 19
+    )
