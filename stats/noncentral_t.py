@@ -35,6 +35,9 @@ class _Series:
         self.terms = 0
         self.half: np.ndarray = np.empty((len(t), 0))
         self.whole: np.ndarray = np.empty((len(t), 0))
+        #: I_x(½, ν/2) per t: a continued fraction each, in Python, the same for any number
+        #: of terms (a root search extends the series ~4 times)
+        self.first_half: np.ndarray | None = None
 
     def extend(self, terms: int) -> None:
         if terms <= self.terms:
@@ -72,12 +75,14 @@ class _Series:
             )
             t_half = np.where(x[:, None] > 0, np.exp(log_t_half), 0.0)
             t_one = np.where(x[:, None] > 0, np.exp(log_t_one), 0.0)
-        first_half = np.asarray(
-            [
-                regularized_beta(0.5, b, xi, yi)
-                for xi, yi in zip(x.tolist(), y.tolist(), strict=True)
-            ]
-        )
+        if self.first_half is None:
+            self.first_half = np.asarray(
+                [
+                    regularized_beta(0.5, b, xi, yi)
+                    for xi, yi in zip(x.tolist(), y.tolist(), strict=True)
+                ]
+            )
+        first_half = self.first_half
         first_one = -np.expm1(b * np.log(y))  # I_x(1, b) = 1 - (1 - x)^b
         # I(a + 1) = I(a) - T(a): I at j is the first value less the terms before j
         self.half = np.maximum(

@@ -83,13 +83,17 @@ def ppf(p: float) -> float:
     return _ppnd16(p)
 
 
-cdf_array = np.frompyfunc(cdf, 1, 1)
 ppf_array = np.frompyfunc(ppf, 1, 1)
 
 
 def cdfs(x: np.ndarray) -> np.ndarray:
-    """Φ of every element (float array)."""
-    return np.asarray(cdf_array(np.asarray(x, dtype=float)), dtype=float)
+    """Φ of every element (float array): :func:`cdf`'s arithmetic, ``math.erfc`` mapped in C
+    (erfc of NaN is NaN). A noncentral t root search takes Φ of every measure ~40 times."""
+    x = np.asarray(x, dtype=float)
+    scaled = (-x * _SQRT_HALF).ravel().tolist()
+    return 0.5 * np.fromiter(map(math.erfc, scaled), dtype=float, count=len(scaled)).reshape(
+        x.shape
+    )
 
 
 def ppfs(p: np.ndarray) -> np.ndarray:
