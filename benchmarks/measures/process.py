@@ -11,10 +11,13 @@ measures and the statistics next to them.
 Before timing, ``reprokg compare --format json`` is checked against repro_eval's evaluator
 on the same files (every number of repro_eval's, absolute difference <= 1e-9).
 
-``--also NAME=DIR`` times another tree's ``reprokg`` alongside (DIR goes on PYTHONPATH: a
-folder holding a ``reprokg`` package), e.g. main before a change:
+``--also NAME=DIR`` times another tree's ``reprokg`` alongside: DIR is a folder holding a
+``reprokg`` package (it goes on PYTHONPATH) or a repository root (a ``reprokg`` link to it is
+made in a temporary folder). Each tree is checked to be the one imported: a folder without
+the package would time the installed one instead. E.g. main before a change:
 
-    python -m benchmarks.measures.process [--reps 11] [--also before=/work/main/..] [--json OUT]
+    git archive BEFORE | tar -x -C /tmp/before
+    python -m benchmarks.measures.process [--reps 11] [--also before=/tmp/before] [--json OUT]
 """
 
 from __future__ import annotations
@@ -55,6 +58,34 @@ def _compare_argv(qrels: Path, runs: list[Path]) -> list[str]:
     ]
 
 
+def _importable(tree: Path, links: Path) -> str:
+    """A PYTHONPATH entry under which ``import reprokg`` is ``tree``: the folder itself when
+    it holds the package, else a folder with a ``reprokg`` link to ``tree`` (a repository
+    root: the package is the root, ``package-dir = {"reprokg" = "."}``)."""
+    if (tree / "reprokg" / "__init__.py").is_file():
+        return str(tree)
+    if (tree / "__init__.py").is_file() and (tree / "cli").is_dir():
+        links.mkdir(parents=True)
+        (links / "reprokg").symlink_to(tree.resolve())
+        return str(links)
+    raise SystemExit(f"--also: {tree} holds no reprokg package and is no reprokg tree")
+
+
+def _check_imported(name: str, path: Path, env: dict[str, str]) -> None:
+    """Refuse to time a tree Python does not import (it would time the installed one)."""
+    found = subprocess.run(
+        [sys.executable, "-c", "import reprokg; print(reprokg.__file__ or '')"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    want = (path / "reprokg" / "__init__.py").resolve()
+    if not found or Path(found).resolve() != want:
+        what = found or "a namespace package (a folder without __init__.py)"
+        raise SystemExit(f"{name}: PYTHONPATH={path} imports {what}, not {want}")
+
+
 def _run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall s, CPU s) of one process, its waited-for children included."""
     t0 = time.perf_counter()
@@ -80,10 +111,11 @@ def main(argv: list[str] | None = None) -> int:
         for k, v in os.environ.items()
         if not k.startswith("REPROKG_") and k != "PYTHONDONTWRITEBYTECODE"
     }
+    links = tempfile.TemporaryDirectory()
     trees = {"reprokg compare": env.get("PYTHONPATH")}
     for spec in args.also:
         name, _, path = spec.partition("=")
-        trees[f"reprokg compare ({name})"] = path
+        trees[f"reprokg compare ({name})"] = _importable(Path(path), Path(links.name) / name)
     for path in {p for p in trees.values() if p}:
         for entry in Path(path).iterdir():
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(entry.resolve())])
@@ -93,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     if trees["reprokg compare"] is None:
         envs["reprokg compare"].pop("PYTHONPATH", None)
+    for name, path in trees.items():
+        if path and name != "reprokg compare":
+            _check_imported(name, Path(path), envs[name])
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         runs = [generate(args.qrels, tmp / f"run{i}", seed) for i, seed in enumerate((1, 2, 3, 4))]
