@@ -105,7 +105,9 @@ def test_discordant_pairs_match_scipy_and_brute_force() -> None:
     from scipy import stats
 
     rng = np.random.default_rng(12)
-    seqs = [rng.permutation(n) + 5 for n in (0, 1, 2, 3, 7, 64, 100, 999, 1000, 1537)]
+    # lengths around the blocks compared whole (DISCORDANT_BLOCK = 16) and merged after
+    lengths = (0, 1, 2, 3, 7, 15, 16, 17, 31, 33, 64, 100, 999, 1000, 1537)
+    seqs = [rng.permutation(n) + 5 for n in lengths]
     got = rp.discordant_pairs(seqs)
     # keys past int32 (sequences x length x values > 2**31) take int64 keys
     big = rng.permutation(70_000)
