@@ -292,7 +292,7 @@ def _advanced_in_child(
         return None
 
     def steps() -> Iterator[object]:
-        read = [resolve_run(r, None) for r in refs if r]
+        read = [resolve_run(r, None) for r in refs if r is not None]
         yield [r if r.has_header or r.document is not None else r.without_rankings() for r in read]
         yield advanced_side(qrels.qrels, read[0].run, read[1].run, options)
 

@@ -173,8 +173,7 @@ def advanced_side(
     opts = options or Options()
     wanted = applicable(SAME, advanced=True)
     evaluator = Evaluator(qrels, opts.measures)
-    if any(m.name in MONTE_CARLO for m in wanted):
-        draw_ahead(wanted, opts, len(qrels))  # every judged topic is scored: n = len(qrels)
+    draw_ahead(wanted, opts, len(qrels))  # every judged topic is scored: n = len(qrels)
     runs = {"orig_adv": orig_adv, "rep_adv": rep_adv}
     return _compute_side(SAME, ADVANCED, runs, dict.fromkeys(runs, evaluator), opts, wanted)
 

@@ -100,8 +100,9 @@ def discordant_pairs(ranks: list[np.ndarray]) -> np.ndarray:
     pad = int(values.max()) + 1
     size = DISCORDANT_BLOCK
     padded = -(-lengths // size) * size
+    offsets = np.cumsum(padded) - padded  # where each padded sequence starts
     starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
-    into = np.repeat(np.cumsum(padded) - padded, lengths) + (np.arange(len(values)) - starts)
+    into = np.repeat(offsets, lengths) + (np.arange(len(values)) - starts)
     full = np.full(int(padded.sum()), pad, dtype=np.int64)
     full[into] = values
     blocks = full.reshape(-1, size)
@@ -117,9 +118,7 @@ def discordant_pairs(ranks: list[np.ndarray]) -> np.ndarray:
     kind = np.int32 if n_seq * (longest + 1) * span < 2**31 else np.int64
     values = full.astype(kind)
     seq = np.repeat(np.arange(n_seq, dtype=kind), padded)
-    pos = np.arange(len(full), dtype=kind) - np.repeat(np.cumsum(padded) - padded, padded).astype(
-        kind
-    )
+    pos = np.arange(len(full), dtype=kind) - np.repeat(offsets, padded).astype(kind)
     width = size
     while width < longest:
         block = pos // (2 * width)
@@ -130,7 +129,7 @@ def discordant_pairs(ranks: list[np.ndarray]) -> np.ndarray:
         left_keys = keys[left]
         right = ~left
         le = np.searchsorted(left_keys, keys[right], side="right")
-        end = np.cumsum(np.bincount(gid[left]))[gid[right]]  # left elements up to the block's
+        end = np.cumsum(np.bincount(gid[left]))[gid[right]]  # left elements to its block's end
         out += np.bincount(seq[right], weights=end - le, minlength=n_seq).astype(np.int64)
         values = np.sort(keys, kind="stable") - gid * span
         width *= 2

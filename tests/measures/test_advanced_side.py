@@ -29,10 +29,6 @@ def study(shared_data: Path, tmp_path_factory) -> tuple:
     return resolve_qrels(str(q17), None, None), runs
 
 
-def _text(value: object) -> str:
-    return json.dumps(value, sort_keys=True)
-
-
 def test_the_advanced_side_given_equals_compare(study) -> None:
     qrels, (ob, rb, oa, ra) = study
     opts = Options(resamples=999, seed=3)
