@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=300_000,
         help="fewer documents of a kind whose documents are large (a stability study holds "
-        "~5,500 triples, a comparison ~1,700, a survey record ~120)",
+        "~5,500 triples, a comparison ~10,200, a survey record ~110)",
     )
     p.add_argument("--kinds", help="only these kinds (comma-separated)")
     p.add_argument("--repeats", type=int, default=1, help="passes per kind (median)")
