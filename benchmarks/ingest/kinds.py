@@ -126,11 +126,14 @@ def _parse_alone(group: list, repeats: int) -> float:
     """
     import pyoxigraph as ox
 
+    triples: dict[int, list[str]] = {}  # per distinct document: the group repeats them
     lines = []
     for i, d in enumerate(group):
+        if id(d) not in triples:
+            text = d.graph.serialize(format="nt11")
+            triples[id(d)] = [line[: -len(" .")] for line in text.splitlines() if line]
         end = f" <urn:reprokg:bench:{i}> .\n"
-        text = d.graph.serialize(format="nt11")
-        lines += [line[: -len(" .")] + end for line in text.splitlines() if line]
+        lines += [line + end for line in triples[id(d)]]
     nquads = "".join(lines)
     rates = []
     for _ in range(max(repeats, 1)):
