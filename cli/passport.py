@@ -7,8 +7,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from reprokg.cli.base import Command, add_store_option
+
+if TYPE_CHECKING:
+    from reprokg.evidence.passport import Passport
 
 
 def register(command: Command) -> None:
@@ -27,47 +31,80 @@ def register(command: Command) -> None:
 
 def _passport(args: argparse.Namespace) -> int:
     from reprokg.core.identifiers import is_doi
-    from reprokg.service.web.routes.paper import paper_iri, passport
+    from reprokg.evidence.passport import passport, work_iri
     from reprokg.store import open_store
 
     work = args.work.strip()
-    target = paper_iri(work, None) if is_doi(work) else paper_iri(None, work)
+    target = work_iri(work, None) if is_doi(work) else work_iri(None, work)
     with open_store(args.store, read_only=True) as store:
-        data = passport(store, target)
+        found = passport(store, target)
     if args.format == "json":
-        json.dump(data, sys.stdout, indent=2, default=str)
+        json.dump(found.to_json(), sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
         return 0
-    sys.stdout.write(format_text(data))
+    sys.stdout.write(format_text(found))
     return 0
 
 
-def format_text(data: dict) -> str:
-    facts = data["facts"]
-    title = next(
-        (f["value"] for f in facts if f["property"] == "http://schema.org/name"), data["paper"]
-    )
-    s = data["verdict_summary"]
-    lines = [str(title), data["paper"], "", "Was it reproduced? " + s["text"]]
-    for v in data["verdicts"]:
+#: the passport's other parts, in words (``assessments`` are GK2018's documentation ones)
+PART_WORDS = {
+    "authors": "authors",
+    "reviews": "survey reviews",
+    "assessments": "documentation assessments",
+    "audits": "audits",
+    "runs": "runs",
+}
+
+
+def format_text(found: Passport) -> str:
+    """The answer first: title, identifiers, one line per kind of evidence; then each
+    decision with its sources; then what else the graph joins on the work."""
+    s = found.summary
+    lines = [found.title or "(no source gives a title)", " · ".join(found.identifiers), ""]
+    for o in found.replication_of:
+        lines.append(f"A replication of {o.get('title') or o['original']} ({o['original']})")
+    if not s.decisions:
+        lines.append("Was it reproduced? " + s.text)
+    else:
+        lines.append("Was it reproduced?")
+        if s.conflict:
+            titled = sum(c.title is not None for c in s.claims)
+            lines.append(f"  This DOI is claimed by {titled} works, each with its own evidence:")
+        for c in s.claims:
+            indent = "  "
+            if s.conflict:
+                lines.append(f"  «{c.title or 'no title given'}»")
+                indent = "    "
+            lines += [indent + line for line in c.lines]
+    decisions = [d.to_json() for d in found.decisions]
+    if decisions:
+        lines.append("")
+        extra = f" stated by {s.records} records" if s.records != s.decisions else ""
+        lines.append(f"{s.decisions} decision{'s' if s.decisions != 1 else ''}{extra}:")
+    for v in decisions:
         state = " [superseded]" if v["superseded_by"] else " [disputed]" if v["disputed"] else ""
         where = " ".join(str(x) for x in (v["venue"], v["year"]) if x)
         lines.append(
-            f"  {v['outcome_label']:<22} {v['source']}{' (' + where + ')' if where else ''}, "
-            f"{v['method']}{' rule ' + v['rule'] if v['rule'] else ''}, {v['date'] or 'no date'}"
-            f"{state}"
+            f"  {v['kind_label'] + ': ' + v['outcome_label']:<40} {v['source']}"
+            f"{' (' + where + ')' if where else ''}"
+            f"{', rule ' + v['rule'] if v['rule'] else ''}, {v['date'] or 'no date'}{state}"
         )
+        if s.conflict:
+            lines.append(f"  {'':<40} for «{v['claimed_title'] or 'no title given'}»")
         if v["note"]:
-            lines.append(f"  {'':<22} {v['note']}")
+            lines.append(f"  {'':<40} {v['note']}")
         for link in v["links"]:
-            lines.append(f"  {'':<22} {link}")
+            lines.append(f"  {'':<40} {link}")
         for d in v.get("disputes", []):
             who = d["by_name"] or d["by"] or "someone"
             when = f" ({d['date'][:10]})" if d["date"] else ""
-            lines.append(f"  {'':<22} disputed by {who}{when}: {d['reason']}")
+            lines.append(f"  {'':<40} disputed by {who}{when}: {d['reason']}")
     lines.append("")
-    counts = {k: len(data[k]) for k in ("authors", "reviews", "assessments", "audits", "runs")}
+    counts = [f"{len(found.authors)} authors"]
+    counts += [
+        f"{len(found.parts.get(k, []))} {w}" for k, w in PART_WORDS.items() if k != "authors"
+    ]
     lines.append(
-        "Also: " + ", ".join(f"{n} {k}" for k, n in counts.items()) + f", {len(facts)} facts"
+        "Also in the graph: " + ", ".join(counts) + f", {len(found.facts)} statements about it"
     )
     return "\n".join(lines) + "\n"

@@ -304,10 +304,10 @@ def content_for(store: Store, ident: str) -> CrateContent:
     from reprokg.core.identifiers import is_doi
 
     if is_doi(ident.strip()):
-        from reprokg.service.routes.exchange import passport_crate_content
-        from reprokg.service.web.routes.paper import paper_iri
+        from reprokg.evidence.passport import work_iri
+        from reprokg.exchange.views import passport_content
 
-        return passport_crate_content(store, paper_iri(ident.strip(), None))
+        return passport_content(store, work_iri(ident.strip(), None))
     from reprokg.exchange.views import document_content
 
     return document_content(store, resolve_document(store, ident))

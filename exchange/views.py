@@ -377,25 +377,27 @@ def document_content(store: Store, doc: URIRef) -> CrateContent:
     return content
 
 
-def passport_content(
-    store: Store, paper: str, data: dict[str, Any], queries: dict[str, str]
-) -> CrateContent:
-    """A passport (the service's ``passport()`` answer and the SPARQL behind it) as crate
-    content: the JSON, its verdicts as a table, the PRIMAD of the runs it names."""
+def passport_content(store: Store, paper: str) -> CrateContent:
+    """A work's passport (:func:`reprokg.evidence.passport.passport`, the SPARQL behind each
+    part) as crate content: the JSON, its verdicts as a table, the PRIMAD of the runs it
+    names."""
+    from reprokg.evidence.passport import passport, sparql
+
+    found = passport(store, paper)
+    data = found.to_json()
+    queries = {
+        path.rsplit("/", 1)[-1].removesuffix(".rq"): q for path, (_t, q) in sparql(paper).items()
+    }
     query = (
         f"CONSTRUCT {{ <{paper}> ?p ?o . ?s ?q <{paper}> }} WHERE "
         f"{{ {{ <{paper}> ?p ?o }} UNION {{ ?s ?q <{paper}> }} }}"
     )
     exported = _run_query(store, query)
-    title = next(
-        (f["value"] for f in data.get("facts", []) if f.get("property") == str(SCHEMA.name)),
-        paper,
-    )
     content = CrateContent(
         kind="passport",
         subject=paper,
-        title=f"Reproducibility passport: {title}",
-        description=f"{KIND_LABELS['passport']}: {data.get('verdict_summary', {}).get('text', '')}",
+        title=f"Reproducibility passport: {found.title or paper}",
+        description=f"{KIND_LABELS['passport']}: {found.summary.text}",
         created=_latest(store),
         export_query=query,
         graph_ntriples=canonical_ntriples(exported),

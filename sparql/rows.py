@@ -42,11 +42,23 @@ def select_rows(store: Any, sparql: str) -> list[dict[str, Any]]:
     res = store.query(sparql)
     if not isinstance(res, SelectResult):
         raise TypeError("select_rows needs a SELECT query")
-    return [{k: _py(v) for k, v in row.items()} for row in res.dicts()]
+    return [{k: plain(v) for k, v in row.items()} for row in res.dicts()]
 
 
-def _py(term: Any) -> Any:
-    """An rdflib term as :func:`_py_ox` gives it: numbers and booleans typed, rest text."""
+def select_dicts(store: Any, sparql: str) -> list[dict[str, Any]]:
+    """Rows of a SELECT with every variable, ``None`` where unbound (what views and JSON
+    answers show: a column is there even when a row has no value for it)."""
+    res = store.query(sparql)
+    if not isinstance(res, SelectResult):
+        raise TypeError("select_dicts needs a SELECT query")
+    return [{k: plain(v) for k, v in row.items()} for row in res.dicts()]
+
+
+def plain(term: Any) -> Any:
+    """An rdflib term as a JSON-able value: numbers and booleans typed, the rest as text,
+    ``None`` for an unbound variable."""
+    if term is None:
+        return None
     if isinstance(term, Literal):
         value = term.toPython()
         if isinstance(value, Decimal):

@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("ingest",),
     ("sparql",),
     ("measures",),
-    ("survey", "stability", "intrinsic_dimension", "studies"),
+    ("survey", "stability", "intrinsic_dimension", "studies", "evidence"),
     ("exchange",),
     ("service",),
     ("cli",),

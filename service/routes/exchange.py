@@ -16,24 +16,12 @@ from fastapi.responses import Response
 from reprokg.core.errors import NotFound, TooLarge
 from reprokg.core.settings import Settings
 from reprokg.exchange.crate import CrateContent, crate_files, zip_bytes
+from reprokg.exchange.views import passport_content
 from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
-from reprokg.store.base import Store
 
 router = APIRouter(tags=["exchange"])
 
 _ZIP = {"content": {"application/zip": {}}, "description": "the RO-Crate as a ZIP archive"}
-
-
-def passport_crate_content(store: Store, paper: str) -> CrateContent:
-    """The passport of ``paper`` and the SPARQL behind each of its parts."""
-    from reprokg.exchange.views import passport_content
-    from reprokg.service.web.render import sparql_of
-    from reprokg.service.web.routes.paper import PARTS, passport
-
-    data = passport(store, paper)
-    names = ["paper", "paper-verdicts", "paper-authors", *(n for _k, n in PARTS)]
-    queries = {name: sparql_of(name, {"paper": paper})[1] for name in names}
-    return passport_content(store, paper, data, queries)
 
 
 def _answer(content: CrateContent, settings: Settings, version: str, stem: str) -> Response:
@@ -87,7 +75,7 @@ def get_passport_crate(
     iri: str | None = None,
     ro_crate: str = Query("1.1", pattern="^1\\.[12]$", description="RO-Crate version"),
 ) -> Response:
-    from reprokg.service.web.routes.paper import paper_iri
+    from reprokg.evidence.passport import work_iri
 
-    target = paper_iri(doi, iri)
-    return _answer(passport_crate_content(store, target), settings, ro_crate, "passport")
+    target = work_iri(doi, iri)
+    return _answer(passport_content(store, target), settings, ro_crate, "passport")

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from rdflib import Literal, URIRef
 
-from reprokg.service.web import vocabulary
+from reprokg.ontology import labels as vocabulary
 from reprokg.service.web.view_queries import view_query
 from reprokg.store.base import SelectResult, Store
 

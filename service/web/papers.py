@@ -15,12 +15,14 @@ from __future__ import annotations
 import bisect
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from rdflib import Literal, URIRef
 
+from reprokg.evidence.outcomes import WorkOutcome
+from reprokg.evidence.scheme import OUTCOME_ORDER
 from reprokg.service.web.charts import Proportion
 
 RK = "https://w3id.org/reprokg/ontology#"
@@ -40,8 +42,10 @@ class PaperRecord:
     topics: set[str] = field(default_factory=set)
     sources: set[str] = field(default_factory=set)
     code_answers: list[bool] = field(default_factory=list)
-    #: outcome slugs of the paper's reproduction assessments (every source)
+    #: outcome slugs of the work's decisions in force (its passport's, every source)
     outcomes: set[str] = field(default_factory=set)
+    #: sources give the work (a DOI) conflicting titles
+    conflict: bool = False
     n: int = 0  # position in the index (posting lists hold these)
     title_lc: str = ""
 
@@ -64,24 +68,6 @@ class PaperRecord:
             "outcomes": ", ".join(o for o in OUTCOME_ORDER if o in self.outcomes) or None,
             "sources": ", ".join(sorted(self.sources)),
         }
-
-
-#: the outcome slugs, in the order they are listed
-OUTCOME_ORDER = (
-    "reproduced",
-    "partially-reproduced",
-    "not-reproduced",
-    "inconclusive",
-    "not-attempted",
-)
-#: outcome concept (rk:ReproductionOutcomeScheme) -> its slug
-OUTCOME_SLUG = {
-    RK + "OutcomeReproduced": "reproduced",
-    RK + "OutcomePartiallyReproduced": "partially-reproduced",
-    RK + "OutcomeNotReproduced": "not-reproduced",
-    RK + "OutcomeInconclusive": "inconclusive",
-    RK + "OutcomeNotAttempted": "not-attempted",
-}
 
 
 COLUMNS: list[tuple[str, str]] = [
@@ -141,8 +127,6 @@ def fold(rows: Iterable[dict[str, Any]]) -> dict[str, PaperRecord]:
             goal_year.setdefault(iri, py)
         elif key == "goalVenue":
             goal_venue.setdefault(iri, str(py))
-        elif key == "outcome" and str(value) in OUTCOME_SLUG:
-            rec.outcomes.add(OUTCOME_SLUG[str(value)])
     for iri, rec in out.items():
         if rec.year is None and iri in goal_year:
             rec.year = goal_year[iri]
@@ -198,7 +182,8 @@ class Filters:
 
 class PaperIndex:
     """Every paper's record, sorted once per sort key, with posting lists per facet value
-    and title word; built from the rows of ``papers-index.rq`` (one store generation:
+    and title word; built from the rows of ``papers-index.rq`` and every work's answer of
+    :func:`reprokg.evidence.outcomes.work_outcomes` (one store generation:
     :func:`reprokg.service.web.render.cache` rebuilds it when the store changes).
 
     Sorting is done once per sort key (a filter keeps the order of the list it filters),
@@ -206,9 +191,21 @@ class PaperIndex:
     papers an unfiltered request went from 1.4 s (sorting per request) to a slice.
     """
 
-    def __init__(self, rows: Iterable[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        rows: Iterable[dict[str, Any]],
+        outcomes: Mapping[str, WorkOutcome] | None = None,
+    ) -> None:
         self._lock = threading.Lock()
-        records = list(fold(rows).values())
+        folded = fold(rows)
+        for work, w in (outcomes or {}).items():  # the passport's answer, every assessed work
+            rec = folded.get(work)
+            if rec is None:  # assessed, but no source calls it an article (a package)
+                rec = folded[work] = PaperRecord(work, title=w.title or "")
+            rec.outcomes = set(w.outcomes)
+            rec.sources |= w.document_kinds
+            rec.conflict = w.summary.conflict
+        records = list(folded.values())
         postings: dict[tuple[str, str], set[int]] = {}
         words: dict[str, set[int]] = {}
         for i, r in enumerate(records):

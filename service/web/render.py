@@ -15,7 +15,6 @@ import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
-from decimal import Decimal
 from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -24,16 +23,16 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from jinja2 import pass_context
 from markupsafe import Markup, escape
-from rdflib import Literal
 
 from reprokg.core.errors import NotAcceptable, ReprokgError
 from reprokg.core.settings import DEFAULT_BASE
+from reprokg.ontology import labels as vocabulary
 from reprokg.service.deps import how_to_write
-from reprokg.service.web import vocabulary
 from reprokg.service.web.assets import make_templates
 from reprokg.service.web.labels import identifier_label, labels
 from reprokg.service.web.view_queries import view_query
-from reprokg.store.base import Counters, SelectResult, Store
+from reprokg.sparql.rows import select_dicts
+from reprokg.store.base import Counters, Store
 
 T = TypeVar("T")
 RK = "https://w3id.org/reprokg/ontology#"
@@ -49,23 +48,9 @@ templates = make_templates()
 # --------------------------------------------------------------------------- values
 
 
-def py(term: Any) -> Any:
-    """An RDF term as a JSON-able value (IRIs and blank nodes as strings)."""
-    if isinstance(term, Literal):
-        v = term.toPython()
-        if isinstance(v, Decimal):
-            return float(v)
-        if isinstance(v, bool | int | float | str):
-            return v
-        return str(term)
-    return None if term is None else str(term)
-
-
 def rows_of(store: Store, name: str, params: dict[str, str] | None = None) -> list[dict]:
     """The rows of view query ``name`` with ``params`` bound (named-query binding)."""
-    res = store.query(view_query(name).bind(params or {}))
-    assert isinstance(res, SelectResult)
-    return [{k: py(v) for k, v in row.items()} for row in res.dicts()]
+    return select_dicts(store, view_query(name).bind(params or {}))
 
 
 def sparql_of(name: str, params: dict[str, str] | None = None) -> tuple[str, str]:

@@ -69,7 +69,8 @@ def test_passport_text_and_web_json_agree(store_dir: tuple[Path, str]) -> None:
     d, original = store_dir
     code, text = _run("passport", original, "--store", str(d))
     assert code == 0
-    assert "Was it reproduced? not reproduced: 1 (ReScience C)" in text
+    # the answer first, one line per kind of evidence, in the kind's own words
+    assert "Was it reproduced?\n  replication by others: not reproduced (ReScience C 20" in text
     from fastapi.testclient import TestClient
 
     from reprokg.core.settings import Settings
@@ -92,7 +93,7 @@ def test_an_unknown_work_is_a_clear_error(store_dir: tuple[Path, str]) -> None:
 
 
 def test_superseded_assessments_are_listed_not_counted() -> None:
-    from reprokg.service.web.verdicts import fold, summary
+    from reprokg.evidence.assessments import fold, summarise
 
     rk = "https://w3id.org/reprokg/ontology#"
     src = rk + "ComputedVerdicts"
@@ -102,10 +103,10 @@ def test_superseded_assessments_are_listed_not_counted() -> None:
         {"assessment": "a2", "concept": rk + "OutcomeReproduced", "source": src, "dispute": "d1"},
     ]  # fmt: skip
     entries = fold(rows)
-    s = summary(entries)
-    assert s["outcomes"] == {"reproduced": 1}
-    assert (s["superseded"], s["disputed"], len(entries)) == (1, 1, 2)
-    assert entries[-1]["assessment"] == "a1"  # superseded ones last
+    s, decided = summarise(entries)
+    assert s.outcomes == {"reproduced": 1}
+    assert (s.superseded, s.disputed, len(entries)) == (1, 1, 2)
+    assert decided[-1].first.assessment == "a1"  # superseded ones last
 
 
 def test_named_query_reproduction_assessments(store_dir: tuple[Path, str]) -> None:

@@ -10,9 +10,10 @@ from fastapi.responses import Response
 
 from reprokg.core.errors import UsageError
 from reprokg.service.deps import ReadStoreDep
-from reprokg.service.web.render import alternates, page, py, rows_of, sparql_of, tabular, wants
+from reprokg.service.web.render import alternates, page, rows_of, sparql_of, tabular, wants
 from reprokg.sparql import ranked
 from reprokg.sparql.named import NamedQueryError, get_query
+from reprokg.sparql.rows import plain
 from reprokg.store.base import SelectResult
 
 router = APIRouter(include_in_schema=False)
@@ -74,7 +75,7 @@ def leaderboard(
         raise UsageError(str(exc)) from exc
     res = store.query(sparql)
     assert isinstance(res, SelectResult)
-    rows = [{k: py(v) for k, v in r.items()} for r in res.dicts()]
+    rows = [{k: plain(v) for k, v in r.items()} for r in res.dicts()]
     for r, rank in zip(rows, competition_ranks([r.get("score") for r in rows]), strict=True):
         r["rank"] = rank
     if fmt := wants(request):

@@ -11,21 +11,17 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from reprokg.core.errors import NotFound, UsageError
-from reprokg.core.identifiers import doi_iri
+from reprokg.evidence.passport import PARTS, passport, sparql, work_iri
+from reprokg.ontology import labels as vocabulary
 from reprokg.service.deps import ReadStoreDep
-from reprokg.service.web import charts, verdicts, vocabulary
+from reprokg.service.web import charts
 from reprokg.service.web.render import (
-    SCHEMA,
     alternates,
     page,
-    rows_of,
     short,
-    sparql_of,
     tabular,
     wants,
 )
-from reprokg.sparql.named import NamedQueryError, Param, to_term
 
 router = APIRouter(include_in_schema=False)
 
@@ -37,79 +33,21 @@ FIVE_SCORES = [
     ("replication", "Replication"),
     ("adaptability", "Adaptability"),
 ]
-#: the quantities stored QRA results hold about a paper (reprokg qra DOI --save)
-QRA_QUERY = "measures/sparql/stored-qra.rq"
-#: the passport's parts: (key, view query)
-PARTS = [
-    ("reviews", "paper-reviews"),
-    ("assessments", "paper-assessments"),
-    ("audits", "paper-audits"),
-    ("runs", "paper-runs"),
-    ("studies", "paper-studies"),
-    ("qra", QRA_QUERY),
-]
 STAMP = "https://w3id.org/reprokg/ontology#replicabilityStamp"
 BADGE = "https://w3id.org/reprokg/ontology#badge"
-
-
-def paper_iri(doi: str | None, iri: str | None) -> str:
-    """The publication's IRI from ``doi=`` (any accepted DOI form) or ``iri=``."""
-    if doi:
-        return str(doi_iri(doi))
-    if iri:
-        try:
-            return str(to_term(Param("iri", "iri"), iri))
-        except NamedQueryError as exc:
-            raise UsageError(str(exc)) from exc
-    raise UsageError("give doi= (a DOI) or iri= (the publication's IRI)")
-
-
-def ordered_authors(authors: list[dict], order: list[dict]) -> list[dict]:
-    """Authors in byline order (walking the rdf:List from its head), others after."""
-    if not order:
-        return authors
-    nxt = {r["node"]: (r["person"], r["next"]) for r in order}
-    heads = {r["head"] for r in order}
-    rank: dict[str, int] = {}
-    node = next(iter(heads)) if len(heads) == 1 else None
-    while node in nxt and len(rank) < len(nxt):
-        person, node = nxt[node]
-        rank.setdefault(person, len(rank))
-    return sorted(authors, key=lambda a: (rank.get(a["person"], 1 << 30), a.get("name") or ""))
-
-
-def passport(store, target: str) -> dict:
-    """Everything the graph joins on one work, led by whether it was reproduced: the verdict
-    summary over every source, each assessment with its source, outcome, evidence and date."""
-    p = {"paper": target}
-    facts = rows_of(store, "paper", p)
-    if not facts:
-        raise NotFound(f"nothing is known about <{target}>")
-    found = verdicts.fold(rows_of(store, "paper-verdicts", p))
-    out = {
-        "paper": target,
-        "verdict_summary": verdicts.summary(found),
-        "verdicts": found,
-        "facts": facts,
-    }
-    out["authors"] = ordered_authors(
-        rows_of(store, "paper-authors", p), rows_of(store, "paper-author-order", p)
-    )
-    for key, name in PARTS:
-        out[key] = rows_of(store, name, p)
-    return out
 
 
 @router.get("/paper")
 def paper(
     request: Request, store: ReadStoreDep, doi: str | None = None, iri: str | None = None
 ) -> Response:
-    target = paper_iri(doi, iri)
-    data = passport(store, target)
+    target = work_iri(doi, iri)
+    found = passport(store, target)
+    data = found.to_json()
     if fmt := wants(request):
         if fmt == "json":
             return JSONResponse(data)
-        parts = [("verdicts", ""), ("authors", ""), *PARTS]
+        parts = [("verdicts", ""), ("authors", ""), *PARTS]  # the parts of the JSON
         rows = [
             {"part": k, **{c: _flat(v) for c, v in r.items()}} for k, _ in parts for r in data[k]
         ]
@@ -119,7 +57,7 @@ def paper(
     by_prop: dict[str, list[dict]] = {}
     for f in facts:
         by_prop.setdefault(f["property"], []).append(f)
-    name = next((f["value"] for f in facts if f["property"] == SCHEMA + "name"), None)
+    name = found.title
     title = name or short(target)  # doi:10.… (a run header cites a paper by DOI alone)
     score_charts = [
         charts.bar_chart(
@@ -168,10 +106,10 @@ def paper(
         verdict_summary=data["verdict_summary"],
         verdicts=data["verdicts"],
         alternates=alternates(request),
-        sparql_behind=[
-            sparql_of(n, {"paper": target})
-            for n in ("paper-verdicts", "paper", *dict(PARTS).values())
-        ],
+        replication_of=found.replication_of,
+        conflict=found.summary.conflict,
+        claims=found.summary.claims,
+        sparql_behind=list(sparql(target).values()),
     )
 
 

@@ -15,6 +15,8 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
 from reprokg.core.errors import UsageError
+from reprokg.evidence.outcomes import work_outcomes
+from reprokg.evidence.passport import ASSESSMENTS
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web import charts
 from reprokg.service.web.papers import COLUMNS, PAGE_SIZES, Filters, PaperIndex, code_by, facets
@@ -33,7 +35,7 @@ def paper_index(store: Store) -> PaperIndex:
     def build() -> PaperIndex:
         res = store.query(view_query("papers-index").bind({}))
         assert isinstance(res, SelectResult)
-        return PaperIndex(res.dicts())
+        return PaperIndex(res.dicts(), work_outcomes(store))
 
     return cache.get(store, "papers-index", build)
 
@@ -117,7 +119,7 @@ def papers(
         by_year=by_year,
         by_topic=by_topic,
         alternates=alternates(request),
-        sparql_behind=[sparql_of("papers-index")],
+        sparql_behind=[sparql_of("papers-index"), sparql_of(ASSESSMENTS)],
     )
 
 

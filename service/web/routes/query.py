@@ -11,8 +11,9 @@ from fastapi.responses import Response
 from reprokg.core.errors import UsageError
 from reprokg.core.namespaces import PREFIXES
 from reprokg.service.deps import ReadStoreDep, SettingsDep
-from reprokg.service.web.render import page, py, tabular, wants
+from reprokg.service.web.render import page, tabular, wants
 from reprokg.sparql.named import NamedQueryError, get_query, load_queries
+from reprokg.sparql.rows import plain
 from reprokg.store.base import SelectResult
 
 router = APIRouter(include_in_schema=False)
@@ -105,7 +106,7 @@ def query_table(name: str, request: Request, store: ReadStoreDep) -> Response:
     res = store.query(sparql)
     if not isinstance(res, SelectResult):
         raise UsageError(f"query {name!r} is not a SELECT query")
-    rows = [{k: py(v) for k, v in r.items()} for r in res.dicts()]
+    rows = [{k: plain(v) for k, v in r.items()} for r in res.dicts()]
     cols = list(res.variables)
     if fmt := wants(request):
         return tabular(fmt, rows, cols, name)

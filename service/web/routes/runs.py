@@ -11,15 +11,14 @@ from rdflib import BNode, Graph, URIRef
 from rdflib.namespace import RDF, RDFS, SKOS
 
 from reprokg.core.errors import NotFound, UsageError
+from reprokg.ontology import labels as vocabulary
 from reprokg.service.deps import ReadStoreDep
-from reprokg.service.web import vocabulary
 from reprokg.service.web.render import (
     RK,
     SCHEMA,
     alternates,
     cache,
     page,
-    py,
     rows_of,
     small_cache,
     sparql_of,
@@ -28,6 +27,7 @@ from reprokg.service.web.render import (
 )
 from reprokg.service.web.view_queries import view_query
 from reprokg.sparql.named import NamedQueryError, Param, to_term
+from reprokg.sparql.rows import plain
 from reprokg.store.base import GraphResult, Store
 
 router = APIRouter(include_in_schema=False)
@@ -161,7 +161,7 @@ def tree(g: Graph, node: Any, depth: int = 0, seen: frozenset = frozenset()) -> 
                 }
             )
         else:
-            items.append({"key": label, "value": py(o), "iri": isinstance(o, URIRef)})
+            items.append({"key": label, "value": plain(o), "iri": isinstance(o, URIRef)})
     return items
 
 

@@ -547,7 +547,7 @@ def test_a_runs_leaderboard_links_lead_to_its_ranking(client) -> None:
 def test_a_decision_reads_once(client) -> None:
     """The stability page wrote "not_rejected — not rejected": a notation that only
     spells its label again is not shown (an audit attribute keeps its code)."""
-    from reprokg.service.web.vocabulary import terms
+    from reprokg.ontology.labels import terms
 
     page = html(client, "/stability")
     assert "not_rejected — not rejected" not in page and "not rejected" in page

@@ -1,0 +1,149 @@
+"""A work's reproducibility passport: the one read model behind ``/paper``, ``reprokg
+passport``, the passport crate and the JSON API.
+
+It leads with the answer to "was it reproduced?" (one line per kind of evidence, decisions
+counted once, conflicting claims on a DOI kept apart: :mod:`reprokg.evidence.assessments`),
+then everything else the graph joins on the work: its facts, authors in byline order,
+survey reviews, documentation assessments, audits, runs, studies and QRA results. The
+SPARQL behind each part is in ``evidence/sparql/`` (``sparql()`` gives it bound).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from reprokg.core.errors import NotFound, UsageError
+from reprokg.core.identifiers import doi_iri
+from reprokg.evidence.assessments import Decision, Summary, fold, summarise
+from reprokg.sparql.named import NamedQuery, NamedQueryError, Param, package_query, to_term
+from reprokg.sparql.rows import select_dicts
+from reprokg.store.base import Store
+
+SCHEMA_NAME = "http://schema.org/name"
+ASSESSMENTS = "evidence/sparql/work-assessments.rq"
+#: the quantities stored QRA results hold about a paper (reprokg qra DOI --save)
+QRA_QUERY = "measures/sparql/stored-qra.rq"
+#: the passport's parts: (key, package query)
+PARTS: list[tuple[str, str]] = [
+    ("reviews", "evidence/sparql/paper-reviews.rq"),
+    ("assessments", "evidence/sparql/paper-assessments.rq"),
+    ("audits", "evidence/sparql/paper-audits.rq"),
+    ("runs", "evidence/sparql/paper-runs.rq"),
+    ("studies", "evidence/sparql/paper-studies.rq"),
+    ("qra", QRA_QUERY),
+]
+FACTS = "evidence/sparql/paper.rq"
+AUTHORS = "evidence/sparql/paper-authors.rq"
+AUTHOR_ORDER = "evidence/sparql/paper-author-order.rq"
+ORIGINALS = "evidence/sparql/work-originals.rq"
+#: every query the passport reads, in the order its "SPARQL behind" lists them
+QUERIES: tuple[str, ...] = (ASSESSMENTS, FACTS, AUTHORS, ORIGINALS, *(q for _k, q in PARTS))
+
+
+def work_iri(doi: str | None, iri: str | None) -> str:
+    """The work's IRI from a DOI (any accepted form) or an IRI (checked as a named-query
+    parameter is)."""
+    if doi:
+        return str(doi_iri(doi))
+    if iri:
+        try:
+            return str(to_term(Param("iri", "iri"), iri))
+        except NamedQueryError as exc:
+            raise UsageError(str(exc)) from exc
+    raise UsageError("give doi= (a DOI) or iri= (the publication's IRI)")
+
+
+def query(path: str) -> NamedQuery:
+    return package_query(path)
+
+
+def sparql(work: str) -> dict[str, tuple[str, str]]:
+    """Each passport query's (title, SPARQL bound to ``work``), by its path."""
+    return {p: (query(p).title, query(p).bind({"paper": work})) for p in QUERIES}
+
+
+def _rows(store: Store, path: str, work: str) -> list[dict[str, Any]]:
+    return select_dicts(store, query(path).bind({"paper": work}))
+
+
+def ordered_authors(authors: list[dict], order: list[dict]) -> list[dict]:
+    """Authors in byline order (walking the rdf:List from its head), others after."""
+    if not order:
+        return authors
+    nxt = {r["node"]: (r["person"], r["next"]) for r in order}
+    heads = {r["head"] for r in order}
+    rank: dict[str, int] = {}
+    node = next(iter(heads)) if len(heads) == 1 else None
+    while node in nxt and len(rank) < len(nxt):
+        person, node = nxt[node]
+        rank.setdefault(person, len(rank))
+    return sorted(authors, key=lambda a: (rank.get(a["person"], 1 << 30), a.get("name") or ""))
+
+
+@dataclass
+class Passport:
+    """What the graph knows of one work, led by whether it was reproduced."""
+
+    work: str
+    summary: Summary
+    decisions: list[Decision]
+    facts: list[dict[str, Any]]
+    #: the originals this work replicates or reproduces (a ReScience or MLRC article)
+    replication_of: list[dict[str, Any]] = field(default_factory=list)
+    authors: list[dict[str, Any]] = field(default_factory=list)
+    parts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str | None:
+        """The work's title: the one its facts give, else the one its assessments' sources
+        claim; none when sources give the work conflicting titles (a DOI of two papers)."""
+        if self.summary.conflict:
+            return None
+        name = next((f["value"] for f in self.facts if f["property"] == SCHEMA_NAME), None)
+        if name is not None:
+            return str(name)
+        titled = [c.title for c in self.summary.claims if c.title]
+        return titled[0] if len(titled) == 1 else None
+
+    @property
+    def identifiers(self) -> list[str]:
+        """The work's IRI and the identifiers written for it (a DOI as the source wrote it)."""
+        out = [self.work]
+        for f in self.facts:
+            if f["property"].endswith("#doiAsWritten") and str(f["value"]) not in out:
+                out.append(str(f["value"]))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The passport's JSON (``/paper?format=json``, ``reprokg passport --format json``):
+        the answer first."""
+        return {
+            "paper": self.work,
+            "verdict_summary": self.summary.to_json(),
+            "verdicts": [d.to_json() for d in self.decisions],
+            "title": self.title,
+            "identifiers": self.identifiers,
+            "replication_of": self.replication_of,
+            "facts": self.facts,
+            "authors": self.authors,
+            **self.parts,
+        }
+
+
+def passport(store: Store, work: str) -> Passport:
+    """The passport of ``work`` (an IRI); :class:`NotFound` when the graph knows nothing."""
+    facts = _rows(store, FACTS, work)
+    found = fold(_rows(store, ASSESSMENTS, work))
+    if not facts and not found:
+        raise NotFound(f"nothing is known about <{work}>")
+    summary, decided = summarise(found)
+    return Passport(
+        work=work,
+        summary=summary,
+        decisions=decided,
+        facts=facts,
+        replication_of=_rows(store, ORIGINALS, work),
+        authors=ordered_authors(_rows(store, AUTHORS, work), _rows(store, AUTHOR_ORDER, work)),
+        parts={key: _rows(store, path, work) for key, path in PARTS},
+    )
