@@ -8,7 +8,7 @@ import argparse
 import json
 import sys
 
-from reprokg.cli.base import Command, add_store_option, store_location, tell
+from reprokg.cli.base import Command, add_store_option, print_skips, store_location, tell
 
 #: import formats -> the loader kind that reads them
 IMPORT_FORMATS = {
@@ -26,7 +26,9 @@ def _import(args: argparse.Namespace) -> int:
     from reprokg.store import open_store
 
     kind = IMPORT_FORMATS[args.format]
-    docs = import_path(args.path, kind)
+    skipped: list = []
+    docs = import_path(args.path, kind, skipped)
+    print_skips(skipped, [], verbose=False)
     if args.dry_run:
         from reprokg.validation.batching import validate_documents
 

@@ -12,12 +12,13 @@ graph: later edits go to the store and :func:`pending_triples` returns ``None``.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from rdflib import Graph
+from rdflib import Graph, Literal
 from rdflib.store import Store
 
 
@@ -140,3 +141,50 @@ def parse_as_written(data: bytes | str, fmt: str, base: str | None = None) -> Gr
         finally:
             rdflib.NORMALIZE_LITERALS = before
     return g
+
+
+#: the unquoted Turtle tokens of these datatypes that read back as written (Turtle's
+#: productions; for integers and decimals only the forms rdflib's reader does not rewrite:
+#: it reads ``+1``, ``01`` and ``-0`` as ``1``, ``1``, ``0``, and ``.5`` as ``0.5``)
+_SHORT_FORMS = {
+    "http://www.w3.org/2001/XMLSchema#integer": re.compile(r"0|-?[1-9][0-9]*"),
+    "http://www.w3.org/2001/XMLSchema#decimal": re.compile(r"-?(0|[1-9][0-9]*)\.[0-9]+"),
+    "http://www.w3.org/2001/XMLSchema#double": re.compile(
+        r"[+-]?([0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)[eE][+-]?[0-9]+"
+    ),
+    "http://www.w3.org/2001/XMLSchema#boolean": re.compile(r"true|false"),
+}
+
+
+class _ExactLiteral(Literal):
+    """A literal that Turtle and N3 write as it is: in the short form only when that form
+    is its own lexical form and a token of its datatype's production.
+
+    rdflib's serializer writes an ``xsd:boolean``/``integer``/``decimal``/``double``
+    unquoted from its lexical form or its value: an ill-typed ``"none"^^xsd:boolean``
+    came out as the bare token ``none`` (no Turtle parser reads it), ``"1"^^xsd:boolean``
+    as ``true`` (another term). Any other literal is written as rdflib writes it.
+    """
+
+    __slots__ = ()
+
+    def _literal_n3(self, use_plain: bool = False, qname_callback: Any = None) -> str:
+        short = super()._literal_n3(use_plain, qname_callback)
+        if not use_plain or short.startswith('"'):
+            return short
+        production = _SHORT_FORMS.get(str(self.datatype))
+        if short == str(self) and production is not None and production.fullmatch(short):
+            return short
+        return super()._literal_n3(False, qname_callback)
+
+
+def exact_literal(term: Any) -> Any:
+    """``term``, or for a literal the same literal (lexical form, datatype, language,
+    value kept as they are, nothing re-parsed) that serialises as it is written
+    (:class:`_ExactLiteral`): what a report carries from a data graph, ill-typed or not."""
+    if not isinstance(term, Literal) or isinstance(term, _ExactLiteral):
+        return term
+    out = str.__new__(_ExactLiteral, str(term))
+    for slot in Literal.__slots__:
+        setattr(out, slot, getattr(term, slot))
+    return out

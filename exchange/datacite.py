@@ -10,6 +10,7 @@ that reproduces a publication says so with DataCite 4.7's ``relationType="Other"
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,9 @@ SCHEMA_LOCATION = f"{NS} https://schema.datacite.org/meta/kernel-4.7/metadata.xs
 XSI = "http://www.w3.org/2001/XMLSchema-instance"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
 _DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)?(10\.\d{4,9}/\S+)$", re.IGNORECASE)
+#: what XML 1.0 forbids in a document (its ``Char`` production): the C0 controls but tab,
+#: line feed and carriage return, lone surrogates, U+FFFE and U+FFFF
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,23 @@ class Record:
     sizes: list[str] = field(default_factory=list)
 
 
+def xml_safe(value: Any) -> Any:
+    """``value`` (a record, a creator, a related identifier, a list, a string) with every
+    character XML 1.0 forbids dropped from its text: ElementTree writes a control
+    character (``\\x01`` in a creator, a title) as it is, and no XML parser reads the file.
+    Both forms of a record (:func:`to_xml`, :func:`to_json`) are written from the same
+    cleaned record, so they say the same."""
+    if isinstance(value, str):
+        return _NOT_XML.sub("", value)
+    if isinstance(value, list):
+        return [xml_safe(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(
+            value, **{f.name: xml_safe(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        )
+    return value
+
+
 def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
     e = ET.SubElement(parent, f"{{{NS}}}{tag}", {k: v for k, v in attrs.items() if v})
     if text is not None:
@@ -88,6 +109,7 @@ def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) ->
 
 def to_xml(r: Record) -> bytes:
     """The record as a DataCite kernel-4 ``resource`` (UTF-8, with its XML declaration)."""
+    r = xml_safe(r)
     ET.register_namespace("", NS)
     ET.register_namespace("xsi", XSI)
     root = ET.Element(f"{{{NS}}}resource", {f"{{{XSI}}}schemaLocation": SCHEMA_LOCATION})
@@ -169,6 +191,7 @@ def to_xml(r: Record) -> bytes:
 
 def to_json(r: Record) -> dict[str, Any]:
     """The record as DataCite's JSON (the ``attributes`` of its REST API)."""
+    r = xml_safe(r)
     creators = []
     for c in r.creators:
         item: dict[str, Any] = {

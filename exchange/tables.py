@@ -12,8 +12,11 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from reprokg.core.tables import spreadsheet_cell
 
 SIDES = ("baseline", "advanced")
 
@@ -86,11 +89,14 @@ def table_of(kind: str, data: dict[str, Any] | None) -> Table | None:
 
 
 def csv_bytes(table: Table) -> bytes:
+    """The table as CSV (``table.csv``, a crate's ``result.csv``): text a spreadsheet would
+    run as a formula neutralised (:func:`~reprokg.core.tables.spreadsheet_cell`), numbers
+    exactly as the JSON holds them."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(table.header)
+    w.writerow([spreadsheet_cell(h) for h in table.header])
     for row in table.rows:
-        w.writerow([_cell(c) for c in row])
+        w.writerow([_cell(spreadsheet_cell(c)) for c in row])
     return buf.getvalue().encode("utf-8")
 
 
@@ -108,7 +114,17 @@ _LATEX_SPECIAL = {
 }
 
 
+#: line ends and tabs (a paragraph break is an error inside a tabular) and the other
+#: control characters (which TeX refuses as invalid)
+_LATEX_SPACE = re.compile(r"[\t\n\r\f\v]+")
+_LATEX_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def latex_escape(text: str) -> str:
+    """``text`` as LaTeX text: every special character as the command that prints it
+    (``\\input{…}`` is printed, never run), line ends as a space, control characters
+    dropped."""
+    text = _LATEX_CONTROL.sub("", _LATEX_SPACE.sub(" ", text))
     return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
 
 

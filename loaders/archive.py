@@ -4,12 +4,14 @@ Nothing is extracted: members are read into memory, at most ``max_archive_member
 them and ``max_source_bytes`` uncompressed bytes together (counted as they are
 decompressed, so a member that lies about its size is stopped too). Names are the
 archive's own, with ``/`` separators; absolute names and ``..`` are refused, as are
-encrypted members.
+encrypted members and symbolic links (a link's bytes are its target's name, never the file
+it names; ZIP has no hard links).
 """
 
 from __future__ import annotations
 
 import io
+import stat
 import zipfile
 from collections.abc import Callable
 
@@ -51,6 +53,12 @@ def read_zip(data: bytes, name: str, want: Callable[[str], bool]) -> dict[str, b
                 raise LoadError(f"unsafe member name {member!r} in the archive", source=name)
             if info.flag_bits & 0x1:
                 raise LoadError(f"member {member!r} is encrypted", source=name)
+            if stat.S_ISLNK(info.external_attr >> 16):
+                raise LoadError(
+                    f"member {member!r} is a symbolic link; links in an archive are not "
+                    "followed (nothing outside the archive is read)",
+                    source=name,
+                )
             buf = bytearray()
             try:
                 with archive.open(info) as fh:

@@ -5,7 +5,9 @@
 never stops on a file: a file that cannot be read or loaded becomes one error naming it,
 a special file (a named pipe, a device, a socket) is skipped without being opened, and a
 file in a folder that no loader claims is skipped and named (:attr:`SourceWalk.unclaimed`),
-so the user learns of each, and every good document is still loaded.
+so the user learns of each, and every good document is still loaded. A folder's files are
+the files inside it: a symbolic link (to a file or a folder) that leads outside the folder
+named is skipped and named, never followed (:func:`reprokg.loaders.source.leaves`).
 
 ``reprokg evidence load`` walks the same way, restricted to the evidence loaders
 (``kinds``), reading the results pages a folder walk otherwise leaves out as documentation
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from reprokg.core.errors import LoadError, UnrecognisedSource, UsageError
 from reprokg.loaders import SummaryHook, load_source, loader_for
-from reprokg.loaders.source import not_a_file, read_bytes
+from reprokg.loaders.source import leaves, not_a_file, read_bytes
 
 if TYPE_CHECKING:
     from reprokg.core.document import Document
@@ -82,7 +84,8 @@ class SourceWalk:
         self.names = names
         #: files that could not be read or loaded, and named paths that do not exist
         self.errors: list[LoadError] = []
-        #: special files in folders (named pipes, devices, sockets), never opened
+        #: special files in folders (named pipes, devices, sockets), never opened, and
+        #: symbolic links that lead outside the folder named, never followed
         self.skipped: list[LoadError] = []
         #: files in folders no loader claims (the error says why)
         self.unclaimed: list[UnrecognisedSource] = []
@@ -155,13 +158,15 @@ class SourceWalk:
                 dirs.clear()
                 continue
             seen.add((st.st_dev, st.st_ino))
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            dirs[:] = [d for d in dirs if not d.startswith(".") and self._inside(root, folder, d)]
             for n in names:
                 if n.startswith(".") or n in SKIP_NAMES:
                     continue
                 if Path(n).suffix.lower() in self.skip_suffixes:
                     continue
                 f = Path(folder, n)
+                if not self._inside(root, folder, n):
+                    continue
                 try:
                     mode = f.stat().st_mode
                 except OSError as exc:  # a broken symbolic link
@@ -173,12 +178,27 @@ class SourceWalk:
                     self.skipped.append(LoadError(f"{not_a_file(mode)}; skipped", source=str(f)))
         return sorted(found)
 
+    def _inside(self, root: Path, folder: str, name: str) -> bool:
+        """Whether ``folder/name`` stays inside ``root``; a link out of it is skipped, named."""
+        path = Path(folder, name)
+        if not path.is_symlink():
+            return True  # a plain entry of a folder already found inside
+        out = leaves(root, path)
+        if out is not None:
+            self.skipped.append(out)
+        return out is None
 
-def load_path(path: str | Path, kind: str | None = None) -> list[Document]:
+
+def load_path(
+    path: str | Path, kind: str | None = None, *, skipped: list[LoadError] | None = None
+) -> list[Document]:
     """Every document of a file or folder, for library use: the first file that cannot be
-    loaded raises; files in a folder that no loader claims are left out."""
+    loaded raises; files in a folder that no loader claims are left out; special files and
+    links out of the folder are skipped (added to ``skipped`` when given)."""
     walk = SourceWalk([path], kind)
     docs = list(walk.documents())
     if walk.errors:
         raise walk.errors[0]
+    if skipped is not None:
+        skipped.extend(walk.skipped)
     return docs

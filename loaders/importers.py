@@ -18,11 +18,17 @@ from reprokg.core.document import Document
 from reprokg.core.errors import LoadError
 from reprokg.loaders import load_source
 from reprokg.loaders.files import load_path
-from reprokg.loaders.source import read_bytes
+from reprokg.loaders.source import leaves, read_bytes
 
 
-def import_path(path: str | Path, kind: str) -> list[Document]:
-    """The documents of ``path`` read as ``kind`` (``rocrate``, ``mlflow``, ``openml``, ``run``)."""
+def import_path(
+    path: str | Path, kind: str, skipped: list[LoadError] | None = None
+) -> list[Document]:
+    """The documents of ``path`` read as ``kind`` (``rocrate``, ``mlflow``, ``openml``, ``run``).
+
+    Nothing outside ``path`` is read: in a folder, a symbolic link that leads out of it is
+    not followed but added to ``skipped`` (each names the link); a crate folder whose
+    metadata file is such a link is refused."""
     path = Path(path)
     if not path.exists():
         raise LoadError("no such file or directory", source=str(path))
@@ -36,13 +42,15 @@ def import_path(path: str | Path, kind: str) -> list[Document]:
                     "the folder has no ro-crate-metadata.json; expected an RO-Crate folder",
                     source=str(path),
                 )
+            if (out := leaves(path, meta)) is not None:
+                raise out
             data, _ = read_bytes(meta)
             return load_source(str(meta), data, kind)
         if kind == "mlflow":
             from reprokg.loaders.mlflow import read_store_folder
 
-            return load_source(f"{path}/", read_store_folder(path), kind)
-        return load_path(path, kind)
+            return load_source(f"{path}/", read_store_folder(path, skipped), kind)
+        return load_path(path, kind, skipped=skipped)
     if kind == "mlflow" and path.is_file():
         from reprokg.loaders.mlflow import load_database
         from reprokg.loaders.mlflow_sqlite import SQLITE_MAGIC

@@ -50,7 +50,7 @@ from reprokg.loaders.mlflow_sqlite import (
     records_from_bytes,
     records_from_file,
 )
-from reprokg.loaders.source import decode_text, parse_json, read_bytes
+from reprokg.loaders.source import decode_text, leaves, parse_json, read_bytes
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
 INFO = LoaderInfo(kind="mlflow", name="reprokg.loaders.mlflow", version="1")
@@ -199,17 +199,26 @@ def records_from_files(files: dict[str, bytes], name: str) -> dict[str, Any]:
     }
 
 
-def read_store_folder(path: str | Path) -> bytes:
+def read_store_folder(path: str | Path, skipped: list[LoadError] | None = None) -> bytes:
     """An MLflow file store folder as the normalised records (JSON bytes), each file read
-    under the source size limit (the folder as a whole under the archive's limits)."""
+    under the source size limit (the folder as a whole under the archive's limits).
+
+    A symbolic link that leads outside the folder (``params/x -> /etc/passwd``) is never
+    followed: it is added to ``skipped`` (named), and nothing outside the store is read."""
     root = Path(path)
     files: dict[str, bytes] = {}
     for f in sorted(root.rglob("*")):
         rel = f.relative_to(root).as_posix()
-        if not f.is_file() or rel.split("/", 1)[0] in (".trash", "models"):
+        if rel.split("/", 1)[0] in (".trash", "models"):
             continue
         parts = rel.split("/")
         if len(parts) >= 3 and parts[2] == "artifacts":
+            continue
+        if f.is_symlink() and (out := leaves(root, f)) is not None:
+            if skipped is not None:
+                skipped.append(out)
+            continue
+        if not f.is_file():
             continue
         files[rel] = read_bytes(f)[0]
     return _dump(records_from_files(files, str(root)))

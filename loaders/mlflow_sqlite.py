@@ -12,9 +12,11 @@ it was migrated to (``mlflow migrate-filestore``) give the same documents.
 The database is read with the standard library's :mod:`sqlite3` and never written: bytes
 (an upload, ``reprokg load``) are copied into an in-memory database; a file
 (``reprokg import mlflow mlflow.db``) is opened read-only (``file:…?mode=ro``). Either is
-at most ``max_source_bytes``. Only real tables are read (a crafted file's views or
-triggers are refused, ``trusted_schema`` off), with plain scans, so the work grows with the
-file's size; over HTTP the parse workers' time and memory limits bound it as well.
+at most ``max_source_bytes``; a write-ahead log, shared-memory or journal file beside it
+that is a symbolic link out of its folder is refused. Only real tables are read (a crafted
+file's views or triggers are refused, ``trusted_schema`` off), with plain scans, so the
+work grows with the file's size; over HTTP the parse workers' time and memory limits bound
+it as well.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from urllib.parse import quote
 
 from reprokg.core.errors import LoadError
 from reprokg.core.settings import settings
+from reprokg.loaders.source import leaves
 
 #: the first bytes of every SQLite 3 database file
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -100,7 +103,12 @@ def records_from_file(path: str | Path) -> dict[str, Any]:
         raise LoadError("not a regular file; expected an SQLite database file", source=name)
     if st.st_size > limit:
         raise LoadError(f"file is {st.st_size} bytes; the limit is {limit} bytes", source=name)
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    real = path.resolve()
+    for suffix in ("-wal", "-shm", "-journal"):  # what SQLite opens beside the database
+        side = real.with_name(real.name + suffix)
+        if side.is_symlink() and (out := leaves(real.parent, side)) is not None:
+            raise out
+    uri = f"file:{quote(str(real))}?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:

@@ -50,6 +50,31 @@ def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[byt
     return data, display
 
 
+def leaves(root: str | Path, path: str | Path) -> LoadError | None:
+    """The error naming ``path`` when it, its symbolic links resolved, lies outside the
+    input ``root`` (a folder or file a user named); ``None`` when it stays inside.
+
+    The one containment rule of every reader of folders (a folder walk, an MLflow store,
+    a crate folder): a link that leads out of the input, such as ``params/x ->
+    /etc/passwd``, is never followed, so nothing outside the input is read. ``root``
+    itself may be a link; what it points to is the input. A link that cannot be
+    resolved (a loop) counts as leaving.
+    """
+    try:
+        base = Path(root).resolve()
+        real = Path(path).resolve()
+    except (OSError, RuntimeError):
+        real = None
+    if real is not None and (real == base or real.is_relative_to(base)):
+        return None
+    return LoadError(
+        "a symbolic link that leads outside the input "
+        + (f"(to {real})" if real is not None else "(cannot be resolved)")
+        + "; not followed: nothing outside the input is read",
+        source=str(path),
+    )
+
+
 def not_a_file(mode: int) -> str:
     """What a path that is not a regular file is, in words."""
     for test, what in (

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SH
 
+from reprokg.core.lazy_graph import exact_literal
 from reprokg.core.namespaces import RK, bind_prefixes
 
 SEVERITIES = ("Violation", "Warning", "Info")
@@ -140,12 +141,15 @@ def copy_structure(src: Graph, node: object, out: Graph) -> object:
 
 
 def _add_terms(g: Graph, node: BNode, t: ResultTerms) -> None:
-    g.add((node, SH.focusNode, t.focus))  # type: ignore[arg-type]
+    """The result's terms as the data has them; a literal focus node or value is written
+    to Turtle as it is (``exact_literal``: an ill-typed ``"none"^^xsd:boolean`` is no bare
+    ``none``), so every report reads back as the same graph."""
+    g.add((node, SH.focusNode, exact_literal(t.focus)))
     g.add((node, SH.sourceConstraintComponent, URIRef(t.component)))
     if t.shape is not None:
         g.add((node, SH.sourceShape, t.shape))  # type: ignore[arg-type]
     if t.value is not None:
-        g.add((node, SH.value, t.value))  # type: ignore[arg-type]
+        g.add((node, SH.value, exact_literal(t.value)))
     if t.path is not None:
         path = copy_structure(t.shapes, t.path, g) if t.shapes is not None else t.path
         g.add((node, SH.resultPath, path))  # type: ignore[arg-type]

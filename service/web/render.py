@@ -26,6 +26,7 @@ from markupsafe import Markup, escape
 
 from reprokg.core.errors import NotAcceptable, ReprokgError
 from reprokg.core.settings import DEFAULT_BASE
+from reprokg.core.tables import spreadsheet_cell
 from reprokg.ontology import labels as vocabulary
 from reprokg.service.deps import how_to_write
 from reprokg.service.web.assets import make_templates
@@ -261,24 +262,10 @@ def wants(request: Request) -> str | None:
     return fmt
 
 
-#: first characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
-#: Injection"): ``=HYPERLINK(…)`` in an uploaded title ran in the reader's spreadsheet
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_cell(value: object) -> object:
-    """A CSV download's cell: text that a spreadsheet would run as a formula gets a
-    leading ``'`` (shown, not evaluated); numbers and other text stay as they are."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
 def tabular(fmt: str, rows: list[dict], columns: list[str], filename: str) -> Response:
     """The rows a view shows, as CSV (header = column keys; cells neutralised against
-    spreadsheet formulas, :func:`spreadsheet_cell`) or JSON ``{columns, rows}``."""
+    spreadsheet formulas, :func:`reprokg.core.tables.spreadsheet_cell`: ``=HYPERLINK(…)``
+    in an uploaded title ran in the reader's spreadsheet) or JSON ``{columns, rows}``."""
     if fmt == "json":
         return JSONResponse(
             {"columns": columns, "rows": [{c: r.get(c) for c in columns} for r in rows]}

@@ -23,10 +23,11 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDFS
 
 from reprokg.core.settings import Settings
+from reprokg.core.tables import spreadsheet_cell
 from reprokg.service.app import create_app
 from reprokg.service.headers import CONTENT_SECURITY_POLICY, YASGUI_STYLE_HASHES
 from reprokg.service.web.assets import VENDOR_DIR
-from reprokg.service.web.render import anchor, href, linkable, spreadsheet_cell
+from reprokg.service.web.render import anchor, href, linkable
 from reprokg.store import open_store
 from tests.conftest import REPO
 
