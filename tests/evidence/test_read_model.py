@@ -1,0 +1,156 @@
+"""One true answer to "was it reproduced?", on a store holding every evidence source of
+../shared/data: the papers list and every passport say the same of each work, a committee
+decision is counted once however many sources state it, and a DOI two sources give to two
+papers is shown as a conflict, never summed.
+
+Expected values come from the raw files (ReproDB's artifacts.json, GRSI's paper data,
+ReScience C's published.bib), read here without the loaders.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from reprokg.evidence.assessments import fold, summarise
+from reprokg.evidence.outcomes import OutcomeFilters, outcomes, work_outcomes
+from reprokg.evidence.passport import ASSESSMENTS, passport, query
+from reprokg.sparql.rows import select_dicts
+from reprokg.store import open_store
+
+pytestmark = pytest.mark.slow  # the field store takes ~80 s to build
+DOI_RE = re.compile(r"(10\.\d{4,9}/[^\s?#]+)")
+
+
+def _conflicting_dois(shared_data: Path) -> dict[str, set[str]]:
+    """DOIs the sources give to records of different titles, from the raw files."""
+    by: dict[str, set[str]] = defaultdict(set)
+    ae = shared_data / "artifact_evaluation/reprodb/artifacts.json"
+    for r in json.loads(ae.read_text("utf-8")):
+        m = DOI_RE.search(r.get("paper_url") or "")
+        if m:
+            by[m.group(1).lower().rstrip("/")].add(r["title"].strip())
+    grsi = shared_data / "surveys/grsi_isenberg/publication_data/grsi_paper_data.json"
+    g_by: dict[str, set[str]] = defaultdict(set)
+    for r in json.loads(grsi.read_text("utf-8")):
+        if r.get("doi"):
+            g_by[r["doi"].lower()].add(r["title"].strip())
+    return {d: t for src in (by, g_by) for d, t in src.items() if len(t) > 1}
+
+
+def test_the_list_says_of_every_work_what_its_passport_says(field_store: Path) -> None:
+    """For every assessed work: the list's answer (the unbound query folded per work) equals
+    the passport's (the query bound to the work: here 400 works per VALUES block, as the
+    passport binds one), summary and all."""
+    with open_store(field_store, read_only=True) as store:
+        listed = work_outcomes(store)
+        assert len(listed) > 5000
+        works = sorted(listed)
+        differ = []
+        for i in range(0, len(works), 400):
+            bound: dict[str, list[dict]] = defaultdict(list)
+            q = query(ASSESSMENTS).bind({"paper": works[i : i + 400]})
+            for r in select_dicts(store, q):
+                bound[r["paper"]].append(r)
+            for work in works[i : i + 400]:
+                summary, _ = summarise(fold(bound[work]))
+                if summary.to_json() != listed[work].summary.to_json():
+                    differ.append(work)
+        assert differ == []
+
+
+def test_the_papers_page_and_the_passport_page_agree(field_store: Path, shared_data: Path) -> None:
+    """Over HTTP: /papers' outcomes column and each /paper's summary, for a seeded sample of
+    works and every conflict."""
+    from fastapi.testclient import TestClient
+
+    from reprokg.core.settings import Settings
+    from reprokg.service.app import create_app
+
+    with open_store(field_store, read_only=True) as s:
+        app = create_app(Settings(store=str(field_store), access_log=False), store=s)
+        with TestClient(app) as client:
+            rows = client.get("/papers", params={"format": "json"}).json()
+            listed = {r["paper"]: r for r in rows["rows"]}
+            assessed = sorted(w for w, r in listed.items() if r["outcomes"])
+            sample = random.Random(39).sample(assessed, 60)
+            sample += [f"https://doi.org/{d}" for d in _conflicting_dois(shared_data)]
+            for work in sample:
+                got = client.get("/paper", params={"iri": work, "format": "json"}).json()
+                words = (listed[work]["outcomes"] or "").split(", ")
+                assert got["verdict_summary"]["outcome_set"] == [w for w in words if w], work
+
+
+def test_a_doi_given_to_two_papers_is_a_conflict_shown_apart(
+    field_store: Path, shared_data: Path
+) -> None:
+    raw = _conflicting_dois(shared_data)
+    assert len(raw) == 4  # three ReproDB DOIs, one GRSI DOI
+    with open_store(field_store, read_only=True) as store:
+        listed = work_outcomes(store)
+        conflicts = {
+            w.removeprefix("https://doi.org/") for w, o in listed.items() if o.summary.conflict
+        }
+        assert conflicts == set(raw)
+        for doi, titles in raw.items():
+            p = passport(store, f"https://doi.org/{doi}")
+            assert p.summary.conflict and p.title is None
+            assert {c.title for c in p.summary.claims} == titles
+            assert p.summary.outcomes == {}  # no count adds two works
+            assert all(sum(c.outcomes.values()) == 1 for c in p.summary.claims)
+            assert p.summary.text.startswith("this DOI is claimed by 2 works")
+
+
+def test_one_committee_decision_through_two_sources_counts_once(field_store: Path) -> None:
+    """ReproDB consolidates the results pages: 341 decisions are stated by both, each one
+    decision with both sources; and no work has two committee decisions in force for one
+    venue, year and outcome."""
+    with open_store(field_store, read_only=True) as store:
+        rows = select_dicts(store, query(ASSESSMENTS).bind({}))
+    by_work: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_work[r["paper"]].append(r)
+    both = near_copies = 0
+    for mine in by_work.values():
+        _, decided = summarise(fold(mine))
+        committee = [d for d in decided if d.kind.slug == "committee" and d.superseded_by is None]
+        keys = [(d.first.venue, d.first.year, d.outcome, d.first.claimed_title) for d in committee]
+        assert len(keys) == len(set(keys))
+        for d in committee:
+            if len(d.sources) == 2:
+                both += 1
+            elif len(d.records) > 1:
+                near_copies += 1
+    assert both == 341
+    assert near_copies == 1  # a ReproDB record repeated with only `www.` in a URL changed
+
+
+def test_failed_rescience_replications_are_listed(field_store: Path, shared_data: Path) -> None:
+    """/papers?outcome=not-reproduced&source=rescience holds the journal's failed
+    replications ([¬Re], [¬Rp] in published.bib) and, where one is named, their originals."""
+    bib = (shared_data / "surveys/rescience/journal_bib/_bibliography/published.bib").read_text(
+        "utf-8"
+    )
+    failed = {
+        m.group(1).lower()
+        for entry in bib.split("\n@")
+        if re.search(r"title\s*=\s*\{+\s*\[¬R[ep]\]", entry)
+        for m in [re.search(r"doi\s*=\s*\{+([^}]+)\}", entry)]
+        if m
+    }
+    assert len(failed) == 8
+    with open_store(field_store, read_only=True) as store:
+        page = outcomes(store, OutcomeFilters(outcome="not-reproduced", document_kind="rescience"))
+        listed = {w.work.removeprefix("https://doi.org/").lower() for w in page.items}
+        assert failed <= listed
+        for doi in failed:  # each article's passport says what it replicates, where known
+            p = passport(store, f"https://doi.org/{doi}")
+            for original in p.replication_of:
+                theirs = passport(store, original["original"])
+                kinds = {(d.kind.slug, d.outcome) for d in theirs.decisions}
+                assert ("replication", "not-reproduced") in kinds
