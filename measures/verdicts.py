@@ -6,17 +6,25 @@ user's file has the same form (``--rules FILE``). :func:`apply` reads each condi
 value from the comparison (compare's JSON, and the runs' mean effectiveness as ``arp``)
 and decides it; the outcome is *reproduced* when every condition holds, *not reproduced*
 when none does, *partially reproduced* when some do, and *inconclusive* when a value a
-condition needs is not there. Nothing here computes a statistic: a rule reads what the
+condition needs is not there; and *insufficient evidence* (whatever the conditions say)
+when the comparison has fewer topics, runs or seeds than the rule declares it needs
+(``min_topics``, default 25; ``min_runs``; ``min_seeds``). A rule declares what it judges
+(``judges``: baseline, improvement or both), checked against its conditions. Nothing here
+computes a statistic: a rule reads what the
 comparison reports (intervals included, when it reports them). Without a rule there is no
 verdict: nothing calls :func:`apply` without one, and the shapes reject a computed
 assessment that names no rule.
 
-:class:`Verdict` is a typed result (``core/results.py``): its JSON is what ``reprokg
-compare --rule`` prints and ``POST /comparisons`` answers, its document a
-``rk:ReproductionAssessment`` (kind ``assessment``) whose evidence is the comparison and
-whose ``rk:acceptanceRule`` is the rule, with each condition's value and result. The
-source key holds the rule's content: a changed rule gives a new assessment that names
-the earlier one with ``prov:wasRevisionOf`` (both stay); the same rule again is unchanged.
+:class:`Verdict` is a typed result (``core/results.py``): one rule's, its JSON an item of
+``verdicts`` in what ``reprokg compare --rule`` prints and ``POST /comparisons`` answers,
+its document a ``rk:ReproductionAssessment`` (kind ``assessment``) of the comparison
+(evidence and assessed work), whose ``rk:acceptanceRule`` is the rule, with each
+condition's value and result, the evidence counts and compare's warnings. The source key
+holds the rule's content: a changed rule gives a new assessment that names the earlier one
+with ``prov:wasRevisionOf`` (both stay); the same rule again is unchanged.
+:class:`ComparisonVerdict` is the comparison's one verdict over the rules applied
+(:func:`combine`: reproduced only if every rule says so), JSON ``verdict``; it alone may
+judge a paper, when :func:`attachment` finds the original run to be the paper's own.
 """
 
 from __future__ import annotations

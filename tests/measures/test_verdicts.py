@@ -31,6 +31,8 @@ RK = "https://w3id.org/reprokg/ontology#"
 
 #: enough evidence for every preset (the unit tests of the conditions' logic)
 ENOUGH = verdicts.Evidence(dict.fromkeys(("orig_base", "rep_base", "orig_adv", "rep_adv"), 50))
+#: where a unit test's verdict is: a comparison and work by name, with enough evidence
+AT: dict = {"comparison": "c", "work": "w", "evidence": ENOUGH}
 
 
 def toy_rules(directory: Path) -> str:
@@ -148,17 +150,15 @@ def test_a_missing_measure_is_inconclusive_not_a_guess() -> None:
     # the toy comparison's baseline runs are equal: no bootstrap interval (null)
     measures = {"er": {"AP": 1.0}, "mean_diff_low": {"baseline": {"AP": None}},
                 "mean_diff_high": {"baseline": {"AP": None}}}  # fmt: skip
-    v = verdicts.apply(rule, measures, {}, comparison="c", work="w", evidence=ENOUGH)
+    v = verdicts.apply(rule, measures, {}, **AT)
     assert v.outcome == "inconclusive"
     assert v.results[1].held is None
     # once the comparison reports the interval, the rule decides
     measures["mean_diff_low"]["baseline"]["AP"] = -0.02
     measures["mean_diff_high"]["baseline"]["AP"] = 0.03
-    assert verdicts.apply(rule, measures, {}, comparison="c", work="w", evidence=ENOUGH).outcome == "reproduced"
+    assert verdicts.apply(rule, measures, {}, **AT).outcome == "reproduced"
     measures["mean_diff_low"]["baseline"]["AP"] = 0.01
-    assert verdicts.apply(rule, measures, {}, comparison="c", work="w", evidence=ENOUGH).outcome == (
-        "partially-reproduced"
-    )
+    assert verdicts.apply(rule, measures, {}, **AT).outcome == ("partially-reproduced")
 
 
 @pytest.mark.parametrize(
@@ -169,7 +169,7 @@ def test_a_missing_measure_is_inconclusive_not_a_guess() -> None:
 def test_partial_when_some_conditions_hold(values, expected) -> None:
     rule = verdicts.presets()["er-dri-tolerance"]
     er, dri = values
-    v = verdicts.apply(rule, {"er": {"AP": er}, "dri": {"AP": dri}}, {}, comparison="c", work="w", evidence=ENOUGH)
+    v = verdicts.apply(rule, {"er": {"AP": er}, "dri": {"AP": dri}}, {}, **AT)
     assert v.outcome == expected
 
 
@@ -185,19 +185,19 @@ def test_er_dri_reads_the_dri_interval(interval, expected) -> None:
     measures: dict = {"er": {"AP": 1.02}, "dri": {"AP": 0.03}}
     if interval is not None:
         measures |= {"dri_low": {"AP": interval[0]}, "dri_high": {"AP": interval[1]}}
-    v = verdicts.apply(rule, measures, {}, comparison="c", work="w", evidence=ENOUGH)
+    v = verdicts.apply(rule, measures, {}, **AT)
     assert v.outcome == expected
     tolerant = verdicts.apply(verdicts.presets()["er-dri-tolerance"], measures, {},
-                              comparison="c", work="w", evidence=ENOUGH)  # fmt: skip
+                              **AT)  # fmt: skip
     assert tolerant.outcome == "reproduced"
 
 
 def test_arp_relative_tolerance_reads_both_runs() -> None:
     rule = verdicts.presets()["arp-within-5pct"]
     means = {"orig_base": {"AP": 0.30}, "rep_base": {"AP": 0.31}}
-    assert verdicts.apply(rule, {}, means, comparison="c", work="w", evidence=ENOUGH).outcome == "reproduced"
+    assert verdicts.apply(rule, {}, means, **AT).outcome == "reproduced"
     means["rep_base"]["AP"] = 0.32  # 6.7% off
-    assert verdicts.apply(rule, {}, means, comparison="c", work="w", evidence=ENOUGH).outcome == "not-reproduced"
+    assert verdicts.apply(rule, {}, means, **AT).outcome == "not-reproduced"
 
 
 def test_bad_rules_are_refused_with_their_place() -> None:

@@ -128,7 +128,8 @@ def test_baseline_only_rule_is_declared_and_disagreeing_rules_give_one_assessmen
     er-within-10pct said "not reproduced", and the paper's passport counted two votes. The
     rule declares ``judges: baseline``; the comparison gets one verdict (reproduced only if
     every rule says so), and the paper exactly one computed assessment, not reproduced."""
-    declared = yaml.safe_load((Path(verdicts.__file__).parent / "rules" / "presets.yaml").read_text())
+    presets = Path(verdicts.__file__).parent / "rules" / "presets.yaml"
+    declared = yaml.safe_load(presets.read_text())
     assert declared["rules"]["arp-within-5pct"]["judges"] == "baseline"
     assert declared["rules"]["er-within-10pct"]["judges"] == "improvement"
     assert all("min_topics" in r and "judges" in r for r in declared["rules"].values())
@@ -239,3 +240,12 @@ def test_foreign_doi_run_header_attaches_no_verdict_to_that_papers_passport(
             "rk:assessmentMethod rk:ComputedAcceptanceRule }"
         )
         assert list(res.dicts()) == []
+
+
+def test_a_verdict_without_its_evidence_counts_is_insufficient_evidence() -> None:
+    """``apply`` without the comparison's topics and runs cannot tell a toy from a test
+    collection: never reproduced, whatever the conditions say."""
+    rule = verdicts.presets()["er-within-10pct"]
+    v = verdicts.apply(rule, {"er": {"AP": 1.0}}, {}, comparison="c", work="w")
+    assert v.results[0].held is True
+    assert v.outcome == "insufficient-evidence" and "not known" in v.shortfall[0]
