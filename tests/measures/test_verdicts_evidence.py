@@ -67,6 +67,7 @@ def _one_topic(toy: Path, directory: Path, topic: str = "1") -> dict[str, Path]:
     return out
 
 
+@pytest.mark.slow
 def test_one_topic_comparison_is_insufficient_evidence_under_every_preset(
     toy: Path, tmp_path: Path
 ) -> None:
