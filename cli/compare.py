@@ -198,22 +198,25 @@ def _compare_runs(args: argparse.Namespace) -> int:
                 if pending is not None:
                     pending.discard()
         out = study.to_json()
-        verdicts = []
+        verdicts: list = []
+        whole = None
         if args.save:
             from reprokg.measures.comparison_document import save_comparison
 
             out["iri"] = save_comparison(store, study)
             tell(f"saved the comparison as {out['iri']} in the store {store_location(args.store)}")
             if rules:
-                from reprokg.measures.verdicts import save_verdict
+                from reprokg.measures.verdicts import save_verdicts
 
-                verdicts = [save_verdict(store, study, out["iri"], r) for r in rules]
+                verdicts, whole = save_verdicts(store, study, out["iri"], rules)
         elif rules:
-            from reprokg.measures.verdicts import verdict_of
+            from reprokg.measures.verdicts import verdicts_of
 
-            verdicts = [verdict_of(study, r) for r in rules]
+            verdicts, whole = verdicts_of(study, rules)
         if verdicts:
             out["verdicts"] = [v.to_json() for v in verdicts]
+        if whole is not None:
+            out["verdict"] = whole.to_json()
         if args.format == "json":
             json.dump(out, sys.stdout, indent=2)
             sys.stdout.write("\n")
@@ -221,6 +224,8 @@ def _compare_runs(args: argparse.Namespace) -> int:
             sys.stdout.write(format_table(study, out.get("iri")))
             for v in verdicts:
                 sys.stdout.write(format_verdict(v, stored=args.save))
+            if whole is not None:
+                sys.stdout.write(format_comparison_verdict(whole, stored=args.save))
         if store is None:
             exit_quickly()  # nothing to close: skip freeing the rankings at exit
         return 0
@@ -247,6 +252,23 @@ def format_verdict(verdict: object, stored: bool = False) -> str:
     v = verdict.to_json()  # type: ignore[attr-defined]
     lines = [f"\nverdict  {v['outcome']} (rule {v['rule']['name']})"]
     lines += [f"  {c}" for c in (r.text() for r in verdict.results)]  # type: ignore[attr-defined]
+    lines += [f"  insufficient evidence: {r}" for r in v["insufficient_evidence"]]
+    if stored:
+        lines.append(f"  stored {v['assessment']}")
+    return "\n".join(lines) + "\n"
+
+
+def format_comparison_verdict(whole: object, stored: bool = False) -> str:
+    """The comparison's one verdict over its rules, and the work it judges."""
+    v = whole.to_json()  # type: ignore[attr-defined]
+    names = ", ".join(r["name"] for r in v["rules"])
+    lines = [
+        f"\ncomparison verdict  {v['outcome']} (rules {names}: reproduced only if every rule "
+        "says reproduced)",
+        f"  judges {v['work']}: {v['reason']}",
+    ]
+    if v["warnings"]:
+        lines.append(f"  with the comparison's {len(v['warnings'])} warning(s) above")
     if stored:
         lines.append(f"  stored {v['assessment']}")
     return "\n".join(lines) + "\n"

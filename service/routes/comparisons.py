@@ -34,7 +34,11 @@ from reprokg.measures.inputs import (
 from reprokg.measures.registry import Options
 from reprokg.measures.run_comparison import compare_inputs
 from reprokg.measures.verdicts import resolve as resolve_rule
-from reprokg.measures.verdicts import save_verdict, stored_verdicts
+from reprokg.measures.verdicts import (
+    save_verdicts,
+    stored_comparison_verdicts,
+    stored_verdicts,
+)
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.sparql.named import package_query
 from reprokg.store.base import SelectResult, Store
@@ -77,7 +81,19 @@ class ComparisonModel(BaseModel):
     iri: str
     id: str
     verdicts: list[dict[str, Any]] | None = Field(
-        None, description="the acceptance rules' verdicts"
+        None,
+        description="each acceptance rule's verdict of the comparison (outcome, conditions, "
+        "insufficient_evidence, the comparison's warnings)",
+    )
+    verdict: dict[str, Any] | None = Field(
+        None,
+        description="the comparison's one verdict over its rules (reproduced only if every "
+        "rule says reproduced): its outcome, each rule's, the work it judges (the paper "
+        "only when the original run is the paper's own), why, and the comparison's warnings",
+    )
+    comparison_verdicts: list[dict[str, Any]] | None = Field(
+        None,
+        description="GET: the comparison's stored verdicts over its rules, superseded ones marked",
     )
 
 
@@ -165,7 +181,9 @@ def _compute(
     out["iri"] = iri
     out["id"] = iri.rsplit("/", 1)[-1]
     if rules:
-        out["verdicts"] = [save_verdict(store, study, iri, r).to_json() for r in rules]
+        verdicts, whole = save_verdicts(store, study, iri, rules)
+        out["verdicts"] = [v.to_json() for v in verdicts]
+        out["verdict"] = whole.to_json()
     return out
 
 
@@ -291,4 +309,7 @@ def get_comparison(comparison_id: str, store: StoreDep) -> dict:
     verdicts = stored_verdicts(store, str(node))
     if verdicts:
         out["verdicts"] = verdicts
+    whole = stored_comparison_verdicts(store, str(node))
+    if whole:
+        out["comparison_verdicts"] = whole
     return out

@@ -4,6 +4,10 @@ Two comparisons of the toy runs of a published reproducibility tutorial (trec/to
 reproduced advanced run equal to the original one (effect ratio 1) lies inside the rule
 ``er-within-10pct``; another advanced run (effect ratio 0.13, as the table prints it)
 lies outside. The effect ratios are checked by hand below from the runs' mean AP.
+
+The toy collection has 3 topics, below the presets' minimum of 25 (every preset says
+*insufficient evidence* on it: tests/measures/test_verdicts_evidence.py); the tests of the
+rules' logic on it apply the presets redeclared with ``min_topics: 3`` (``--rules``).
 """
 
 from __future__ import annotations
@@ -25,7 +29,27 @@ TOY = "trec/toy"
 RK = "https://w3id.org/reprokg/ontology#"
 
 
+#: enough evidence for every preset (the unit tests of the conditions' logic)
+ENOUGH = verdicts.Evidence(dict.fromkeys(("orig_base", "rep_base", "orig_adv", "rep_adv"), 50))
+#: where a unit test's verdict is: a comparison and work by name, with enough evidence
+AT: dict = {"comparison": "c", "work": "w", "evidence": ENOUGH}
+
+
+def toy_rules(directory: Path) -> str:
+    """The presets redeclared for the toy's 3 topics: a rules file for ``--rules``."""
+    rules = {}
+    for name, rule in verdicts.presets().items():
+        body = rule.to_json()
+        body["min_topics"] = 3
+        rules[name] = body
+    path = directory / "toy-rules.yaml"
+    path.write_text(json.dumps({"rules": rules}))
+    return str(path)
+
+
 def _compare(toy: Path, store: Path, rep_adv: str, *extra: str) -> dict:
+    if "--rule" in extra and "--rules" not in extra:
+        extra = ("--rules", toy_rules(store.parent), *extra)
     out = io.StringIO()
     args = ["compare", "--qrels", str(toy / "qrels.toy"), "--orig-base", str(toy / "run_a"),
             "--orig-adv", str(toy / "run_b"), "--rep-base", str(toy / "run_a"), "--rep-adv",
@@ -40,7 +64,8 @@ def _assessments(store_dir: Path) -> list[dict]:
     with open_store(store_dir, read_only=True) as s:
         res = s.query(
             f"PREFIX rk: <{RK}> SELECT ?a ?o ?e ?rule ?cond WHERE {{ ?a rk:outcome ?o ; "
-            "rk:evidence ?e ; rk:acceptanceRule/rk:ruleName ?rule ; rk:conditionResult ?cond }"
+            "rk:evidence ?e ; rk:acceptanceRule/rk:ruleName ?rule ; rk:conditionResult ?cond "
+            "FILTER NOT EXISTS { ?a a rk:ComparisonVerdict } }"
         )
         return [{k: str(v) for k, v in r.items()} for r in res.dicts()]
 
@@ -81,7 +106,7 @@ def test_a_changed_rule_supersedes_and_keeps_the_earlier_verdict(toy: Path, tmp_
     first = _compare(toy, store, "run_c", "--rule", "er-within-10pct")["verdicts"][0]
     loose = tmp_path / "rules.yaml"
     loose.write_text(
-        "rules:\n  er-within-10pct:\n    conditions:\n"
+        "rules:\n  er-within-10pct:\n    min_topics: 3\n    conditions:\n"
         "      - {measure: er, at: AP, within: [0.1, 1.9]}\n"
     )
     second = _compare(toy, store, "run_c", "--rules", str(loose), "--rule", "er-within-10pct")
@@ -125,17 +150,15 @@ def test_a_missing_measure_is_inconclusive_not_a_guess() -> None:
     # the toy comparison's baseline runs are equal: no bootstrap interval (null)
     measures = {"er": {"AP": 1.0}, "mean_diff_low": {"baseline": {"AP": None}},
                 "mean_diff_high": {"baseline": {"AP": None}}}  # fmt: skip
-    v = verdicts.apply(rule, measures, {}, comparison="c", work="w")
+    v = verdicts.apply(rule, measures, {}, **AT)
     assert v.outcome == "inconclusive"
     assert v.results[1].held is None
     # once the comparison reports the interval, the rule decides
     measures["mean_diff_low"]["baseline"]["AP"] = -0.02
     measures["mean_diff_high"]["baseline"]["AP"] = 0.03
-    assert verdicts.apply(rule, measures, {}, comparison="c", work="w").outcome == "reproduced"
+    assert verdicts.apply(rule, measures, {}, **AT).outcome == "reproduced"
     measures["mean_diff_low"]["baseline"]["AP"] = 0.01
-    assert verdicts.apply(rule, measures, {}, comparison="c", work="w").outcome == (
-        "partially-reproduced"
-    )
+    assert verdicts.apply(rule, measures, {}, **AT).outcome == ("partially-reproduced")
 
 
 @pytest.mark.parametrize(
@@ -146,7 +169,7 @@ def test_a_missing_measure_is_inconclusive_not_a_guess() -> None:
 def test_partial_when_some_conditions_hold(values, expected) -> None:
     rule = verdicts.presets()["er-dri-tolerance"]
     er, dri = values
-    v = verdicts.apply(rule, {"er": {"AP": er}, "dri": {"AP": dri}}, {}, comparison="c", work="w")
+    v = verdicts.apply(rule, {"er": {"AP": er}, "dri": {"AP": dri}}, {}, **AT)
     assert v.outcome == expected
 
 
@@ -162,19 +185,19 @@ def test_er_dri_reads_the_dri_interval(interval, expected) -> None:
     measures: dict = {"er": {"AP": 1.02}, "dri": {"AP": 0.03}}
     if interval is not None:
         measures |= {"dri_low": {"AP": interval[0]}, "dri_high": {"AP": interval[1]}}
-    v = verdicts.apply(rule, measures, {}, comparison="c", work="w")
+    v = verdicts.apply(rule, measures, {}, **AT)
     assert v.outcome == expected
     tolerant = verdicts.apply(verdicts.presets()["er-dri-tolerance"], measures, {},
-                              comparison="c", work="w")  # fmt: skip
+                              **AT)  # fmt: skip
     assert tolerant.outcome == "reproduced"
 
 
 def test_arp_relative_tolerance_reads_both_runs() -> None:
     rule = verdicts.presets()["arp-within-5pct"]
     means = {"orig_base": {"AP": 0.30}, "rep_base": {"AP": 0.31}}
-    assert verdicts.apply(rule, {}, means, comparison="c", work="w").outcome == "reproduced"
+    assert verdicts.apply(rule, {}, means, **AT).outcome == "reproduced"
     means["rep_base"]["AP"] = 0.32  # 6.7% off
-    assert verdicts.apply(rule, {}, means, comparison="c", work="w").outcome == "not-reproduced"
+    assert verdicts.apply(rule, {}, means, **AT).outcome == "not-reproduced"
 
 
 def test_bad_rules_are_refused_with_their_place() -> None:
@@ -217,11 +240,14 @@ def test_post_comparisons_with_a_rule(toy: Path, tmp_path: Path) -> None:
         )
         assert r.status_code == 201, r.text
         body = r.json()
-        assert [v["outcome"] for v in body["verdicts"]] == ["not-reproduced"]
+        # the preset asks for 25 topics; the toy has 3 (before: not-reproduced)
+        assert [v["outcome"] for v in body["verdicts"]] == ["insufficient-evidence"]
+        assert body["verdict"]["outcome"] == "insufficient-evidence"
         got = client.get(f"/comparisons/{body['id']}").json()
         assert [(v["rule"], v["outcome"]) for v in got["verdicts"]] == [
-            ("er-within-10pct", "not-reproduced")
+            ("er-within-10pct", "insufficient-evidence")
         ]
+        assert [v["outcome"] for v in got["comparison_verdicts"]] == ["insufficient-evidence"]
         bad = client.post(
             "/comparisons",
             files=files,

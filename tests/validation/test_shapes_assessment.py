@@ -93,3 +93,37 @@ def test_the_report_alone_names_the_work(engine) -> None:
 
     doc = _doc(typed, work=None, report=report, method=RK.JournalReview)
     assert _violations(doc) == []
+
+
+def test_insufficient_evidence_is_never_reproduced_and_one_rule_per_rule_verdict(engine) -> None:
+    """Issue 39: a verdict below its rule's minimum of evidence (rk:evidenceShortfall) whose
+    outcome is reproduced is refused; only a comparison's verdict names several rules."""
+    rules = [URIRef(f"https://w3id.org/reprokg/id/acceptance-rule/r{i}") for i in (1, 2)]
+    comparison = URIRef("https://w3id.org/reprokg/id/comparison/c")
+
+    def verdict(*extra):
+        def mutate(g):
+            g.add((NODE, RK.evidence, comparison))
+            g.add((comparison, RDF.type, RK.ReproductionComparison))
+            g.add((NODE, RK.conditionResult, Literal("er[AP] within [0.9, 1.1]: 1 -> holds")))
+            for i, rule in enumerate(rules):
+                g.add((NODE, RK.acceptanceRule, rule))
+                g.add((rule, RDF.type, RK.AcceptanceRule))
+                g.add((rule, RK.ruleName, Literal(f"r{i}")))
+                g.add((rule, RK.ruleCondition, Literal("er[AP] within [0.9, 1.1]")))
+            for triple in extra:
+                g.add(triple)
+
+        return mutate
+
+    short = (NODE, RK.evidenceShortfall, Literal("1 topic(s); needs at least 25"))
+    two = _violations(_doc(verdict(), method=RK.ComputedAcceptanceRule))
+    assert any("at most one acceptance rule" in m for m in two)
+    whole = (NODE, RDF.type, RK.ComparisonVerdict)
+    parts = [(NODE, RK.ruleVerdict, URIRef(f"{NODE}-r{i}")) for i in (1, 2)]
+    reason = (NODE, RK.assessedWorkReason, Literal("the original run is the paper's own"))
+    ok = _doc(verdict(whole, reason, *parts), method=RK.ComputedAcceptanceRule,
+              outcome=RK.OutcomeInconclusive)  # fmt: skip
+    assert _violations(ok) == []
+    gamed = _doc(verdict(whole, reason, short, *parts), method=RK.ComputedAcceptanceRule)
+    assert any("insufficient evidence" in m for m in _violations(gamed))
