@@ -307,3 +307,79 @@ def test_the_badge_normalisation_table_in_docs_is_current() -> None:
         n = normalise(label)
         assert n.terms and not n.unknown, label
     assert len({s.spelling for s in SPELLINGS}) == len(SPELLINGS)
+
+
+# --------------------------------------------------------------------------- issue 39
+
+
+def _raw_download_errors(folder: Path) -> dict[str, dict[str, str]]:
+    """Per download log, the packages with a line not "ok" and its first status (read
+    straight from the tab-separated files, not through the loader)."""
+    out: dict[str, dict[str, str]] = {}
+    for f in sorted(folder.glob("run_log_r*_download.csv")):
+        bad: dict[str, str] = {}
+        for line in f.read_text("utf-8").splitlines():
+            doi, _file, status = line.split("\t")
+            if status != "ok":
+                bad.setdefault(doi, status)
+        out[f.name.removesuffix("_download.csv")] = bad
+    return out
+
+
+@pytest.mark.slow
+def test_re_execution_download_failure_is_not_assessed_never_not_reproduced(
+    shared_data: Path,
+) -> None:
+    """A package whose files did not download is *not assessed*, with the reason in words;
+    the study's excluded packages (a download error in all six logs) never *not reproduced*."""
+    from reprokg.core.identifiers import doi_iri
+
+    folder = shared_data / LOGS
+    raw = _raw_download_errors(folder)
+    assert len(raw) == 6
+    excluded = set.intersection(*(set(b) for b in raw.values()))
+    assert len(excluded) == 55  # the study's nb01 cell 11: 55 DOIs dropped
+    excluded_iris = {doi_iri(d) for d in excluded}
+    not_assessed: set[tuple[str, URIRef]] = set()
+    expected: set[tuple[str, URIRef]] = set()
+    noted_excluded: set[URIRef] = set()
+    excluded_outcomes: Counter = Counter()
+    for config, bad in raw.items():
+        f = folder / f"{config}.csv"
+        ran = {line.split("\t")[0] for line in f.read_text("utf-8").splitlines()}
+        expected |= {(config, doi_iri(d)) for d in bad if d in ran}
+        (doc,), summary = re_execution.load_with_summary(f.read_bytes(), str(f))
+        g = doc.graph
+        for a in g.subjects(RDF.type, RK.ReproductionAssessment):
+            work = g.value(a, RK.assessedWork)
+            outcome = g.value(a, RK.outcome)
+            note = str(g.value(a, RK.evidenceNote))
+            if work in excluded_iris:
+                excluded_outcomes[str(outcome).rsplit("#", 1)[-1]] += 1
+            if outcome == RK.OutcomeNotAttempted:
+                not_assessed.add((config, work))
+                assert note.startswith("download failed: checksum error")
+                assert str(g.value(a, RK.downloadStatus)) == "checksum error"
+            if "excluded by the study" in note:
+                noted_excluded.add(work)
+        assert validate_documents([doc])[0].conforms
+    # exactly the configurations' failed downloads are not assessed; exactly the study's
+    # excluded packages say so; none of their 260 assessments is "not reproduced" (150 were)
+    assert not_assessed == expected
+    assert noted_excluded == excluded_iris
+    assert excluded_outcomes == {"OutcomeNotAttempted": 260}
+
+
+def test_the_packaged_download_errors_are_the_study_logs(shared_data: Path) -> None:
+    """The table the run-log loader reads equals the six published download logs."""
+    from reprokg.core.identifiers import doi_iri
+
+    raw = _raw_download_errors(shared_data / LOGS)
+    table = re_execution.download_errors()
+    flat = {
+        (c[len("run_log_r") :][:1] + "." + c[len("run_log_r") :][1:2], c.endswith("_env")
+         and not c.endswith("no_env"), str(doi_iri(d))): st
+        for c, bad in raw.items() for d, st in bad.items()
+    }  # fmt: skip
+    assert {k: v[0] for k, v in table.items()} == flat
+    assert len(re_execution.excluded_by_study()) == 55
