@@ -383,3 +383,47 @@ def test_the_packaged_download_errors_are_the_study_logs(shared_data: Path) -> N
     }  # fmt: skip
     assert {k: v[0] for k, v in table.items()} == flat
     assert len(re_execution.excluded_by_study()) == 55
+
+
+@pytest.mark.parametrize(
+    ("written", "doi", "repaired"),
+    [
+        ("10.5281_zenodo.11077385", "10.5281/zenodo.11077385", True),
+        ("https://doi.org/10.5281/zenodo.6484021", "10.5281/zenodo.6484021", True),
+        ("http://dx.doi.org/10.1145/3600006.3613138", "10.1145/3600006.3613138", True),
+        ("doi:10.1145/3600006.3613138.", "10.1145/3600006.3613138", True),
+        ("10.1145/3600006.3613138", "10.1145/3600006.3613138", False),
+        ("TBD", None, False),
+        ("n/a", None, False),
+        ("11084/23333", None, False),  # a handle, not a DOI
+        ("https://zenodo.org/badge/latestdoi/585223762", None, False),
+    ],
+)
+def test_repair_doi(written: str, doi: str | None, repaired: bool) -> None:
+    from reprokg.core.identifiers import repair_doi
+
+    r = repair_doi(written)
+    assert r.doi == doi and bool(r.repair) == repaired
+    assert (r.problem is not None) == (doi is None)
+
+
+@pytest.mark.slow
+def test_rescience_malformed_dois_are_repaired_or_reported(shared_data: Path) -> None:
+    """published.bib writes one article DOI with an underscore for the slash, one as a URL,
+    code/data DOIs as URLs, handles and badge links (a regex over the raw bib's fields)."""
+    f = shared_data / BIB
+    docs, summary = rescience.load_with_summary(f.read_bytes(), str(f))
+    reports = {s for d in docs for s in d.graph.subjects(RDF.type, RK.ReproductionReport)}
+    assert URIRef("https://doi.org/10.5281/zenodo.11077385") in reports
+    assert URIRef("https://doi.org/10.5281/zenodo.6484021") in reports
+    # the repair names the record, in the document and in the load summary
+    msgs = [m for d in docs for m in d.messages if m.path == "doi" and "repaired" in m.message]
+    assert any("10.5281_zenodo.11077385" in m.message and "entry " in m.message for m in msgs)
+    normalised = {(f_, w): r for (f_, w, r), _ in summary.normalised.items()}
+    assert normalised[("doi", "10.5281_zenodo.11077385")].startswith("DOI 10.5281/zenodo.11077385")
+    assert normalised[("code_doi", "11084/23333")].startswith("not a DOI")
+    assert normalised[("code_doi", "https://zenodo.org/badge/latestdoi/585223762")].startswith(
+        "not a DOI"
+    )
+    # every article keeps a DOI IRI: none minted (all 223 entries carry a doi field)
+    assert all(str(r).startswith("https://doi.org/") for r in reports)
