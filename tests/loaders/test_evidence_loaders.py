@@ -427,3 +427,76 @@ def test_rescience_malformed_dois_are_repaired_or_reported(shared_data: Path) ->
     )
     # every article keeps a DOI IRI: none minted (all 223 entries carry a doi field)
     assert all(str(r).startswith("https://doi.org/") for r in reports)
+
+
+@pytest.mark.slow
+def test_artifact_availability_observations_join_the_artifacts(
+    shared_data: Path, artifacts
+) -> None:
+    """Counted straight from artifact_availability.json: 2,562 checked URLs, 83 unreachable;
+    every unreachable URL is a location of a ReproDB artifact, 31 of them behind a results
+    badge (its record's labels reproduced/Reproduced/reproducible/ROR-R)."""
+    import re
+
+    from reprokg.loaders import artifact_availability
+
+    f = shared_data / AE / "reprodb/artifact_availability.json"
+    raw = json.loads(f.read_text("utf-8"))["records"]
+    unreachable = [r for r in raw if r["accessible"] is False]
+    assert (len(raw), len(unreachable)) == (2562, 83)
+    assert detect_kind(f.name, f.read_text("utf-8")[:4096]) == "artifact-availability"
+    (doc,), summary = artifact_availability.load_with_summary(f.read_bytes(), str(f))
+    g = doc.graph
+    obs = set(g.subjects(RDF.type, RK.AvailabilityObservation))
+    down = {o for o in obs if g.value(o, RK.locationAccessible).toPython() is False}
+    # two records are exact copies (2,560 distinct); six "URLs" are two URLs joined by a
+    # space or "ttps://…": skipped and reported (five of them unreachable)
+    distinct = {json.dumps(r, sort_keys=True): r for r in raw}.values()
+    unusable = [r for r in distinct if " " in r["url"].strip() or not r["url"].startswith("http")]
+    assert len(distinct) == 2560 and len(unusable) == len(summary.skipped) == 6
+    bad_down = sum(1 for r in unusable if not r["accessible"])
+    assert (len(obs), len(down)) == (2560 - 6, 83 - bad_down) == (2554, 78)
+    assert {str(o) for o in g.objects(None, RK.checkedAt)} == {"2026-05-06T22:15:57+00:00"}
+    assert validate_documents([doc])[0].conforms
+    # joined by URL: the artifact whose rk:artifactLocation is the checked location
+    docs, _ = artifacts
+    located: dict[URIRef, set[URIRef]] = {}
+    results = {}
+    for d in docs:
+        for a, loc in d.graph.subject_objects(RK.artifactLocation):
+            located.setdefault(loc, set()).add(a)
+        for s, a in d.graph.subject_objects(RK.evaluatedArtifact):
+            results[a] = d.graph.value(s, RK.outcome) == RK.OutcomeReproduced
+    down_locations = {g.value(o, RK.checkedLocation) for o in down}
+    assert all(loc in located for loc in down_locations)
+    behind_results = {loc for loc in down_locations if any(results[a] for a in located[loc])}
+    raw_rr = {
+        r["url"]
+        for r in unreachable
+        for a in json.loads((shared_data / AE / "reprodb/artifacts.json").read_text("utf-8"))
+        if r["url"] in (a.get("artifact_urls") or [])
+        and any(re.search(r"reproduc|ROR-R", b, re.I) for b in a.get("badges") or [])
+    }
+    assert len(raw_rr) == 31  # of the 83 unreachable URLs, as written
+    usable_rr = {u for u in raw_rr if " " not in u.strip() and u.startswith("http")}
+    assert len(behind_results) == len(usable_rr)
+
+
+@pytest.mark.slow
+def test_every_committee_assessment_names_its_artifact_and_the_artifact_its_paper(
+    artifacts,
+) -> None:
+    """Each ReproDB verdict names the artifact it judged (rk:evaluatedArtifact); an
+    artifact's Zenodo DOI leads to its paper (?paper rk:hasArtifact ?artifact)."""
+    docs, _ = artifacts
+    for d in docs:
+        g = d.graph
+        for a in g.subjects(RDF.type, RK.ReproductionAssessment):
+            artifact = g.value(a, RK.evaluatedArtifact)
+            assert artifact is not None and (artifact, RDF.type, RK.ResearchArtifact) in g
+            assert g.value(predicate=RK.hasArtifact, object=artifact) == g.value(a, RK.assessedWork)
+    zenodo = URIRef("https://doi.org/10.5281/zenodo.6544966")
+    (d,) = [d for d in docs if (None, RK.artifactLocation, zenodo) in d.graph]
+    artifact = d.graph.value(predicate=RK.artifactLocation, object=zenodo)
+    paper = d.graph.value(predicate=RK.hasArtifact, object=artifact)
+    assert (paper, RDF.type, URIRef("http://schema.org/ScholarlyArticle")) in d.graph
