@@ -65,7 +65,7 @@ def register(command: Command) -> None:
 
 
 #: the evidence loaders' kinds: ``evidence load`` asks only these
-EVIDENCE_KINDS = ("artifact-evaluation", "rescience", "re-execution")
+EVIDENCE_KINDS = ("artifact-evaluation", "artifact-availability", "rescience", "re-execution")
 
 
 def _evidence(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -68,6 +69,64 @@ def doi_iri(value: str) -> URIRef:
     # ``<`` and ``>`` (old SICI DOIs have them) are not IRI characters: percent-encoded,
     # as doi.org resolves them, or the store refuses the IRI (``[`` ``]`` likewise)
     return URIRef("https://doi.org/" + quote(bare.lower(), safe="/:;()._-~!$&'*+,=@"))
+
+
+#: what sources write for "no DOI yet" (case-folded): reported, never read as a DOI
+DOI_PLACEHOLDERS = frozenset(
+    {"tbd", "tba", "todo", "n/a", "na", "none", "null", "nil", "-", "--", "?", "unknown",
+     "pending", "doi", "xxx", "not_assigned_yet", "not assigned yet", "not assigned"}
+)  # fmt: skip
+_DOI_UNDERSCORE_RE = re.compile(r"^(10\.\d{4,9})_([^/\s]+)$")
+
+
+@dataclass(frozen=True)
+class DoiRepair:
+    """A source's DOI field read: ``doi`` (bare, ``10.…/…``) or ``None``, and what was done
+    (``repair``: how it was mended, or ``problem``: why it is not a DOI)."""
+
+    written: str
+    doi: str | None
+    repair: str | None = None
+    problem: str | None = None
+
+
+def repair_doi(value: str) -> DoiRepair:
+    """A DOI field as a bare DOI, repaired where the intent is unambiguous, else reported.
+
+    Repaired (``repair`` says how): a ``doi:`` prefix, a ``https://doi.org/`` or
+    ``http://dx.doi.org/`` URL, trailing punctuation, and an underscore written for the
+    only slash (``10.5281_zenodo.11077385``, a file-name-safe spelling). Not repaired
+    (``problem`` says why, ``doi`` is ``None``): placeholders (``TBD``, ``n/a``, …) and
+    anything else that is not ``10.<registrant>/<suffix>``. An empty field is no DOI.
+    """
+    raw = str(value)
+    text = raw.strip()
+    if not text:
+        return DoiRepair(raw, None)
+    if text.casefold() in DOI_PLACEHOLDERS:
+        return DoiRepair(raw, None, problem=f"{text!r} is a placeholder, not a DOI")
+    repairs: list[str] = []
+    bare = _DOI_PREFIX_RE.sub("", text).strip()
+    if bare != text:
+        repairs.append("prefix or URL form removed")
+    if bare.casefold() in DOI_PLACEHOLDERS:
+        return DoiRepair(raw, None, problem=f"{text!r} is a placeholder, not a DOI")
+    trimmed = bare.rstrip(".,;")
+    if trimmed != bare:
+        repairs.append("trailing punctuation removed")
+        bare = trimmed
+    m = _DOI_UNDERSCORE_RE.match(bare)
+    if m:
+        bare = f"{m[1]}/{m[2]}"
+        repairs.append("an underscore written for the slash")
+    if not _DOI_RE.match(bare):
+        return DoiRepair(
+            raw,
+            None,
+            problem=f"{text!r} is not a DOI: expected 10.<registrant>/<suffix>, optionally "
+            "prefixed by doi: or https://doi.org/",
+        )
+    return DoiRepair(raw, bare, repair="; ".join(repairs) or None)
 
 
 def is_doi(value: str) -> bool:

@@ -34,6 +34,7 @@ from reprokg.loaders.limits import current_limits
 if TYPE_CHECKING:
     from reprokg.core.document import Document
     from reprokg.loaders import (
+        artifact_availability,
         artifact_evaluation,
         audit,
         feature_discard,
@@ -67,6 +68,7 @@ if TYPE_CHECKING:
         pwc_checklist,
         grsi,
         artifact_evaluation,
+        artifact_availability,
         rescience,
         re_execution,
         rocrate,
@@ -89,6 +91,7 @@ LOADER_MODULES: tuple[str, ...] = (
     "reprokg.loaders.pwc_checklist",
     "reprokg.loaders.grsi",
     "reprokg.loaders.artifact_evaluation",
+    "reprokg.loaders.artifact_availability",
     "reprokg.loaders.rescience",
     "reprokg.loaders.re_execution",
     "reprokg.loaders.rocrate",

@@ -50,6 +50,7 @@ from reprokg.loaders.evidence import (
     minted_paper,
     normalise_title,
     paper_doi,
+    read_doi,
     rejected_record,
     typed_year,
 )
@@ -434,11 +435,14 @@ def _record_document(
     msgs: list[Message] = []
     line = r.line
     minted = minted_paper(r.venue, r.year, r.title)
-    doi_text = r.doi or paper_doi(r.paper_url)
-    paper = doi_iri(doi_text) if doi_text else minted
-    if r.doi and not paper_doi(r.doi):
-        paper, doi_text = minted, None
-        msgs.append(Message("Warning", "doi", f"doi {r.doi!r} is not a DOI", None, r.doi, line))
+    record = f"{r.venue} {r.year} {r.title!r}"
+    page_doi = (
+        read_doi(r.doi, field="doi", record=record, line=line, messages=msgs, summary=summary)
+        if r.doi
+        else None
+    )
+    doi_text = r.doi if page_doi is not None else paper_doi(r.paper_url)
+    paper = page_doi or (doi_iri(doi_text) if doi_text else minted)
     _paper_facts(g, paper, r.venue, r.year, r.title)
     if doi_text:
         # the DOI as the source writes it (a paper_url link carries it in its path)
@@ -490,8 +494,14 @@ def _record_document(
     g.add((artifact, RDF.type, RK.ResearchArtifact))
     g.add((paper, RK.hasArtifact, artifact))
     g.add((artifact, SCHEMA.name, Literal(f"artifact of {r.title!r} ({r.venue} {r.year})")))
-    locations = [*r.urls, *([r.artifact_doi] if r.artifact_doi else [])]
-    for u in locations:
+    if r.artifact_doi:
+        doi = read_doi(r.artifact_doi, field="doi", record=record, line=line, messages=msgs,
+                       summary=summary)  # fmt: skip
+        if doi is not None:
+            g.add((artifact, RK.artifactLocation, doi))
+        else:
+            g.add((artifact, RKX.artifact_doi, Literal(r.artifact_doi)))
+    for u in r.urls:
         iri = link(u)
         if iri is None:
             g.add((artifact, RKX.artifact_url, Literal(u)))

@@ -24,9 +24,10 @@ from rdflib.namespace import PROV, XSD
 from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError
 from reprokg.core.hashing import stable_key
-from reprokg.core.identifiers import doi_iri, mint
+from reprokg.core.identifiers import doi_iri, mint, repair_doi
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.contract import LoaderInfo
+from reprokg.loaders.summary import LoadSummary
 
 _URL_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$", re.IGNORECASE)
 _DOI_URL_RE = re.compile(
@@ -73,6 +74,41 @@ def paper_doi(url: str | None) -> str | None:
         return None
     doi = next(g for g in m.groups() if g)
     return doi.rstrip(".,;") if _is_doi(doi) else None
+
+
+def read_doi(
+    text: str,
+    *,
+    field: str,
+    record: str,
+    line: int | None,
+    messages: list[Message],
+    summary: LoadSummary | None = None,
+    node: str | None = None,
+) -> URIRef | None:
+    """A source's DOI field as its DOI IRI through :func:`~reprokg.core.identifiers.repair_doi`
+    (the one repair every evidence loader uses): repaired with a Warning naming ``record``
+    (and the summary's *normalised*), else ``None`` with a Warning saying why (and the
+    summary's *normalised* as "not a DOI"); an empty field is ``None`` without a word."""
+    r = repair_doi(text)
+    written = text.strip()
+    if r.doi is None:
+        if r.problem:
+            messages.append(
+                Message("Warning", field, f"{record}: {r.problem}; kept as written", node,
+                        written, line)
+            )  # fmt: skip
+            if summary is not None:
+                summary.normal(field, written, "not a DOI (kept as written, reported)")
+        return None
+    if r.repair:
+        messages.append(
+            Message("Warning", field, f"{record}: DOI {written!r} repaired to {r.doi} "
+                    f"({r.repair})", node, written, line)
+        )  # fmt: skip
+        if summary is not None:
+            summary.normal(field, written, f"DOI {r.doi} (repaired: {r.repair})")
+    return doi_iri(r.doi)
 
 
 def _is_doi(text: str) -> bool:

@@ -27,11 +27,12 @@ from typing import Any
 from rdflib import RDF, Literal, URIRef
 
 from reprokg.core.document import Document, Message
-from reprokg.core.errors import IdentifierError, LoadError
+from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
-from reprokg.core.identifiers import doi_iri, mint
+from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.contract import LoaderInfo
+from reprokg.loaders.evidence import read_doi
 from reprokg.loaders.source import decode_text, parse_json
 
 INFO = LoaderInfo(kind="grsi", name="reprokg.loaders.grsi", version="1")
@@ -128,21 +129,12 @@ def _record(rec: dict[str, Any], name: str, line: int) -> tuple[Document, URIRef
     msgs: list[Message] = []
     entry = rec["grsi_url"].strip()
     node = mint("replicability-stamp", stable_key("grsi", entry))
-    try:
-        paper = doi_iri(rec["doi"])
-    except IdentifierError:
+    repaired = read_doi(rec["doi"], field="doi", record=f"stamp {entry}", line=line,
+                        messages=msgs)  # fmt: skip
+    if repaired is not None:
+        paper = repaired
+    else:
         paper = mint("publication", stable_key("grsi-paper", entry))
-        msgs.append(
-            Message(
-                "Warning",
-                "doi",
-                f"doi {rec['doi']!r} is not a DOI (the list's placeholder): the paper gets a "
-                "minted IRI and cannot join other sources",
-                str(paper),
-                str(rec["doi"]),
-                line,
-            )
-        )
     g.add((paper, RK.doiAsWritten, Literal(str(rec["doi"]))))
     g.add((node, RDF.type, RK.ReplicabilityStampGrant))
     g.add((node, RK.inSurvey, RK.GraphicsReplicabilityStampList))

@@ -28,6 +28,7 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import CITO, RK, RKX, SCHEMA, new_graph
 from reprokg.loaders.contract import LoaderInfo
+from reprokg.loaders.evidence import read_doi
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
@@ -163,21 +164,18 @@ def _report(head: dict[str, Any], name: str) -> _Report:
     art_doi = _text(article.get("doi"))
     title = _text(head.get("title")) or ""
     node: URIRef | None = None
-    problem = None
+    msgs: list[Message] = []
     if art_doi:
-        try:
-            node = doi_iri(art_doi)
-        except IdentifierError as exc:
-            problem = exc
+        node = read_doi(art_doi, field="article.doi", record=f"report {name}",
+                        line=_line(article.get("doi")), messages=msgs)  # fmt: skip
     folder = PurePath(name).parent.parent.name if PurePath(name).parent.name == "journal" else ""
-    key = art_doi.lower() if node is not None and art_doi else (folder or title)
+    key = str(node).removeprefix("https://doi.org/") if node is not None else (folder or title)
     r = _Report(name, key, node if node is not None else mint("report", stable_key("mlrc", key)))
+    r.msgs.extend(msgs)
     if art_doi:
         r.note("article.doi", article.get("doi"))
         if node is not None:
             r.add(node, RK.doiAsWritten, Literal(art_doi))
-        else:
-            r.message("Warning", "article.doi", str(problem), None, art_doi, article.get("doi"))
     return r
 
 
@@ -281,18 +279,10 @@ def _original(r: _Report, head: dict[str, Any], *, replication: bool, label: str
     original: URIRef | None = None
     if rdoi:
         r.note("replication.doi", rep.get("doi"))
-        try:
-            original = doi_iri(rdoi)
+        original = read_doi(rdoi, field="replication.doi", record=f"report {r.name}",
+                            line=_line(rep.get("doi")), messages=r.msgs)  # fmt: skip
+        if original is not None:
             r.add(original, RK.doiAsWritten, Literal(rdoi))
-        except IdentifierError as exc:
-            r.message(
-                "Warning",
-                "replication.doi",
-                f"{exc}; the original paper gets a minted IRI",
-                None,
-                rdoi,
-                rep.get("doi"),
-            )
     if original is None and (rurl or rcite):
         original = mint(
             "publication", stable_key("url", rurl) if rurl else stable_key("cite", rcite)
@@ -346,11 +336,12 @@ def _links(r: _Report, head: dict[str, Any]) -> None:
             else:
                 r.add(report, RKX.code_url, Literal(s))
         elif k == "doi":
-            try:
-                r.add(report, RK.codeDOI, doi_iri(s))
-            except IdentifierError as exc:
+            iri = read_doi(s, field="code.doi", record=f"report {r.name}", line=_line(v),
+                           messages=r.msgs, node=str(report))  # fmt: skip
+            if iri is not None:
+                r.add(report, RK.codeDOI, iri)
+            else:
                 r.add(report, RKX.code_doi, Literal(s))
-                r.message("Warning", "code.doi", str(exc), report, s, v)
         elif k == "swh":
             r.add(report, RK.softwareHeritageId, Literal(s if s.startswith("swh:") else "swh:" + s))
     data_ = _flat(head.get("data"))

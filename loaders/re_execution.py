@@ -19,13 +19,27 @@ own per-package rule counts a package a success when any file ran: the study,
 ``reprokg study trisovic2022``, recomputes that from the file results). A download log is
 one document of ``rk:DownloadCheck`` s, one per package. A malformed line is skipped with
 a located Warning (the file is one document: a Violation would reject all its lines).
+
+Not assessed is not a failure: a package whose download failed in a configuration (a line
+of that configuration's download log not ``ok``: the study's files are partly missing or
+corrupt) has outcome *not assessed* (``rk:OutcomeNotAttempted``) in that configuration,
+never *not reproduced*, with the download status as written (``rk:downloadStatus``) and
+the reason in words (``rk:evidenceNote``: "download failed: …", and "excluded by the
+study" for the packages the study drops, a download error in all six configurations, nb01
+cells 9-11). A run log does not carry its download log, and a loader reads one file, so
+the study's download errors ship with the loader (:data:`DOWNLOAD_ERRORS`, written from
+the six published download logs by ``python -m reprokg.loaders.re_execution DIR``;
+tests/loaders/test_evidence_loaders.py checks it against the raw logs).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
-from pathlib import PurePath
+from functools import cache
+from importlib import resources
+from pathlib import Path, PurePath
 
 from rdflib import RDF, RDFS, Literal, URIRef
 from rdflib.namespace import PROV, XSD
@@ -50,6 +64,29 @@ STUDY = "trisovic2022"
 #: (CITATION.cff of atrisovic/dataverse-r-study: doi:10.7910/DVN/UZLXSZ)
 RELEASED = Literal("2021-03-23", datatype=XSD.date)
 SUCCESS, ERROR, TIME_LIMIT = "success", "error", "time-limit"
+#: the study's download errors: (R version, cleaning, DOI IRI) -> (first status not
+#: ok, lines not ok, lines), from the six published ``run_log_rXY_(no_)env_download.csv``
+DOWNLOAD_ERRORS = "trisovic2022_download_errors.tsv"
+#: how many configurations the study ran (3 R versions, with and without cleaning)
+CONFIGURATIONS = 6
+
+
+@cache
+def download_errors() -> dict[tuple[str, bool, str], tuple[str, int, int]]:
+    """The packaged table of the study's download errors (:data:`DOWNLOAD_ERRORS`)."""
+    text = resources.files("reprokg.loaders").joinpath("data", DOWNLOAD_ERRORS).read_text("utf-8")
+    out: dict[tuple[str, bool, str], tuple[str, int, int]] = {}
+    for line in text.splitlines()[1:]:
+        version, cleaning, doi, st, failed, lines = line.split("\t")
+        out[(version, cleaning == "env", str(doi_iri(doi)))] = (st, int(failed), int(lines))
+    return out
+
+
+@cache
+def excluded_by_study() -> frozenset[str]:
+    """The DOI IRIs the study excludes: a download error in all six configurations."""
+    per: Counter[str] = Counter(doi for _v, _c, doi in download_errors())
+    return frozenset(d for d, n in per.items() if n == CONFIGURATIONS)
 
 
 def status(result: str) -> str:
@@ -197,7 +234,29 @@ def _results(g, run, rows, version: str, cleaning: bool, label: str, summary: Lo
             g.add((node, RK.executionMessage, Literal(result)))
             g.add((node, PROV.wasDerivedFrom, package))
         n = sum(counts.values())
-        if counts[SUCCESS] == n:
+        ran = (
+            f"{counts[SUCCESS]} of {n} R file(s) ran without error, "
+            f"{counts[ERROR]} failed with an error, {counts[TIME_LIMIT]} hit the time limit "
+            f"({label})"
+        )
+        failed_download = download_errors().get((version, cleaning, str(package)))
+        download_status = None
+        if failed_download is not None:
+            download_status, bad, lines = failed_download
+            outcome, slug = RK.OutcomeNotAttempted, "not-attempted"
+            note = (
+                f"download failed: {download_status} ({bad} of {lines} line(s) of the "
+                f"package's download log not ok); "
+                + (
+                    "excluded by the study (a download error in all six configurations); "
+                    if str(package) in excluded_by_study()
+                    else "the study keeps the package (its download succeeded in another "
+                    "configuration); "
+                )
+                + f"not assessed, whatever the run gave: {ran}"
+            )
+            summary.counts["packages not assessed (download failed)"] += 1
+        elif counts[SUCCESS] == n:
             outcome, slug = RK.OutcomeReproduced, "reproduced"
         elif counts[SUCCESS]:
             outcome, slug = RK.OutcomePartiallyReproduced, "partially-reproduced"
@@ -205,6 +264,8 @@ def _results(g, run, rows, version: str, cleaning: bool, label: str, summary: Lo
             outcome, slug = RK.OutcomeInconclusive, "inconclusive"
         else:
             outcome, slug = RK.OutcomeNotReproduced, "not-reproduced"
+        if failed_download is None:
+            note = ran
         summary.outcomes[slug] += 1
         node = assessment_node(stable_key(INFO.kind, STUDY, version, cleaning, doi_text))
         Assessment(
@@ -216,14 +277,14 @@ def _results(g, run, rows, version: str, cleaning: bool, label: str, summary: Lo
             work=package,
             kind=RK.TermReExecution,
             claim=f"the package's R files run without error ({label})",
-            note=f"{counts[SUCCESS]} of {n} R file(s) ran without error, "
-            f"{counts[ERROR]} failed with an error, {counts[TIME_LIMIT]} hit the time limit "
-            f"({label})",
+            note=note,
             as_written=", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
             venue="Harvard Dataverse",
             date=RELEASED,
         ).add_to(g)
         g.add((node, RK.inReExecutionRun, run))
+        if download_status is not None:
+            g.add((node, RK.downloadStatus, Literal(download_status)))
         for r in results:
             g.add((node, RK.fileResult, r))
 
@@ -245,3 +306,25 @@ def _download_checks(g, run, rows, summary: LoadSummary) -> None:
         ] += 1
         summary.counts["lines ok"] += len(files) - len(failed)
         summary.counts["lines not ok"] += len(failed)
+
+
+def download_errors_table(folder: Path) -> str:
+    """:data:`DOWNLOAD_ERRORS` written from the study's six download logs in ``folder``."""
+    rows = ["version\tcleaning\tdoi\tstatus\tfailed\tlines"]
+    for f in sorted(folder.glob("run_log_r*_download.csv")):
+        version, cleaning, _ = configuration(f.name)
+        per: dict[str, list[str]] = {}
+        for line in f.read_text("utf-8").split("\n"):
+            cols = [c.strip() for c in line.split("\t")]
+            if len(cols) == 3:
+                per.setdefault(cols[0], []).append(cols[2])
+        for doi, statuses in sorted(per.items()):
+            bad = [st for st in statuses if st != "ok"]
+            if bad:
+                env = "env" if cleaning else "no_env"
+                rows.append(f"{version}\t{env}\t{doi}\t{bad[0]}\t{len(bad)}\t{len(statuses)}")
+    return "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(download_errors_table(Path(sys.argv[1])))

@@ -30,12 +30,12 @@ from rdflib import RDF, Literal, URIRef
 from rdflib.namespace import XSD
 
 from reprokg.core.document import Document, Message
-from reprokg.core.errors import IdentifierError, LoadError
+from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
-from reprokg.core.identifiers import doi_iri, mint
+from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.contract import LoaderInfo
-from reprokg.loaders.evidence import Assessment, agent, link, rejected_record
+from reprokg.loaders.evidence import Assessment, agent, link, read_doi, rejected_record
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.summary import LoadSummary
 
@@ -121,11 +121,12 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
     msgs: list[Message] = []
     report: URIRef | None = None
     if doi_text:
-        try:
-            report = doi_iri(doi_text)
+        record = f"entry {entry.key}"
+        report = read_doi(
+            doi_text, field="doi", record=record, line=line, messages=msgs, summary=summary
+        )
+        if report is not None:
             g.add((report, RK.doiAsWritten, Literal(doi_text)))
-        except IdentifierError as exc:
-            msgs.append(Message("Warning", "doi", str(exc), None, doi_text, line))
     if not title:
         summary.skip(line, f"entry {entry.key}", "no title")
         return rejected_record(
@@ -137,7 +138,7 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
             message="title: every ReScience article has a title (it carries the outcome label)",
             line=line,
         )
-    key = doi_text.lower() if report is not None else entry.key
+    key = str(report).removeprefix("https://doi.org/") if report is not None else entry.key
     if report is None:
         report = mint("report", stable_key("rescience", entry.key))
         msgs.append(
@@ -199,11 +200,14 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
     for k, prop in (("code_doi", RK.codeDOI), ("data_doi", RK.dataURL)):
         v = fields.get(k, "")
         if v:
-            try:
-                g.add((report, prop, doi_iri(v)))
-            except IdentifierError as exc:
+            iri = read_doi(
+                v, field=k, record=f"entry {entry.key}", line=line, messages=msgs,
+                summary=summary,
+            )  # fmt: skip
+            if iri is not None:
+                g.add((report, prop, iri))
+            else:
                 g.add((report, rkx_term(k), Literal(v)))
-                msgs.append(Message("Warning", k, str(exc), None, v, line))
     swh = fields.get("code_swh", "")
     if swh:
         g.add(

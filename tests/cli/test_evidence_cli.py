@@ -93,8 +93,8 @@ def test_unclaimed_files_are_named_with_the_loaders_tried(capsys, folder: Path) 
     code, out, err = run(capsys, "evidence", "load", "--dry-run", str(folder))
     assert code == 0
     assert (
-        "skipped 1 file(s) no loader claims (tried artifact-evaluation, rescience, re-execution):"
-        in err
+        "skipped 1 file(s) no loader claims (tried artifact-evaluation, "
+        "artifact-availability, rescience, re-execution):" in err
     )
     assert f"  {folder / 'gcn.yaml'}: no loader claims this file" in err
     code, _, err = run(capsys, "evidence", "load", "--dry-run", str(audit))

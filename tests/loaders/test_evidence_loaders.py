@@ -307,3 +307,196 @@ def test_the_badge_normalisation_table_in_docs_is_current() -> None:
         n = normalise(label)
         assert n.terms and not n.unknown, label
     assert len({s.spelling for s in SPELLINGS}) == len(SPELLINGS)
+
+
+# --------------------------------------------------------------------------- issue 39
+
+
+def _raw_download_errors(folder: Path) -> dict[str, dict[str, str]]:
+    """Per download log, the packages with a line not "ok" and its first status (read
+    straight from the tab-separated files, not through the loader)."""
+    out: dict[str, dict[str, str]] = {}
+    for f in sorted(folder.glob("run_log_r*_download.csv")):
+        bad: dict[str, str] = {}
+        for line in f.read_text("utf-8").splitlines():
+            doi, _file, status = line.split("\t")
+            if status != "ok":
+                bad.setdefault(doi, status)
+        out[f.name.removesuffix("_download.csv")] = bad
+    return out
+
+
+@pytest.mark.slow
+def test_re_execution_download_failure_is_not_assessed_never_not_reproduced(
+    shared_data: Path,
+) -> None:
+    """A package whose files did not download is *not assessed*, with the reason in words;
+    the study's excluded packages (a download error in all six logs) never *not reproduced*."""
+    from reprokg.core.identifiers import doi_iri
+
+    folder = shared_data / LOGS
+    raw = _raw_download_errors(folder)
+    assert len(raw) == 6
+    excluded = set.intersection(*(set(b) for b in raw.values()))
+    assert len(excluded) == 55  # the study's nb01 cell 11: 55 DOIs dropped
+    excluded_iris = {doi_iri(d) for d in excluded}
+    not_assessed: set[tuple[str, URIRef]] = set()
+    expected: set[tuple[str, URIRef]] = set()
+    noted_excluded: set[URIRef] = set()
+    excluded_outcomes: Counter = Counter()
+    for config, bad in raw.items():
+        f = folder / f"{config}.csv"
+        ran = {line.split("\t")[0] for line in f.read_text("utf-8").splitlines()}
+        expected |= {(config, doi_iri(d)) for d in bad if d in ran}
+        (doc,), summary = re_execution.load_with_summary(f.read_bytes(), str(f))
+        g = doc.graph
+        for a in g.subjects(RDF.type, RK.ReproductionAssessment):
+            work = g.value(a, RK.assessedWork)
+            outcome = g.value(a, RK.outcome)
+            note = str(g.value(a, RK.evidenceNote))
+            if work in excluded_iris:
+                excluded_outcomes[str(outcome).rsplit("#", 1)[-1]] += 1
+            if outcome == RK.OutcomeNotAttempted:
+                not_assessed.add((config, work))
+                assert note.startswith("download failed: checksum error")
+                assert str(g.value(a, RK.downloadStatus)) == "checksum error"
+            if "excluded by the study" in note:
+                noted_excluded.add(work)
+        assert validate_documents([doc])[0].conforms
+    # exactly the configurations' failed downloads are not assessed; exactly the study's
+    # excluded packages say so; none of their 260 assessments is "not reproduced" (150 were)
+    assert not_assessed == expected
+    assert noted_excluded == excluded_iris
+    assert excluded_outcomes == {"OutcomeNotAttempted": 260}
+
+
+def test_the_packaged_download_errors_are_the_study_logs(shared_data: Path) -> None:
+    """The table the run-log loader reads equals the six published download logs."""
+    from reprokg.core.identifiers import doi_iri
+
+    raw = _raw_download_errors(shared_data / LOGS)
+    table = re_execution.download_errors()
+    flat = {
+        (c[len("run_log_r") :][:1] + "." + c[len("run_log_r") :][1:2], c.endswith("_env")
+         and not c.endswith("no_env"), str(doi_iri(d))): st
+        for c, bad in raw.items() for d, st in bad.items()
+    }  # fmt: skip
+    assert {k: v[0] for k, v in table.items()} == flat
+    assert len(re_execution.excluded_by_study()) == 55
+
+
+@pytest.mark.parametrize(
+    ("written", "doi", "repaired"),
+    [
+        ("10.5281_zenodo.11077385", "10.5281/zenodo.11077385", True),
+        ("https://doi.org/10.5281/zenodo.6484021", "10.5281/zenodo.6484021", True),
+        ("http://dx.doi.org/10.1145/3600006.3613138", "10.1145/3600006.3613138", True),
+        ("doi:10.1145/3600006.3613138.", "10.1145/3600006.3613138", True),
+        ("10.1145/3600006.3613138", "10.1145/3600006.3613138", False),
+        ("TBD", None, False),
+        ("n/a", None, False),
+        ("11084/23333", None, False),  # a handle, not a DOI
+        ("https://zenodo.org/badge/latestdoi/585223762", None, False),
+    ],
+)
+def test_repair_doi(written: str, doi: str | None, repaired: bool) -> None:
+    from reprokg.core.identifiers import repair_doi
+
+    r = repair_doi(written)
+    assert r.doi == doi and bool(r.repair) == repaired
+    assert (r.problem is not None) == (doi is None)
+
+
+@pytest.mark.slow
+def test_rescience_malformed_dois_are_repaired_or_reported(shared_data: Path) -> None:
+    """published.bib writes one article DOI with an underscore for the slash, one as a URL,
+    code/data DOIs as URLs, handles and badge links (a regex over the raw bib's fields)."""
+    f = shared_data / BIB
+    docs, summary = rescience.load_with_summary(f.read_bytes(), str(f))
+    reports = {s for d in docs for s in d.graph.subjects(RDF.type, RK.ReproductionReport)}
+    assert URIRef("https://doi.org/10.5281/zenodo.11077385") in reports
+    assert URIRef("https://doi.org/10.5281/zenodo.6484021") in reports
+    # the repair names the record, in the document and in the load summary
+    msgs = [m for d in docs for m in d.messages if m.path == "doi" and "repaired" in m.message]
+    assert any("10.5281_zenodo.11077385" in m.message and "entry " in m.message for m in msgs)
+    normalised = {(f_, w): r for (f_, w, r), _ in summary.normalised.items()}
+    assert normalised[("doi", "10.5281_zenodo.11077385")].startswith("DOI 10.5281/zenodo.11077385")
+    assert normalised[("code_doi", "11084/23333")].startswith("not a DOI")
+    assert normalised[("code_doi", "https://zenodo.org/badge/latestdoi/585223762")].startswith(
+        "not a DOI"
+    )
+    # every article keeps a DOI IRI: none minted (all 223 entries carry a doi field)
+    assert all(str(r).startswith("https://doi.org/") for r in reports)
+
+
+@pytest.mark.slow
+def test_artifact_availability_observations_join_the_artifacts(
+    shared_data: Path, artifacts
+) -> None:
+    """Counted straight from artifact_availability.json: 2,562 checked URLs, 83 unreachable;
+    every unreachable URL is a location of a ReproDB artifact, 31 of them behind a results
+    badge (its record's labels reproduced/Reproduced/reproducible/ROR-R)."""
+    import re
+
+    from reprokg.loaders import artifact_availability
+
+    f = shared_data / AE / "reprodb/artifact_availability.json"
+    raw = json.loads(f.read_text("utf-8"))["records"]
+    unreachable = [r for r in raw if r["accessible"] is False]
+    assert (len(raw), len(unreachable)) == (2562, 83)
+    assert detect_kind(f.name, f.read_text("utf-8")[:4096]) == "artifact-availability"
+    (doc,), summary = artifact_availability.load_with_summary(f.read_bytes(), str(f))
+    g = doc.graph
+    obs = set(g.subjects(RDF.type, RK.AvailabilityObservation))
+    down = {o for o in obs if g.value(o, RK.locationAccessible).toPython() is False}
+    # two records are exact copies (2,560 distinct); six "URLs" are two URLs joined by a
+    # space or "ttps://…": skipped and reported (five of them unreachable)
+    distinct = {json.dumps(r, sort_keys=True): r for r in raw}.values()
+    unusable = [r for r in distinct if " " in r["url"].strip() or not r["url"].startswith("http")]
+    assert len(distinct) == 2560 and len(unusable) == len(summary.skipped) == 6
+    bad_down = sum(1 for r in unusable if not r["accessible"])
+    assert (len(obs), len(down)) == (2560 - 6, 83 - bad_down) == (2554, 78)
+    assert {str(o) for o in g.objects(None, RK.checkedAt)} == {"2026-05-06T22:15:57+00:00"}
+    assert validate_documents([doc])[0].conforms
+    # joined by URL: the artifact whose rk:artifactLocation is the checked location
+    docs, _ = artifacts
+    located: dict[URIRef, set[URIRef]] = {}
+    results = {}
+    for d in docs:
+        for a, loc in d.graph.subject_objects(RK.artifactLocation):
+            located.setdefault(loc, set()).add(a)
+        for s, a in d.graph.subject_objects(RK.evaluatedArtifact):
+            results[a] = d.graph.value(s, RK.outcome) == RK.OutcomeReproduced
+    down_locations = {g.value(o, RK.checkedLocation) for o in down}
+    assert all(loc in located for loc in down_locations)
+    behind_results = {loc for loc in down_locations if any(results[a] for a in located[loc])}
+    raw_rr = {
+        r["url"]
+        for r in unreachable
+        for a in json.loads((shared_data / AE / "reprodb/artifacts.json").read_text("utf-8"))
+        if r["url"] in (a.get("artifact_urls") or [])
+        and any(re.search(r"reproduc|ROR-R", b, re.I) for b in a.get("badges") or [])
+    }
+    assert len(raw_rr) == 31  # of the 83 unreachable URLs, as written
+    usable_rr = {u for u in raw_rr if " " not in u.strip() and u.startswith("http")}
+    assert len(behind_results) == len(usable_rr)
+
+
+@pytest.mark.slow
+def test_every_committee_assessment_names_its_artifact_and_the_artifact_its_paper(
+    artifacts,
+) -> None:
+    """Each ReproDB verdict names the artifact it judged (rk:evaluatedArtifact); an
+    artifact's Zenodo DOI leads to its paper (?paper rk:hasArtifact ?artifact)."""
+    docs, _ = artifacts
+    for d in docs:
+        g = d.graph
+        for a in g.subjects(RDF.type, RK.ReproductionAssessment):
+            artifact = g.value(a, RK.evaluatedArtifact)
+            assert artifact is not None and (artifact, RDF.type, RK.ResearchArtifact) in g
+            assert g.value(predicate=RK.hasArtifact, object=artifact) == g.value(a, RK.assessedWork)
+    zenodo = URIRef("https://doi.org/10.5281/zenodo.6544966")
+    (d,) = [d for d in docs if (None, RK.artifactLocation, zenodo) in d.graph]
+    artifact = d.graph.value(predicate=RK.artifactLocation, object=zenodo)
+    paper = d.graph.value(predicate=RK.hasArtifact, object=artifact)
+    assert (paper, RDF.type, URIRef("http://schema.org/ScholarlyArticle")) in d.graph

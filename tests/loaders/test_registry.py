@@ -71,6 +71,7 @@ def test_every_registered_loader_exposes_the_loader_api() -> None:
         "pwc-checklist",
         "grsi",
         "artifact-evaluation",
+        "artifact-availability",
         "rescience",
         "re-execution",
         "qrels",
