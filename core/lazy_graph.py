@@ -122,25 +122,24 @@ def triples_kept() -> Iterator[None]:
 _PARSING = threading.Lock()
 
 
-def parse_as_written(data: bytes | str, fmt: str, base: str | None = None) -> Graph:
-    """A graph parsed with every literal's lexical form kept as written.
+@contextmanager
+def literals_as_written() -> Iterator[None]:
+    """Within: rdflib keeps every parsed literal's lexical form as written.
 
     rdflib normalises literals when it parses (``"1"^^xsd:boolean`` becomes ``true``,
-    ``"01"^^xsd:integer`` becomes ``1``), which changes what ``sh:in``, ``sh:hasValue``
-    and the parameters of a SHACL shapes graph mean. Its switch is the module global
-    ``rdflib.NORMALIZE_LITERALS``, so parses take a lock while it is off.
+    ``"01"^^xsd:integer`` becomes ``1``). Its switch is the module global
+    ``rdflib.NORMALIZE_LITERALS``, so parses take a lock while it is off. Used by
+    :func:`reprokg.core.rdf_parse.parse_as_written`, the one place RDF text is parsed.
     """
     import rdflib
 
-    g = Graph()
     with _PARSING:
         before = rdflib.NORMALIZE_LITERALS
         rdflib.NORMALIZE_LITERALS = False
         try:
-            g.parse(data=data, format=fmt, publicID=base)
+            yield
         finally:
             rdflib.NORMALIZE_LITERALS = before
-    return g
 
 
 #: the unquoted Turtle tokens of these datatypes that read back as written (Turtle's

@@ -22,7 +22,6 @@ its per-class ``array_data`` are kept with it as ``rdf:JSON``. XML with a DTD is
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 from xml.etree import ElementTree as ET
 
@@ -34,6 +33,7 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import MLS, RK, SCHEMA
+from reprokg.core.rdf_parse import xml_declaration
 from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_metadata.tree import run_document
 from reprokg.loaders.source import decode_text, parse_json
@@ -41,7 +41,6 @@ from reprokg.loaders.source import decode_text, parse_json
 INFO = LoaderInfo(kind="openml", name="reprokg.loaders.openml", version="1")
 OML = "http://openml.org/openml"
 SITE = "https://www.openml.org"
-_DTD = re.compile(r"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
 
 
 def sniff(name: str, head: str) -> bool:
@@ -58,10 +57,12 @@ def _text(e: ET.Element | None) -> str | None:
 
 
 def _from_xml(text: str, name: str) -> dict[str, Any]:
-    if _DTD.search(text):
+    found = xml_declaration(text)
+    if found is not None:
         raise LoadError(
-            "the XML declares a DTD or entities; OpenML run descriptions have none",
+            f"the XML declares a DTD or entities ({found[0]}); OpenML run descriptions have none",
             source=name,
+            line=found[1],
         )
     try:
         root = ET.fromstring(text)

@@ -24,6 +24,7 @@ from rdflib.namespace import PROV, RDF, SKOS
 
 from reprokg.core.identifiers import base_iri
 from reprokg.core.namespaces import RK
+from reprokg.core.rdf_parse import parse_package_file
 from reprokg.core.resources import data_dir
 from reprokg.measures.registry import CROSS, SAME
 
@@ -138,7 +139,7 @@ def _study_kinds() -> tuple[tuple[URIRef, re.Pattern], ...]:
     g = Graph()
     path = data_dir("ontology") / "primad.ttl"
     if path.is_file():
-        g.parse(data=path.read_text(encoding="utf-8"), format="turtle")
+        parse_package_file(path, graph=g)
     kinds = []
     for concept, pattern in g.subject_objects(RK.signaturePattern):
         if (concept, SKOS.inScheme, RK.StudyKindScheme) in g or (

@@ -23,8 +23,9 @@ from pathlib import Path
 
 from rdflib import OWL, RDF, RDFS, XSD, Graph
 
-from reprokg.core.errors import UsageError
+from reprokg.core.errors import LoadError, UsageError
 from reprokg.core.namespaces import new_graph
+from reprokg.core.rdf_parse import parse_package_file, parse_rdf
 from reprokg.core.resources import iter_files
 
 #: XSD datatypes outside the OWL 2 datatype map (HermiT refuses them)
@@ -55,12 +56,16 @@ def merged_ontology(extra: Sequence[Path] = ()) -> Graph:
     g = new_graph()
     for folder in ("ontology", "ontology/imports"):
         for f in iter_files(folder, ".ttl"):
-            g.parse(data=f.read_text(encoding="utf-8"), format="turtle", publicID=f.name)
+            parse_package_file(f, graph=g, base=f.name)
     for path in extra:
         try:
-            g.parse(path, format="turtle")
-        except (OSError, SyntaxError, ValueError) as exc:
+            parse_rdf(
+                path.read_bytes(), "turtle", source=str(path), graph=g, base=path.resolve().as_uri()
+            )
+        except OSError as exc:
             raise UsageError(f"{path}: cannot read it as Turtle: {exc}") from None
+        except LoadError as exc:
+            raise UsageError(f"{path}: cannot read it as Turtle: {exc.message}") from None
     g.remove((None, OWL.imports, None))
     for s, p, o in list(g):
         if o in NON_OWL2_DATATYPES and p != RDF.type:

@@ -17,6 +17,7 @@ from rdflib import OWL, RDF, RDFS, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, SKOS
 
 from reprokg.core.namespaces import ONTOLOGY_IRI, PREFIXES, RK, VANN, new_graph
+from reprokg.core.rdf_parse import parse_package_file
 from reprokg.core.resources import iter_files
 
 #: docs/ontology.md of the checkout (the package root is the repository root)
@@ -174,7 +175,7 @@ def render() -> str:
     modules: list[tuple[str, Graph]] = []
     for f in iter_files("ontology", ".ttl"):
         g = new_graph()
-        g.parse(data=f.read_text(encoding="utf-8"), format="turtle", publicID=ONTOLOGY_IRI)
+        parse_package_file(f, graph=g, base=ONTOLOGY_IRI)
         modules.append((f.name, g))
         for t in g:
             merged.add(t)

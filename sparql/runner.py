@@ -70,6 +70,7 @@ from reprokg.core.pool import (
     Worker,
     WorkerPool,
 )
+from reprokg.core.rdf_parse import parse_rdf
 from reprokg.core.settings import Settings
 from reprokg.store.base import (
     AskResult,
@@ -343,9 +344,8 @@ def _to_result(kind: str, payload: Any) -> QueryResult:
         return SelectResult(list(names), [tuple(_decode(t) for t in row) for row in rows])
     g = Graph()
     if payload:
-        g.parse(
-            data=payload.decode("utf-8") if isinstance(payload, bytes) else payload, format="nt"
-        )
+        # N-Triples our worker wrote; parsed as any RDF text is
+        parse_rdf(payload, "nt", source="the SPARQL worker's answer", graph=g)
     return GraphResult(g)
 
 

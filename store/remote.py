@@ -47,7 +47,8 @@ import pyoxigraph as ox
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.term import Identifier
 
-from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StoreError
+from reprokg.core.errors import LoadError, QuerySyntaxError, QueryTimeout, StoreError
+from reprokg.core.rdf_parse import parse_rdf
 from reprokg.store.base import (
     AskResult,
     GraphResult,
@@ -348,8 +349,11 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         r = self._post(self.url, data, accept, timeout)
         if form in ("CONSTRUCT", "DESCRIBE"):
             mime = r.headers.get("content-type", "application/n-triples").split(";")[0].strip()
-            g = Graph()
-            g.parse(data=r.content, format=_GRAPH_MIME.get(mime, "nt"))
+            fmt = _GRAPH_MIME.get(mime, "nt")
+            try:  # the endpoint's answer is untrusted text like any other
+                g = parse_rdf(r.content, fmt, source=f"the endpoint's {mime} answer")
+            except LoadError as exc:
+                raise StoreError(str(exc)) from None
             return GraphResult(g)
         return parse_results_json(r.content)
 

@@ -421,3 +421,63 @@ def test_store_capabilities_are_checked_with_isinstance() -> None:
         for line in _duck_typed_store_checks(path)
     ]
     assert not found, f"duck-typed store checks: {found}"
+
+
+# ------------------------------------------------------------ one RDF parser
+
+#: the one module that calls rdflib's ``parse``: it resolves nothing outside the text it is
+#: given (no JSON-LD context fetched, no XML DTD or entity), docs/architecture.md
+RDF_PARSE_MODULE = "core/rdf_parse.py"
+
+
+def _not_rdflib(receiver: ast.expr, deps: dict[str, str]) -> bool:
+    """A ``.parse`` receiver that is not rdflib: pyoxigraph's module (``ox.parse``: no JSON-LD
+    document loader is ever set, tests/core/test_rdf_parse.py), the service's parse pool
+    (uploads to the loaders, in workers) or a classmethod of our own (``cls.parse``)."""
+    if isinstance(receiver, ast.Name) and deps.get(receiver.id) == "pyoxigraph":
+        return True
+    text = ast.unparse(receiver)
+    return text == "cls" or text.endswith("parse_pool")
+
+
+def _rdflib_parse_calls(path: Path) -> Iterator[int]:
+    deps = _dependency_names(_tree(path))
+    for node in _nodes(path):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "parse"
+            and not _not_rdflib(node.func.value, deps)
+        ):
+            yield node.lineno
+
+
+def test_rdf_is_parsed_in_one_module() -> None:
+    """Every rdflib ``Graph.parse`` goes through core/rdf_parse.py (``parse_rdf``, or
+    ``parse_package_file`` for the package's own Turtle): a ``g.parse(...)`` elsewhere
+    would fetch a JSON-LD document's contexts or expand an RDF/XML DTD."""
+    found = [
+        f"{path.relative_to(REPO)}:{line}"
+        for _, path in _modules()
+        if path != REPO / RDF_PARSE_MODULE
+        for line in _rdflib_parse_calls(path)
+    ]
+    assert not found, "rdflib parse outside core/rdf_parse.py:\n" + "\n".join(found)
+
+
+def test_the_rdf_parse_check_sees_what_it_must(tmp_path: Path) -> None:
+    """The check above on a module that does each thing it forbids, and each it allows."""
+    sample = tmp_path / "parse_sample.py"
+    sample.write_text(
+        "import pyoxigraph as ox\n"
+        "import rdflib\n"
+        "from rdflib import Graph\n"
+        "g = Graph().parse(data='x', format='json-ld')\n"
+        "g.parse('f.ttl')\n"
+        "rdflib.Dataset().parse(data='x', format='nquads')\n"
+        "Graph.parse(g, data='x')\n"
+        "ox.parse(b'', ox.RdfFormat.TURTLE)\n"
+        "request.app.state.parse_pool.parse([], None)\n",
+        encoding="utf-8",
+    )
+    assert list(_rdflib_parse_calls(sample)) == [4, 5, 6, 7]

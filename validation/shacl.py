@@ -11,7 +11,7 @@ from pathlib import PurePath
 from rdflib import BNode, Graph
 
 from reprokg.core.errors import LoadError
-from reprokg.core.lazy_graph import parse_as_written
+from reprokg.core.rdf_parse import parse_as_written
 from reprokg.validation.fast import Found, compile_shapes, decode_term, evaluate_compiled
 from reprokg.validation.report import Report, Result, ResultTerms, copy_structure
 
@@ -68,9 +68,12 @@ def validate_graph(data: Graph, shapes: Graph, name: str = "data") -> Report:
     return validate_graphs([data], shapes, [name])[0]
 
 
-def parse_rdf(data: bytes | str, fmt: str, base: str | None = None) -> Graph:
-    """A shapes or data graph as written (literals keep their lexical form)."""
-    return parse_as_written(data, fmt, base)
+def parse_rdf(
+    data: bytes | str, fmt: str, base: str | None = None, *, source: str = "<input>"
+) -> Graph:
+    """A shapes or data graph as written (literals keep their lexical form), parsed by
+    :mod:`reprokg.core.rdf_parse` (no context, DTD or entity outside the text resolved)."""
+    return parse_as_written(data, fmt, base, source=source)
 
 
 #: RDF syntaxes by file suffix (Turtle when the suffix says nothing)
@@ -90,12 +93,12 @@ FORMATS = {
 
 
 def read_source(name: str, data: bytes) -> Graph:
-    """A file's graph (its syntax from its suffix); a parse error names the file."""
+    """A file's graph (its syntax from its suffix); a parse error, or a reference to
+    anything outside the file (a remote JSON-LD context, a DTD), is a ``LoadError``
+    naming the file."""
     fmt = FORMATS.get(PurePath(name).suffix.lower(), "turtle")
-    try:
-        return parse_rdf(data, fmt, PurePath(name).name and f"file:///{PurePath(name).name}")
-    except Exception as exc:  # noqa: BLE001 - every parser error, reported for the file
-        raise LoadError(f"not readable as {fmt}: {exc}", source=name) from None
+    base = PurePath(name).name and f"file:///{PurePath(name).name}"
+    return parse_rdf(data, fmt, base, source=name)
 
 
 def validate_sources(

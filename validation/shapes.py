@@ -12,6 +12,7 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import RDF, RDFS
 
 from reprokg.core.namespaces import new_graph
+from reprokg.core.rdf_parse import parse_package_file
 from reprokg.core.resources import data_dir, iter_files
 
 
@@ -20,7 +21,7 @@ def ontology_graph() -> Graph:
     """Our ontology (all ``ontology/*.ttl`` modules) as one graph, imports excluded."""
     g = new_graph()
     for f in iter_files("ontology", ".ttl"):
-        g.parse(data=f.read_text(encoding="utf-8"), format="turtle", publicID=f.name)
+        parse_package_file(f, graph=g, base=f.name)
     return g
 
 
@@ -74,7 +75,7 @@ def shapes_graph(kind: str) -> Graph:
     for name in ("common.ttl", f"{kind}.ttl"):
         f = folder.joinpath(name)
         if f.is_file():
-            g.parse(data=f.read_text(encoding="utf-8"), format="turtle", publicID=name)
+            parse_package_file(f, graph=g, base=name)
     return g
 
 
