@@ -14,7 +14,7 @@ import pytest
 from rdflib import Graph
 
 from benchmarks.validation import w3c
-from reprokg.core.lazy_graph import parse_as_written
+from reprokg.core.rdf_parse import parse_as_written
 from reprokg.store.terms import to_oxigraph
 from reprokg.validation.shacl import validate_graph
 
