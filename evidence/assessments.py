@@ -85,7 +85,8 @@ class Assessment:
     date: str | None = None
     as_written: str | None = None
     note: str | None = None
-    rule: str | None = None
+    #: the rules of a computed verdict (a comparison's verdict is over every rule applied)
+    rules: list[str] = field(default_factory=list)
     claimed_title: str | None = None
     #: the kind of the document that states it (``artifact-evaluation``, ``rescience``, …)
     document_kind: str | None = None
@@ -96,6 +97,14 @@ class Assessment:
     @property
     def in_force(self) -> bool:
         return self.superseded_by is None
+
+    @property
+    def words(self) -> str:
+        """The outcome in its kind's words (a computed verdict on less evidence than its
+        rules need says so: it is never a failure of the work)."""
+        if self.as_written == "insufficient-evidence":
+            return "insufficient evidence"
+        return self.kind.outcome_words(self.outcome)
 
     def decision_key(self) -> tuple[Any, ...]:
         """Records of one decision share this key: a committee's decision is its venue, year
@@ -126,10 +135,12 @@ def fold(rows: Iterable[Mapping[str, Any]]) -> list[Assessment]:
                 date=_text(r.get("date")),
                 as_written=_text(r.get("asWritten")),
                 note=_text(r.get("note")),
-                rule=_text(r.get("rule")),
                 claimed_title=_text(r.get("claimedTitle")),
                 document_kind=_text(r.get("documentKind")),
             )
+        rule = r.get("rule")
+        if rule is not None and str(rule) not in a.rules:
+            a.rules.append(str(rule))
         for k in ("report", "review", "evidence"):
             v = r.get(k)
             if v is not None and str(v).startswith(_HTTP) and str(v) not in a.links:
@@ -201,7 +212,7 @@ class Decision:
             "kind": self.kind.slug,
             "kind_label": self.kind.label,
             "outcome": a.outcome,
-            "outcome_label": self.kind.outcome_words(a.outcome),
+            "outcome_label": a.words,
             "source": ", ".join(self.sources),
             "sources": self.sources,
             "method": a.method,
@@ -210,7 +221,8 @@ class Decision:
             "date": a.date,
             "as_written": a.as_written,
             "note": a.note,
-            "rule": a.rule,
+            "rule": ", ".join(a.rules) or None,
+            "rules": a.rules,
             "claimed_title": a.claimed_title,
             "links": links,
             "superseded_by": a.superseded_by,
@@ -294,17 +306,15 @@ def kind_lines(decided: list[Decision]) -> list[str]:
                 parts.append(f"{len(mine) - len(assessed)} configurations not assessed")
             lines.append(f"{kind.label}: " + ", ".join(parts))
             continue
-        by_outcome: dict[str, list[Decision]] = {}
+        by_words: dict[tuple[int, str], list[Decision]] = {}
+        order = {slug: i for i, slug in enumerate(OUTCOME_ORDER)}
         for d in mine:
-            by_outcome.setdefault(d.outcome, []).append(d)
+            by_words.setdefault((order.get(d.outcome, len(order)), d.first.words), []).append(d)
         parts = []
-        for slug in (*OUTCOME_ORDER, ""):
-            group = by_outcome.get(slug)
-            if not group:
-                continue
+        for (_, words), group in sorted(by_words.items()):
             where = sorted({d.where() or ", ".join(d.sources) for d in group})
             n = f"{len(group)}× " if len(group) > 1 else ""
-            parts.append(f"{n}{kind.outcome_words(slug)} ({'; '.join(where)})")
+            parts.append(f"{n}{words} ({'; '.join(where)})")
         lines.append(f"{kind.label}: " + ", ".join(parts))
     return lines
 

@@ -198,10 +198,11 @@ class PaperIndex:
     ) -> None:
         self._lock = threading.Lock()
         folded = fold(rows)
-        for work, w in (outcomes or {}).items():  # the passport's answer, every assessed work
+        for work, w in (outcomes or {}).items():  # the passport's answer, for each work listed
             rec = folded.get(work)
-            if rec is None:  # assessed, but no source calls it an article (a package)
-                rec = folded[work] = PaperRecord(work, title=w.title or "")
+            if rec is None:  # a comparison or run a computed verdict judges: not a paper
+                continue
+            rec.title = rec.title or w.title or ""
             rec.outcomes = set(w.outcomes)
             rec.sources |= w.document_kinds
             rec.conflict = w.summary.conflict
