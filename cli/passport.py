@@ -61,6 +61,8 @@ def format_text(found: Passport) -> str:
     decision with its sources; then what else the graph joins on the work."""
     s = found.summary
     lines = [found.title or "(no source gives a title)", " · ".join(found.identifiers), ""]
+    if found.resolved_from:
+        lines.append(f"(found through its artifact {found.resolved_from})")
     for o in found.replication_of:
         lines.append(f"A replication of {o.get('title') or o['original']} ({o['original']})")
     if not s.decisions:
@@ -76,6 +78,9 @@ def format_text(found: Passport) -> str:
                 lines.append(f"  «{c.title or 'no title given'}»")
                 indent = "    "
             lines += [indent + line for line in c.lines]
+    for a in found.artifacts:  # next to the badge: is the artifact still there?
+        if a.accessible is not None:
+            lines.append(f"  {a.text}")
     decisions = [d.to_json() for d in found.decisions]
     if decisions:
         lines.append("")
@@ -93,6 +98,8 @@ def format_text(found: Passport) -> str:
             lines.append(f"  {'':<40} for «{v['claimed_title'] or 'no title given'}»")
         if v["note"]:
             lines.append(f"  {'':<40} {v['note']}")
+        for caveat in v.get("caveats", []):
+            lines.append(f"  {'':<40} note: {caveat}")
         for link in v["links"]:
             lines.append(f"  {'':<40} {link}")
         for d in v.get("disputes", []):

@@ -85,6 +85,9 @@ class Assessment:
     date: str | None = None
     as_written: str | None = None
     note: str | None = None
+    #: what a reader must know with it: a computed verdict's shortfall of evidence, the
+    #: comparison's warnings, why it judges this work
+    caveats: list[str] = field(default_factory=list)
     #: the rules of a computed verdict (a comparison's verdict is over every rule applied)
     rules: list[str] = field(default_factory=list)
     claimed_title: str | None = None
@@ -138,6 +141,9 @@ def fold(rows: Iterable[Mapping[str, Any]]) -> list[Assessment]:
                 claimed_title=_text(r.get("claimedTitle")),
                 document_kind=_text(r.get("documentKind")),
             )
+        caveat = r.get("caveat")
+        if caveat is not None and str(caveat) not in a.caveats:
+            a.caveats.append(str(caveat))
         rule = r.get("rule")
         if rule is not None and str(rule) not in a.rules:
             a.rules.append(str(rule))
@@ -221,6 +227,7 @@ class Decision:
             "date": a.date,
             "as_written": a.as_written,
             "note": a.note,
+            "caveats": a.caveats,
             "rule": ", ".join(a.rules) or None,
             "rules": a.rules,
             "claimed_title": a.claimed_title,

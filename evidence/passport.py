@@ -21,6 +21,7 @@ from reprokg.sparql.rows import select_dicts
 from reprokg.store.base import Store
 
 SCHEMA_NAME = "http://schema.org/name"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 ASSESSMENTS = "evidence/sparql/work-assessments.rq"
 #: the quantities stored QRA results hold about a paper (reprokg qra DOI --save)
 QRA_QUERY = "measures/sparql/stored-qra.rq"
@@ -37,8 +38,17 @@ FACTS = "evidence/sparql/paper.rq"
 AUTHORS = "evidence/sparql/paper-authors.rq"
 AUTHOR_ORDER = "evidence/sparql/paper-author-order.rq"
 ORIGINALS = "evidence/sparql/work-originals.rq"
+ARTIFACTS = "evidence/sparql/paper-artifacts.rq"
+ARTIFACT_WORKS = "evidence/sparql/artifact-works.rq"
 #: every query the passport reads, in the order its "SPARQL behind" lists them
-QUERIES: tuple[str, ...] = (ASSESSMENTS, FACTS, AUTHORS, ORIGINALS, *(q for _k, q in PARTS))
+QUERIES: tuple[str, ...] = (
+    ASSESSMENTS,
+    FACTS,
+    AUTHORS,
+    ORIGINALS,
+    ARTIFACTS,
+    *(q for _k, q in PARTS),
+)
 
 
 def work_iri(doi: str | None, iri: str | None) -> str:
@@ -81,6 +91,51 @@ def ordered_authors(authors: list[dict], order: list[dict]) -> list[dict]:
     return sorted(authors, key=lambda a: (rank.get(a["person"], 1 << 30), a.get("name") or ""))
 
 
+@dataclass(frozen=True)
+class ArtifactLocation:
+    """Where an artifact of the work is, and what the latest check of it found."""
+
+    artifact: str
+    location: str
+    accessible: bool | None = None
+    checked_at: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self.accessible is None:
+            return f"artifact at {self.location}: availability not checked"
+        state = "reachable" if self.accessible else "unreachable"
+        when = f" as of {self.checked_at[:10]}" if self.checked_at else ""
+        return f"artifact link {state}{when}: {self.location}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "artifact": self.artifact,
+            "location": self.location,
+            "accessible": self.accessible,
+            "checked_at": self.checked_at,
+            "text": self.text,
+        }
+
+
+def artifact_locations(rows: list[dict[str, Any]]) -> list[ArtifactLocation]:
+    """One entry per location, with its latest check (rows come latest first)."""
+    out: dict[tuple[str, str], ArtifactLocation] = {}
+    for r in rows:
+        if r.get("location") is None:
+            continue
+        key = (str(r["artifact"]), str(r["location"]))
+        if key not in out:
+            accessible = r.get("accessible")
+            out[key] = ArtifactLocation(
+                key[0],
+                key[1],
+                None if accessible is None else bool(accessible),
+                None if r.get("checkedAt") is None else str(r["checkedAt"]),
+            )
+    return list(out.values())
+
+
 @dataclass
 class Passport:
     """What the graph knows of one work, led by whether it was reproduced."""
@@ -92,7 +147,11 @@ class Passport:
     #: the originals this work replicates or reproduces (a ReScience or MLRC article)
     replication_of: list[dict[str, Any]] = field(default_factory=list)
     authors: list[dict[str, Any]] = field(default_factory=list)
+    #: the work's artifacts: each location with its latest availability check
+    artifacts: list[ArtifactLocation] = field(default_factory=list)
     parts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: the artifact location the user looked up, when it led here
+    resolved_from: str | None = None
 
     @property
     def title(self) -> str | None:
@@ -127,16 +186,31 @@ class Passport:
             "replication_of": self.replication_of,
             "facts": self.facts,
             "authors": self.authors,
+            "artifacts": [a.to_json() for a in self.artifacts],
+            "resolved_from": self.resolved_from,
             **self.parts,
         }
 
 
+def _is_work(facts: list[dict[str, Any]]) -> bool:
+    """Whether the facts describe a work of its own (a title or a type other than an
+    artifact location's bare mention)."""
+    return any(f["property"] in (SCHEMA_NAME, RDF_TYPE) for f in facts)
+
+
 def passport(store: Store, work: str) -> Passport:
-    """The passport of ``work`` (an IRI); :class:`NotFound` when the graph knows nothing."""
+    """The passport of ``work`` (an IRI); an artifact's DOI or URL leads to the passport of
+    the work it belongs to; :class:`NotFound` when the graph knows nothing."""
     facts = _rows(store, FACTS, work)
     found = fold(_rows(store, ASSESSMENTS, work))
-    if not facts and not found:
-        raise NotFound(f"nothing is known about <{work}>")
+    if not found and not _is_work(facts):
+        owners = select_dicts(store, query(ARTIFACT_WORKS).bind({"location": work}))
+        if len(owners) == 1:
+            out = passport(store, str(owners[0]["paper"]))
+            out.resolved_from = work
+            return out
+        if not facts:
+            raise NotFound(f"nothing is known about <{work}>")
     summary, decided = summarise(found)
     return Passport(
         work=work,
@@ -145,5 +219,6 @@ def passport(store: Store, work: str) -> Passport:
         facts=facts,
         replication_of=_rows(store, ORIGINALS, work),
         authors=ordered_authors(_rows(store, AUTHORS, work), _rows(store, AUTHOR_ORDER, work)),
+        artifacts=artifact_locations(_rows(store, ARTIFACTS, work)),
         parts={key: _rows(store, path, work) for key, path in PARTS},
     )

@@ -35,7 +35,14 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.contract import LoaderInfo
-from reprokg.loaders.evidence import Assessment, agent, link, read_doi, rejected_record
+from reprokg.loaders.evidence import (
+    Assessment,
+    agent,
+    link,
+    normalise_title,
+    read_doi,
+    rejected_record,
+)
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.summary import LoadSummary
 
@@ -291,6 +298,7 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
         summary.normal("title label", written, SLUG_OF[outcome])
         summary.outcomes[SLUG_OF[outcome]] += 1
         summary.counts[f"label {written}"] += 1
+        _original(g, report, title, line, msgs, summary)
         review = link(fields.get("review_url", ""))
         date = _date(year, fields.get("month", ""))
         Assessment(
@@ -316,6 +324,64 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
         messages=msgs,
         lines={"title": line, "doi": line},
         subject=report,
+    )
+
+
+#: how a replication's title introduces its original, after the label ("[Re] Reproducing
+#: 'X'", "[¬Re] Reproducibility Study of 'X'"); ReScience C's template otherwise asks for
+#: "[Re] <the original's title>"
+_INTRO_RE = re.compile(
+    r"^(?:a\s+)?(?:reproducibility\s+(?:case\s+)?study\s+(?:of|on)|reproducibility\s+of|"
+    r"reproducing|replicating|replication\s+of|reproduction\s+of|re-?implementation\s+of|"
+    r"on\s+the\s+reproducibility\s+of)\s*:?\s*",
+    re.IGNORECASE,
+)
+_QUOTED_RE = re.compile(r"[\'‘\"“](.{8,}?)[\'’\"”](?=\W|$)")
+
+
+def original_title(title: str) -> str | None:
+    """The original's title as a replication's title gives it: the quoted title when there
+    is one, else the title after the label and an introduction ("Reproducing …"); none when
+    the label is not in front (a pun such as "[~Re]visited" names no original)."""
+    if not _LABEL_RE.match(title.lstrip()):
+        return None
+    rest = _LABEL_RE.sub(" ", title).strip(" :-–—")
+    quoted = _QUOTED_RE.search(rest)
+    if quoted:
+        return quoted.group(1).strip()
+    rest = _INTRO_RE.sub("", rest).strip(" :-–—")
+    return rest if len(rest.split()) >= 2 else None
+
+
+def _original(
+    g: Any, report: URIRef, title: str, line: int, msgs: list[Message], summary: LoadSummary
+) -> None:
+    """The work the article replicates, minted from the title its own title gives (the
+    bibliography names originals no other way): linked with ``rk:reproduces``, its title
+    kept as the evidence a candidate match rests on; never merged with a paper of another
+    source (``reprokg evidence match`` proposes that)."""
+    cited = original_title(title)
+    if cited is None:
+        summary.counts["replications whose title names no original"] += 1
+        return
+    norm = normalise_title(cited)
+    original = mint("publication", stable_key("cited-title", norm))
+    g.add((original, RDF.type, SCHEMA.ScholarlyArticle))
+    g.add((original, SCHEMA.name, Literal(cited)))
+    g.add((original, RK.normalisedTitle, Literal(norm)))
+    g.add((original, RK.citationText, Literal(title)))
+    g.add((report, RK.reproduces, original))
+    summary.counts["originals named by the title"] += 1
+    msgs.append(
+        Message(
+            "Info",
+            "title",
+            f"the original is named only by its title ({cited!r}): a work minted from that "
+            "title, with no DOI to join other sources (candidate matches may)",
+            str(original),
+            title,
+            line,
+        )  # fmt: skip
     )
 
 

@@ -93,6 +93,7 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
         (p.name, _head(p, 12)) for p in sorted(logs.glob("run_log_r36_*env*.csv"))
     ]
     out["rescience"] = []
+    out["artifact-availability"] = []
     crates = EXAMPLES.parent / "tests/exchange/data/crates"
     out["rocrate"] = [
         ("ro-crate-metadata.json", (crates / n / "ro-crate-metadata.json").read_bytes())
@@ -131,6 +132,12 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
         out["rescience"] = [
             ("published.bib", "\n@".join(bib.read_text("utf-8").split("\n@")[:3]).encode())
         ]
+        checks = SHARED_DATA / "artifact_evaluation/reprodb/artifact_availability.json"
+        found = json.loads(checks.read_text("utf-8"))
+        found["records"] = found["records"][:3]
+        out["artifact-availability"] = [
+            ("artifact_availability.json", json.dumps(found, indent=1).encode())
+        ]
         page = SHARED_DATA / "artifact_evaluation/sysartifacts/osdi2023-results.md"
         out["artifact-evaluation"].append((page.name, _head(page, 75)))
         core17 = SHARED_DATA / "trec/qrels/core17.txt"
@@ -150,6 +157,7 @@ KINDS = [
     "pwc-checklist",
     "grsi",
     "artifact-evaluation",
+    "artifact-availability",
     "rescience",
     "re-execution",
     "rocrate",
@@ -177,7 +185,9 @@ def _seed(kind: str) -> list[tuple[str, bytes]]:
 
 def test_every_loader_kind_has_seeds() -> None:
     assert set(KINDS) == set(loaders.loaders())
-    assert all(seeds()[k] for k in KINDS if k not in ("mlrc", "rescience"))
+    assert all(
+        seeds()[k] for k in KINDS if k not in ("mlrc", "rescience", "artifact-availability")
+    )
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -41,8 +41,8 @@ BADGE = "https://w3id.org/reprokg/ontology#badge"
 def paper(
     request: Request, store: ReadStoreDep, doi: str | None = None, iri: str | None = None
 ) -> Response:
-    target = work_iri(doi, iri)
-    found = passport(store, target)
+    found = passport(store, work_iri(doi, iri))
+    target = found.work
     data = found.to_json()
     if fmt := wants(request):
         if fmt == "json":
@@ -107,6 +107,8 @@ def paper(
         verdicts=data["verdicts"],
         alternates=alternates(request),
         replication_of=found.replication_of,
+        artifacts=found.artifacts,
+        resolved_from=found.resolved_from,
         conflict=found.summary.conflict,
         claims=found.summary.claims,
         sparql_behind=list(sparql(target).values()),
