@@ -36,8 +36,8 @@ def _find_baselines(
 ) -> str | None:
     terms, limit = query.terms(values)
     board = terms.get("board")
-    if board is None:
-        return None
+    if board is None or query.paging(values)[1]:
+        return None  # no board, or a later page: the template's OFFSET
     n = int(limit) if limit is not None else 100
     filters: dict[str, Identifier] = {}
     for f in _FILTERS:

@@ -131,6 +131,7 @@ def test_list(client) -> None:
         "method": True,
         "platform": True,
         "limit": True,
+        "offset": True,
     }
 
 
