@@ -241,7 +241,13 @@ def cmd_query(args: argparse.Namespace) -> int:
             else:
                 sparql = ranked.plan(query, params, store)
             res, page = named_queries.run_paged(
-                store, args.name, params, whole=args.all, timeout=args.timeout, sparql=sparql
+                store,
+                args.name,
+                params,
+                whole=args.all,
+                timeout=args.timeout,
+                sparql=sparql,
+                total=None if args.all else ranked.known_total(query, params, store),
             )
         if page is not None:
             footer = page_footer(page)

@@ -602,10 +602,12 @@ def page_of(
     whole: bool = False,
     cap: int | None = None,
     timeout: float | None = None,
+    total: int | None = None,
 ) -> Page:
     """The :class:`Page` of an answer of ``rows`` rows to ``query`` bound with ``values``
     (``whole``/``cap`` as given to :meth:`NamedQuery.bind`). The whole answer is counted
-    only when the page may be cut: it is full, or past the end, or a sub-select's LIMIT."""
+    only when the page may be cut: it is full, or past the end, or a sub-select's LIMIT,
+    and ``total`` (what the store knows without a count: sparql/ranked.py) is not given."""
     if whole:
         limit, offset = cap, 0
     else:
@@ -615,6 +617,8 @@ def page_of(
     unit = query.unit if nested else "rows"
     if limit is None or (not nested and rows < limit and (rows or not offset)):
         return Page(offset, limit, rows, offset + rows if limit is not None else rows, unit)
+    if total is not None:
+        return Page(offset, limit, rows, total, unit, cap if whole else None)
     res = store.query(query.count_sparql(values), timeout=timeout)
     assert isinstance(res, SelectResult)
     total = int(res.rows[0][0]) if res.rows and res.rows[0][0] is not None else 0
@@ -623,24 +627,28 @@ def page_of(
 
 def run_paged(
     store: Store,
-    name: str,
+    name: str | NamedQuery,
     params: Mapping[str, str | Sequence[str]] | None = None,
     *,
     whole: bool = False,
     cap: int | None = None,
     timeout: float | None = None,
     sparql: str | None = None,
+    total: int | None = None,
 ) -> tuple[QueryResult, Page | None]:
-    """Run named query ``name`` and say which rows of how many it answered (``None`` for
-    a query without a LIMIT or not a SELECT). ``sparql``: the text to run when planned
-    otherwise (sparql/ranked.py), the same rows as the bound template."""
-    query = get_query(name)
+    """Run named query ``name`` (or a package query, e.g. a web view's) and say which rows
+    of how many it answered (``None`` for a query without a LIMIT or not a SELECT).
+    ``sparql``: the text to run when planned otherwise (sparql/ranked.py), the same rows
+    as the bound template."""
+    query = get_query(name) if isinstance(name, str) else name
     values = params or {}
     text = sparql if sparql is not None else query.bind(values, whole=whole, cap=cap)
     res = store.query(text, timeout=timeout)
     if not isinstance(res, SelectResult) or query.default_limit() is None:
         return res, None
-    return res, page_of(store, query, values, len(res.rows), whole=whole, cap=cap, timeout=timeout)
+    return res, page_of(
+        store, query, values, len(res.rows), whole=whole, cap=cap, timeout=timeout, total=total
+    )
 
 
 # --------------------------------------------------------------------------- result formats

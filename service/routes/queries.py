@@ -93,7 +93,10 @@ def _plan_and_run(
     rows = _rows_in(bytes(resp.body), media)
     if rows is None:
         return resp, None
-    return resp, page_of(store, query, params, rows, whole=whole is not None, cap=whole)
+    total = ranked.known_total(query, params, store) if whole is None else None
+    return resp, page_of(
+        store, query, params, rows, whole=whole is not None, cap=whole, total=total
+    )
 
 
 def _rows_in(body: bytes, media: str) -> int | None:

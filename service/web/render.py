@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from decimal import Decimal
 from http import HTTPStatus
 from typing import Any, TypeVar
@@ -26,13 +27,14 @@ from jinja2 import pass_context
 from markupsafe import Markup, escape
 from rdflib import Literal
 
-from reprokg.core.errors import NotAcceptable, ReprokgError
+from reprokg.core.errors import NotAcceptable, ReprokgError, UsageError
 from reprokg.core.settings import DEFAULT_BASE
 from reprokg.service.deps import how_to_write
 from reprokg.service.web import vocabulary
 from reprokg.service.web.assets import make_templates
 from reprokg.service.web.labels import identifier_label, labels
 from reprokg.service.web.view_queries import view_query
+from reprokg.sparql.named import NamedQueryError, Page, run_paged
 from reprokg.store.base import Counters, SelectResult, Store
 
 T = TypeVar("T")
@@ -66,6 +68,65 @@ def rows_of(store: Store, name: str, params: dict[str, str] | None = None) -> li
     res = store.query(view_query(name).bind(params or {}))
     assert isinstance(res, SelectResult)
     return [{k: py(v) for k, v in row.items()} for row in res.dicts()]
+
+
+@dataclass
+class Paged:
+    """A list view's rows: one page of its view query, or every row (``all=true``, up to
+    the row cap) for a download; ``page`` says which of how many (issue 39: a view's
+    LIMIT never cuts silently)."""
+
+    rows: list[dict]
+    page: Page | None
+    #: (label, URL) of the previous and next pages
+    links: list[tuple[str, str]]
+    #: (format, URL) of every row as CSV and JSON, when this page is not all of them
+    everything: list[tuple[str, str]]
+    #: the view query's title and the SPARQL run (the page's "SPARQL behind")
+    behind: tuple[str, str]
+
+    def headers(self) -> dict[str, str]:
+        return self.page.headers() if self.page is not None else {}
+
+
+def paged_rows(
+    request: Request, store: Store, name: str, params: dict[str, str] | None = None
+) -> Paged:
+    """View query ``name``'s rows for ``request``: the page at its ``offset`` (the
+    query's ``limit`` the page size), or with ``all=true`` every row up to the row cap."""
+    q = view_query(name)
+    values = dict(params or {})
+    every = request.query_params.get("all", "").lower() in ("true", "1", "yes")
+    cap = request.app.state.settings.row_cap if every else None
+    offset = request.query_params.get("offset")
+    if offset and not every:
+        values["offset"] = offset
+    try:
+        sparql = q.bind(values, whole=every, cap=cap)
+    except NamedQueryError as exc:
+        raise UsageError(str(exc)) from exc
+    res, pg = run_paged(store, q, values, whole=every, cap=cap, sparql=sparql)
+    assert isinstance(res, SelectResult)
+    rows = [{k: py(v) for k, v in row.items()} for row in res.dicts()]
+    keep = [(k, v) for k, v in request.query_params.multi_items() if k not in _PAGING]
+    here = request.url.path + "?"
+    links: list[tuple[str, str]] = []
+    everything: list[tuple[str, str]] = []
+    if pg is not None and not every:
+        if pg.offset > 0:
+            back = max(0, pg.offset - (pg.limit or 0))
+            links.append(("previous", here + urlencode([*keep, ("offset", back)])))
+        if pg.next_offset is not None:
+            links.append(("next", here + urlencode([*keep, ("offset", pg.next_offset)])))
+        if pg.truncated or pg.offset:
+            everything = [
+                (f, here + urlencode([*keep, ("all", "true"), ("format", f)])) for f in FORMATS
+            ]
+    return Paged(rows, pg, links, everything, (q.title, sparql))
+
+
+#: a list view's own query parameters (not the view's state that a page link keeps)
+_PAGING = ("offset", "all", "format")
 
 
 def sparql_of(name: str, params: dict[str, str] | None = None) -> tuple[str, str]:
