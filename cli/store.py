@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a h
     from rdflib import URIRef
 
     from reprokg.exchange.crate import CrateContent
+    from reprokg.sparql.named import Page
     from reprokg.store.base import QueryResult, SelectResult, Store
     from reprokg.validation.report import Report, Result
 
@@ -184,17 +185,17 @@ def _cell(t: object) -> str:
     return "" if t is None else str(t)
 
 
-def format_table(res: SelectResult) -> str:
+def format_table(res: SelectResult, footer: str | None = None) -> str:
     rows = [[_cell(t) for t in row] for row in res.rows]
     widths = [max([len(v), *(len(r[i]) for r in rows)]) for i, v in enumerate(res.variables)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
     out = [line(res.variables), line(["-" * w for w in widths])]
     out += [line(r) for r in rows]
-    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    out.append(footer or f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(x.rstrip() for x in out)
 
 
-def print_result(res: QueryResult, fmt: str) -> None:
+def print_result(res: QueryResult, fmt: str, footer: str | None = None) -> None:
     from reprokg.store.base import AskResult, GraphResult
 
     if isinstance(res, GraphResult):
@@ -214,24 +215,53 @@ def print_result(res: QueryResult, fmt: str) -> None:
     elif isinstance(res, AskResult):
         print("true" if res.value else "false")
     else:
-        print(format_table(res))
+        print(format_table(res, footer))
+
+
+def page_footer(page: Page) -> str:
+    """What a named query's answer is of the whole: ``(1,000 of 7,720 rows (1-1,000);
+    next page: --param offset=1000; every row: --all)`` (never a silent cut)."""
+    text = page.sentence()
+    if page.truncated:
+        text += f"; next page: --param offset={page.next_offset}; every row: --all"
+    return f"({text})"
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    footer = None
     if args.name:
         from reprokg.sparql import named as named_queries
         from reprokg.sparql import ranked
 
         params = named_queries.parse_param_args(args.param or [])
+        query = named_queries.get_query(args.name)
         with _store(args, read_only=args.read_only) as store:
-            res = ranked.run(store, args.name, params, timeout=args.timeout)
+            if args.all:
+                sparql = query.bind(params, whole=True)
+            else:
+                sparql = ranked.plan(query, params, store)
+            res, page = named_queries.run_paged(
+                store,
+                args.name,
+                params,
+                whole=args.all,
+                timeout=args.timeout,
+                sparql=sparql,
+                total=None if args.all else ranked.known_total(query, params, store),
+            )
+        if page is not None:
+            footer = page_footer(page)
+            if page.truncated and args.format != "table":  # stdout stays the result
+                print(f"reprokg query: {footer[1:-1]}", file=sys.stderr)
     else:
+        if args.all:
+            raise UsageError("--all applies to a named query (--name); write no LIMIT instead")
         if not args.sparql:
             raise UsageError("give a SPARQL query (text, @file.rq or - for stdin) or --name")
         sparql = read_sparql(args.sparql)
         with _store(args, read_only=args.read_only) as store:
             res = store.query(sparql, timeout=args.timeout)
-    print_result(res, args.format)
+    print_result(res, args.format, footer)
     return 0
 
 
@@ -450,6 +480,11 @@ def register(command: Command) -> None:
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
     p.add_argument("--name", help="a named query (see queries/)")
     p.add_argument("--param", action="append", metavar="K=V", help="named-query parameter")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="a named query's every row (its LIMIT dropped; else a page: limit, offset)",
+    )
     p.add_argument("--timeout", type=float, default=None, help="seconds")
     p.add_argument("--read-only", action="store_true", help="open the store read-only")
     add_store_option(p)

@@ -21,6 +21,8 @@ from collections.abc import Hashable
 from reprokg.store.base import Counters
 
 Key = tuple[Hashable, ...]
+#: response headers kept with a body (a named query's page: total, next link)
+Headers = tuple[tuple[str, str], ...]
 
 
 class ResultCache:
@@ -29,7 +31,7 @@ class ResultCache:
 
     def __init__(self, max_bytes: int = 64 << 20, max_entries: int = 4096) -> None:
         self.max_bytes, self.max_entries = max_bytes, max_entries
-        self._d: OrderedDict[Key, tuple[bytes, str]] = OrderedDict()
+        self._d: OrderedDict[Key, tuple[bytes, str, Headers]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
         self.hits = self.misses = 0
@@ -40,7 +42,7 @@ class ResultCache:
             return None
         return (*parts, store.version())
 
-    def get(self, key: Key | None) -> tuple[bytes, str] | None:
+    def get(self, key: Key | None) -> tuple[bytes, str, Headers] | None:
         if key is None:
             return None
         with self._lock:
@@ -52,17 +54,17 @@ class ResultCache:
                 self.hits += 1
             return hit
 
-    def put(self, key: Key | None, body: bytes, media_type: str) -> None:
+    def put(self, key: Key | None, body: bytes, media_type: str, headers: Headers = ()) -> None:
         """Keep ``body`` (one result is at most a sixteenth of the budget)."""
         if key is None or len(body) > self.max_bytes // 16:
             return
         with self._lock:
             if key in self._d:
                 return
-            self._d[key] = (body, media_type)
+            self._d[key] = (body, media_type, headers)
             self._bytes += len(body)
             while len(self._d) > self.max_entries or self._bytes > self.max_bytes:
-                _, (old, _type) = self._d.popitem(last=False)
+                _, (old, _type, _headers) = self._d.popitem(last=False)
                 self._bytes -= len(old)
 
     def __len__(self) -> int:

@@ -20,7 +20,12 @@ each branch of a ``UNION``, which pyoxigraph otherwise evaluates unbound before 
 Lines of the template that end with ``#? name`` belong to optional parameter ``name``
 and are dropped when it is not given (the template, not the value, is edited).
 An integer parameter named ``limit`` replaces the template's last ``LIMIT n`` (1 to
-:data:`MAX_LIMIT`); the ``n`` written in the template is the default.
+:data:`MAX_LIMIT`); the ``n`` written in the template is the default. One named ``offset``
+adds ``OFFSET m`` to it (paging). A LIMIT never cuts silently: :func:`run_paged`
+answers the rows with a :class:`Page` saying which of how many they are (the units the
+LIMIT counts, counted by :meth:`NamedQuery.count_sparql` when the page is full), and
+``bind(values, whole=True)`` gives every row (``cap``: at most that many, the service's
+row cap, which the page then reports as the cut).
 
 A header line ``# bind: name function(param, param…)`` binds ``?name`` to a term computed
 from the bound parameters by one of :data:`DERIVED` (e.g. the leaderboard node minted
@@ -48,13 +53,17 @@ from rdflib.term import Identifier
 from reprokg.core.errors import IdentifierError, NotFound, ReprokgError
 from reprokg.core.identifiers import doi_iri, leaderboard_iri, mint, orcid_iri
 from reprokg.core.resources import data_dir, iter_files
-from reprokg.store.base import AskResult, GraphResult, SelectResult, Store
+from reprokg.store.base import AskResult, GraphResult, QueryResult, SelectResult, Store
 
 PARAM_TYPES = ("iri", "doi", "orcid", "collection", "string", "integer", "decimal")
 #: a parameter named ``limit`` (type integer) replaces the query's last ``LIMIT n`` (the
 #: default written in the template) instead of being bound with VALUES; at most this many
 MAX_LIMIT = 1000
+#: the largest ``offset`` (a page past the end is empty, not an error)
+MAX_OFFSET = 10**9
 _LIMIT_RE = re.compile(r"\bLIMIT\s+\d+", re.IGNORECASE)
+_ORDER_RE = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
+_PREFIX_RE = re.compile(r"^\s*(PREFIX|BASE)\b", re.IGNORECASE)
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _IRI_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*$")
 _HEADER_RE = re.compile(r"^#\s*([A-Za-z_-]+)\s*:\s*(.*)$")
@@ -126,6 +135,8 @@ class NamedQuery:
     params: list[Param] = field(default_factory=list)
     examples: list[dict[str, str]] = field(default_factory=list)
     derived: list[Derived] = field(default_factory=list)
+    #: what a sub-select's LIMIT counts (header ``# unit: runs``), for the page's sentence
+    unit: str = "rows"
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -155,14 +166,34 @@ class NamedQuery:
             out.append((line, m.group(1) if m else None))
         return out
 
-    def bind(self, values: Mapping[str, str | Sequence[str]]) -> str:
-        """The query text with ``values`` bound as ``VALUES`` blocks of RDF terms."""
-        terms, limit = self.terms(values)
+    def bind(
+        self,
+        values: Mapping[str, str | Sequence[str]],
+        *,
+        whole: bool = False,
+        cap: int | None = None,
+    ) -> str:
+        """The query text with ``values`` bound as ``VALUES`` blocks of RDF terms.
+
+        ``whole``: every row, the template's last ``LIMIT`` dropped (``limit`` and
+        ``offset`` ignored), or set to ``cap`` when given (a service's row cap)."""
+        text = self._bound(values)
+        if whole:
+            return _replace_limit(self.name, text, f"LIMIT {cap}" if cap else "")
+        limit, offset = self.paging(values)
+        if limit is not None or offset:
+            n = limit if limit is not None else self.default_limit()
+            if n is None:
+                raise NamedQueryError(f"query {self.name!r} has a limit parameter but no LIMIT")
+            text = _set_limit(self.name, text, n, offset)
+        return text
+
+    def _bound(self, values: Mapping[str, str | Sequence[str]]) -> str:
+        """The text with ``values`` bound and the template's LIMIT as written."""
+        terms, _limit = self.terms(values)
         text = "\n".join(
             line for line, optional in self._lines if optional is None or optional in terms
         ) + ("\n" if self.sparql.endswith("\n") else "")
-        if limit is not None:
-            text = _set_limit(self.name, text, int(limit))
         if not terms:
             return text
         block = values_block(terms)
@@ -172,6 +203,68 @@ class NamedQuery:
         if not m:
             raise NamedQueryError(f"query {self.name!r} has no WHERE group to bind values in")
         return text[: m.end()] + block + text[m.end() :]
+
+    def default_limit(self) -> int | None:
+        """The ``n`` of the template's last ``LIMIT n`` (``None``: it has none)."""
+        found = list(_LIMIT_RE.finditer(_blank_comments(self.sparql)))
+        return int(found[-1].group(0).split()[-1]) if found else None
+
+    def paging(self, values: Mapping[str, str | Sequence[str]]) -> tuple[int | None, int]:
+        """The ``limit`` (``None``: not given) and ``offset`` (0: not given) asked for."""
+        out: list[int | None] = []
+        for name, low, high in (("limit", 1, MAX_LIMIT), ("offset", 0, MAX_OFFSET)):
+            p, raw = self.param(name), values.get(name)
+            if p is None or raw is None or raw == "":
+                out.append(None)
+                continue
+            if not isinstance(raw, str):
+                raise NamedQueryError(f"parameter {name!r} takes one value, not a list")
+            n = int(to_term(p, raw))
+            if not low <= n <= high:
+                raise NamedQueryError(f"parameter {name!r}: {n} is not between {low} and {high}")
+            out.append(n)
+        return out[0], out[1] or 0
+
+    def limit_is_nested(self) -> bool:
+        """Whether the last LIMIT belongs to a sub-select (it then counts that sub-select's
+        rows, e.g. find-baselines' runs, not the answer's rows)."""
+        blanked = _blank_comments(self.sparql)
+        found = list(_LIMIT_RE.finditer(blanked))
+        return bool(found) and _enclosing_open(blanked, found[-1].start()) is not None
+
+    def count_sparql(self, values: Mapping[str, str | Sequence[str]]) -> str:
+        """``SELECT (COUNT(*) AS ?total)`` of the units the last LIMIT counts, without it:
+        the answer's rows, or a sub-select's rows when the LIMIT is in one. Written from
+        the bound text, so the count sees the same parameters as the page."""
+        text = self._bound(values)
+        blanked = _blank_comments(text)
+        found = list(_LIMIT_RE.finditer(blanked))
+        if not found:
+            raise NamedQueryError(f"query {self.name!r} has no LIMIT to count past")
+        m = found[-1]
+        opening = _enclosing_open(blanked, m.start())
+        start = 0 if opening is None else opening + 1
+        # the ORDER BY just before the LIMIT orders nothing a count needs (the engine
+        # sorts every row for it otherwise); it has no braces after it
+        order = list(_ORDER_RE.finditer(blanked, start, m.start()))
+        cut = m.start()
+        if order and not set(blanked[order[-1].end() : m.start()]) & set("{}"):
+            cut = order[-1].start()
+        if opening is None:
+            prologue = [ln for ln in text.splitlines() if _PREFIX_RE.match(ln)]
+            unit = "\n".join(
+                ln for ln in (text[:cut] + text[m.end() :]).splitlines() if not _PREFIX_RE.match(ln)
+            )
+        else:
+            closing = _matching_close(blanked, opening)
+            prologue = [ln for ln in text[:opening].splitlines() if _PREFIX_RE.match(ln)]
+            unit = text[start:cut] + text[m.end() : closing]
+        return (
+            "\n".join(prologue)
+            + "\nSELECT (COUNT(*) AS ?total) WHERE {\n  {\n"
+            + unit
+            + "\n  }\n}\n"
+        )
 
     def optional_lines(self, name: str) -> list[str]:
         """The template's lines that belong to optional parameter ``name``."""
@@ -205,11 +298,12 @@ class NamedQuery:
                 terms[p.name] = to_term(p, raw)
         limit = terms.pop("limit", None) if self.param("limit") else None
         assert not isinstance(limit, tuple)
+        if self.param("offset"):
+            terms.pop("offset", None)
         for d in self.derived:
             if all(a in terms for a in d.args):
                 terms[d.name] = DERIVED[d.function](*(terms[a] for a in d.args))
-        if limit is not None:
-            _set_limit(self.name, "LIMIT 1", int(limit))  # checked: 1..MAX_LIMIT
+        self.paging(values)  # checked: limit 1..MAX_LIMIT, offset 0..MAX_OFFSET
         return terms, limit
 
 
@@ -221,15 +315,48 @@ def values_block(terms: Mapping[str, Bound]) -> str:
     )
 
 
-def _set_limit(query: str, text: str, limit: int) -> str:
-    """``text`` with its last ``LIMIT n`` replaced by ``limit`` (checked: 1..MAX_LIMIT)."""
+def _set_limit(query: str, text: str, limit: int, offset: int = 0) -> str:
+    """``text`` with its last ``LIMIT n`` replaced by ``limit`` (checked: 1..MAX_LIMIT)
+    and ``OFFSET offset`` when it is not 0."""
     if not 1 <= limit <= MAX_LIMIT:
         raise NamedQueryError(f"parameter 'limit': {limit} is not between 1 and {MAX_LIMIT}")
+    return _replace_limit(query, text, f"LIMIT {limit}" + (f" OFFSET {offset}" if offset else ""))
+
+
+def _replace_limit(query: str, text: str, new: str) -> str:
+    """``text`` with its last ``LIMIT n`` (outside comments) replaced by ``new``."""
     found = list(_LIMIT_RE.finditer(_blank_comments(text)))
     if not found:
         raise NamedQueryError(f"query {query!r} has a limit parameter but no LIMIT")
     m = found[-1]
-    return text[: m.start()] + f"LIMIT {limit}" + text[m.end() :]
+    return text[: m.start()] + new + text[m.end() :]
+
+
+def _enclosing_open(blanked: str, pos: int) -> int | None:
+    """The offset of the ``{`` of the group that holds ``pos`` (``None``: top level).
+    Our templates' braces are SPARQL's (no ``{`` in their strings or IRIs)."""
+    depth = 0
+    for i in range(pos - 1, -1, -1):
+        c = blanked[i]
+        if c == "}":
+            depth += 1
+        elif c == "{":
+            if depth == 0:
+                return i
+            depth -= 1
+    return None
+
+
+def _matching_close(blanked: str, opening: int) -> int:
+    depth = 0
+    for i in range(opening, len(blanked)):
+        if blanked[i] == "{":
+            depth += 1
+        elif blanked[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise NamedQueryError("unbalanced braces in a named query")
 
 
 def _blank_comments(text: str) -> str:
@@ -306,6 +433,7 @@ def parse_query(name: str, text: str) -> NamedQuery:
         params=params,
         examples=examples,
         derived=derived,
+        unit=(meta.get("unit") or ["rows"])[0],
     )
 
 
@@ -398,6 +526,129 @@ def run(
     """Run named query ``name`` with ``params`` bound (CLI and service share this)."""
     query = get_query(name)
     return store.query(query.bind(params or {}), timeout=timeout)
+
+
+@dataclass(frozen=True)
+class Page:
+    """Which part of a named query's whole answer a result is (a LIMIT never
+    cuts silently). ``total`` counts what the LIMIT counts (``unit``): the answer's rows,
+    or a sub-select's (find-baselines: its runs on the board)."""
+
+    offset: int
+    #: the page size (``None``: no LIMIT, every row)
+    limit: int | None
+    #: rows in this answer
+    rows: int
+    #: units of the whole answer (the query without its LIMIT)
+    total: int
+    unit: str = "rows"
+    #: the row cap that cut a whole answer (the service's ``row_cap``), when it did
+    cap: int | None = None
+
+    @property
+    def shown(self) -> int:
+        """Units in this page."""
+        left = max(0, self.total - self.offset)
+        return left if self.limit is None else min(self.limit, left)
+
+    @property
+    def truncated(self) -> bool:
+        """More units exist past this page."""
+        return self.offset + self.shown < self.total
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.offset + self.shown if self.truncated and self.cap is None else None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "offset": self.offset,
+            "limit": self.limit,
+            "rows": self.rows,
+            "total": self.total,
+            "unit": self.unit,
+            "truncated": self.truncated,
+            "next_offset": self.next_offset,
+            "cap": self.cap,
+        }
+
+    def headers(self) -> dict[str, str]:
+        """The HTTP headers that say it (``X-Reprokg-Total``, ``X-Reprokg-Truncated``)."""
+        out = {"X-Reprokg-Total": str(self.total), "X-Reprokg-Offset": str(self.offset)}
+        if self.truncated:
+            out["X-Reprokg-Truncated"] = (
+                f"rows capped at {self.cap}" if self.cap is not None else "true"
+            )
+        return out
+
+    def sentence(self) -> str:
+        """``1,000 of 7,720 rows (1-1,000)``; ``120 rows: runs 1-100 of 340``."""
+        span = f"{self.offset + 1:,}-{self.offset + self.shown:,}" if self.shown else "none"
+        if self.unit == "rows":
+            text = f"{self.shown:,} of {self.total:,} rows ({span})"
+        else:
+            text = f"{self.rows:,} rows: {self.unit} {span} of {self.total:,}"
+        if self.cap is not None and self.truncated:
+            text += f"; cut at the row cap of {self.cap:,}"
+        return text
+
+
+def page_of(
+    store: Store,
+    query: NamedQuery,
+    values: Mapping[str, str | Sequence[str]],
+    rows: int,
+    *,
+    whole: bool = False,
+    cap: int | None = None,
+    timeout: float | None = None,
+    total: int | None = None,
+) -> Page:
+    """The :class:`Page` of an answer of ``rows`` rows to ``query`` bound with ``values``
+    (``whole``/``cap`` as given to :meth:`NamedQuery.bind`). The whole answer is counted
+    only when the page may be cut: it is full, or past the end, or a sub-select's LIMIT,
+    and ``total`` (what the store knows without a count: sparql/ranked.py) is not given."""
+    if whole:
+        limit, offset = cap, 0
+    else:
+        asked, offset = query.paging(values)
+        limit = asked if asked is not None else query.default_limit()
+    nested = query.limit_is_nested()
+    unit = query.unit if nested else "rows"
+    if limit is None or (not nested and rows < limit and (rows or not offset)):
+        return Page(offset, limit, rows, offset + rows if limit is not None else rows, unit)
+    if total is not None:
+        return Page(offset, limit, rows, total, unit, cap if whole else None)
+    res = store.query(query.count_sparql(values), timeout=timeout)
+    assert isinstance(res, SelectResult)
+    total = int(res.rows[0][0]) if res.rows and res.rows[0][0] is not None else 0
+    return Page(offset, limit, rows, total, unit, cap if whole else None)
+
+
+def run_paged(
+    store: Store,
+    name: str | NamedQuery,
+    params: Mapping[str, str | Sequence[str]] | None = None,
+    *,
+    whole: bool = False,
+    cap: int | None = None,
+    timeout: float | None = None,
+    sparql: str | None = None,
+    total: int | None = None,
+) -> tuple[QueryResult, Page | None]:
+    """Run named query ``name`` (or a package query, e.g. a web view's) and say which rows
+    of how many it answered (``None`` for a query without a LIMIT or not a SELECT).
+    ``sparql``: the text to run when planned otherwise (sparql/ranked.py), the same rows
+    as the bound template."""
+    query = get_query(name) if isinstance(name, str) else name
+    values = params or {}
+    text = sparql if sparql is not None else query.bind(values, whole=whole, cap=cap)
+    res = store.query(text, timeout=timeout)
+    if not isinstance(res, SelectResult) or query.default_limit() is None:
+        return res, None
+    return res, page_of(
+        store, query, values, len(res.rows), whole=whole, cap=cap, timeout=timeout, total=total
+    )
 
 
 # --------------------------------------------------------------------------- result formats

@@ -36,8 +36,8 @@ def _find_baselines(
 ) -> str | None:
     terms, limit = query.terms(values)
     board = terms.get("board")
-    if board is None:
-        return None
+    if board is None or query.paging(values)[1]:
+        return None  # no board, or a later page: the template's OFFSET
     n = int(limit) if limit is not None else 100
     filters: dict[str, Identifier] = {}
     for f in _FILTERS:
@@ -101,3 +101,18 @@ def run(
 ) -> QueryResult:
     """Run named query ``name`` with ``params`` (the CLI; the service plans the same way)."""
     return store.query(plan(get_query(name), params or {}, store), timeout=timeout)
+
+
+def known_total(query: NamedQuery, values: dict[str, str], store: object) -> int | None:
+    """The runs a find-baselines page is one of, read from the store's ranks instead of
+    counted (a page: a count ranks nothing but still reads every score on the
+    board): without a filter, the board's entries when its ranks are current and it fits
+    the window; ``None`` otherwise (then :func:`~reprokg.sparql.named.page_of` counts)."""
+    if query.name not in RANKED or not isinstance(store, LeaderboardRanks):
+        return None
+    terms, _limit = query.terms(values)
+    board = terms.get("board")
+    if board is None or isinstance(board, tuple) or any(f in terms for f in _FILTERS):
+        return None
+    entries = store.ranked_entries(str(board))
+    return entries if entries is not None and entries < store.ranks_window else None

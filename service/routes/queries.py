@@ -2,10 +2,18 @@
 
 Query-string parameters are bound as RDF terms by :mod:`reprokg.sparql.named` (never
 spliced into the SPARQL text); results are SPARQL Results JSON or CSV by Accept/``format``.
+
+A LIMIT never cuts silently: an answer to a query with a LIMIT says which rows
+of how many it holds (:class:`~reprokg.sparql.named.Page`): the JSON's top-level
+``"page"`` (``offset``, ``limit``, ``rows``, ``total``, ``truncated``, ``next_offset``),
+the headers ``X-Reprokg-Total``, ``X-Reprokg-Offset``, ``X-Reprokg-Truncated`` and a
+``Link: <…offset=N>; rel="next"``; ``all=true`` answers every row up to ``row_cap`` (and
+says when the cap cut).
 """
 
 from __future__ import annotations
 
+import json
 import os
 
 import anyio
@@ -19,8 +27,11 @@ from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
 from reprokg.sparql import ranked
 from reprokg.sparql.cache import ResultCache
 from reprokg.sparql.named import (
+    NamedQuery,
+    Page,
     get_query,
     load_queries,
+    page_of,
     results_csv,
     results_json,
 )
@@ -32,7 +43,7 @@ router = APIRouter(tags=["named queries"])
 
 RESULT_TYPES = ["application/sparql-results+json", "application/json", "text/csv"]
 _FORMATS = {"json": "application/sparql-results+json", "csv": "text/csv"}
-_RESERVED = {"format"}
+_RESERVED = {"format", "all"}
 
 
 def _native(store: object) -> NativeQueries | None:
@@ -66,11 +77,54 @@ def result_cache(request: Request, settings: Settings) -> ResultCache:
     return cache
 
 
-def _plan_and_run(store, query, params: dict[str, str], media: str, limit: int) -> Response:
+def _plan_and_run(
+    store, query, params: dict[str, str], media: str, limit: int, whole: int | None
+) -> tuple[Response, Page | None]:
     """Plan on the store's ranks (which reads the store: in the pool thread, not on the
-    event loop) and run natively."""
-    plan = ranked.planned(query, params, store)
-    return _run_native(store, plan.sparql, media, limit, reads_store=plan.reads_store)
+    event loop) and run natively; the page of the whole answer it is. ``whole``: every
+    row, at most this many (the row cap)."""
+    if whole is not None:
+        resp = _run_native(store, query.bind(params, whole=True, cap=whole), media, limit)
+    else:
+        plan = ranked.planned(query, params, store)
+        resp = _run_native(store, plan.sparql, media, limit, reads_store=plan.reads_store)
+    if "X-Reprokg-Truncated" in resp.headers or query.default_limit() is None:
+        return resp, None  # cut by bytes (said so), or nothing to page
+    rows = _rows_in(bytes(resp.body), media)
+    if rows is None:
+        return resp, None
+    total = ranked.known_total(query, params, store) if whole is None else None
+    return resp, page_of(
+        store, query, params, rows, whole=whole is not None, cap=whole, total=total
+    )
+
+
+def _rows_in(body: bytes, media: str) -> int | None:
+    """Rows of a serialised SELECT answer (``None``: an ASK)."""
+    if media == "text/csv":
+        import csv
+        import io
+
+        return max(0, sum(1 for _ in csv.reader(io.StringIO(body.decode("utf-8")))) - 1)
+    doc = json.loads(body)
+    return len(doc["results"]["bindings"]) if "results" in doc else None
+
+
+def _paged(resp: Response, page: Page, media: str, url: str) -> Response:
+    """``resp`` saying which rows of how many it holds: the headers, a next link, and
+    the JSON's top-level ``"page"`` (clients of the SPARQL JSON format ignore it)."""
+    from starlette.datastructures import URL
+
+    info = page.to_json()
+    headers = page.headers()
+    if page.next_offset is not None:
+        info["next"] = str(URL(url).include_query_params(offset=page.next_offset))
+        headers["Link"] = f'<{info["next"]}>; rel="next"'
+    body = bytes(resp.body)
+    if media != "text/csv" and body.startswith(b"{"):
+        body = b'{"page":' + json.dumps(info).encode() + b"," + body[1:]
+    kept = {k: v for k, v in resp.headers.items() if k not in ("content-length", "content-type")}
+    return Response(body, media_type=resp.media_type, headers={**kept, **headers})
 
 
 def _run_native(
@@ -179,6 +233,12 @@ async def run_query(
     store: ReadStoreDep,
     settings: SettingsDep,
     format: str | None = Query(None, description="json or csv (overrides Accept)"),
+    every: bool = Query(
+        False,
+        alias="all",
+        description="every row (up to the service's row cap, and said when it cuts) instead "
+        "of a page (the query's limit and offset parameters)",
+    ),
 ) -> Response:
     query = get_query(name)  # UnknownNamedQuery: 404
     if format is not None:
@@ -188,34 +248,54 @@ async def run_query(
     else:
         media = negotiate(request.headers.get("accept"), RESULT_TYPES, aliases={})
     params = {k: v for k, v in request.query_params.multi_items() if k not in _RESERVED}
+    whole = settings.row_cap if every else None
+    url = str(request.url)
     native = _native(store) if settings.named_queries_inline else None
     if native is not None:
         # a hit: the same request was answered (and its parameters checked) since the
         # last write; a miss is planned on the store's ranks (sparql/ranked.py)
         cache = result_cache(request, settings)
-        key = cache.key(native, name, tuple(sorted(params.items())), media)
+        key = cache.key(native, name, tuple(sorted(params.items())), media, whole, url)
         hit = cache.get(key)
         if hit is not None:
-            return Response(hit[0], media_type=hit[1], headers={"X-Reprokg-Cache": "hit"})
+            return Response(
+                hit[0], media_type=hit[1], headers={**dict(hit[2]), "X-Reprokg-Cache": "hit"}
+            )
         query.terms(params)  # NamedQueryError: 400, before a thread is taken
-        resp = await anyio.to_thread.run_sync(
+        resp, page = await anyio.to_thread.run_sync(
             _plan_and_run,
             native,
             query,
             params,
             media,
             settings.answer_bytes,
+            whole,
             limiter=engine_limiter(request),
         )
-        if "X-Reprokg-Truncated" not in resp.headers:  # a cut answer is not kept
-            cache.put(key, bytes(resp.body), resp.media_type or media)
+        if page is not None:
+            resp = _paged(resp, page, media, url)
+        if "X-Reprokg-Byte-Cap" not in resp.headers:  # a cut answer is not kept
+            kept = tuple((k, v) for k, v in resp.headers.items() if k.startswith(("x-", "link")))
+            cache.put(key, bytes(resp.body), resp.media_type or media, kept)
         resp.headers["X-Reprokg-Cache"] = "miss" if key is not None else "off"
         return resp
-    sparql = query.bind(params)  # NamedQueryError: 400
-    return await anyio.to_thread.run_sync(_run_other, request, store, settings, sparql, media)
+    sparql = query.bind(params, whole=whole is not None, cap=whole)  # NamedQueryError: 400
+    return await anyio.to_thread.run_sync(
+        _run_other, request, store, settings, query, params, sparql, media, whole, url
+    )
 
 
-def _run_other(request: Request, store, settings, sparql: str, media: str) -> Response:
+def _run_other(
+    request: Request,
+    store,
+    settings,
+    query: NamedQuery,
+    params: dict[str, str],
+    sparql: str,
+    media: str,
+    whole: int | None,
+    url: str,
+) -> Response:
     """Through the query runner or a remote store (blocking: called in a pool thread)."""
     truncated = bytes_cut = False
     holder = request.app.state.query_runner
@@ -236,4 +316,16 @@ def _run_other(request: Request, store, settings, sparql: str, media: str) -> Re
         headers = {"X-Reprokg-Truncated": f"rows capped at {settings.row_cap}"}
     if not isinstance(result, SelectResult | AskResult):
         raise StoreError("named query is not SELECT/ASK")
-    return _answer(result, media, headers)
+    resp = _answer(result, media, headers)
+    if headers or not isinstance(result, SelectResult) or query.default_limit() is None:
+        return resp
+    page = page_of(
+        store,
+        query,
+        params,
+        len(result.rows),
+        whole=whole is not None,
+        cap=whole,
+        timeout=settings.query_timeout,
+    )
+    return _paged(resp, page, media, url)

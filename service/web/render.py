@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import urlencode
@@ -24,7 +25,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from jinja2 import pass_context
 from markupsafe import Markup, escape
 
-from reprokg.core.errors import NotAcceptable, ReprokgError
+from reprokg.core.errors import NotAcceptable, ReprokgError, UsageError
 from reprokg.core.settings import DEFAULT_BASE
 from reprokg.core.tables import spreadsheet_cell
 from reprokg.ontology import labels as vocabulary
@@ -32,8 +33,9 @@ from reprokg.service.deps import how_to_write
 from reprokg.service.web.assets import make_templates
 from reprokg.service.web.labels import identifier_label, labels
 from reprokg.service.web.view_queries import view_query
-from reprokg.sparql.rows import select_dicts
-from reprokg.store.base import Counters, Store
+from reprokg.sparql.named import NamedQueryError, Page, run_paged
+from reprokg.sparql.rows import plain, select_dicts
+from reprokg.store.base import Counters, SelectResult, Store
 
 T = TypeVar("T")
 RK = "https://w3id.org/reprokg/ontology#"
@@ -52,6 +54,65 @@ templates = make_templates()
 def rows_of(store: Store, name: str, params: dict[str, str] | None = None) -> list[dict]:
     """The rows of view query ``name`` with ``params`` bound (named-query binding)."""
     return select_dicts(store, view_query(name).bind(params or {}))
+
+
+@dataclass
+class Paged:
+    """A list view's rows: one page of its view query, or every row (``all=true``, up to
+    the row cap) for a download; ``page`` says which of how many (a view's
+    LIMIT never cuts silently)."""
+
+    rows: list[dict]
+    page: Page | None
+    #: (label, URL) of the previous and next pages
+    links: list[tuple[str, str]]
+    #: (format, URL) of every row as CSV and JSON, when this page is not all of them
+    everything: list[tuple[str, str]]
+    #: the view query's title and the SPARQL run (the page's "SPARQL behind")
+    behind: tuple[str, str]
+
+    def headers(self) -> dict[str, str]:
+        return self.page.headers() if self.page is not None else {}
+
+
+def paged_rows(
+    request: Request, store: Store, name: str, params: dict[str, str] | None = None
+) -> Paged:
+    """View query ``name``'s rows for ``request``: the page at its ``offset`` (the
+    query's ``limit`` the page size), or with ``all=true`` every row up to the row cap."""
+    q = view_query(name)
+    values = dict(params or {})
+    every = request.query_params.get("all", "").lower() in ("true", "1", "yes")
+    cap = request.app.state.settings.row_cap if every else None
+    offset = request.query_params.get("offset")
+    if offset and not every:
+        values["offset"] = offset
+    try:
+        sparql = q.bind(values, whole=every, cap=cap)
+    except NamedQueryError as exc:
+        raise UsageError(str(exc)) from exc
+    res, pg = run_paged(store, q, values, whole=every, cap=cap, sparql=sparql)
+    assert isinstance(res, SelectResult)
+    rows = [{k: plain(v) for k, v in row.items()} for row in res.dicts()]
+    keep = [(k, v) for k, v in request.query_params.multi_items() if k not in _PAGING]
+    here = request.url.path + "?"
+    links: list[tuple[str, str]] = []
+    everything: list[tuple[str, str]] = []
+    if pg is not None and not every:
+        if pg.offset > 0:
+            back = max(0, pg.offset - (pg.limit or 0))
+            links.append(("previous", here + urlencode([*keep, ("offset", back)])))
+        if pg.next_offset is not None:
+            links.append(("next", here + urlencode([*keep, ("offset", pg.next_offset)])))
+        if pg.truncated or pg.offset:
+            everything = [
+                (f, here + urlencode([*keep, ("all", "true"), ("format", f)])) for f in FORMATS
+            ]
+    return Paged(rows, pg, links, everything, (q.title, sparql))
+
+
+#: a list view's own query parameters (not the view's state that a page link keeps)
+_PAGING = ("offset", "all", "format")
 
 
 def sparql_of(name: str, params: dict[str, str] | None = None) -> tuple[str, str]:

@@ -131,6 +131,7 @@ def test_list(client) -> None:
         "method": True,
         "platform": True,
         "limit": True,
+        "offset": True,
     }
 
 
@@ -218,6 +219,32 @@ def test_find_baselines_filters_and_formats(client) -> None:
     for bad in ("0", "1001", "ten", "1 } LIMIT 5"):
         r = client.get("/queries/find-baselines", params={**params, "limit": bad})
         assert r.status_code == 400, bad
+
+
+def test_find_baselines_pages_by_run_and_says_of_how_many(client) -> None:
+    """Issue 39: find-baselines' LIMIT counts runs (a sub-select's); a page says which runs
+    of how many the board has, from the store's ranks or counted (the same number), and
+    ``offset`` reaches the next run."""
+    from reprokg.sparql import named, ranked
+
+    params = {"collection": "https://ir-datasets.com/nyt", "measure": "map", "limit": "1"}
+    r = client.get("/queries/find-baselines", params=params)
+    page = r.json()["page"]
+    assert (page["unit"], page["total"], page["truncated"], page["next_offset"]) == (
+        "runs",
+        2,
+        True,
+        1,
+    )
+    rows = _rows(client.get(page["next"]))
+    assert [x["tag"] for x in rows] == ["other"]
+    last = client.get("/queries/find-baselines", params={**params, "offset": "1"}).json()
+    assert last["page"]["truncated"] is False and "next" not in last["page"]
+    # the ranks' total is the count's
+    store = client.app.state.store
+    q = named.get_query("find-baselines")
+    counted = named.page_of(store, q, params, 1).total
+    assert counted == 2 and ranked.known_total(q, params, store) == counted
 
 
 @pytest.mark.slow

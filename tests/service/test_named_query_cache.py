@@ -75,7 +75,9 @@ def test_lru_bounds() -> None:
     for i, k in enumerate(keys):
         cache.put(k, b"x" * 10, f"t{i}")
     assert (
-        len(cache) == 2 and cache.get(keys[0]) is None and cache.get(keys[2]) == (b"x" * 10, "t2")
+        len(cache) == 2
+        and cache.get(keys[0]) is None
+        and cache.get(keys[2]) == (b"x" * 10, "t2", ())
     )
     cache.put(keys[0], b"y" * ((1 << 20) // 16 + 1), "big")  # beyond a sixteenth: not kept
     assert cache.get(keys[0]) is None

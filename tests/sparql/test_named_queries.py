@@ -297,3 +297,60 @@ def test_a_collection_parameter_takes_the_shared_node_too() -> None:
     assert to_term(p, str(node)) == node
     assert to_term(p, "https://ir-datasets.com/nyt") == node
     assert to_term(p, "nyt") == collection_iri("nyt") != node
+
+
+PAGED = """# title: Things, a page at a time
+# param: limit integer optional — page size
+# param: offset integer optional — skip first
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?thing WHERE { ?thing rdfs:label ?label . }
+ORDER BY ?thing
+LIMIT 2
+"""
+
+NESTED = """# title: Top things with their types
+# param: limit integer optional — how many things
+# unit: things
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?thing ?type WHERE {
+  { SELECT ?thing WHERE { ?thing rdfs:label ?label . } ORDER BY ?thing LIMIT 1 }
+  OPTIONAL { ?thing a ?type }
+}
+"""
+
+
+def test_offset_pages_and_whole_drops_the_limit() -> None:
+    """Issue 39: ``offset`` pages, ``whole`` gives every row; the count is of the rows
+    the LIMIT cuts (3 things of _graph, whatever the page)."""
+    q = parse_query("paged", PAGED)
+    pages = [_run(q.bind({"offset": str(o)})) for o in (0, 2)]
+    assert pages == [["http://ex/a", "http://ex/b"], ["http://ex/c"]]
+    assert _run(q.bind({}, whole=True)) == ["http://ex/a", "http://ex/b", "http://ex/c"]
+    assert _run(q.bind({}, whole=True, cap=1)) == ["http://ex/a"]
+    for values in ({}, {"offset": "2"}, {"limit": "1"}):
+        assert [int(r[0]) for r in _graph().query(q.count_sparql(values))] == [3]
+    for bad in ({"offset": "-1"}, {"offset": "x"}, {"limit": "0"}, {"limit": "1001"}):
+        with pytest.raises(NamedQueryError):
+            q.bind(bad)
+
+
+def test_a_sub_selects_limit_counts_its_rows() -> None:
+    """A LIMIT in a sub-select counts that sub-select's rows (find-baselines' runs): the
+    count wraps the sub-select, not the outer rows (a thing with two types is one)."""
+    q = parse_query("nested", NESTED)
+    assert q.limit_is_nested() and q.unit == "things" and q.default_limit() == 1
+    assert [int(r[0]) for r in _graph().query(q.count_sparql({}))] == [3]
+    assert not parse_query("paged", PAGED).limit_is_nested()
+
+
+def test_page_sentences() -> None:
+    from reprokg.sparql.named import Page
+
+    assert Page(0, 1000, 1000, 7720).sentence() == "1,000 of 7,720 rows (1-1,000)"
+    last = Page(7000, 1000, 720, 7720)
+    assert last.sentence() == "720 of 7,720 rows (7,001-7,720)" and not last.truncated
+    runs = Page(0, 100, 120, 340, unit="runs")
+    assert runs.sentence() == "120 rows: runs 1-100 of 340" and runs.next_offset == 100
+    capped = Page(0, 10_000, 10_000, 14_819, cap=10_000)
+    assert capped.truncated and capped.next_offset is None
+    assert capped.headers()["X-Reprokg-Truncated"] == "rows capped at 10000"

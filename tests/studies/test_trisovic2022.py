@@ -12,11 +12,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from reprokg.cli import main
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow
 
@@ -210,3 +212,73 @@ def test_a_store_without_re_execution_logs_gives_zero_counts_not_a_crash() -> No
     out = trisovic2022.analyze(inputs)
     assert out["error_types"]["source_r_file_errors"] == 0
     assert out["error_types"]["with_cleaning"]["n"] == 0
+
+
+def _doc_paragraph() -> str:
+    """docs/studies.md's trisovic2022 results paragraph, whitespace made single spaces."""
+    doc = " ".join((REPO / "docs" / "studies.md").read_text("utf-8").split())
+    results = doc[doc.index("**Results on the real data**") :]
+    m = re.search(r"- \*trisovic2022\*: (.*?)(?= - \*|$)", results)
+    assert m, "docs/studies.md has no trisovic2022 results paragraph"
+    return m.group(1)
+
+
+def _n(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def _pc(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}"
+
+
+def test_docs_studies_paragraph_is_the_studys_output(result: dict) -> None:
+    """Issue 39: every number docs/studies.md quotes for trisovic2022, read out of the doc
+    and compared with the study's output (a changed doc or result fails)."""
+    p = _doc_paragraph()
+    m = re.search(r"(\d+) DOIs excluded", p)
+    assert m and int(m[1]) == result["excluded_dois"]
+    for label, cleaning in (("with cleaning R 3.2 / 3.6 / 4.0:", True), ("without:", False)):
+        m = re.search(
+            re.escape(label) + r" ([\d,]+) / ([\d,]+) / ([\d,]+)(?: successes)? "
+            r"\(([\d.]+)%, ([\d.]+)%, ([\d.]+)%\)",
+            p,
+        )
+        assert m, label
+        for i, version in enumerate(("3.2", "3.6", "4.0")):
+            r = _config(result["per_file"], version, cleaning)
+            assert _n(m[i + 1]) == r["success"], (version, cleaning)
+            assert m[i + 4] == f"{100 * r['success_rate']:.1f}", (version, cleaning)
+    m = re.search(
+        r"combined: ([\d,]+) of ([\d,]+) files ran with cleaning \(([\d.]+)%; ([\d,]+) of "
+        r"([\d,]+) data sets\), ([\d,]+) of ([\d,]+) without \(([\d.]+)%; ([\d,]+) of "
+        r"([\d,]+) data sets\)",
+        p,
+    )
+    assert m
+    for offset, key in ((0, "with_cleaning"), (5, "without_cleaning")):
+        c = result["combined"][key]
+        k, n = _n(m[offset + 1]), _n(m[offset + 2])
+        assert (k, n) == (c["success"], c["files_with_result"]), key
+        assert m[offset + 3] == _pc(k, n), key
+        assert (_n(m[offset + 4]), _n(m[offset + 5])) == (
+            c["datasets_with_success"],
+            c["datasets"],
+        ), key
+    m = re.search(r"per-file failure is ([\d.]+)% and ([\d.]+)%", p)
+    assert m and (float(m[1]), float(m[2])) == (
+        result["paper"]["failed_initially_percent"],
+        result["paper"]["failed_with_cleaning_percent"],
+    )
+    m = re.search(r"with cleaning, ([\d.]+)% \(1 − ([\d,]+)/([\d,]+)\)", p)
+    c = result["combined"]["with_cleaning"]
+    assert m and (_n(m[2]), _n(m[3])) == (c["datasets_with_success"], c["datasets"])
+    assert m[1] == _pc(c["datasets"] - c["datasets_with_success"], c["datasets"])
+    m = re.search(
+        r"R 4\.0 with cleaning counting time-outs apart \(([\d.]+)% errors, ([\d.]+)% time-outs\)",
+        p,
+    )
+    r40 = _config(result["per_file"], "4.0", True)
+    assert m and (m[1], m[2]) == (
+        _pc(r40["error"], r40["entries_after_exclusion"]),
+        _pc(r40["time_limit"], r40["entries_after_exclusion"]),
+    )

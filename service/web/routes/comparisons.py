@@ -17,6 +17,7 @@ from reprokg.service.web.render import (
     alternates,
     cache,
     page,
+    paged_rows,
     rows_of,
     sparql_of,
     tabular,
@@ -99,16 +100,20 @@ def forest_plots(rows: list[dict], chosen: str) -> list[dict[str, str]]:
     responses=PAGE_RESPONSES,
 )
 def comparisons(request: Request, store: ReadStoreDep) -> Response:
-    rows = rows_of(store, "comparisons")
+    paged = paged_rows(request, store, "comparisons")
+    rows = paged.rows
     if fmt := wants(request):
-        return tabular(fmt, rows, LIST_COLUMNS, "comparisons")
+        response = tabular(fmt, rows, LIST_COLUMNS, "comparisons")
+        response.headers.update(paged.headers())
+        return response
     return page(
         request,
         "comparisons.html",
         title="Comparisons",
         rows=rows,
+        paged=paged,
         alternates=alternates(request),
-        sparql_behind=[sparql_of("comparisons")],
+        sparql_behind=[paged.behind],
     )
 
 

@@ -14,6 +14,7 @@ from reprokg.service.web.render import (
     alternates,
     cache,
     page,
+    paged_rows,
     rows_of,
     sparql_of,
     tabular,
@@ -85,15 +86,19 @@ def search(request: Request, store: ReadStoreDep, q: str = Query("", max_length=
             except (IdentifierError, ValueError):
                 continue
             return RedirectResponse(f"{view}?{urlencode({key: value})}", status_code=303)
-    rows = rows_of(store, "search", {"q": text})
+    paged = paged_rows(request, store, "search", {"q": text})
+    rows = paged.rows
     if fmt := wants(request):
-        return tabular(fmt, rows, ["kind", "thing", "label"], "search")
+        response = tabular(fmt, rows, ["kind", "thing", "label"], "search")
+        response.headers.update(paged.headers())
+        return response
     return page(
         request,
         "search.html",
         title=f"Search: {text}",
         rows=rows,
+        paged=paged,
         search_q=text,
         alternates=alternates(request),
-        sparql_behind=[sparql_of("search", {"q": text})],
+        sparql_behind=[paged.behind],
     )

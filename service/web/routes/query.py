@@ -12,7 +12,7 @@ from reprokg.core.errors import UsageError
 from reprokg.core.namespaces import PREFIXES
 from reprokg.service.deps import ReadStoreDep, SettingsDep
 from reprokg.service.web.render import page, tabular, wants
-from reprokg.sparql.named import NamedQueryError, get_query, load_queries
+from reprokg.sparql.named import NamedQueryError, get_query, load_queries, run_paged
 from reprokg.sparql.rows import plain
 from reprokg.store.base import SelectResult
 
@@ -95,22 +95,49 @@ def query(request: Request, settings: SettingsDep, form: str | None = None) -> R
 
 
 @router.get("/queries/{name}/table")
-def query_table(name: str, request: Request, store: ReadStoreDep) -> Response:
-    """A named query's form result as a table, with CSV/JSON of the same rows."""
+def query_table(
+    name: str, request: Request, store: ReadStoreDep, settings: SettingsDep
+) -> Response:
+    """A named query's form result as a table, with CSV/JSON of the same rows; a page of
+    a longer answer says which rows of how many, links the next and previous
+    pages, and offers every row (``all=true``, up to the row cap) as CSV and JSON."""
     q = get_query(name)
-    params = {k: v for k, v in request.query_params.items() if v and k != "format"}
+    reserved = {"format", "all"}
+    params = {k: v for k, v in request.query_params.items() if v and k not in reserved}
+    every = request.query_params.get("all", "").lower() in ("true", "1", "yes")
+    cap = settings.row_cap if every else None
     try:
-        sparql = q.bind(params)
+        sparql = q.bind(params, whole=every, cap=cap)
     except NamedQueryError as exc:
         raise UsageError(str(exc)) from exc
-    res = store.query(sparql)
+    res, pg = run_paged(store, name, params, whole=every, cap=cap, sparql=sparql)
     if not isinstance(res, SelectResult):
         raise UsageError(f"query {name!r} is not a SELECT query")
     rows = [{k: plain(v) for k, v in r.items()} for r in res.dicts()]
     cols = list(res.variables)
     if fmt := wants(request):
-        return tabular(fmt, rows, cols, name)
+        response = tabular(fmt, rows, cols, name)
+        if pg is not None:
+            response.headers.update(pg.headers())
+        return response
+    here = f"/queries/{quote(name)}/table?"
+    pages = []
+    if pg is not None and not every:
+        size = pg.limit or 1
+        if pg.offset > 0:
+            pages.append(
+                ("previous", here + urlencode({**params, "offset": max(0, pg.offset - size)}))
+            )
+        if pg.next_offset is not None:
+            pages.append(("next", here + urlencode({**params, "offset": pg.next_offset})))
     api = f"/queries/{quote(name)}?" + urlencode(params)
+    paged = {k: v for k, v in params.items() if k not in ("limit", "offset")}
+    downloads = [(f, here + urlencode({**params, "format": f})) for f in ("csv", "json")]
+    everything = []
+    if pg is not None and pg.truncated and not every:
+        everything = [
+            (f, here + urlencode({**paged, "all": "true", "format": f})) for f in ("csv", "json")
+        ]
     return page(
         request,
         "query_table.html",
@@ -121,9 +148,10 @@ def query_table(name: str, request: Request, store: ReadStoreDep) -> Response:
         cols=[(c, c) for c in cols],
         active="/query",
         api=api,
-        alternates=[
-            (f, f"/queries/{quote(name)}/table?" + urlencode({**params, "format": f}))
-            for f in ("csv", "json")
-        ],
+        page_info=pg,
+        pages=pages,
+        everything=everything,
+        row_cap=settings.row_cap,
+        alternates=downloads,
         sparql_behind=[(q.title, sparql)],
     )

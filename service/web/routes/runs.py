@@ -19,6 +19,7 @@ from reprokg.service.web.render import (
     alternates,
     cache,
     page,
+    paged_rows,
     rows_of,
     small_cache,
     sparql_of,
@@ -65,17 +66,21 @@ SCORE_COLUMNS = ["measure", "irMeasure", "value", "rank", "onBoard", "collection
 
 @router.get("/runs")
 def runs(request: Request, store: ReadStoreDep) -> Response:
-    rows = rows_of(store, "runs")
+    paged = paged_rows(request, store, "runs")
+    rows = paged.rows
     tell_apart(store, rows)
     if fmt := wants(request):
-        return tabular(fmt, rows, RUN_COLUMNS, "runs")
+        response = tabular(fmt, rows, RUN_COLUMNS, "runs")
+        response.headers.update(paged.headers())
+        return response
     return page(
         request,
         "runs.html",
         title="Runs",
         rows=rows,
+        paged=paged,
         alternates=alternates(request),
-        sparql_behind=[sparql_of("runs")],
+        sparql_behind=[paged.behind],
     )
 
 
