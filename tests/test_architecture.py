@@ -481,3 +481,17 @@ def test_the_rdf_parse_check_sees_what_it_must(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert list(_rdflib_parse_calls(sample)) == [4, 5, 6, 7]
+
+
+def test_views_are_read_through_domain_functions_not_routes() -> None:
+    """A read model (what a view shows) is a domain function: nothing outside ``service/``
+    imports a route or a web module (the passport's CLI, crate and page all read
+    ``reprokg.evidence``)."""
+    found = []
+    for module, path in _modules():
+        if _layer(module) == "service":
+            continue
+        for name, line in _imports(path, module):
+            if name.startswith(("reprokg.service.routes", "reprokg.service.web")):
+                found.append(f"{path.relative_to(REPO)}:{line}: {name}")
+    assert found == []
