@@ -154,3 +154,84 @@ def test_failed_rescience_replications_are_listed(field_store: Path, shared_data
                 theirs = passport(store, original["original"])
                 kinds = {(d.kind.slug, d.outcome) for d in theirs.decisions}
                 assert ("replication", "not-reproduced") in kinds
+
+
+def test_packages_the_study_excluded_read_not_assessed(
+    field_store: Path, shared_data: Path
+) -> None:
+    """The 55 Dataverse packages the Trisovic study excludes (a download error in all six
+    download logs, read here from the raw files) are *not assessed* in the list and on the
+    passport, never *not reproduced*."""
+    from reprokg.core.identifiers import doi_iri
+
+    folder = shared_data / "surveys/trisovic_dataverse_r/analysis/data"
+    bad = []
+    for f in sorted(folder.glob("run_log_r*_download.csv")):
+        rows = (line.split("\t") for line in f.read_text("utf-8").splitlines())
+        bad.append({doi for doi, _file, status in rows if status != "ok"})
+    assert len(bad) == 6
+    excluded = {str(doi_iri(d)) for d in set.intersection(*bad)}
+    assert len(excluded) == 55
+    with open_store(field_store, read_only=True) as store:
+        listed = work_outcomes(store)
+        assert {w: listed[w].outcomes for w in excluded} == {
+            w: frozenset({"not-attempted"}) for w in excluded
+        }
+        p = passport(store, sorted(excluded)[0])
+        (line,) = p.summary.claims[0].lines
+        assert line.startswith("re-execution: ") and "not assessed" in line
+        assert "every file ran" not in line  # nothing was assessed
+
+
+def test_a_seeded_sample_of_passports_states_exactly_what_the_sources_state(
+    field_store: Path, shared_data: Path
+) -> None:
+    """Every decision the sources state and nothing extra, for a seeded sample of DOIs:
+    ReproDB's records (a results badge, ACM Reproduced or IEEE ROR-R, is *reproduced*, any
+    other badge *not assessed*: docs/badge-normalisation.md) and ReScience C's labels, read
+    from the raw files here."""
+    ae = json.loads((shared_data / "artifact_evaluation/reprodb/artifacts.json").read_text("utf-8"))
+    conflicts = set(_conflicting_dois(shared_data))
+    stated: dict[str, set[tuple[str, str, object, str]]] = defaultdict(set)
+    for r in ae:
+        m = DOI_RE.search(r.get("paper_url") or "")
+        if not m or m.group(1).lower().rstrip("/") in conflicts:
+            continue
+        results = any(
+            b.strip().lower() in ("reproduced", "reproducible", "ror-r") for b in r["badges"]
+        )
+        outcome = "reproduced" if results else "not-attempted"
+        stated[m.group(1).lower().rstrip("/")].add(
+            ("committee", r["conference"].casefold(), r["year"], outcome)
+        )
+    bib = (shared_data / "surveys/rescience/journal_bib/_bibliography/published.bib").read_text(
+        "utf-8"
+    )
+    labels = {"Re": "reproduced", "Rp": "reproduced", "¬Re": "not-reproduced",
+              "¬Rp": "not-reproduced", "~Re": "partially-reproduced"}  # fmt: skip
+    rescience: dict[str, set[tuple[str, str, object, str]]] = {}
+    for entry in bib.split("\n@"):
+        t = re.search(r"title\s*=\s*\{+\s*\[([¬~]?R[ep])\]", entry)
+        d = re.search(r"doi\s*=\s*\{+(10\.\d+/[^}]+)\}", entry)
+        y = re.search(r"year\s*=\s*\{+(\d{4})", entry)
+        if t and d and y and "under review" not in entry.lower():
+            rescience[d.group(1).lower()] = {
+                ("replication", "rescience c", int(y.group(1)), labels[t.group(1)])
+            }
+    rnd = random.Random(56)
+    sample = {d: stated[d] for d in rnd.sample(sorted(stated), 40)}
+    sample |= {d: rescience[d] for d in rnd.sample(sorted(rescience), 16)}
+    with open_store(field_store, read_only=True) as store:
+        for doi, want in sample.items():
+            p = passport(store, f"https://doi.org/{doi}")
+            mine = [
+                d
+                for d in p.decisions
+                if d.superseded_by is None and d.kind.slug in ("committee", "replication")
+            ]
+            got = {
+                (d.kind.slug, (d.first.venue or "").casefold(), d.first.year, d.outcome)
+                for d in mine
+            }
+            assert got == want, doi
+            assert len(mine) == len(want), doi  # nothing extra, nothing twice

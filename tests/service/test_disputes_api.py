@@ -108,9 +108,9 @@ def test_unknown_keys_and_large_bodies_are_refused(client) -> None:
 def test_the_command_line_files_the_same_dispute(store_dir) -> None:  # noqa: F811
     d, original = store_dir
     with open_store(d, read_only=True) as s:
-        from reprokg.service.web.routes.paper import passport
+        from reprokg.evidence.passport import passport
 
-        (v,) = passport(s, original)["verdicts"]
+        (v,) = passport(s, original).to_json()["verdicts"]
     out = io.StringIO()
     args = ["evidence", "dispute", v["assessment"], "--reason", "seeds differ", "--by", "Ada L"]
     with contextlib.redirect_stdout(out):
