@@ -206,11 +206,11 @@ def _compare_runs(args: argparse.Namespace) -> int:
             out["iri"] = save_comparison(store, study)
             tell(f"saved the comparison as {out['iri']} in the store {store_location(args.store)}")
             if rules:
-                from reprokg.measures.verdicts import save_verdicts
+                from reprokg.evidence.verdicts import save_verdicts
 
                 verdicts, whole = save_verdicts(store, study, out["iri"], rules)
         elif rules:
-            from reprokg.measures.verdicts import verdicts_of
+            from reprokg.evidence.verdicts import verdicts_of
 
             verdicts, whole = verdicts_of(study, rules)
         if verdicts:
@@ -242,7 +242,7 @@ def _rules(args: argparse.Namespace) -> list:
 
             raise UsageError("--rules names a file of rules; choose one with --rule NAME")
         return []
-    from reprokg.measures.verdicts import resolve
+    from reprokg.evidence.verdicts import resolve
 
     return [resolve(name, args.rules) for name in args.rule]
 

@@ -10,7 +10,7 @@ It walks like ``reprokg load`` (:class:`~reprokg.loaders.files.SourceWalk`: unre
 special files named, never a crash), asking only the evidence loaders, reading results
 pages (``.md``) and storing file by file; this command adds the summaries.
 ``reprokg evidence match --store S`` records candidate matches between papers of different
-records (measures/candidate_matches.py); ``reprokg evidence dispute`` contests an assessment.
+records (evidence/candidate_matches.py); ``reprokg evidence dispute`` contests an assessment.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def _print_text(
 
 def _dispute(args: argparse.Namespace) -> int:
     """One dispute per assessment named; the assessments stay as they are."""
-    from reprokg.measures.verdicts import file_dispute
+    from reprokg.evidence.verdicts import file_dispute
     from reprokg.store import open_store
 
     with open_store(args.store) as store:
@@ -155,7 +155,7 @@ def _dispute(args: argparse.Namespace) -> int:
 
 def _match(args: argparse.Namespace) -> int:
     """One pass over the store's titled papers; the matches stored as one document."""
-    from reprokg.measures.candidate_matches import find
+    from reprokg.evidence.candidate_matches import find
     from reprokg.store import open_store
 
     with open_store(args.store, read_only=args.dry_run) as store:

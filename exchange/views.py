@@ -360,7 +360,7 @@ def document_content(store: Store, doc: URIRef) -> CrateContent:
     data = result_json(g, kind, subject)
     if kind == "comparison" and data is not None:
         # as GET /comparisons/{id} answers it: with the verdicts stored for it
-        from reprokg.measures.verdicts import stored_verdicts
+        from reprokg.evidence.verdicts import stored_verdicts
 
         verdicts = stored_verdicts(store, str(subject))
         if verdicts:

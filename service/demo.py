@@ -39,7 +39,7 @@ DEMO_RUNS = (
 )
 #: (original, reproduced) baseline runs the demo compares (``reprokg compare --save``)
 DEMO_COMPARISON = ("runs/annotated_run_example.txt", "runs/reproduced_run.txt")
-#: the acceptance rule the demo's comparison is judged by (measures/rules/presets.yaml)
+#: the acceptance rule the demo's comparison is judged by (evidence/rules/presets.yaml)
 DEMO_RULE = "arp-within-5pct"
 #: the toy qrels of the tutorial the runs' lines come from (Apache-2.0, LICENSE.toy)
 DEMO_QRELS = "runs/qrels.toy"
@@ -214,7 +214,7 @@ def evaluate_demo_runs(store: Store, root: Path) -> None:
         compared = compare_inputs(qrels, runs[orig], runs[rep])
         iri = save_comparison(store, compared)
         # ``--rule arp-within-5pct``: the comparison's verdict, with the rule and its measures
-        from reprokg.measures.verdicts import resolve, save_verdict
+        from reprokg.evidence.verdicts import resolve, save_verdict
 
         save_verdict(store, compared, iri, resolve(DEMO_RULE))
 

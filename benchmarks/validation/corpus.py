@@ -69,8 +69,8 @@ def computed(store: Any, seen: list[Document]) -> None:
     study NAME --save`` of every published study whose data the demo holds, ``reprokg
     stability --compare A B --save`` of the first two experiments of the first study with
     two or more, and ``reprokg evidence match`` on a small store where a match exists."""
+    from reprokg.evidence.candidate_matches import find
     from reprokg.ingest import write_results
-    from reprokg.measures.candidate_matches import find
     from reprokg.stability.observations import list_studies, observation_frame, resolve_study
     from reprokg.stability.seed_document import save_result
     from reprokg.stability.seed_variance import seed_variance

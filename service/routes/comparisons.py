@@ -24,6 +24,12 @@ from starlette.datastructures import UploadFile
 from reprokg.core.errors import LoadError, NotFound, TooLarge
 from reprokg.core.identifiers import mint
 from reprokg.core.settings import Settings
+from reprokg.evidence.verdicts import resolve as resolve_rule
+from reprokg.evidence.verdicts import (
+    save_verdicts,
+    stored_comparison_verdicts,
+    stored_verdicts,
+)
 from reprokg.measures.comparison_document import comparison_json, save_comparison
 from reprokg.measures.inputs import (
     qrels_from_bytes,
@@ -33,12 +39,6 @@ from reprokg.measures.inputs import (
 )
 from reprokg.measures.registry import Options
 from reprokg.measures.run_comparison import compare_inputs
-from reprokg.measures.verdicts import resolve as resolve_rule
-from reprokg.measures.verdicts import (
-    save_verdicts,
-    stored_comparison_verdicts,
-    stored_verdicts,
-)
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.sparql.named import package_query
 from reprokg.store.base import SelectResult, Store

@@ -185,9 +185,7 @@ def _seed(kind: str) -> list[tuple[str, bytes]]:
 
 def test_every_loader_kind_has_seeds() -> None:
     assert set(KINDS) == set(loaders.loaders())
-    assert all(
-        seeds()[k] for k in KINDS if k not in ("mlrc", "rescience", "artifact-availability")
-    )
+    assert all(seeds()[k] for k in KINDS if k not in ("mlrc", "rescience", "artifact-availability"))
 
 
 @pytest.mark.parametrize("kind", KINDS)

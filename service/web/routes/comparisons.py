@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from reprokg.core.errors import NotFound, UsageError
-from reprokg.measures.verdicts import stored_verdicts
+from reprokg.evidence.verdicts import stored_verdicts
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web import charts
 from reprokg.service.web.render import (

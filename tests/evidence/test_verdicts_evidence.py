@@ -22,7 +22,7 @@ import yaml
 import reprokg
 from reprokg.cli import main
 from reprokg.core.errors import LoadError
-from reprokg.measures import verdicts
+from reprokg.evidence import verdicts
 from reprokg.store import open_store
 
 RK = "https://w3id.org/reprokg/ontology#"

@@ -1,7 +1,7 @@
 """Verdicts from declared acceptance rules: a comparison's measures -> an outcome, with evidence.
 
 A rule (:class:`Rule`) is a list of conditions on the measures of one comparison, declared
-in a YAML file of named rules: the presets ship as ``measures/rules/presets.yaml``; a
+in a YAML file of named rules: the presets ship as ``evidence/rules/presets.yaml``; a
 user's file has the same form (``--rules FILE``). :func:`apply` reads each condition's
 value from the comparison (compare's JSON, and the runs' mean effectiveness as ``arp``)
 and decides it; the outcome is *reproduced* when every condition holds, *not reproduced*
@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 from reprokg.core.errors import LoadError, NotFound, UsageError
 from reprokg.core.hashing import content_hash, stable_key
 
-PRESETS = "measures/rules/presets.yaml"
+PRESETS = "evidence/rules/presets.yaml"
 TESTS = ("within", "at_least", "at_most", "relative_tolerance", "interval_contains")
 SIDES = ("baseline", "advanced")
 OUTCOMES = (
@@ -263,7 +263,7 @@ def presets() -> dict[str, Rule]:
 
     from reprokg.core.resources import data_dir
 
-    text = data_dir("measures").joinpath("rules", "presets.yaml").read_text(encoding="utf-8")
+    text = data_dir("evidence").joinpath("rules", "presets.yaml").read_text(encoding="utf-8")
     return parse_rules(yaml.safe_load(text), PRESETS)
 
 
@@ -628,7 +628,7 @@ class Verdict:
             source=payload,
             source_key=f"assessment:verdict:{self.key}",
             source_name=f"verdict-{self.rule.name}.json",
-            producer="reprokg.measures.verdicts",
+            producer="reprokg.evidence.verdicts",
         )
 
 
@@ -844,7 +844,7 @@ class ComparisonVerdict:
             source=canonical_json(self.to_json()),
             source_key=f"assessment:comparison-verdict:{self.key}",
             source_name="comparison-verdict.json",
-            producer="reprokg.measures.verdicts",
+            producer="reprokg.evidence.verdicts",
         )
 
 
@@ -871,9 +871,9 @@ def apply(
                    warnings=list(warnings or []))  # fmt: skip
 
 
-WORK_QUERY = "measures/sparql/verdict-work.rq"
-VERDICTS_QUERY = "measures/sparql/verdicts-of-comparison.rq"
-COMPARISON_VERDICTS_QUERY = "measures/sparql/comparison-verdicts.rq"
+WORK_QUERY = "evidence/sparql/verdict-work.rq"
+VERDICTS_QUERY = "evidence/sparql/verdicts-of-comparison.rq"
+COMPARISON_VERDICTS_QUERY = "evidence/sparql/comparison-verdicts.rq"
 
 
 def stored_verdicts(store: Any, comparison: str) -> list[dict[str, Any]]:
@@ -983,7 +983,7 @@ def verdict_of(study: Any, rule: Rule) -> Verdict:
     return verdicts_of(study, [rule])[0][0]
 
 
-EXISTS_QUERY = "measures/sparql/assessment-exists.rq"
+EXISTS_QUERY = "evidence/sparql/assessment-exists.rq"
 
 
 def file_dispute(store: Any, assessment: str, reason: str, by: str) -> tuple[Any, Any]:
@@ -1051,7 +1051,7 @@ def dispute_document(assessment: str, reason: str, by: str):
         graph=g,
         source_name="dispute.json",
         source_bytes=payload.encode("utf-8"),
-        loader="reprokg.measures.verdicts",
+        loader="reprokg.evidence.verdicts",
         loader_version="1",
         source_key=f"assessment:dispute:{key}",
         subject=node,

@@ -27,8 +27,8 @@ from typing import Any, ClassVar
 from reprokg.core.hashing import stable_key
 from reprokg.loaders.evidence import normalise_title
 
-KEYS_QUERY = "measures/sparql/paper-keys.rq"
-RECORDED_QUERY = "measures/sparql/recorded-candidates.rq"
+KEYS_QUERY = "evidence/sparql/paper-keys.rq"
+RECORDED_QUERY = "evidence/sparql/recorded-candidates.rq"
 DOI = "https://doi.org/"
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
 
@@ -143,7 +143,7 @@ class CandidateMatches:
             source=canonical_json({"matches": [m.to_json() for m in self.matches]}),
             source_key="candidate-matches:across-records",
             source_name="candidate-matches.json",
-            producer="reprokg.measures.candidate_matches",
+            producer="reprokg.evidence.candidate_matches",
         )
 
 

@@ -6,7 +6,7 @@ reproduced advanced run equal to the original one (effect ratio 1) lies inside t
 lies outside. The effect ratios are checked by hand below from the runs' mean AP.
 
 The toy collection has 3 topics, below the presets' minimum of 25 (every preset says
-*insufficient evidence* on it: tests/measures/test_verdicts_evidence.py); the tests of the
+*insufficient evidence* on it: tests/evidence/test_verdicts_evidence.py); the tests of the
 rules' logic on it apply the presets redeclared with ``min_topics: 3`` (``--rules``).
 """
 
@@ -22,7 +22,7 @@ from rdflib import URIRef
 
 from reprokg.cli import main
 from reprokg.core.errors import LoadError, NotFound
-from reprokg.measures import verdicts
+from reprokg.evidence import verdicts
 from reprokg.store import open_store
 
 TOY = "trec/toy"

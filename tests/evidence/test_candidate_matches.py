@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from reprokg.cli import main
+from reprokg.evidence.candidate_matches import find, venue_key
 from reprokg.ingest import ingest, write_results
 from reprokg.loaders import artifact_evaluation, gundersen_kjensmo, load_source
-from reprokg.measures.candidate_matches import find, venue_key
 from reprokg.store import open_store
 
 GK = "surveys/gundersen_kjensmo_2018/data/evaluations.csv"
