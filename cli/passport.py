@@ -98,6 +98,8 @@ def format_text(found: Passport) -> str:
             lines.append(f"  {'':<40} for «{v['claimed_title'] or 'no title given'}»")
         if v["note"]:
             lines.append(f"  {'':<40} {v['note']}")
+        if v.get("by"):
+            lines.append(f"  {'':<40} by {', '.join(v['by'])}")
         for caveat in v.get("caveats", []):
             lines.append(f"  {'':<40} note: {caveat}")
         for link in v["links"]:

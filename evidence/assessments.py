@@ -85,6 +85,9 @@ class Assessment:
     date: str | None = None
     as_written: str | None = None
     note: str | None = None
+    #: who wrote the replication report it rests on (a ReScience or MLRC report's authors)
+    by: list[str] = field(default_factory=list)
+    byline: str | None = None
     #: what a reader must know with it: a computed verdict's shortfall of evidence, the
     #: comparison's warnings, why it judges this work
     caveats: list[str] = field(default_factory=list)
@@ -141,6 +144,12 @@ def fold(rows: Iterable[Mapping[str, Any]]) -> list[Assessment]:
                 claimed_title=_text(r.get("claimedTitle")),
                 document_kind=_text(r.get("documentKind")),
             )
+        author = r.get("reportAuthor")  # a person of the report (MLRC), else its byline
+        if author is not None and str(author) not in a.by:
+            a.by.append(str(author))
+        byline = r.get("reportAuthors")
+        if byline is not None:
+            a.byline = str(byline)
         caveat = r.get("caveat")
         if caveat is not None and str(caveat) not in a.caveats:
             a.caveats.append(str(caveat))
@@ -228,6 +237,7 @@ class Decision:
             "as_written": a.as_written,
             "note": a.note,
             "caveats": a.caveats,
+            "by": a.by or ([a.byline] if a.byline else []),
             "rule": ", ".join(a.rules) or None,
             "rules": a.rules,
             "claimed_title": a.claimed_title,

@@ -235,3 +235,42 @@ def test_a_seeded_sample_of_passports_states_exactly_what_the_sources_state(
             }
             assert got == want, doi
             assert len(mine) == len(want), doi  # nothing extra, nothing twice
+
+
+def test_an_artifact_leads_to_its_paper_and_its_dead_link_shows(
+    field_store: Path, shared_data: Path
+) -> None:
+    """An artifact's Zenodo DOI opens the passport of the paper it belongs to (was "nothing
+    is known"); a Results Reproduced artifact whose link ReproDB found unreachable says so on
+    the passport, with the date of the check (both read from the raw files)."""
+    folder = shared_data / "artifact_evaluation/reprodb"
+    ae = json.loads((folder / "artifacts.json").read_text("utf-8"))
+    riker = next(r for r in ae if r.get("doi") == "10.5281/zenodo.6544966")
+    checks = json.loads((folder / "artifact_availability.json").read_text("utf-8"))
+    when = checks["summary"]["checked_at"][:10]
+    dead = next(
+        c
+        for c in checks["records"]
+        if not c["accessible"]
+        and c["url"].startswith("https://github.com/")
+        and any(
+            r["title"] == c["title"]
+            and c["url"] in r["artifact_urls"]
+            and "reproduced" in [b.lower() for b in r["badges"]]
+            for r in ae
+        )
+    )
+    with open_store(field_store, read_only=True) as store:
+        p = passport(store, "https://doi.org/10.5281/zenodo.6544966")
+        assert p.resolved_from == "https://doi.org/10.5281/zenodo.6544966"
+        assert p.title == riker["title"] and p.work != p.resolved_from
+        owner = select_dicts(
+            store,
+            "SELECT ?paper WHERE { ?a <https://w3id.org/reprokg/ontology#artifactLocation> "
+            f"<{dead['url']}> . ?paper <https://w3id.org/reprokg/ontology#hasArtifact> ?a }}",
+        )
+        p = passport(store, str(owner[0]["paper"]))
+        texts = [a.text for a in p.artifacts]
+        assert f"artifact link unreachable as of {when}: {dead['url']}" in texts
+        assert any(line.startswith("committee: results reproduced") for c in p.summary.claims
+                   for line in c.lines)  # fmt: skip
