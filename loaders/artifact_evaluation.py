@@ -140,6 +140,7 @@ def _load_json(text: str, name: str, summary: LoadSummary) -> list[Document]:
     docs: list[Document] = []
     seen: dict[str, int] = {}
     raws: dict[str, int] = {}
+    claimed: dict[str, tuple[int, str]] = {}  # paper DOI -> the first record's line, title
     for i, (rec, line, raw) in enumerate(elements):
         summary.records += 1
         if raw in raws:
@@ -172,8 +173,29 @@ def _load_json(text: str, name: str, summary: LoadSummary) -> list[Document]:
         base = f"reprodb:{r.venue}:{r.year}:{normalise_title(r.title)}"
         seen[base] = seen.get(base, 0) + 1
         key = base if seen[base] == 1 else f"{base}#{seen[base]}"
-        docs.append(_record_document(r, key, name, raw.encode("utf-8"), summary))
+        doc = _record_document(r, key, name, raw.encode("utf-8"), summary)
+        _warn_on_a_shared_doi(doc, r, claimed, summary)
+        docs.append(doc)
     return docs
+
+
+def _warn_on_a_shared_doi(
+    doc: Document, r: Record, claimed: dict[str, tuple[int, str]], summary: LoadSummary
+) -> None:
+    """A paper DOI the source gives to records of different titles is a conflict: both
+    records stay, each with its title (the passport shows them apart); the load says so
+    with both titles."""
+    papers = {str(p) for p in doc.graph.subjects(RK.hasArtifact, None)}
+    for paper in sorted(p for p in papers if p.startswith("https://doi.org/")):
+        first = claimed.setdefault(paper, (r.line, r.title))
+        if normalise_title(first[1]) != normalise_title(r.title):
+            doi = paper.removeprefix("https://doi.org/")
+            text = (
+                f"DOI {doi} is given to {r.title!r} here and to {first[1]!r} (line {first[0]}): "
+                "two papers claim one DOI; both are kept, each with its own evidence"
+            )
+            doc.messages.append(Message("Warning", "paper_url", text, paper, doi, r.line))
+            summary.counts["DOIs given to two titles"] += 1
 
 
 _JSON_KEYS = {

@@ -111,7 +111,8 @@ def load(data: bytes, name: str) -> list[Document]:
                         "Warning",
                         "doi",
                         f"doi {rec['doi']!r} is also given for {other_title!r} (line "
-                        f"{other_line}); both stamps describe one paper node",
+                        f"{other_line}): two papers claim one DOI; both are kept, each with its "
+                        "own evidence",
                         paper,
                         rec["doi"],
                         line,

@@ -500,3 +500,22 @@ def test_every_committee_assessment_names_its_artifact_and_the_artifact_its_pape
     artifact = d.graph.value(predicate=RK.artifactLocation, object=zenodo)
     paper = d.graph.value(predicate=RK.hasArtifact, object=artifact)
     assert (paper, RDF.type, URIRef("http://schema.org/ScholarlyArticle")) in d.graph
+
+
+def test_a_doi_given_to_two_titles_is_a_warning_naming_both(shared_data: Path) -> None:
+    """ReproDB gives three paper DOIs to two papers each: the load says so, with both titles
+    (the passport then shows the two works apart: tests/evidence/test_read_model.py)."""
+    from reprokg.loaders import artifact_evaluation
+
+    f = shared_data / "artifact_evaluation/reprodb/artifacts.json"
+    docs, summary = artifact_evaluation.load_with_summary(f.read_bytes(), str(f))
+    warned = [m for d in docs for m in d.messages if "two papers claim one DOI" in m.message]
+    assert sorted(m.value for m in warned) == [
+        "10.1145/3359789.3359827",
+        "10.1145/3477132.3483577",
+        "10.1145/3477132.3483582",
+    ]
+    crash = next(m for m in warned if m.value == "10.1145/3477132.3483577")
+    assert "Crash Consistent Non-Volatile Memory Express" in crash.message
+    assert "Understanding and Detecting Software Upgrade Failures" in crash.message
+    assert summary.counts["DOIs given to two titles"] == 3
