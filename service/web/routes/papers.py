@@ -17,6 +17,7 @@ from fastapi.responses import Response
 from reprokg.core.errors import UsageError
 from reprokg.evidence.outcomes import work_outcomes
 from reprokg.evidence.passport import ASSESSMENTS
+from reprokg.evidence.scheme import OUTCOME_WORDS
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web import charts
 from reprokg.service.web.papers import COLUMNS, PAGE_SIZES, Filters, PaperIndex, code_by, facets
@@ -114,6 +115,7 @@ def papers(
         sizes=PAGE_SIZES,
         link=link,
         columns=COLUMNS,
+        outcome_words=OUTCOME_WORDS,
         chart_year=charts.proportion_chart(by_year, "Share of papers with code, per year"),
         chart_topic=charts.proportion_chart(by_topic, "Share of papers with code, per topic"),
         by_year=by_year,
