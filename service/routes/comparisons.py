@@ -35,7 +35,13 @@ from reprokg.measures.registry import Options
 from reprokg.measures.run_comparison import compare_inputs
 from reprokg.measures.verdicts import resolve as resolve_rule
 from reprokg.measures.verdicts import save_verdict, stored_verdicts
-from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
+from reprokg.service.deps import (
+    SettingsDep,
+    StoreDep,
+    WriteAccess,
+    error_responses,
+    refuse_non_finite,
+)
 from reprokg.sparql.named import package_query
 from reprokg.store.base import SelectResult, Store
 
@@ -184,7 +190,9 @@ def _json(data: str | bytes, source: str) -> Any:
     from reprokg.loaders.source import decode_text, parse_json
 
     text = decode_text(data, source) if isinstance(data, bytes) else data
-    return parse_json(text, source)
+    value = parse_json(text, source)
+    refuse_non_finite(value, source)  # NaN/Infinity: a 400, as on every JSON body
+    return value
 
 
 @router.post(
