@@ -144,3 +144,36 @@ def test_workers_stay_while_another_lifespan_of_the_app_runs(tmp_path: Path) -> 
         assert stopped.status_code == 503, stopped.text[:300]
     finally:
         store.close()
+
+
+@pytest.mark.slow  # an analysis worker starts and is killed
+def test_a_comparison_past_the_analysis_timeout_is_stopped(app_with, shared_data: Path) -> None:
+    """``POST /comparisons`` computes in an analysis worker too (issue 38): 100,000
+    resamples of the real toy runs took 31-72 s in the server's thread pool before,
+    whatever ``analysis_timeout`` said; now a 503 once the limit is past."""
+    import json
+    import time
+
+    toy = shared_data / "trec" / "toy"
+    files = {
+        "qrels": ("qrels.toy", (toy / "qrels.toy").read_bytes()),
+        "orig_base": ("run_a", (toy / "run_a").read_bytes()),
+        "orig_adv": ("run_b", (toy / "run_b").read_bytes()),
+        "rep_base": ("run_c", (toy / "run_c").read_bytes()),
+        "rep_adv": ("run_b", (toy / "run_b").read_bytes()),
+    }
+    c = app_with(analysis_timeout=1.0, parse_workers=0, write_token="t", max_resamples=100_000)
+    started = time.monotonic()
+    r = c.post(
+        "/comparisons",
+        files=files,
+        data={"options": json.dumps({"resamples": 100_000})},
+        headers={"Authorization": "Bearer t"},
+    )
+    took = time.monotonic() - started
+    assert r.status_code == 503, r.text[:300]
+    assert "(analysis_timeout)" in r.json()["detail"]["message"]
+    # the worker's start (imports) is not counted in the limit; the computation is
+    assert took < 20, took
+    assert c.get("/documents").json()["count"] == 0  # nothing stored
+    assert c.get("/health").status_code == 200
