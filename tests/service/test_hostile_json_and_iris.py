@@ -10,7 +10,7 @@ store refused it (a 500).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi import FastAPI
@@ -127,3 +127,70 @@ def test_a_validation_error_echoing_nan_is_a_422_not_a_500() -> None:
     assert r.status_code == 422, r.text[:300]
     (error,) = r.json()["detail"]
     assert error["loc"] == ["body", "assessment"] and error["input"] == "NaN"
+
+
+# --------------------------------------------------------------------------- IRIs
+#: what the store's IRI parser refuses (pyoxigraph, RFC 3987): a NUL, a space, an angle
+#: bracket, a relative reference
+BAD_IRIS = [
+    "https://example.org/a\x00b",
+    "https://example.org/a b",
+    "https://example.org/<a>",
+    "assessment/0123",
+]
+IRI_IDS = ["nul", "space", "angle", "relative"]
+COMPARISON_REFS = ["qrels", "orig_base", "rep_base", "orig_adv", "rep_adv", "qrels_rpl"]
+
+
+def _assert_400(r: Any, field: str | None = None) -> None:
+    assert r.status_code == 400, (r.status_code, r.text[:300])
+    detail = r.json()["detail"]
+    assert detail["message"]
+    if field is not None:
+        assert detail["field"] == field, detail
+
+
+@pytest.mark.parametrize("iri", BAD_IRIS, ids=IRI_IDS)
+def test_a_dispute_of_an_iri_the_store_refuses_is_a_400(client: TestClient, iri: str) -> None:
+    """Was a 500 for the NUL (the named-query IRI pattern let it through)."""
+    body = {"assessment": iri, "reason": "the runs differ", "by": "A. Reviewer"}
+    _assert_400(client.post("/disputes", json=body, headers=AUTH), "assessment")
+
+
+@pytest.mark.parametrize("iri", BAD_IRIS, ids=IRI_IDS)
+@pytest.mark.parametrize("field", COMPARISON_REFS)
+def test_a_comparison_input_the_store_refuses_is_a_400(
+    client: TestClient, field: str, iri: str
+) -> None:
+    """Every document reference of ``POST /comparisons`` (was a 500: the store refused
+    the IRI when the document was looked up)."""
+    body = {f: "0" * 64 for f in ("qrels", "orig_base", "rep_base")} | {field: iri}
+    _assert_400(client.post("/comparisons", json=body, headers=AUTH), field)
+
+
+@pytest.mark.parametrize("value", [["a"], {"a": 1}, 5, True], ids=["list", "object", "int", "bool"])
+def test_a_comparison_input_that_is_not_a_string_is_a_400(client: TestClient, value: Any) -> None:
+    body = {f: "0" * 64 for f in ("qrels", "orig_base", "rep_base")} | {"orig_base": value}
+    _assert_400(client.post("/comparisons", json=body, headers=AUTH), "orig_base")
+
+
+@pytest.mark.parametrize("iri", BAD_IRIS[:3], ids=IRI_IDS[:3])
+def test_a_paper_iri_the_store_refuses_is_a_400(client: TestClient, iri: str) -> None:
+    """``paper`` of ``/measures/qra`` (GET and POST; was a 500 for the NUL)."""
+    _assert_400(client.get("/measures/qra", params={"paper": iri}))
+    _assert_400(client.post("/measures/qra", json={"paper": iri}))
+
+
+@pytest.mark.parametrize(
+    "iri", [*BAD_IRIS, "https://example.org/a\x01b", "https://example.org/%zz", "http://[x/"]
+)
+def test_an_iri_parameter_of_a_named_query_the_store_refuses_is_a_400(
+    client: TestClient, iri: str
+) -> None:
+    """A named query's ``iri`` parameter (``experiment`` of discarded-features) and the
+    paper crate's ``iri=``: was a 500 (``named query failed``) for a control character, a
+    bad %-escape or host, which the pattern let through and the engine refused."""
+    _assert_400(client.get("/queries/discarded-features", params={"experiment": iri}))
+    r = client.get("/paper/crate", params={"iri": iri})
+    _assert_400(r)
+    assert "parameter 'iri'" in r.json()["detail"]["message"]
