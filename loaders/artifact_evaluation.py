@@ -207,7 +207,16 @@ def _check(rec: Any) -> tuple[str, str] | None:
     u = rec.get("artifact_urls")
     if u is not None and (not isinstance(u, list) or not all(isinstance(x, str) for x in u)):
         return "artifact_urls", "'artifact_urls' must be a list of URLs"
-    return _not_text(rec, _TEXT_KEYS)
+    return _not_text(rec, _TEXT_KEYS) or _bad_award(rec)
+
+
+def _bad_award(rec: dict[str, Any]) -> tuple[str, str] | None:
+    """An award is true/false or its name; an object or a list is not (its Python text was
+    the award's name)."""
+    v = rec.get("award")
+    if isinstance(v, bool) or v is None or not_a_scalar(v) is None:
+        return None
+    return "award", f"'award' must be true, false or the award's name, not {not_a_scalar(v)}"
 
 
 #: a record's fields that are one text (its DOI, its links), each read with ``str()``
@@ -318,7 +327,7 @@ def _load_results_page(text: str, name: str, summary: LoadSummary) -> list[Docum
                 summary.records += 1
                 line = _first_line(a)
                 bad = (
-                    _not_text(a, ("title", *_TEXT_KEYS, *_URL_KEYS))
+                    _not_text(a, ("title", *_TEXT_KEYS, *_URL_KEYS)) or _bad_award(a)
                     if isinstance(a, dict)
                     else None
                 )

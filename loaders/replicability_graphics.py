@@ -65,10 +65,12 @@ class _Ctx:
     survey: str = ""
     source: str = ""  # the file's name, for a LoadError
 
-    def text(self, key: str, v: Any) -> str:
+    def text(self, key: str, v: Any, field: str | None = None) -> str:
         """A field that must be text (or a number): an object or a list is a located
-        :class:`LoadError`, not its Python text (``{'a': 1}``) in the graph."""
-        return scalar_text(v, self.source, key, expected="text", line=self.lines.get(key)) or ""
+        :class:`LoadError` (``field``, default ``key``; at ``key``'s line), not its Python
+        text (``{'a': 1}``) in the graph."""
+        line = self.lines.get(key)
+        return scalar_text(v, self.source, field or key, expected="text", line=line) or ""
 
     def report(
         self,
@@ -261,7 +263,7 @@ def _score(prop: URIRef, worst: int, best: int, zero_is_na: bool = False) -> Han
 def _ignore_empty(c: _Ctx, key: str, v: Any) -> None:
     """Always-empty form columns: a value, if one ever appears, becomes a comment."""
     if not _empty(v):
-        c.g.add((c.review, RK.reviewComment, Literal(str(v))))
+        c.g.add((c.review, RK.reviewComment, Literal(c.text(key, v))))
 
 
 def _slug(key: str) -> str:
@@ -456,9 +458,10 @@ def _pdf_availability(c: _Ctx, key: str, v: Any) -> None:
 
 def _acm_keyword(c: _Ctx, key: str, v: Any) -> None:
     values = v if isinstance(v, list) else [v]
-    for k in values:
+    for i, k in enumerate(values):
         if not _empty(k):
-            c.g.add((c.paper, RK.acmKeyword, Literal(str(k).strip())))
+            text = c.text(key, k, f"{key}[{i}]" if isinstance(v, list) else key)
+            c.g.add((c.paper, RK.acmKeyword, Literal(text.strip())))
 
 
 def _altmetric_score(c: _Ctx, key: str, v: Any) -> None:
@@ -492,12 +495,13 @@ def _authors(c: _Ctx, key: str, v: Any) -> None:
                 "Warning", key, f"{key!r}[{i}]: expected an author object, got {a!r}", a, c.paper
             )
             continue
-        given, family = str(a.get("given", "")).strip(), str(a.get("family", "")).strip()
-        orcid = a.get("ORCID") or a.get("orcid")
+        given = c.text(key, a.get("given"), f"{key}[{i - 1}].given").strip()
+        family = c.text(key, a.get("family"), f"{key}[{i - 1}].family").strip()
+        orcid = c.text(key, a.get("ORCID") or a.get("orcid"), f"{key}[{i - 1}].ORCID")
         person = None
         if orcid:
             try:
-                person = orcid_iri(str(orcid))
+                person = orcid_iri(orcid)
             except IdentifierError:
                 person = None
         if person is None:
@@ -508,7 +512,7 @@ def _authors(c: _Ctx, key: str, v: Any) -> None:
                 ),
             )
         if orcid:
-            c.g.add((person, RK.orcidAsWritten, Literal(str(orcid))))
+            c.g.add((person, RK.orcidAsWritten, Literal(orcid)))
         c.g.add((person, RDF.type, SCHEMA.Person))
         c.g.add((person, RDF.type, PROV.Agent))
         c.g.add((person, SCHEMA.name, Literal(" ".join(p for p in (given, family) if p))))
@@ -522,7 +526,8 @@ def _authors(c: _Ctx, key: str, v: Any) -> None:
         for aff in affs:
             aname = aff.get("name") if isinstance(aff, dict) else aff
             if not _empty(aname):
-                c.g.add((person, RK.affiliationName, Literal(str(aname).strip())))
+                text = c.text(key, aname, f"{key}[{i - 1}].affiliation")
+                c.g.add((person, RK.affiliationName, Literal(text.strip())))
         c.g.add((c.paper, SCHEMA.author, person))
         people.append(person)
     if people:

@@ -158,3 +158,92 @@ def test_a_survey_text_field_of_the_wrong_type_is_a_located_error(
     e = err.value
     assert (e.source, e.field, e.line) == (per_paper.name, field, line)
     assert f"not {what}" in e.message
+
+
+@pytest.fixture(scope="module")
+def consolidated(shared_data: Path) -> list[dict]:
+    """The first records of the real consolidated survey (consolidatedData.json)."""
+    path = shared_data / "replicability_graphics/consolidatedData.json"
+    return json.loads(path.read_text())[:2]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "where"),
+    [
+        ("Paper authors", [{"given": {"a": 1}, "family": "Chen"}], "Paper authors[0].given"),
+        (
+            "Paper authors",
+            [{"given": "Ann", "affiliation": [["x"]]}],
+            "Paper authors[0].affiliation",
+        ),
+        ("ACM 1", {"a": 1}, "ACM 1"),
+        ("Title", {"a": 1}, "Title"),
+    ],
+    ids=["author-given", "affiliation", "keyword", "title"],
+)
+def test_a_consolidated_survey_field_of_the_wrong_type_is_a_located_error(
+    consolidated: list[dict], field: str, value: Any, where: str
+) -> None:
+    records = json.loads(json.dumps(consolidated))
+    assert field in records[1]
+    records[1][field] = value
+    data = json.dumps(records, indent=4)
+    with pytest.raises(LoadError) as err:
+        load_source("consolidatedData.json", data.encode(), "survey")
+    e = err.value
+    assert e.field == where and e.line is not None
+    assert data.split("\n")[e.line - 1].strip().startswith(f'"{field}"')
+
+
+def test_an_award_that_is_an_object_rejects_its_record(reprodb: list[dict]) -> None:
+    records = json.loads(json.dumps(reprodb))
+    records[2]["award"] = {"name": "best"}
+    docs, summary = artifact_evaluation.load_with_summary(json.dumps(records).encode(), "a.json")
+    assert len(summary.skipped) == 1
+    (message,) = [m for m in docs[2].messages if m.severity == "Violation"]
+    assert message.path == "award" and "not an object" in message.message
+
+
+# --------------------------------------------------------------------------- YAML loaders
+# No stability study or feature-discard curve is in ../shared/data: the bundled examples
+# (seed 003's study, seed 000's SAGN+SLE curve) are the real files here.
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize(
+    ("written", "replacement", "field"),
+    [
+        ("dataset: miniImagenet\n", "dataset: {name: miniImagenet}\n", "dataset"),
+        ("title: Reproducibility and", "title: [Reproducibility and", "title"),
+        ("    optimizer: adam\n", "    optimizer: [adam, sgd]\n", "observations[0].optimizer"),
+        ("    configuration: c1\n", "    configuration: {c: 1}\n", "observations[0].configuration"),
+        ("learning_rate: 0.005,", "learning_rate: [0.005],", "observations[0].hp.learning_rate"),
+    ],
+    ids=["dataset", "title", "optimizer", "configuration", "hyper-parameter"],
+)
+def test_a_stability_field_of_the_wrong_type_is_a_located_error(
+    written: str, replacement: str, field: str
+) -> None:
+    """Was the Python text of the mapping or list as the study's label, the experiment's
+    optimizer or the configuration's name (a minted IRI)."""
+    path = EXAMPLES / "stability/fewshot_seed003.yaml"
+    text = path.read_text()
+    assert written in text
+    if field == "title":  # close the flow sequence the replacement opened
+        text = text.replace("Few-Shot Learning\ndataset", "Few-Shot Learning]\ndataset", 1)
+    edited = text.replace(written, replacement, 1)
+    with pytest.raises(LoadError) as err:
+        load_source(path.name, edited.encode(), "stability")
+    assert err.value.field == field and "expected" in err.value.message
+
+
+def test_a_feature_discard_note_that_is_a_mapping_is_a_located_error() -> None:
+    path = EXAMPLES / "intrinsic_dimension/sagn_sle_yelp.yaml"
+    text = path.read_text()
+    written = "note: Scores are illustrative;"
+    assert written in text
+    edited = text.replace(written, "note: {a: 1}\nx_note: Scores are illustrative;", 1)
+    with pytest.raises(LoadError) as err:
+        load_source(path.name, edited.encode(), "feature-discard")
+    assert err.value.field == "note" and "not an object" in err.value.message
