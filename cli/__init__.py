@@ -5,7 +5,8 @@ import nothing heavy at module level: each handler imports its work when it runs
 ``reprokg --version`` and ``--help`` start at once (tests/cli/test_startup.py). Errors are
 mapped here, once: a :class:`~reprokg.core.errors.ReprokgError` prints one line and exits
 with its ``exit_code`` (0 success, 1 validation failure or an input over a limit, 2 usage
-or I/O error).
+or I/O error). A reader that went away (``reprokg passport … | head``) ends any command
+quietly with 141, a shell's status for SIGPIPE, instead of a ``BrokenPipeError`` traceback.
 """
 
 from __future__ import annotations
