@@ -136,37 +136,47 @@ def _options(raw: Any, settings: Settings) -> Options:
 
 
 def comparison(
-    store: Store,
+    stored: dict[str, Any],
     refs: dict[str, str],
     files: dict[str, tuple[str, bytes]],
     options: Options,
 ) -> RunComparison:
-    """The inputs read (stored documents, uploads parsed) and compared: in an analysis
-    worker (``analysis_timeout``, ``analysis_memory_mb``: service/analysis.py), as every
-    statistic a client asks for. 100,000 resamples took 31-72 s in the server's thread
-    pool before, past any limit."""
+    """The uploads parsed and every input compared: in an analysis worker
+    (``analysis_timeout``, ``analysis_memory_mb``: service/analysis.py), as every statistic
+    a client asks for. 100,000 resamples took 31-72 s in the server's thread pool before,
+    past any limit. ``stored``: the inputs read from the store (in the request's thread:
+    the live store holds their lines in its blob folder; a worker's snapshot does not)."""
 
     def run(field: str) -> Any:
         if field in files:
             name, data = files[field]
             return run_from_bytes(data, name)
-        if refs.get(field):
-            return run_from_store(store, refs[field], field)
-        return None
+        return stored.get(field)
 
     def qrels(field: str) -> Any:
         if field in files:
             name, data = files[field]
             return qrels_from_bytes(data, name, refs.get(f"{field}_collection"))
-        if refs.get(field):
-            return qrels_from_store(store, refs[field], field)
-        return None
+        return stored.get(field)
 
     q = qrels("qrels")
     ob, rb = run("orig_base"), run("rep_base")
     if q is None or ob is None or rb is None:
         raise LoadError("qrels, orig_base and rep_base are required", field="qrels")
     return compare_inputs(q, ob, rb, run("orig_adv"), run("rep_adv"), qrels("qrels_rpl"), options)
+
+
+def _stored(
+    store: Store, refs: dict[str, str], files: dict[str, tuple[str, bytes]]
+) -> dict[str, Any]:
+    """The inputs a request names by document id, read from the store (not uploaded)."""
+    out: dict[str, Any] = {}
+    for field in (*RUN_FIELDS, *QRELS_FIELDS):
+        if field in files or not refs.get(field):
+            continue
+        read = run_from_store if field in RUN_FIELDS else qrels_from_store
+        out[field] = read(store, refs[field], field)
+    return out
 
 
 def _text_fields(refs: dict[str, Any]) -> dict[str, str]:
@@ -201,7 +211,9 @@ def _compute(
     blocking calls)."""
     rules = _rules(refs.get("rule"))  # an unknown rule is refused before anything is read
     options = _options(refs.get("options"), settings)
-    study = get_analyses(request).run(request, comparison, _text_fields(refs), files, options)
+    texts = _text_fields(refs)
+    stored = _stored(store, texts, files)
+    study = get_analyses(request).compute(comparison, stored, texts, files, options)
     iri = save_comparison(store, study)
     out = study.to_json()
     out["iri"] = iri

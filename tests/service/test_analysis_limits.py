@@ -177,3 +177,41 @@ def test_a_comparison_past_the_analysis_timeout_is_stopped(app_with, shared_data
     assert took < 20, took
     assert c.get("/documents").json()["count"] == 0  # nothing stored
     assert c.get("/health").status_code == 200
+
+
+@pytest.mark.slow  # an analysis worker starts
+def test_a_comparison_of_stored_documents_computes_in_the_worker(
+    app_with, shared_data: Path
+) -> None:
+    """Runs and qrels named by document id are read from the live store (their lines are
+    in its blob folder, which a worker's snapshot does not hold) and compared in the
+    worker: the same answer as uploading them."""
+    toy = shared_data / "trec" / "toy"
+    example = (shared_data / "ir_metadata" / "annotated_run_example.txt").read_bytes()
+    sources = {
+        "qrels": ("qrels.toy", (toy / "qrels.toy").read_bytes(), {"kind": "qrels"}),
+        "orig_base": ("orig.txt", example, {}),
+        "rep_base": ("rep.txt", example.replace(b"b: 0.4 ", b"b: 0.7 "), {}),
+    }
+    c = app_with(parse_workers=0, write_token="t")
+    auth = {"Authorization": "Bearer t"}
+    ids = {}
+    for field, (name, data, params) in sources.items():
+        r = c.post(
+            "/documents",
+            params={"name": name, **params},
+            content=data,
+            headers={**auth, "content-type": "text/plain"},
+        )
+        assert r.status_code == 201, r.text[:300]
+        ids[field] = r.json()["documents"][0]["id"]
+    by_id = c.post("/comparisons", json={**ids, "qrels_collection": "toy"}, headers=auth)
+    assert by_id.status_code == 201, by_id.text[:300]
+    uploaded = c.post(
+        "/comparisons",
+        files={f: (name, data) for f, (name, data, _) in sources.items()},
+        data={"qrels_collection": "toy"},
+        headers=auth,
+    )
+    assert uploaded.status_code == 201, uploaded.text[:300]
+    assert by_id.json()["measures"] == uploaded.json()["measures"]
