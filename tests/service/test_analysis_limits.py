@@ -173,8 +173,9 @@ def test_a_comparison_past_the_analysis_timeout_is_stopped(app_with, shared_data
     took = time.monotonic() - started
     assert r.status_code == 503, r.text[:300]
     assert "(analysis_timeout)" in r.json()["detail"]["message"]
-    # the worker's start (imports) is not counted in the limit; the computation is
-    assert took < 20, took
+    # the worker's start (imports, ~5-9 s on the loaded 2-CPU machine) is not counted in
+    # the limit, the computation is; before, the answer came after 31-72 s of computing
+    assert took < 30, took
     assert c.get("/documents").json()["count"] == 0  # nothing stored
     assert c.get("/health").status_code == 200
 
