@@ -5,7 +5,8 @@ import nothing heavy at module level: each handler imports its work when it runs
 ``reprokg --version`` and ``--help`` start at once (tests/cli/test_startup.py). Errors are
 mapped here, once: a :class:`~reprokg.core.errors.ReprokgError` prints one line and exits
 with its ``exit_code`` (0 success, 1 validation failure or an input over a limit, 2 usage
-or I/O error).
+or I/O error). A reader that went away (``reprokg passport … | head``) ends any command
+quietly with 141, a shell's status for SIGPIPE, instead of a ``BrokenPipeError`` traceback.
 """
 
 from __future__ import annotations
@@ -85,7 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return handlers[args.command](args)
+        code = handlers[args.command](args)
+        sys.stdout.flush()  # a reader gone shows here, not as the interpreter exits
+        return code
+    except BrokenPipeError:
+        if not stdout_closed():
+            raise  # another pipe (a child's, a socket's): not ours to hide
+        quiet_stdout()
+        return SIGPIPE_EXIT
     except ReprokgError as exc:
         message = " ".join(str(exc).split("\n"))  # one line, whatever the engine wrote
         print(f"reprokg {args.command}: {message}", file=sys.stderr)
@@ -102,6 +110,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+#: the exit status of a command whose reader went away (``reprokg … | head``): a shell's
+#: for a process SIGPIPE ended (128 + 13), without its traceback
+SIGPIPE_EXIT = 141
+
+
+def stdout_closed() -> bool:
+    """Whether the reader of our standard output has gone (a pipe whose other end is
+    closed polls as an error)."""
+    import select
+
+    try:
+        fd = sys.stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no file descriptor: assume it is ours
+        return True
+
+
+def quiet_stdout() -> None:
+    """Point standard output at /dev/null: what is still buffered is dropped instead of
+    raising ``BrokenPipeError`` again when the interpreter flushes it at exit (the
+    Python documentation's recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):
+        pass
+
+
 def run() -> None:
     """The console entry point (``reprokg``, ``python -m reprokg``): main(), then exit."""
     code = main()
@@ -110,7 +149,10 @@ def run() -> None:
 
         wait_for_children()
     if quick_exit_requested():
-        sys.stdout.flush()
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            code = SIGPIPE_EXIT
         sys.stderr.flush()
         os._exit(code)
     sys.exit(code)

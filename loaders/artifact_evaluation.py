@@ -54,7 +54,7 @@ from reprokg.loaders.evidence import (
     rejected_record,
     typed_year,
 )
-from reprokg.loaders.source import decode_text, parse_json
+from reprokg.loaders.source import decode_text, not_a_scalar, parse_json
 from reprokg.loaders.summary import LoadSummary
 
 INFO = LoaderInfo(
@@ -230,6 +230,29 @@ def _check(rec: Any) -> tuple[str, str] | None:
     u = rec.get("artifact_urls")
     if u is not None and (not isinstance(u, list) or not all(isinstance(x, str) for x in u)):
         return "artifact_urls", "'artifact_urls' must be a list of URLs"
+    return _not_text(rec, _TEXT_KEYS) or _bad_award(rec)
+
+
+def _bad_award(rec: dict[str, Any]) -> tuple[str, str] | None:
+    """An award is true/false or its name; an object or a list is not (its Python text was
+    the award's name)."""
+    v = rec.get("award")
+    if isinstance(v, bool) or v is None or not_a_scalar(v) is None:
+        return None
+    return "award", f"'award' must be true, false or the award's name, not {not_a_scalar(v)}"
+
+
+#: a record's fields that are one text (its DOI, its links), each read with ``str()``
+_TEXT_KEYS = ("doi", "paper_url", "appendix_url")
+
+
+def _not_text(rec: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, str] | None:
+    """(field, what is wrong) for the first of ``keys`` that is an object, a list or a
+    boolean (its Python text ``{'a': 1}`` was taken as the DOI or link), else None."""
+    for k in keys:
+        what = None if rec.get(k) is None else not_a_scalar(rec[k])
+        if what is not None:
+            return k, f"{k!r} must be one text (a title, a DOI or a URL), not {what}"
     return None
 
 
@@ -326,11 +349,17 @@ def _load_results_page(text: str, name: str, summary: LoadSummary) -> list[Docum
             for a in arts:
                 summary.records += 1
                 line = _first_line(a)
-                if not isinstance(a, dict) or not str(a.get("title") or "").strip():
+                bad = (
+                    _not_text(a, ("title", *_TEXT_KEYS, *_URL_KEYS)) or _bad_award(a)
+                    if isinstance(a, dict)
+                    else None
+                )
+                if bad or not isinstance(a, dict) or not str(a.get("title") or "").strip():
                     raw = json.dumps(a, default=str)
-                    records.append(
-                        Record(venue, year, "", [], line, "rejected", extra={"raw": raw})
-                    )
+                    extra = {"raw": raw}
+                    if bad:
+                        extra |= {"path": f"artifacts[].{bad[0]}", "why": bad[1]}
+                    records.append(Record(venue, year, "", [], line, "rejected", extra=extra))
                     continue
                 urls = [str(a[k]).strip() for k in _URL_KEYS if str(a.get(k) or "").strip()]
                 records.append(
@@ -363,8 +392,8 @@ def _load_results_page(text: str, name: str, summary: LoadSummary) -> list[Docum
                     name,
                     r.extra.get("raw", raw),
                     "artifact",
-                    "artifacts[].title",
-                    "every artifact of a results page names its paper's title",
+                    r.extra.get("path", "artifacts[].title"),
+                    r.extra.get("why", "every artifact of a results page names its paper's title"),
                     r.line,
                     summary,
                 )

@@ -45,7 +45,7 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.contract import Claim, LoaderInfo
-from reprokg.loaders.source import decode_text
+from reprokg.loaders.source import decode_text, scalar_text
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
 INFO = LoaderInfo(kind="feature-discard", name="reprokg.loaders.feature_discard", version="1")
@@ -213,7 +213,8 @@ def load(data: bytes, name: str) -> list[Document]:
         g.add((pub_node, RDF.type, SCHEMA.ScholarlyArticle))
         g.add((study, RDFS.seeAlso, pub_node))
     if meta.get("note") is not None:
-        g.add((study, RDFS.comment, Literal(str(meta["note"]))))
+        note = scalar_text(meta["note"], name, "note", expected="text")
+        g.add((study, RDFS.comment, Literal(note)))
     if "illustrative" in meta:
         flag = str(meta["illustrative"]).strip().lower()
         if flag not in ("true", "false"):
@@ -308,7 +309,8 @@ def load(data: bytes, name: str) -> list[Document]:
             for feature in discarded:
                 g.add((exp, RK.discardedFeatureName, Literal(str(feature).strip())))
         if step.get("note") is not None:
-            g.add((exp, RDFS.comment, Literal(str(step["note"]))))
+            note = scalar_text(step["note"], name, f"{path}.note", expected="text")
+            g.add((exp, RDFS.comment, Literal(note)))
         ln = _line(step.get("proportion"))
         if ln:
             lines[f"{path}.proportion"] = ln

@@ -36,7 +36,7 @@ from reprokg.core.namespaces import MLS, RK, SCHEMA
 from reprokg.core.rdf_parse import xml_declaration
 from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_metadata.tree import run_document
-from reprokg.loaders.source import decode_text, parse_json
+from reprokg.loaders.source import decode_text, not_a_scalar, parse_json, scalar_text
 
 INFO = LoaderInfo(kind="openml", name="reprokg.loaders.openml", version="1")
 OML = "http://openml.org/openml"
@@ -135,31 +135,50 @@ def _from_json(doc: Any, name: str) -> dict[str, Any]:
     def listed(value: Any) -> list[Any]:
         return value if isinstance(value, list) else [] if value is None else [value]
 
-    out: dict[str, Any] = {k: (None if run.get(k) is None else str(run.get(k))) for k in (
+    def fields(item: dict[str, Any], keys: tuple[str, ...], at: str) -> dict[str, Any]:
+        # each a string or a number (ids, names, values): an object or a list is a located
+        # error, not its Python text in an IRI (``run_id: {"a": 1}`` was run ``{'a': 1}``)
+        return {k: scalar_text(item.get(k), name, f"{at}{k}") for k in keys}
+
+    out: dict[str, Any] = fields(run, (
         "run_id", "uploader", "uploader_name", "task_id", "task_type", "flow_id", "flow_name",
         "setup_id", "setup_string", "error",
-    )}  # fmt: skip
+    ), "run.")  # fmt: skip
     out["parameter_setting"] = [
-        {k: (None if p.get(k) is None else str(p.get(k))) for k in ("name", "value", "component")}
-        for p in listed(run.get("parameter_setting"))
+        fields(p, ("name", "value", "component"), f"run.parameter_setting[{i}].")
+        for i, p in enumerate(listed(run.get("parameter_setting")))
         if isinstance(p, dict)
     ]
-    data = (run.get("input_data") or {}).get("dataset")
+    data = _object(run.get("input_data"), name, "run.input_data").get("dataset")
     out["datasets"] = [
-        {k: (None if d.get(k) is None else str(d.get(k))) for k in ("did", "name", "url")}
-        for d in listed(data)
+        fields(d, ("did", "name", "url"), f"run.input_data.dataset[{i}].")
+        for i, d in enumerate(listed(data))
         if isinstance(d, dict)
     ]
-    evs = (run.get("output_data") or {}).get("evaluation")
+    evs = _object(run.get("output_data"), name, "run.output_data").get("evaluation")
     out["evaluations"] = [
-        {
-            k: (None if e.get(k) is None else str(e.get(k)))
-            for k in ("name", "value", "array_data", "repeat", "fold", "sample")
-        }
-        for e in listed(evs)
+        fields(
+            e,
+            ("name", "value", "array_data", "repeat", "fold", "sample"),
+            f"run.output_data.evaluation[{i}].",
+        )
+        for i, e in enumerate(listed(evs))
         if isinstance(e, dict)
     ]
     return out
+
+
+def _object(value: Any, name: str, field: str) -> dict[str, Any]:
+    """A member that must be an object (``{}`` when absent)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise LoadError(
+            f"{field}: expected an object, not {not_a_scalar(value) or type(value).__name__}",
+            source=name,
+            field=field,
+        )
+    return value
 
 
 def read_run(data: bytes, name: str) -> dict[str, Any]:
@@ -239,7 +258,21 @@ def run_tree(run: dict[str, Any]) -> dict[str, Any]:
     return tree
 
 
-def _add_evaluations(doc: Document, run: dict[str, Any]) -> None:
+def _whole(text: str | None, name: str, field: str) -> int | None:
+    """An evaluation's repeat, fold or sample number (``int("x")`` was a ValueError)."""
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise LoadError(
+            f"evaluation {field}: expected a whole number, not {text!r}",
+            source=name,
+            field=f"evaluation.{field}",
+        ) from None
+
+
+def _add_evaluations(doc: Document, run: dict[str, Any], name: str) -> None:
     g, node = doc.graph, doc.subject
     assert node is not None  # the run's document always names the run
     g.add((node, SCHEMA.identifier, Literal(str(run["run_id"]))))
@@ -265,9 +298,9 @@ def _add_evaluations(doc: Document, run: dict[str, Any]) -> None:
             g.add((v, MLS.hasValue, Literal(repr(value), datatype=XSD.double)))
         folds = [
             {
-                "repeat": int(f["repeat"]) if f.get("repeat") else None,
-                "fold": int(f["fold"]) if f.get("fold") else None,
-                "sample": int(f["sample"]) if f.get("sample") else None,
+                "repeat": _whole(f.get("repeat"), name, "repeat"),
+                "fold": _whole(f.get("fold"), name, "fold"),
+                "sample": _whole(f.get("sample"), name, "sample"),
                 "value": _number(f.get("value")),
             }
             for f in run["evaluations"]
@@ -292,5 +325,5 @@ def load(data: bytes, name: str) -> list[Document]:
         source_key=f"openml:run:{run['run_id']}",
         producer=INFO,
     )
-    _add_evaluations(doc, run)
+    _add_evaluations(doc, run, name)
     return [doc]

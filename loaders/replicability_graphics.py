@@ -41,7 +41,7 @@ from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.core.resources import data_dir
 from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.limits import check_json
-from reprokg.loaders.source import decode_text
+from reprokg.loaders.source import decode_text, scalar_text
 
 INFO = LoaderInfo(kind="survey", name="reprokg.loaders.replicability_graphics", version="1")
 
@@ -63,6 +63,14 @@ class _Ctx:
     lines: dict[str, int]
     msgs: list[Message] = field(default_factory=list)
     survey: str = ""
+    source: str = ""  # the file's name, for a LoadError
+
+    def text(self, key: str, v: Any, field: str | None = None) -> str:
+        """A field that must be text (or a number): an object or a list is a located
+        :class:`LoadError` (``field``, default ``key``; at ``key``'s line), not its Python
+        text (``{'a': 1}``) in the graph."""
+        line = self.lines.get(key)
+        return scalar_text(v, self.source, field or key, expected="text", line=line) or ""
 
     def report(
         self,
@@ -95,7 +103,7 @@ def _text(prop: URIRef, on_paper: bool = False) -> Handler:
     def h(c: _Ctx, key: str, v: Any) -> None:
         if _empty(v):
             return
-        c.g.add((c.paper if on_paper else c.review, prop, Literal(str(v).strip())))
+        c.g.add((c.paper if on_paper else c.review, prop, Literal(c.text(key, v).strip())))
 
     return h
 
@@ -104,7 +112,7 @@ def _url(prop: URIRef, on_paper: bool = False) -> Handler:
     def h(c: _Ctx, key: str, v: Any) -> None:
         if _empty(v) or v == 0:
             return
-        s = str(v).strip()
+        s = c.text(key, v).strip()
         node = c.paper if on_paper else c.review
         if re.match(r"^https?:/?/?\S+$", s) and " " not in s:
             c.g.add((node, prop, URIRef(re.sub(r"^(https?):/(?!/)", r"\1://", s))))
@@ -147,7 +155,7 @@ def _yes_no(prop: URIRef) -> Handler:
     def h(c: _Ctx, key: str, v: Any) -> None:
         if _empty(v):
             return
-        s = str(v).strip()
+        s = c.text(key, v).strip()
         if s in ("Yes", "No"):
             c.g.add((c.review, prop, Literal(s == "Yes")))
         elif s == opts.CANNOT_ANSWER:
@@ -195,7 +203,7 @@ def _options(
         if _empty(v):
             return
         node = c.paper if on_paper else c.review
-        s = str(v).strip()
+        s = c.text(key, v).strip()
         if single:
             hit = opts.labels(scheme).get(s)
             found, unknown = ([hit], []) if hit else ([], [s])
@@ -255,7 +263,7 @@ def _score(prop: URIRef, worst: int, best: int, zero_is_na: bool = False) -> Han
 def _ignore_empty(c: _Ctx, key: str, v: Any) -> None:
     """Always-empty form columns: a value, if one ever appears, becomes a comment."""
     if not _empty(v):
-        c.g.add((c.review, RK.reviewComment, Literal(str(v))))
+        c.g.add((c.review, RK.reviewComment, Literal(c.text(key, v))))
 
 
 def _slug(key: str) -> str:
@@ -267,7 +275,7 @@ def _slug(key: str) -> str:
 
 def _title(c: _Ctx, key: str, v: Any) -> None:
     if not _empty(v):
-        c.g.add((c.paper, SCHEMA.name, Literal(str(v).strip())))
+        c.g.add((c.paper, SCHEMA.name, Literal(c.text(key, v).strip())))
 
 
 def _year(c: _Ctx, key: str, v: Any) -> None:
@@ -298,7 +306,7 @@ def _code_availability(c: _Ctx, key: str, v: Any) -> None:
         RK.codeAvailability, "CodeAvailabilityScheme", RK.codeAvailabilityAsWritten, single=True
     )(c, key, v)
     if not _empty(v):
-        s = str(v).strip()
+        s = c.text(key, v).strip()
         c.g.add((c.review, RK.codeShared, Literal(s == "Yes")))
         found = opts.labels("CodeAvailabilityScheme").get(s)
         c.g.add((c.review, RK.pseudoCodeAvailable, Literal(found == "PseudoCodeOnly")))
@@ -307,7 +315,7 @@ def _code_availability(c: _Ctx, key: str, v: Any) -> None:
 def _license(c: _Ctx, key: str, v: Any) -> None:
     if _empty(v):
         return
-    s = str(v).strip()
+    s = c.text(key, v).strip()
     if s == opts.CANNOT_ANSWER:
         c.g.add((c.review, RK.notAnswered, Literal(key)))
         return
@@ -321,14 +329,14 @@ def _license(c: _Ctx, key: str, v: Any) -> None:
 def _dependency_kind(c: _Ctx, key: str, v: Any) -> None:
     _options(RK.dependencyKind, "DependencyKindScheme", RK.dependencyKindAsWritten)(c, key, v)
     if not _empty(v):
-        found, _ = opts.split_options(str(v), "DependencyKindScheme")
+        found, _ = opts.split_options(c.text(key, v), "DependencyKindScheme")
         c.g.add((c.review, RK.requiresPaywalledSoftware, Literal("DependencyPaywalled" in found)))
 
 
 def _test_completed(c: _Ctx, key: str, v: Any) -> None:
     if _empty(v):
         return
-    s = str(v).strip()
+    s = c.text(key, v).strip()
     if s == "Yes":
         c.g.add((c.review, RK.testCompleted, Literal(True)))
     elif s == opts.CANNOT_ANSWER:
@@ -367,7 +375,7 @@ def _bug_fix(prop: URIRef, zero_is_na: bool) -> Handler:
 def _stamp(c: _Ctx, key: str, v: Any) -> None:
     if _empty(v):
         return
-    s = str(v).strip()
+    s = c.text(key, v).strip()
     if s.startswith("Yes"):
         c.g.add((c.paper, RK.replicabilityStamp, Literal(True)))
     elif s == "No":
@@ -386,12 +394,12 @@ def _stamp(c: _Ctx, key: str, v: Any) -> None:
 def _reviewer_number(c: _Ctx, key: str, v: Any) -> None:
     if _empty(v):
         return
-    person = mint("person", stable_key("replicability-graphics-2020-reviewer", str(v)))
+    person = mint("person", stable_key("replicability-graphics-2020-reviewer", c.text(key, v)))
     c.g.add((c.review, RK.reviewer, person))
     c.g.add((person, RDF.type, SCHEMA.Person))
     c.g.add((person, RDF.type, PROV.Agent))
     c.g.add((person, SCHEMA.name, Literal(f"Reviewer {v}")))
-    c.g.add((person, SCHEMA.identifier, Literal(str(v))))
+    c.g.add((person, SCHEMA.identifier, Literal(c.text(key, v))))
 
 
 def _reviewer_name(c: _Ctx, key: str, v: Any) -> None:
@@ -402,7 +410,7 @@ def _reviewer_name(c: _Ctx, key: str, v: Any) -> None:
     """
     if _empty(v):
         return
-    s = str(v).strip()
+    s = c.text(key, v).strip()
     m = re.fullmatch(r"(.*?)\s*<\s*([^<>@\s]+@[^<>\s]+?)\s*>?", s)
     name, email = (m.group(1).strip(), m.group(2).lower()) if m else (s.split("<")[0].strip(), None)
     if email:
@@ -433,7 +441,7 @@ def _affiliation_kinds(c: _Ctx, key: str, v: Any) -> None:
         on_paper=True,
     )(c, key, v)
     if not _empty(v):
-        found, _ = opts.split_options(str(v), "AffiliationKindScheme")
+        found, _ = opts.split_options(c.text(key, v), "AffiliationKindScheme")
         c.g.add((c.paper, RK.hasIndustryAuthor, Literal("AffiliationIndustry" in found)))
         c.g.add((c.paper, RK.hasAcademicAuthor, Literal("AffiliationAcademia" in found)))
 
@@ -442,17 +450,18 @@ def _pdf_availability(c: _Ctx, key: str, v: Any) -> None:
     _options(
         RK.pdfAvailability, "PdfAvailabilityScheme", RK.pdfAvailabilityAsWritten, on_paper=True
     )(c, key, v)
-    if not _empty(v) and str(v).strip() != opts.CANNOT_ANSWER:
-        found, _ = opts.split_options(str(v), "PdfAvailabilityScheme")
+    if not _empty(v) and c.text(key, v).strip() != opts.CANNOT_ANSWER:
+        found, _ = opts.split_options(c.text(key, v), "PdfAvailabilityScheme")
         c.g.add((c.paper, RK.onOpenArchive, Literal("PdfOnOpenArchive" in found)))
         c.g.add((c.paper, RK.onAuthorWebsite, Literal("PdfOnAuthorWebsite" in found)))
 
 
 def _acm_keyword(c: _Ctx, key: str, v: Any) -> None:
     values = v if isinstance(v, list) else [v]
-    for k in values:
+    for i, k in enumerate(values):
         if not _empty(k):
-            c.g.add((c.paper, RK.acmKeyword, Literal(str(k).strip())))
+            text = c.text(key, k, f"{key}[{i}]" if isinstance(v, list) else key)
+            c.g.add((c.paper, RK.acmKeyword, Literal(text.strip())))
 
 
 def _altmetric_score(c: _Ctx, key: str, v: Any) -> None:
@@ -486,12 +495,13 @@ def _authors(c: _Ctx, key: str, v: Any) -> None:
                 "Warning", key, f"{key!r}[{i}]: expected an author object, got {a!r}", a, c.paper
             )
             continue
-        given, family = str(a.get("given", "")).strip(), str(a.get("family", "")).strip()
-        orcid = a.get("ORCID") or a.get("orcid")
+        given = c.text(key, a.get("given"), f"{key}[{i - 1}].given").strip()
+        family = c.text(key, a.get("family"), f"{key}[{i - 1}].family").strip()
+        orcid = c.text(key, a.get("ORCID") or a.get("orcid"), f"{key}[{i - 1}].ORCID")
         person = None
         if orcid:
             try:
-                person = orcid_iri(str(orcid))
+                person = orcid_iri(orcid)
             except IdentifierError:
                 person = None
         if person is None:
@@ -502,7 +512,7 @@ def _authors(c: _Ctx, key: str, v: Any) -> None:
                 ),
             )
         if orcid:
-            c.g.add((person, RK.orcidAsWritten, Literal(str(orcid))))
+            c.g.add((person, RK.orcidAsWritten, Literal(orcid)))
         c.g.add((person, RDF.type, SCHEMA.Person))
         c.g.add((person, RDF.type, PROV.Agent))
         c.g.add((person, SCHEMA.name, Literal(" ".join(p for p in (given, family) if p))))
@@ -516,7 +526,8 @@ def _authors(c: _Ctx, key: str, v: Any) -> None:
         for aff in affs:
             aname = aff.get("name") if isinstance(aff, dict) else aff
             if not _empty(aname):
-                c.g.add((person, RK.affiliationName, Literal(str(aname).strip())))
+                text = c.text(key, aname, f"{key}[{i - 1}].affiliation")
+                c.g.add((person, RK.affiliationName, Literal(text.strip())))
         c.g.add((c.paper, SCHEMA.author, person))
         people.append(person)
     if people:
@@ -1162,6 +1173,22 @@ def _apply(c: _Ctx, rec: dict[str, Any], table: dict[str, Row]) -> None:
         row[0](c, key, value)
 
 
+def _identity_text(rec: dict[str, Any], key: str, name: str, lines: dict[str, int]) -> str:
+    """A field the paper's or review's IRI is minted from (the title, the variant's name):
+    text or a number, else a located :class:`LoadError` (an object's Python text named
+    the review)."""
+    value = rec.get(key)
+    return scalar_text(value, name, key, expected="text", line=lines.get(key)) or ""
+
+
+def _doi_field(rec: dict[str, Any], name: str, lines: dict[str, int]) -> Any:
+    """The record's ``DOI`` as written, once it is checked to be one value (a list's
+    Python text was a DOI "not a DOI", kept as written)."""
+    value = rec.get("DOI")
+    scalar_text(value, name, "DOI", expected="a DOI (text)", line=lines.get("DOI"))
+    return value
+
+
 def _finish_paper(c: _Ctx, title: str, stamp_key: str | None) -> None:
     """GRSI stamp from the title list; explicit false only when a source said 'No'."""
     if title and normalise_title(title) in grsi_titles():
@@ -1179,11 +1206,13 @@ def _load_consolidated(
         lines = _key_lines(text, st, end, rec, text.count("\n", 0, st) + 1)
         g = new_graph()
         msgs: list[Message] = []
-        title = str(rec.get("Title", "") or "")
-        paper, doi = _paper_node(g, rec.get("DOI"), title, lines, msgs, "2020")
+        title = _identity_text(rec, "Title", name, lines)
+        paper, doi = _paper_node(g, _doi_field(rec, name, lines), title, lines, msgs, "2020")
         key = doi or f"title:{normalise_title(title)}"
         review = mint("review", stable_key("replicability-graphics-2020", key))
-        c = _Ctx(g, review, paper, doi, lines, msgs, survey="replicability-graphics-2020")
+        c = _Ctx(
+            g, review, paper, doi, lines, msgs, survey="replicability-graphics-2020", source=name
+        )
         g.add((review, RDF.type, RK.CodeReplicabilityReview))
         g.add((review, RK.inSurvey, RK.ReplicabilityGraphics2020))
         g.add((review, RK.reviewedPaper, paper))
@@ -1226,8 +1255,8 @@ def _load_per_paper(
         for k, ln in _key_lines(text, st, end, rec, text.count("\n", 0, st) + 1).items():
             lines.setdefault(k, ln)
     master = next((v for v in variants if v.get(PER_PAPER_MARKER) is True), variants[0])
-    title = str(master.get("Title", "") or "")
-    paper, doi = _paper_node(g, master.get("DOI"), title, lines, msgs, "site")
+    title = _identity_text(master, "Title", name, lines)
+    paper, doi = _paper_node(g, _doi_field(master, name, lines), title, lines, msgs, "site")
     dois = {str(v.get("DOI", "")).strip().lower() for v in variants}
     if len(dois) > 1:
         msgs.append(
@@ -1244,7 +1273,7 @@ def _load_per_paper(
     first_review = None
     seen_names: dict[str, int] = {}
     for rec in variants:
-        vname = str(rec.get("Variant name", "") or "").strip()
+        vname = _identity_text(rec, "Variant name", name, lines).strip()
         # a variant name can repeat within a file (10.1145/3197517.3201378): number repeats
         seen_names[vname] = seen_names.get(vname, 0) + 1
         nth = seen_names[vname]
@@ -1253,7 +1282,9 @@ def _load_per_paper(
             stable_key("replicability-graphics-site", key, vname, *([nth] if nth > 1 else [])),
         )
         first_review = first_review or review
-        c = _Ctx(g, review, paper, doi, lines, msgs, survey="replicability-graphics-site")
+        c = _Ctx(
+            g, review, paper, doi, lines, msgs, survey="replicability-graphics-site", source=name
+        )
         g.add((review, RDF.type, RK.CodeReplicabilityReview))
         g.add((review, RK.inSurvey, RK.ReplicabilityGraphicsSite))
         g.add((review, RK.reviewedPaper, paper))

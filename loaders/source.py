@@ -167,3 +167,43 @@ def parse_json(text: str, name: str) -> Any:
         raise LoadError(
             f"JSON syntax error: {exc.msg}", source=name, line=exc.lineno, column=exc.colno
         ) from exc
+
+
+def not_a_scalar(value: Any) -> str | None:
+    """What ``value`` is in words when it is not a scalar a text or number field takes (a
+    JSON object, array or boolean), else ``None``: ``str()`` of an object made the text
+    ``{'a': 1}`` an identifier."""
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if not isinstance(value, str | int | float):
+        return f"a {type(value).__name__}"
+    return None
+
+
+def scalar_text(
+    value: Any,
+    name: str,
+    field: str,
+    *,
+    expected: str = "a string or a number",
+    line: int | None = None,
+) -> str | None:
+    """The text of a field that must be a string or a number (``None`` when absent or
+    null); anything else is a :class:`LoadError` naming the file, the field and what was
+    expected (the line: ``line``, else the value's own when a YAML scalar carries one).
+    The one check of loaders reading fields of untyped JSON or YAML."""
+    if value is None or getattr(value, "is_null", False):
+        return None
+    what = not_a_scalar(value)
+    if what is not None:
+        raise LoadError(
+            f"{field}: expected {expected}, not {what}",
+            source=name,
+            line=line if line is not None else getattr(value, "line", None),
+            field=field,
+        )
+    return str(value)

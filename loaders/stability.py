@@ -31,8 +31,8 @@ from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.contract import Claim, LoaderInfo
 from reprokg.loaders.limits import check_lines
-from reprokg.loaders.source import decode_text
-from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
+from reprokg.loaders.source import decode_text, scalar_text
+from reprokg.loaders.yaml_scalars import parse_yaml
 
 INFO = LoaderInfo(kind="stability", name="reprokg.loaders.stability", version="2")
 
@@ -92,6 +92,13 @@ def _number(value: Any, name: str, field: str, line: int | None, *, integer: boo
 
 def _bad() -> Any:
     raise ValueError
+
+
+def _text(data: dict[str, Any], key: str, name: str, at: str = "") -> str | None:
+    """A text field (a string or a number): a mapping or a list is a located error, not
+    its Python text as a label (``title: {a: 1}`` was the study ``{'a': '1'}``)."""
+    field = f"{at}.{key}" if at else key
+    return scalar_text(data.get(key), name, field, expected="text")
 
 
 def configuration_name(hps: list[tuple[str, str]]) -> str | None:
@@ -179,9 +186,11 @@ def _read_yaml(text: str, name: str) -> tuple[dict[str, Any], Rows]:
                         name, "hp: expected a mapping name -> value", line, f"observations[{i}].hp"
                     )
                 for hk, hv in v.items():
-                    flat[f"hp.{hk}"] = str(hv)
+                    at = f"observations[{i}].hp.{hk}"
+                    flat[f"hp.{hk}"] = scalar_text(hv, name, at, line=line) or ""
             else:
-                flat[str(k)] = "" if isinstance(v, Scalar) and v.is_null else str(v)
+                at = f"observations[{i}].{k}"
+                flat[str(k)] = scalar_text(v, name, at, line=line) or ""
         rows.append((line, flat))
     return data, rows
 
@@ -197,7 +206,7 @@ def load(data: bytes, name: str) -> list[Document]:
     lines: dict[str, int] = {}
     g = new_graph()
 
-    title = str(meta.get("title", "")).strip()
+    title = (_text(meta, "title", name) or "").strip()
     pub = meta.get("publication") or {}
     pub_node: URIRef | None = None
     if isinstance(pub, dict) and pub.get("doi"):
@@ -224,7 +233,7 @@ def load(data: bytes, name: str) -> list[Document]:
         g.add((pub_node, RDF.type, SCHEMA.ScholarlyArticle))
         g.add((study, RDFS.seeAlso, pub_node))
     if meta.get("dataset"):
-        g.add((study, RK.dataSetName, Literal(str(meta["dataset"]))))
+        g.add((study, RK.dataSetName, Literal(_text(meta, "dataset", name))))
     if "illustrative" in meta:
         flag = str(meta["illustrative"]).strip().lower()
         if flag not in ("true", "false"):
@@ -236,7 +245,7 @@ def load(data: bytes, name: str) -> list[Document]:
             )
         g.add((study, RK.isIllustrative, Literal(flag == "true")))
     if meta.get("note"):
-        g.add((study, RDFS.comment, Literal(str(meta["note"]))))
+        g.add((study, RDFS.comment, Literal(_text(meta, "note", name))))
     for k in meta:
         if k not in STUDY_KEYS and k not in ("observations", "hypotheses"):
             messages.append(
@@ -340,7 +349,7 @@ def load(data: bytes, name: str) -> list[Document]:
         g.add((study, RK.hasHypothesisTest, t))
         g.add((t, RK.testedHypothesis, HYPOTHESES[hid]))
         if h.get("test"):
-            g.add((t, RK.testMethod, Literal(str(h["test"]))))
+            g.add((t, RK.testMethod, Literal(_text(h, "test", name, path))))
         if h.get("statistic") is not None:
             stat = _number(
                 h["statistic"],
@@ -370,7 +379,7 @@ def load(data: bytes, name: str) -> list[Document]:
                 )
             g.add((t, RK.decision, DECISIONS[d]))
         if h.get("note"):
-            g.add((t, RDFS.comment, Literal(str(h["note"]))))
+            g.add((t, RDFS.comment, Literal(_text(h, "note", name, path))))
         if getattr(h.get("id"), "line", None):
             lines[f"{path}.id"] = h["id"].line
     for k in ("title", "illustrative", "publication"):

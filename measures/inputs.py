@@ -169,18 +169,30 @@ def looks_like_document_id(ref: str) -> bool:
     return bool(_SHA.match(s)) or "/doc/" in s or s.startswith("doc/")
 
 
-def document_ref(ref: str) -> URIRef:
-    """The document IRI for an IRI, ``doc/<sha256>`` or a bare sha256."""
+def document_ref(ref: str, field: str | None = None) -> URIRef:
+    """The document IRI for an IRI, ``doc/<sha256>`` or a bare sha256; anything else (a
+    relative or malformed IRI: the store's own parser decides) is a :class:`LoadError`
+    naming ``field``."""
     from rdflib import URIRef
 
     from reprokg.core.identifiers import document_iri
+    from reprokg.sparql.named import NamedQueryError, Param, to_term
 
     s = ref.strip()
     if _SHA.match(s):
         return document_iri(s)
-    if s.startswith("doc/"):
+    if s.startswith("doc/") and _SHA.match(s[4:]):
         return document_iri(s[4:])
-    return URIRef(s)
+    try:
+        node = to_term(Param(field or "document", "iri"), s)
+    except NamedQueryError as exc:
+        raise LoadError(
+            f"{exc}; expected a stored document's IRI, doc/<sha256> or its sha256",
+            source=ref,
+            field=field,
+        ) from None
+    assert isinstance(node, URIRef)
+    return node
 
 
 def run_from_bytes(data: bytes, name: str) -> RunInput:
@@ -241,12 +253,12 @@ def run_from_path(path: str | Path) -> RunInput:
     return run_from_bytes(data, name)
 
 
-def run_from_store(store: Store, ref: str) -> RunInput:
+def run_from_store(store: Store, ref: str, field: str | None = None) -> RunInput:
     from rdflib.namespace import RDF
 
     from reprokg.core.namespaces import RK
 
-    iri = document_ref(ref)
+    iri = document_ref(ref, field)
     g = store.get_document(iri)
     if len(g) == 0:
         raise LoadError(f"no stored document {iri}", source=ref)
@@ -294,12 +306,12 @@ def qrels_from_bytes(data: bytes, name: str, collection: str | None = None) -> Q
     )
 
 
-def qrels_from_store(store: Store, ref: str) -> QrelsInput:
+def qrels_from_store(store: Store, ref: str, field: str | None = None) -> QrelsInput:
     from rdflib.namespace import DCAT, RDF
 
     from reprokg.core.namespaces import RK
 
-    iri = document_ref(ref)
+    iri = document_ref(ref, field)
     g = store.get_document(iri)
     subjects = [s for s in g.subjects(RDF.type, DCAT.Distribution) if (s, RK.sha256, None) in g]
     if len(subjects) != 1:

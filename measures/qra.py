@@ -588,7 +588,10 @@ def paper_iri(text: str) -> str:
     try:
         return str(doi_iri(text))
     except IdentifierError:
-        if text.startswith(("http://", "https://")) and " " not in text:
+        from reprokg.validation.checks import iri_refusal
+
+        # the store's IRI parser: a NUL passed a check for spaces and failed the query (500)
+        if text.startswith(("http://", "https://")) and iri_refusal(text) is None:
             return text
         raise UsageError(f"paper: not a DOI or an http(s) IRI: {text!r}") from None
 

@@ -14,14 +14,14 @@ import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from reprokg import __version__
 from reprokg.core.pool import preload
 from reprokg.core.settings import Settings
 from reprokg.core.settings import settings as process_settings
 from reprokg.service.analysis import Analyses
-from reprokg.service.deps import add_error_handler, check_write_token
+from reprokg.service.deps import add_error_handler, check_write_token, finite_json_body
 from reprokg.service.headers import SecurityHeaders
 from reprokg.service.limits import BodyLimitMiddleware, UploadSlots
 from reprokg.service.logs import AccessLogMiddleware, RequestIdMiddleware, configure_access_log
@@ -129,6 +129,9 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
         # the API docs are served offline by the web package (vendored Swagger UI)
         docs_url=None,
         redoc_url=None,
+        # a JSON body with NaN or Infinity (Python's decoder reads them; JSON has none) is a
+        # 400 naming the field on every route, before a body model sees it
+        dependencies=[Depends(finite_json_body)],
     )
     app.state.settings = settings
     app.state.query_runner = None

@@ -7,21 +7,27 @@ through these annotations so a test app can swap either without patching modules
 from __future__ import annotations
 
 import logging
+import math
 import re
 import secrets
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.exception_handlers import (
-    http_exception_handler,
-    request_validation_exception_handler,
-)
+from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from reprokg.core.errors import Forbidden, NotFound, ReprokgError, Unauthorized, UsageError
+from reprokg.core.errors import (
+    Forbidden,
+    LoadError,
+    NotFound,
+    ReprokgError,
+    Unauthorized,
+    UsageError,
+)
 from reprokg.core.settings import Settings
 from reprokg.store.base import Store
 
@@ -197,7 +203,78 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     ours = UsageError("; ".join(_sentence(e) for e in exc.errors()) or "malformed request")
     ours.http_status = 422
-    return _page_for(request, ours) or await request_validation_exception_handler(request, exc)
+    # FastAPI's own answer, but its echoed inputs always encodable: a NaN given where a
+    # string was expected made FastAPI's handler fail to encode its own answer (a 500)
+    return _page_for(request, ours) or JSONResponse(
+        {"detail": _encodable(jsonable_encoder(exc.errors()))}, status_code=422
+    )
+
+
+def _encodable(value: Any) -> Any:
+    """``value`` with every non-finite float as its text (``NaN``, ``Infinity``): JSON has
+    no such numbers, and the response encoder refuses them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return json_constant(value)
+    if isinstance(value, dict):
+        return {k: _encodable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_encodable(v) for v in value]
+    return value
+
+
+def json_constant(number: float) -> str:
+    """How Python's ``json`` writes (and reads) a non-finite float: ``NaN``, ``Infinity``,
+    ``-Infinity``."""
+    if math.isnan(number):
+        return "NaN"
+    return "Infinity" if number > 0 else "-Infinity"
+
+
+def non_finite(value: Any) -> tuple[str, float] | None:
+    """The first NaN or infinity in a parsed JSON value and where it is (``a.b[2]``), else
+    ``None``. Iterative: a body may nest as deep as the JSON decoder allowed."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return where or "(the body)", item
+        if isinstance(item, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
+    return None
+
+
+def refuse_non_finite(value: Any, source: str = "request body") -> None:
+    """A 400 naming the field when a JSON value holds ``NaN`` or ``±Infinity``: Python's
+    decoder reads them, JSON (RFC 8259) has no such numbers, and no field of ours takes
+    one (a statistic's level, a scale's minimum, an identifier)."""
+    found = non_finite(value)
+    if found is not None:
+        where, number = found
+        raise LoadError(
+            f"{where}: {json_constant(number)} is not JSON (JSON numbers are finite); "
+            "expected a finite number, or the field's own type",
+            source=source,
+            field=where,
+        )
+
+
+async def finite_json_body(request: Request) -> None:
+    """App-wide dependency: the JSON body FastAPI parsed for a route's body model holds no
+    ``NaN``/``Infinity`` (:func:`refuse_non_finite`), checked before the model validates
+    it. Reads the body FastAPI already decoded (``Request.json`` caches it); a route that
+    reads its own body (an upload, ``POST /comparisons``) is left to that route."""
+    if getattr(request.scope.get("route"), "body_field", None) is None:
+        return
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not (
+        ctype == "application/json"
+        or (ctype.startswith("application/") and ctype.endswith("+json"))
+    ):
+        return
+    if await request.body():
+        refuse_non_finite(await request.json())
 
 
 def _sentence(error: Any) -> str:

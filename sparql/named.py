@@ -374,6 +374,14 @@ def to_term(param: Param, raw: str) -> Identifier:
         if param.type == "iri":
             if not _IRI_RE.match(value):
                 raise NamedQueryError(f"parameter {param.name!r}: {value!r} is not an absolute IRI")
+            from reprokg.validation.checks import iri_refusal
+
+            # the store's own parser (a control character, a bad %-escape or host passed
+            # the pattern, and the engine refused the query: a 500)
+            if why := iri_refusal(value):
+                raise NamedQueryError(
+                    f"parameter {param.name!r}: {value!r} is not an IRI the store takes: {why}"
+                )
             return URIRef(value)
         if param.type == "doi":
             return doi_iri(value)
