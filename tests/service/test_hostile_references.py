@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from reprokg.core.settings import Settings
 from reprokg.service.app import create_app
 from reprokg.store import open_store
+from tests.conftest import REPO
 from tests.loopback import Listener, loopback_listener
 
 TOKEN = "secret"
@@ -140,4 +141,26 @@ def test_cli_shacl_fetches_nothing(
     assert main(["shacl", "--shapes", str(shapes), str(data)]) == 2
     err = capsys.readouterr().err
     assert str(shapes) in err and f"{http.url}/cli" in err, err
+    assert http.requests == []
+
+
+def test_cli_import_of_a_crate_fetches_nothing(
+    tmp_path: Path, http: Listener, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``reprokg import rocrate`` of a real crate whose ``@context`` is pointed at the
+    listener (and given an ``@import`` to it too): the crate is read as JSON, nothing is
+    fetched, whatever the import then says of the context."""
+    import json
+    import shutil
+
+    from reprokg.cli import main
+
+    crate = tmp_path / "crate"
+    shutil.copytree(REPO / "tests/exchange/data/crates/process-run-example1", crate)
+    meta = crate / "ro-crate-metadata.json"
+    doc = json.loads(meta.read_text("utf-8"))
+    doc["@context"] = [f"{http.url}/crate-context", {"@import": f"{http.url}/imported"}]
+    meta.write_text(json.dumps(doc), "utf-8")
+    main(["import", "rocrate", str(crate), "--store", str(tmp_path / "store")])
+    capsys.readouterr()
     assert http.requests == []
