@@ -190,6 +190,7 @@ _CODE_POINT = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 
 def _code_points(text: str) -> str:
     """``\\u``/``\\U`` escapes expanded, as a SPARQL parser does before anything else."""
+
     def expand(m: re.Match[str]) -> str:
         point = int(m.group(1) or m.group(2), 16)
         return chr(point) if point <= 0x10FFFF else "\ufffd"
@@ -217,7 +218,8 @@ def _check_sparql(text: str, where: str, prefixes: dict[str, str] | None = None)
         ox.Store().query(head + text)
     except SyntaxError as exc:
         raise ShapesError(
-            f"{where}: not one SPARQL SELECT or ASK query the engine can parse ({exc}); "
+            f"{where}: not one SPARQL SELECT or ASK query the engine can parse "
+            f"({str(exc)[:200]}); "
             "updates and LOAD are not queries"
         ) from None
     for name in _PRE_BOUND:
