@@ -13,6 +13,13 @@ needed more time or memory than allowed) or 503 (every worker busy; ``Retry-Afte
 
 ``parse_workers = 0`` parses in the request's thread instead (tests, embedding).
 
+``POST /shacl`` (anyone's shapes against anyone's data) is a workload of its own: its own
+pool of the same job (``shacl_workers`` processes, ``shacl_timeout``, ``shacl_memory_mb``,
+``shacl_wait`` to get one, ``SHACL_NICE``), so that shapes built to run for ever never hold
+a worker, or the CPU, that a token holder's upload needs; the error mapping is the same
+for both (:meth:`ParsePool._run`, each naming its own settings). ``reprokg shacl`` runs its
+validation in such a pool too.
+
 This is the one upload path: every route that reads an uploaded file calls
 :meth:`ParsePool.parse` (or, in a worker, :func:`parse_uploads`), which loads each file
 with :func:`reprokg.loaders.load_source` and validates the documents.
