@@ -9,6 +9,7 @@ can be built to run for ever (a ``*`` path over a cycle, a wide SPARQL join)."""
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
@@ -64,6 +65,8 @@ def _shacl(args: argparse.Namespace) -> int:
     from reprokg.validation.report import reports_to_json
 
     sources = [(str(p), Path(p).read_bytes()) for p in [args.shapes, *args.data]]
+    # the service's log line of a killed worker: the error's one line says it here
+    logging.getLogger("reprokg.service").addHandler(logging.NullHandler())
     s = settings()
     # one SHACL worker, as the service's (time, memory, error messages): the same budget
     limits = s.with_(shacl_workers=1, shacl_timeout=args.timeout or s.shacl_timeout)

@@ -125,4 +125,5 @@ def test_the_validation_is_stopped_at_its_time_limit(tmp_path: Path, how: str) -
     done = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "longer than the limit of 1 s (shacl_timeout)" in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
     assert time.monotonic() - start < 30
