@@ -19,10 +19,15 @@ SHAPES = w3c.SUITE / "core" / "node" / "qualified-001-shapes.ttl"
 DATA = w3c.SUITE / "core" / "node" / "qualified-001-data.ttl"
 
 
-@pytest.fixture(params=[0, 1], ids=["in-thread", "parse-worker"])
+@pytest.fixture(params=[0, 1], ids=["in-thread", "shacl-worker"])
 def client(request, tmp_path):
     store = open_store(":memory:", blob_dir=tmp_path / "blobs")
-    settings = Settings(write_token="secret", access_log=False, parse_workers=request.param)
+    settings = Settings(
+        write_token="secret",
+        access_log=False,
+        parse_workers=request.param,
+        shacl_workers=request.param,
+    )
     with TestClient(create_app(settings, store=store)) as c:
         yield c
     store.close()
