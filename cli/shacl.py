@@ -1,10 +1,15 @@
 """``reprokg shacl --shapes SHAPES.ttl DATA...``: any data against any SHACL shapes graph,
 with reprokg's engine (W3C SHACL Core conformant); exit 0 when every file conforms, 1 when
-one does not (as pyshacl's command), 2 when a file or the shapes cannot be used."""
+one does not (as pyshacl's command), 2 when a file or the shapes cannot be used.
+
+The validation runs in a child process with a time and a memory limit (``--timeout``,
+``REPROKG_SHACL_TIMEOUT`` and ``REPROKG_SHACL_MEMORY_MB``, as ``POST /shacl``): user shapes
+can be built to run for ever (a ``*`` path over a cycle, a wide SPARQL join)."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 
@@ -32,16 +37,46 @@ def register(command: Command) -> None:
         action="store_true",
         help="warnings and infos do not break conformance (exit 0)",
     )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="seconds the validation may take before it is stopped (exit 2); default "
+        "REPROKG_SHACL_TIMEOUT (30), as POST /shacl",
+    )
+
+
+def _seconds(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {raw!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {raw!r}")
+    return value
 
 
 def _shacl(args: argparse.Namespace) -> int:
     from rdflib import Graph
 
+    from reprokg.core.settings import settings
+    from reprokg.service.parsing import ParsePool
     from reprokg.validation.report import reports_to_json
-    from reprokg.validation.shacl import validate_sources
 
     sources = [(str(p), Path(p).read_bytes()) for p in [args.shapes, *args.data]]
-    reports = validate_sources(sources, allow_warnings=args.allow_warnings)
+    # the service's log line of a killed worker: the error's one line says it here
+    logging.getLogger("reprokg.service").addHandler(logging.NullHandler())
+    s = settings()
+    # one SHACL worker, as the service's (time, memory, error messages): the same budget
+    limits = s.with_(shacl_workers=1, shacl_timeout=args.timeout or s.shacl_timeout)
+    workers = ParsePool(limits)
+    try:
+        reports = workers.shacl(sources)
+    finally:
+        workers.close()
+    for r in reports:
+        r.allow_warnings = args.allow_warnings
     if args.format == "json":
         print(reports_to_json(reports))
     elif args.format == "turtle":

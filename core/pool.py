@@ -246,6 +246,8 @@ class WorkerPool:
         self._all: set[Worker] = set()
         self._lock = threading.Lock()
         self._closed = False
+        #: replacements starting in the background (:meth:`close` waits for them)
+        self._respawns: list[threading.Thread] = []
         started = [self._new_worker() for _ in range(self.size)]
         try:
             for w in started:
@@ -283,7 +285,10 @@ class WorkerPool:
             self._all.discard(dead)
         if graceful:
             dead.stop()
-        threading.Thread(target=self._add_worker, name=f"{self.name}-respawn", daemon=True).start()
+        t = threading.Thread(target=self._add_worker, name=f"{self.name}-respawn", daemon=True)
+        with self._lock:
+            self._respawns = [r for r in self._respawns if r.is_alive()] + [t]
+        t.start()
 
     def workers(self) -> list[Worker]:
         """The live workers (a snapshot)."""
@@ -363,13 +368,20 @@ class WorkerPool:
         with self.acquire(wait) as w:
             return self.call(w, payload, timeout)
 
-    def close(self) -> None:
+    def close(self, respawn_wait: float = 10.0) -> None:
+        """Stop the workers; a replacement still starting is waited for (up to
+        ``respawn_wait`` seconds) and stopped: a process exiting while the forkserver
+        hands a new worker its start-up data leaves that worker a traceback on stderr
+        (``reprokg shacl`` right after a worker it killed)."""
         self._closed = True
         with self._lock:
             workers = list(self._all)
             self._all.clear()
+            respawns = list(self._respawns)
         for w in workers:
             w.stop()
+        for t in respawns:
+            t.join(respawn_wait)
 
     def __enter__(self) -> WorkerPool:
         return self

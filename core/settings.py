@@ -240,6 +240,30 @@ class Settings:
     parse_timeout: float = setting(300.0, _seconds)
     #: address space of a parse worker (MiB, ``RLIMIT_AS``); 0 = no limit
     parse_memory_mb: int = setting(3_072, _count)
+    # --- user SHACL (``POST /shacl``, ``reprokg shacl``): a workload of its own, apart from
+    # uploads, so anonymous validation never holds the workers a token holder's upload needs
+    #: worker processes validating user shapes (``POST /shacl``); 0 validates in the request
+    #: thread (tests, embedding)
+    shacl_workers: int = setting(1, _count)
+    #: seconds one ``/shacl`` request (or ``reprokg shacl``) may parse and validate before
+    #: its process is killed (413); a W3C SHACL test takes milliseconds
+    shacl_timeout: float = setting(30.0, _seconds)
+    #: address space of a SHACL worker (MiB, ``RLIMIT_AS``); 0 = no limit
+    shacl_memory_mb: int = setting(1_536, _count)
+    #: seconds a ``/shacl`` request waits for a free SHACL worker; then 503 + Retry-After
+    shacl_wait: float = setting(5.0, _seconds)
+    #: members of one ``sh:in`` list of user shapes (each is a term of the compiled query:
+    #: 60,000 killed the engine with SIGSEGV)
+    shacl_max_in: int = setting(1_000, _count)
+    #: characters of one ``sh:select``/``sh:ask`` text of user shapes
+    shacl_max_sparql_chars: int = setting(20_000, _count)
+    #: triple patterns (``.``/``;``/``,``-separated) of one ``sh:select``/``sh:ask``: a join
+    #: of 20 patterns with unbound predicates already costs data-size to the 20th
+    shacl_max_sparql_patterns: int = setting(64, _count)
+    #: estimated steps of the user shapes' ``*``/``+`` paths: per closure, E² (E: the data
+    #: graph's triples with the closure's predicates), E³ under a pairwise constraint
+    #: (``sh:maxCount``, ``sh:uniqueLang``, ...); measured ~1-2 s at 1,000,000
+    shacl_max_path_cost: int = setting(1_000_000, _count)
     #: address space of an analysis worker (``/measures/...``, MiB, ``RLIMIT_AS``, also
     #: its R child); 0 = no limit
     analysis_memory_mb: int = setting(3_072, _count)

@@ -13,6 +13,13 @@ needed more time or memory than allowed) or 503 (every worker busy; ``Retry-Afte
 
 ``parse_workers = 0`` parses in the request's thread instead (tests, embedding).
 
+``POST /shacl`` (anyone's shapes against anyone's data) is a workload of its own: its own
+pool of the same job (``shacl_workers`` processes, ``shacl_timeout``, ``shacl_memory_mb``,
+``shacl_wait`` to get one, ``SHACL_NICE``), so that shapes built to run for ever never hold
+a worker, or the CPU, that a token holder's upload needs; the error mapping is the same
+for both (:meth:`ParsePool._run`, each naming its own settings). ``reprokg shacl`` runs its
+validation in such a pool too.
+
 This is the one upload path: every route that reads an uploaded file calls
 :meth:`ParsePool.parse` (or, in a worker, :func:`parse_uploads`), which loads each file
 with :func:`reprokg.loaders.load_source` and validates the documents.
@@ -22,11 +29,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from reprokg.core.document import Document, pack, unpack
 from reprokg.core.errors import Busy, ParserCrashed, TooCostly
 from reprokg.core.pool import (
+    WORKER_NICE,
     JobCrashed,
     JobFailed,
     JobOutOfMemory,
@@ -52,46 +61,87 @@ PRELOAD = ("reprokg.service.parsing", "reprokg.loaders", "reprokg.validation.bat
 MAX_JOBS = 1_000
 
 
+@dataclass(frozen=True)
+class _Budget:
+    """One pool's limits, as its errors name them."""
+
+    workers: int
+    timeout: float
+    memory_mb: int
+    wait: float | None
+    #: the settings that hold them, named in the errors
+    timeout_setting: str
+    memory_setting: str
+    #: what the workers do, and what they are called, in sentences
+    what: str
+    processes: str
+    name: str
+    nice: int = WORKER_NICE
+
+
+#: how much lower than an upload's parse worker a SHACL worker's CPU priority is: user
+#: shapes may be built to burn the CPU, and a token holder's upload comes first
+SHACL_NICE = WORKER_NICE + 10
+
+
 class ParsePool:
-    """The app's parse workers, started on first use (or by :meth:`start` at start-up)."""
+    """The app's parse workers, started on first use (or by :meth:`start` at start-up),
+    and beside them the SHACL workers of ``POST /shacl``: a workload of its own (its own
+    processes, time, memory and wait: the ``shacl_*`` settings), so anonymous validation
+    never holds a worker, or the CPU, an upload needs."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        s = settings
         #: what the workers need of the settings (no secrets cross the pipe)
         self._job_settings = settings.with_(write_token=None, sparql_password="")
-        self._workers = LazyPool(self._start)
+        self._parse = _Budget(
+            s.parse_workers,
+            s.parse_timeout,
+            s.parse_memory_mb,
+            None,
+            "parse_timeout",
+            "parse_memory_mb",
+            "parsing and validating",
+            "parser processes",
+            "reprokg-parse-worker",
+        )
+        self._shacl = _Budget(
+            s.shacl_workers,
+            s.shacl_timeout,
+            s.shacl_memory_mb,
+            s.shacl_wait,
+            "shacl_timeout",
+            "shacl_memory_mb",
+            "parsing and validating against the shapes",
+            "SHACL processes",
+            "reprokg-shacl-worker",
+            SHACL_NICE,
+        )
+        self._workers = LazyPool(lambda: _start(self._parse))
+        self._shacl_workers = LazyPool(lambda: _start(self._shacl))
 
     @property
     def enabled(self) -> bool:
         return self.settings.parse_workers > 0
 
-    def _start(self) -> WorkerPool:
-        s = self.settings
-        return WorkerPool(
-            "reprokg.service.parsing:parse_job",
-            size=s.parse_workers,
-            timeout=s.parse_timeout,
-            memory_limit=(s.parse_memory_mb << 20) or None,
-            max_jobs=MAX_JOBS,
-            preload_modules=PRELOAD,
-            name="reprokg-parse-worker",
-        )
-
     def start(self) -> WorkerPool | None:
-        """The workers, or ``None`` when ``parse_workers`` is 0 (parsed here, by choice).
-        Closed (the app stopping), it raises :class:`~reprokg.core.pool.PoolClosed`."""
+        """The upload workers, or ``None`` when ``parse_workers`` is 0 (parsed here, by
+        choice). Closed (the app stopping), it raises :class:`~reprokg.core.pool.PoolClosed`."""
         return self._workers.get() if self.enabled else None
 
     def open(self) -> None:
         self._workers.open()
+        self._shacl_workers.open()
 
     def close(self) -> None:
         self._workers.close()
+        self._shacl_workers.close()
 
     def parse(self, sources: Sequence[tuple[str, bytes]], kind: str | None) -> list[Validated]:
         """:func:`parse_uploads` run in a worker (or here when ``parse_workers`` is 0): each
         upload's documents with their reports."""
-        out = self._run("load", sources, kind)
+        out = self._run(self._workers, self._parse, "load", sources, kind)
         if out is None:
             return parse_uploads(sources, kind)
         from reprokg.validation.batching import Validated
@@ -100,57 +150,78 @@ class ParsePool:
 
     def shacl(self, sources: Sequence[tuple[str, bytes]]) -> list[Report]:
         """Any shapes against any data (``sources[0]`` the shapes graph, the rest data
-        graphs; ``POST /shacl``), in a worker like an upload."""
-        out = self._run("shacl", sources, None)
+        graphs; ``POST /shacl``), in a SHACL worker (here when ``shacl_workers`` is 0)."""
+        out = self._run(self._shacl_workers, self._shacl, "shacl", sources, None)
         return validate_shacl(sources) if out is None else out
 
-    def _run(self, job: str, sources: Sequence[tuple[str, bytes]], kind: str | None) -> Any:
-        """:func:`parse_job` in a worker, or ``None`` when there are no workers. Failures of
-        the worker become the errors a client should see; the upload's own errors
-        (``LoadError``) come back as themselves."""
-        try:
-            pool = self.start()
-        except PoolClosed as exc:
-            raise Busy(f"the parser processes are not available: {exc}") from None
-        if pool is None:
+    def _run(
+        self,
+        workers: LazyPool,
+        budget: _Budget,
+        job: str,
+        sources: Sequence[tuple[str, bytes]],
+        kind: str | None,
+    ) -> Any:
+        """:func:`parse_job` in a worker of ``workers``, or ``None`` when the budget has no
+        workers. Failures of the worker become the errors a client should see; the job's
+        own errors (``LoadError``, ``ShapesError``) come back as themselves."""
+        if budget.workers <= 0:
             return None
+        try:
+            pool = workers.get()
+        except PoolClosed as exc:
+            raise Busy(f"the {budget.processes} are not available: {exc}") from None
         names = ", ".join(name for name, _ in sources)[:200] or None
         try:
             return pool.run((job, list(sources), kind, self._job_settings))
         except PoolBusy:
             raise Busy(
-                f"all {pool.size} parser processes stayed busy for {pool.wait:g} s; try again",
+                f"all {pool.size} {budget.processes} stayed busy for {pool.wait:g} s; try again",
                 headers={"Retry-After": "5"},
             ) from None
         except JobTimeout:
-            log.warning("parse worker killed after %gs on %s", pool.timeout, names)
+            log.warning("%s killed after %gs on %s", budget.name, pool.timeout, names)
             raise TooCostly(
-                f"parsing and validating took longer than the limit of {pool.timeout:g} s; "
-                "nothing was stored",
+                f"{budget.what} took longer than the limit of {pool.timeout:g} s "
+                f"({budget.timeout_setting}); nothing was stored",
                 source=names,
-                details={"limit": "parse_timeout", "limit_value": pool.timeout},
+                details={"limit": budget.timeout_setting, "limit_value": pool.timeout},
             ) from None
         except JobOutOfMemory:
-            mib = self.settings.parse_memory_mb
-            log.warning("parse worker out of memory on %s", names)
+            mib = budget.memory_mb
+            log.warning("%s out of memory on %s", budget.name, names)
             raise TooCostly(
-                f"parsing and validating needs more than the parser's memory limit ({mib} MiB); "
+                f"{budget.what} needs more than the memory limit of its process ({mib} MiB); "
                 "nothing was stored",
                 source=names,
-                details={"limit": "parse_memory_mb", "limit_value": mib},
+                details={"limit": budget.memory_setting, "limit_value": mib},
             ) from None
         except JobCrashed as exc:
-            log.error("parse worker died on %s: %s", names, exc)
+            log.error("%s died on %s: %s", budget.name, names, exc)
             raise ParserCrashed(
-                f"the parser process died on this input ({exc}); nothing was stored, and "
-                "the service goes on",
+                f"the {budget.processes[:-2]} died on this input ({exc}); nothing was "
+                "stored, and the service goes on",
                 source=names,
             ) from None
         except JobFailed as exc:
-            log.error("parse worker failed on %s: %s", names, exc.remote_traceback)
-            raise RuntimeError(f"parse worker failed: {exc}") from None
+            log.error("%s failed on %s: %s", budget.name, names, exc.remote_traceback)
+            raise RuntimeError(f"{budget.name} failed: {exc}") from None
         except PoolError as exc:  # closed, or no worker could start
-            raise Busy(f"the parser processes are not available: {exc}") from None
+            raise Busy(f"the {budget.processes} are not available: {exc}") from None
+
+
+def _start(budget: _Budget) -> WorkerPool:
+    return WorkerPool(
+        "reprokg.service.parsing:parse_job",
+        size=budget.workers,
+        timeout=budget.timeout,
+        wait=budget.wait,
+        memory_limit=(budget.memory_mb << 20) or None,
+        max_jobs=MAX_JOBS,
+        preload_modules=PRELOAD,
+        name=budget.name,
+        nice=budget.nice,
+    )
 
 
 def load_uploads(sources: Sequence[tuple[str, bytes]], kind: str | None) -> list[Document]:

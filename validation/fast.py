@@ -182,12 +182,46 @@ _COMMENT = re.compile(r"#[^\n]*")
 _PRE_BOUND = ("this", "value", "currentShape", "shapesGraph", "PATH")
 
 
-def _check_sparql(text: str, where: str) -> None:
-    """Refuse what SHACL-SPARQL forbids with pre-bound variables (SHACL 5.2.1)."""
+#: ``FROM``/``FROM NAMED`` as a keyword (not in a prefixed name, a variable or a local name)
+_FROM = re.compile(r"(?<![\w:.\-?$])FROM(?![\w:\-])", re.IGNORECASE)
+_IRI = re.compile(r"<[^<>\"{}|^`\\\s]*>")
+_CODE_POINT = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+
+
+def _code_points(text: str) -> str:
+    """``\\u``/``\\U`` escapes expanded, as a SPARQL parser does before anything else."""
+
+    def expand(m: re.Match[str]) -> str:
+        point = int(m.group(1) or m.group(2), 16)
+        return chr(point) if point <= 0x10FFFF else "\ufffd"
+
+    return _CODE_POINT.sub(expand, text)
+
+
+def _check_sparql(text: str, where: str, prefixes: dict[str, str] | None = None) -> None:
+    """Refuse what SHACL-SPARQL forbids with pre-bound variables (SHACL 5.2.1), a dataset
+    of its own (``FROM``: a constraint reads its focus node's graph), and text the engine
+    does not parse as one query (a syntax error, an update, ``; LOAD``) or that names a
+    prefix no ``sh:prefixes`` declares: a 422 naming the shape, not a 500 at evaluation."""
     code = _COMMENT.sub(" ", _STRINGS.sub('""', text))
     m = _FORBIDDEN.search(code)
     if m:
         raise ShapesError(f"{where}: {m.group(1).upper()} is not allowed in a SHACL-SPARQL query")
+    bare = _COMMENT.sub(" ", _IRI.sub("<>", _STRINGS.sub('""', _code_points(text))))
+    if _FROM.search(bare):
+        raise ShapesError(
+            f"{where}: FROM is not allowed in a SHACL-SPARQL query (it reads the data graph "
+            "of its focus node, no dataset of its own)"
+        )
+    head = "".join(f"PREFIX {p}: <{ns}>\n" for p, ns in sorted((prefixes or {}).items()))
+    try:  # parsed only: a SELECT is evaluated lazily, an ASK on an empty store
+        ox.Store().query(head + text)
+    except SyntaxError as exc:
+        raise ShapesError(
+            f"{where}: not one SPARQL SELECT or ASK query the engine can parse "
+            f"({str(exc)[:200]}); "
+            "updates and LOAD are not queries"
+        ) from None
     for name in _PRE_BOUND:
         if re.search(r"(?i:\bAS)\s+[?$]" + name + r"\b", code):
             raise ShapesError(f"{where}: a pre-bound variable (${name}) is assigned with AS")
@@ -295,8 +329,12 @@ class _Compiler:
         text = self.one(node, SH.select)
         if text is None:
             raise Unsupported("a SPARQL constraint without sh:select")
-        _check_sparql(str(text), f"SPARQL of {node}")
+        _check_sparql(str(text), f"{self.owner()}SPARQL of {node}", self.prefixes)
         return str(text)
+
+    def owner(self) -> str:
+        """``shape S: `` of the shape being compiled, for an error's first words."""
+        return f"shape {self._expanding[-1]}: " if self._expanding else ""
 
     def sparql_body(self, node: object, var: str = "?this") -> str:
         """The WHERE body of a ``sh:select`` (a SPARQL target), ``$this`` as ``var``,
@@ -811,7 +849,7 @@ class _Compiler:
                 for pn in self.all(node, SH.prefixes) + self.all(component, SH.prefixes):
                     self.declare(pn)
                 text = str(self.one(node, SH.select if vtype == "select" else SH.ask))
-                _check_sparql(text, f"validator of {component}")
+                _check_sparql(text, f"{self.owner()}validator of {component}", self.prefixes)
                 for name, value in values.items():
                     text = re.sub(r"[?$]" + re.escape(name) + r"\b", _n3(value), text)
                 base = info("", True)
@@ -1756,9 +1794,18 @@ def evaluate_compiled(
         gn = ox.NamedNode(SHAPES_GRAPH)
         store.bulk_extend([ox.Quad(_ox(s), _ox(p), _ox(o), gn) for s, p, o in compiled.shapes])  # type: ignore[arg-type]
     index = {n[1:-1]: i for i, n in enumerate(names)}
+    try:
+        return _evaluate(store, compiled, index, len(graphs))
+    except SyntaxError as exc:  # a query the checks let through: still the shapes' fault
+        raise ShapesError(f"a compiled query the engine cannot parse: {exc}") from None
+
+
+def _evaluate(
+    store: ox.Store, compiled: Compiled, index: dict[str, int], count: int
+) -> list[list[Found]]:
     #: per document, (branch index, failure): sorted by branch at the end, the order of
     #: the branches' own queries, whichever query found them
-    out: list[list[tuple[int, Found]]] = [[] for _ in graphs]
+    out: list[list[tuple[int, Found]]] = [[] for _ in range(count)]
     per_focus = {i: (bind, text) for i, bind, text in compiled.per_focus}
     per_value = dict(compiled.per_value)
     branches = compiled.branches

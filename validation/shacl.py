@@ -5,12 +5,15 @@ shapes, reporting in SHACL's terms (text, JSON, or the ``sh:ValidationReport`` g
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import PurePath
 
-from rdflib import BNode, Graph
+from rdflib import BNode, Graph, URIRef
+from rdflib.namespace import RDF, SH
 
-from reprokg.core.errors import LoadError
+from reprokg.core.errors import LoadError, ShapesError
 from reprokg.core.rdf_parse import parse_as_written
 from reprokg.validation.fast import Found, compile_shapes, decode_term, evaluate_compiled
 from reprokg.validation.report import Report, Result, ResultTerms, copy_structure
@@ -53,9 +56,179 @@ def _result(found: Found, shapes: Graph) -> Result:
     )
 
 
-def validate_graphs(data: list[Graph], shapes: Graph, names: list[str]) -> list[Report]:
+@dataclass(frozen=True)
+class CostLimits:
+    """What user shapes may cost, checked before anything is compiled or run (the
+    ``shacl_max_*`` settings; docs/security.md)."""
+
+    max_in: int = 1_000
+    max_sparql_chars: int = 20_000
+    max_sparql_patterns: int = 64
+    max_path_cost: int = 1_000_000
+
+    @classmethod
+    def from_settings(cls) -> CostLimits:
+        from reprokg.core.settings import settings
+
+        s = settings()
+        return cls(
+            s.shacl_max_in,
+            s.shacl_max_sparql_chars,
+            s.shacl_max_sparql_patterns,
+            s.shacl_max_path_cost,
+        )
+
+
+def _refuse(shape: object, what: str, limit: str, value: int, allowed: int) -> ShapesError:
+    return ShapesError(
+        f"shape {shape}: {what} is {value:,}, more than the limit {limit} = {allowed:,}",
+        details={"shape": str(shape), "limit": limit, "limit_value": allowed, "value": value},
+    )
+
+
+def _owner(shapes: Graph, node: object) -> object:
+    """The shape whose ``sh:path`` holds the path node ``node``: its nearest ancestor with
+    ``sh:path``, else the nearest named ancestor, else ``node``."""
+    seen, frontier, named = {node}, [node], None
+    while frontier:
+        x = frontier.pop(0)
+        for s, p in shapes.subject_predicates(x):  # type: ignore[arg-type]
+            if p == SH.path:
+                return s
+            if named is None and isinstance(s, URIRef):
+                named = s
+            if s not in seen and len(seen) < 10_000:
+                seen.add(s)
+                frontier.append(s)
+    return named if named is not None else node
+
+
+def _list_length(shapes: Graph, head: object, cap: int) -> int:
+    """Members of the RDF list at ``head``, counted up to ``cap`` (a cycle stops it)."""
+    n, seen = 0, set()
+    while head is not None and head != RDF.nil and head not in seen and n <= cap:
+        seen.add(head)
+        n += 1
+        head = shapes.value(head, RDF.rest)  # type: ignore[arg-type]
+    return n
+
+
+def _path_predicates(shapes: Graph, node: object, seen: set | None = None) -> set[URIRef]:
+    """The predicate IRIs a SHACL path walks."""
+    seen = set() if seen is None else seen
+    if isinstance(node, URIRef):
+        return {node}
+    if node in seen or len(seen) > 10_000:
+        return set()
+    seen.add(node)
+    out: set[URIRef] = set()
+    for p, o in shapes.predicate_objects(node):  # type: ignore[arg-type]
+        if p in _PATH_LINKS:
+            out |= _path_predicates(shapes, o, seen)
+    return out
+
+
+#: what links a path node to the nodes of its steps
+_PATH_LINKS = (
+    RDF.first,
+    RDF.rest,
+    SH.inversePath,
+    SH.alternativePath,
+    SH.zeroOrMorePath,
+    SH.oneOrMorePath,
+    SH.zeroOrOnePath,
+)
+#: constraints that compare a focus node's values pairwise (a count over n values is n²
+#: filters): under one, a closure's cost is E³, not E²
+_PAIRWISE = (
+    SH.maxCount,
+    SH.qualifiedMaxCount,
+    SH.uniqueLang,
+    SH.lessThan,
+    SH.lessThanOrEquals,
+    SH.disjoint,
+    SH.equals,
+    SH.qualifiedMinCount,
+)
+_SPARQL_CODE = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+    r"|<[^<>\"{}|^`\\\s]*>|#[^\n]*|\d*\.\d+"
+)
+
+
+def _sparql_texts(shapes: Graph) -> Iterator[tuple[object, str]]:
+    for pred in (SH.select, SH.ask):
+        for node, text in shapes.subject_objects(pred):
+            yield node, str(text)
+
+
+def check_costs(shapes: Graph, data: Sequence[Graph], limits: CostLimits | None = None) -> None:
+    """Refuse user shapes whose cost can be told before running them (a 422 naming the
+    shape and the limit): ``sh:in`` lists, ``sh:select``/``sh:ask`` texts (length, triple
+    patterns) and ``*``/``+`` paths over the data (per closure and data graph, E² steps,
+    E³ under a pairwise constraint; E = the graph's triples with the closure's predicates).
+    The time and memory of the worker bound what no estimate sees."""
+    lim = limits or CostLimits.from_settings()
+    for shape, head in shapes.subject_objects(SH["in"]):
+        n = _list_length(shapes, head, lim.max_in)
+        if n > lim.max_in:
+            raise _refuse(
+                shape,
+                "an sh:in list's length (counted to one past the limit)",
+                "shacl_max_in",
+                n,
+                lim.max_in,
+            )
+    for node, text in _sparql_texts(shapes):
+        shape = next(shapes.subjects(None, node), node)  # type: ignore[arg-type]
+        if len(text) > lim.max_sparql_chars:
+            raise _refuse(
+                shape,
+                "a SPARQL text's length",
+                "shacl_max_sparql_chars",
+                len(text),
+                lim.max_sparql_chars,
+            )
+        code = _SPARQL_CODE.sub(" ", text)
+        patterns = 1 + sum(code.count(c) for c in ".;,")
+        if patterns > lim.max_sparql_patterns:
+            raise _refuse(
+                shape,
+                "the triple patterns of a SPARQL text",
+                "shacl_max_sparql_patterns",
+                patterns,
+                lim.max_sparql_patterns,
+            )
+    closures = [
+        (node, inner)
+        for p in (SH.zeroOrMorePath, SH.oneOrMorePath)
+        for node, inner in shapes.subject_objects(p)
+    ]
+    for node, inner in closures:
+        predicates = _path_predicates(shapes, inner)
+        shape = _owner(shapes, node)
+        power = 3 if any(shapes.value(shape, c) is not None for c in _PAIRWISE) else 2  # type: ignore[arg-type]
+        cost = 0
+        for g in data:
+            edges = sum(1 for p in predicates for _ in g.triples((None, p, None)))
+            cost += edges**power
+        if cost > lim.max_path_cost:
+            raise _refuse(
+                shape,
+                f"the estimated cost of a path closure (E^{power})",
+                "shacl_max_path_cost",
+                cost,
+                lim.max_path_cost,
+            )
+
+
+def validate_graphs(
+    data: list[Graph], shapes: Graph, names: list[str], limits: CostLimits | None = None
+) -> list[Report]:
     """One report per data graph (each validated alone), by SHACL's definition of
-    conformance (any result breaks it). Raises ``ShapesError`` for unusable shapes."""
+    conformance (any result breaks it). Raises ``ShapesError`` for unusable shapes and for
+    shapes over the cost ``limits`` (:func:`check_costs`; the settings' by default)."""
+    check_costs(shapes, data, limits)
     compiled = compile_shapes(shapes, closure=True)
     found = evaluate_compiled(compiled, data)
     return [

@@ -1,9 +1,10 @@
 """``POST /shacl``: any data graphs against any SHACL shapes graph, with reprokg's engine.
 
 A multipart body: one ``shapes`` file and one or more ``data`` files (Turtle, N-Triples,
-JSON-LD, RDF/XML, by file suffix). No token: nothing is stored. Like ``POST /validate``,
-the body is bounded by the service's body limit and parsed and validated in the parse
-workers (:mod:`reprokg.service.parsing`: time and memory limits), never in the server.
+JSON-LD, RDF/XML, by file suffix). No token: nothing is stored. The body is bounded by
+the service's body limit and parsed and validated in the SHACL workers
+(:mod:`reprokg.service.parsing`: ``shacl_*`` time, memory and wait limits, apart from the
+upload parsers), never in the server; user shapes over a cost limit are a 422.
 The answer is 200 with the reports as JSON, the ``sh:ValidationReport`` graph as Turtle
 (``Accept: text/turtle``) or text (``Accept: text/plain``), like ``reprokg shacl``.
 """

@@ -95,3 +95,35 @@ def test_exit_codes_equal_pyshacl_command(tmp_path: Path) -> None:
             ["pyshacl", "-s", str(CLASS_001), str(data)], capture_output=True, timeout=120
         ).returncode
         assert ours == theirs, data
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["--timeout", "REPROKG_SHACL_TIMEOUT"])
+def test_the_validation_is_stopped_at_its_time_limit(tmp_path: Path, how: str) -> None:
+    """Issue 38: ``reprokg shacl`` had no time bound. ``(ex:p)*`` with sh:maxCount over a
+    1,000-node cycle (its cost check turned off) runs for minutes; the limit of 1 s (the
+    option, or the service's setting as its default) stops it: exit 2, a sentence naming
+    the limit."""
+    import os
+    import time
+
+    from tests.validation.test_shacl_costs import PREFIXES, cycle
+
+    shapes, data = tmp_path / "shapes.ttl", tmp_path / "cycle.ttl"
+    shapes.write_text(
+        PREFIXES + "ex:S a sh:NodeShape ; sh:targetSubjectsOf ex:p ;\n"
+        "  sh:property [ sh:path [ sh:zeroOrMorePath ex:p ] ; sh:maxCount 1 ] .\n"
+    )
+    data.write_bytes(cycle(1_000))
+    env = {**os.environ, "REPROKG_SHACL_MAX_PATH_COST": str(10**12)}
+    args = [sys.executable, "-m", "reprokg", "shacl", "-s", str(shapes), str(data)]
+    if how == "--timeout":
+        args += ["--timeout", "1"]
+    else:
+        env["REPROKG_SHACL_TIMEOUT"] = "1"
+    start = time.monotonic()
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "longer than the limit of 1 s (shacl_timeout)" in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert time.monotonic() - start < 30

@@ -19,10 +19,15 @@ SHAPES = w3c.SUITE / "core" / "node" / "qualified-001-shapes.ttl"
 DATA = w3c.SUITE / "core" / "node" / "qualified-001-data.ttl"
 
 
-@pytest.fixture(params=[0, 1], ids=["in-thread", "parse-worker"])
+@pytest.fixture(params=[0, 1], ids=["in-thread", "shacl-worker"])
 def client(request, tmp_path):
     store = open_store(":memory:", blob_dir=tmp_path / "blobs")
-    settings = Settings(write_token="secret", access_log=False, parse_workers=request.param)
+    settings = Settings(
+        write_token="secret",
+        access_log=False,
+        parse_workers=request.param,
+        shacl_workers=request.param,
+    )
     with TestClient(create_app(settings, store=store)) as c:
         yield c
     store.close()
@@ -78,3 +83,39 @@ def test_the_body_limit_applies(tmp_path) -> None:
         r = c.post("/shacl", files=_files())
         assert r.status_code == 413
     store.close()
+
+
+@pytest.mark.parametrize(
+    ("form", "query"),
+    [
+        ("select", "SELECT $this FROM <http://example.org/g> WHERE { $this ?p ?o }"),
+        ("select", "SELECT $this WHERE { $this ?p ?o } ; LOAD <http://example.org/x>"),
+        ("select", "SELECT $this WHERE { $this ?p ?o . ?x }"),
+        ("ask", "ASK { $value ?p ?o } ; LOAD <http://example.org/x>"),
+        ("ask", "ASK FROM <http://example.org/g> { $value ?p ?o }"),
+    ],
+    ids=["select-from", "select-load", "select-syntax", "ask-load", "ask-from"],
+)
+def test_sparql_the_engine_must_not_run_is_a_422_naming_the_shape(client, form, query) -> None:
+    """Issue 38: on main the engine's SyntaxError escaped as a 500 (SERVICE was a 422)."""
+    from tests.validation.test_shacl_costs import ask_shapes, cycle, select_shapes
+
+    shapes = select_shapes(query) if form == "select" else ask_shapes(query)
+    r = client.post("/shacl", files=[("shapes", ("s.ttl", shapes)), ("data", ("d.ttl", cycle(3)))])
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert detail["error"] == "ShapesError" and "shape http://example.org/S" in detail["message"]
+
+
+def test_a_costly_shape_is_a_422_naming_the_limit(client) -> None:
+    from tests.validation.test_shacl_costs import PREFIXES, cycle
+
+    shapes = (
+        PREFIXES + "ex:S a sh:NodeShape ; sh:targetSubjectsOf ex:p ;\n"
+        "  sh:property [ sh:path [ sh:zeroOrMorePath ex:p ] ; sh:minCount 1 ] .\n"
+    ).encode()
+    r = client.post(
+        "/shacl", files=[("shapes", ("s.ttl", shapes)), ("data", ("d.ttl", cycle(3_000)))]
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"]["limit"] == "shacl_max_path_cost"
