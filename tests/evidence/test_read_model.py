@@ -75,6 +75,12 @@ def test_the_papers_page_and_the_passport_page_agree(field_store: Path, shared_d
     with open_store(field_store, read_only=True) as s:
         app = create_app(Settings(store=str(field_store), access_log=False), store=s)
         with TestClient(app) as client:
+            failed = client.get(
+                "/papers",
+                params={"outcome": "not-reproduced", "source": "rescience", "format": "json"},
+            ).json()["rows"]
+            dois = {r["paper"].removeprefix("https://doi.org/").lower() for r in failed}
+            assert _failed_rescience(shared_data) <= dois  # the docs' own example
             rows = client.get("/papers", params={"format": "json"}).json()
             listed = {r["paper"]: r for r in rows["rows"]}
             assessed = sorted(w for w, r in listed.items() if r["outcomes"])
@@ -130,19 +136,25 @@ def test_one_committee_decision_through_two_sources_counts_once(field_store: Pat
     assert near_copies == 1  # a ReproDB record repeated with only `www.` in a URL changed
 
 
-def test_failed_rescience_replications_are_listed(field_store: Path, shared_data: Path) -> None:
-    """/papers?outcome=not-reproduced&source=rescience holds the journal's failed
-    replications ([¬Re], [¬Rp] in published.bib) and, where one is named, their originals."""
+def _failed_rescience(shared_data: Path) -> set[str]:
+    """The DOIs of ReScience C's failed replications and reproductions ([¬Re], [¬Rp]),
+    read from published.bib."""
     bib = (shared_data / "surveys/rescience/journal_bib/_bibliography/published.bib").read_text(
         "utf-8"
     )
-    failed = {
+    return {
         m.group(1).lower()
         for entry in bib.split("\n@")
         if re.search(r"title\s*=\s*\{+\s*\[¬R[ep]\]", entry)
         for m in [re.search(r"doi\s*=\s*\{+([^}]+)\}", entry)]
         if m
     }
+
+
+def test_failed_rescience_replications_are_listed(field_store: Path, shared_data: Path) -> None:
+    """/papers?outcome=not-reproduced&source=rescience holds the journal's failed
+    replications ([¬Re], [¬Rp] in published.bib) and, where one is named, their originals."""
+    failed = _failed_rescience(shared_data)
     assert len(failed) == 8
     with open_store(field_store, read_only=True) as store:
         page = outcomes(store, OutcomeFilters(outcome="not-reproduced", document_kind="rescience"))
