@@ -160,8 +160,9 @@ def test_failed_rescience_replications_are_listed(field_store: Path, shared_data
         page = outcomes(store, OutcomeFilters(outcome="not-reproduced", document_kind="rescience"))
         listed = {w.work.removeprefix("https://doi.org/").lower() for w in page.items}
         assert failed <= listed
-        for doi in failed:  # each article's passport says what it replicates, where known
+        for doi in failed:  # each article's passport says what it replicates
             p = passport(store, f"https://doi.org/{doi}")
+            assert p.replication_of, doi  # named by DOI (MLRC) or by the cited title
             for original in p.replication_of:
                 theirs = passport(store, original["original"])
                 kinds = {(d.kind.slug, d.outcome) for d in theirs.decisions}
