@@ -101,6 +101,12 @@ class IngestResult:
         return sum(d.triples for d in self.documents if d.status in ("added", "revised"))
 
     @property
+    def wrote(self) -> bool:
+        """Whether a document was added or revised (a load that wrote nothing into a store
+        it created removes that store again)."""
+        return any(d.status in ("added", "revised") for d in self.documents)
+
+    @property
     def warnings(self) -> int:
         return sum(r.count("Warning") for r in self.reports)
 

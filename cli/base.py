@@ -7,6 +7,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reprokg.store.base import Store
 
 Handler = Callable[[argparse.Namespace], int]
 #: ``command(name, help, handler)`` adds a sub-command and returns its parser
@@ -36,6 +41,72 @@ def store_location(spec: str | None) -> str:
     from reprokg.core.settings import settings
 
     return settings().store
+
+
+#: what a command that finds no store tells the user makes one
+MAKERS = (
+    "reprokg load, import, evidence load, restore and serve create one, as does a command's --save"
+)
+
+
+def _is_folder_spec(spec: str) -> bool:
+    return spec != ":memory:" and "://" not in spec
+
+
+def has_store(spec: str) -> bool:
+    """Whether ``spec`` names a store that exists (a URL or ``:memory:`` always does)."""
+    if not _is_folder_spec(spec):
+        return True
+    root = Path(spec)
+    return (root / "oxigraph").is_dir() or (root / "CURRENT").is_file()
+
+
+def folder_made_by_open(spec: str | None) -> Path | None:
+    """The outermost folder a writable open of ``spec`` would create (None: it exists, or
+    ``spec`` is a URL): what a load that wrote nothing removes again."""
+    where = store_location(spec)
+    if not _is_folder_spec(where):
+        return None
+    root = Path(where).absolute()
+    made = None
+    while not root.exists() and root != root.parent:
+        made, root = root, root.parent
+    return made
+
+
+def remove_unwritten(made: Path | None, wrote: bool) -> None:
+    """Remove the store folder a command created (``made``) when it wrote nothing into
+    it: a failed load (a wrong ``--kind``, no loadable file) leaves no empty store."""
+    if made is None or wrote:
+        return
+    import shutil
+
+    shutil.rmtree(made, ignore_errors=True)
+
+
+def open_cli_store(spec: str | None, *, read_only: bool = False, create: bool = False) -> Store:
+    """The store a command works on. Only a command that writes (``create``) may make
+    one: a read of a mistyped ``--store`` is refused instead of answering from a new
+    empty store; a store another process holds says so, and what works instead."""
+    from reprokg.core.errors import StoreInUse, UsageError
+    from reprokg.store import open_store
+
+    where = store_location(spec)
+    if not create and not has_store(where):
+        raise UsageError(
+            f"no store at {where} (no folder {Path(where) / 'oxigraph'}); check --store or "
+            f"$REPROKG_STORE. {MAKERS}"
+        )
+    try:
+        return open_store(where, read_only=read_only)
+    except StoreInUse as exc:
+        raise StoreInUse(
+            f"{exc}. If it is reprokg serve: write through it over HTTP (POST /documents "
+            "with Authorization: Bearer <the REPROKG_WRITE_TOKEN it was started with>), or "
+            "stop it and run this again; query, export and dump can read now with "
+            "--read-only (a snapshot as of opening)",
+            details=exc.details,
+        ) from exc
 
 
 _quick_exit = False

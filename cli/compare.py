@@ -140,9 +140,9 @@ def _compare_runs(args: argparse.Namespace) -> int:
     rules = _rules(args)  # an unknown rule is refused before any run is read
     store = None
     if _needs_store(args):
-        from reprokg.store import open_store
+        from reprokg.cli.base import open_cli_store
 
-        store = open_store(args.store, read_only=not args.save)
+        store = open_cli_store(args.store, read_only=not args.save, create=args.save)
     try:
         measures = (
             tuple(m.strip() for m in args.measures.split(",") if m.strip())

@@ -41,9 +41,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     by_id = any(not Path(r).exists() and looks_like_document_id(r) for r in refs)
     store = None
     if args.save or args.store or by_id:
-        from reprokg.store import open_store
+        from reprokg.cli.base import open_cli_store
 
-        store = open_store(args.store, read_only=not args.save)
+        store = open_cli_store(args.store, read_only=not args.save, create=args.save)
     try:
         qrels = resolve_qrels(args.qrels, store, args.collection)
         ev = evaluate_runs(qrels, [resolve_run(r, store) for r in args.runs])

@@ -20,7 +20,13 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from reprokg.cli.base import Command, add_store_option
+from reprokg.cli.base import (
+    Command,
+    add_store_option,
+    folder_made_by_open,
+    open_cli_store,
+    remove_unwritten,
+)
 
 if TYPE_CHECKING:
     from reprokg.ingest import IngestResult
@@ -87,10 +93,11 @@ def _evidence(args: argparse.Namespace) -> int:
             pass
     else:
         from reprokg.ingest import ingest_walk
-        from reprokg.store import open_store
 
-        with open_store(args.store) as store:
+        made = folder_made_by_open(args.store)
+        with open_cli_store(args.store, create=True) as store:
             outcome = ingest_walk(store, walk, by_file=True, keep_originals=False)
+        remove_unwritten(made, wrote=outcome.wrote)
     if args.format == "json":
         _print_json(summaries, walk, outcome)
     else:
@@ -144,9 +151,8 @@ def _print_text(
 def _dispute(args: argparse.Namespace) -> int:
     """One dispute per assessment named; the assessments stay as they are."""
     from reprokg.evidence.verdicts import file_dispute
-    from reprokg.store import open_store
 
-    with open_store(args.store) as store:
+    with open_cli_store(args.store) as store:
         for assessment in args.paths:
             doc, outcome = file_dispute(store, assessment, args.reason or "", args.by or "")
             print(f"{outcome.status} dispute {doc.subject} of {assessment.strip()}")
@@ -156,9 +162,8 @@ def _dispute(args: argparse.Namespace) -> int:
 def _match(args: argparse.Namespace) -> int:
     """One pass over the store's titled papers; the matches stored as one document."""
     from reprokg.evidence.candidate_matches import find
-    from reprokg.store import open_store
 
-    with open_store(args.store, read_only=args.dry_run) as store:
+    with open_cli_store(args.store, read_only=args.dry_run) as store:
         found = find(store)
         stored = None
         if not args.dry_run:

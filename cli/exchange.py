@@ -8,7 +8,16 @@ import argparse
 import json
 import sys
 
-from reprokg.cli.base import Command, add_store_option, print_skips, store_location, tell
+from reprokg.cli.base import (
+    Command,
+    add_store_option,
+    folder_made_by_open,
+    open_cli_store,
+    print_skips,
+    remove_unwritten,
+    store_location,
+    tell,
+)
 
 #: import formats -> the loader kind that reads them
 IMPORT_FORMATS = {
@@ -23,7 +32,6 @@ IMPORT_FORMATS = {
 def _import(args: argparse.Namespace) -> int:
     from reprokg.ingest import ingest
     from reprokg.loaders.importers import import_path
-    from reprokg.store import open_store
 
     kind = IMPORT_FORMATS[args.format]
     skipped: list = []
@@ -36,8 +44,10 @@ def _import(args: argparse.Namespace) -> int:
         for d, r in zip(docs, reports, strict=True):
             print(f"{d.kind:20} {'conforms' if r.conforms else 'REJECTED'}  {d.source_name}")
         return 0 if all(r.conforms for r in reports) else 1
-    with open_store(args.store) as store:
+    made = folder_made_by_open(args.store)
+    with open_cli_store(args.store, create=True) as store:
         result = ingest(store, docs)
+    remove_unwritten(made, wrote=result.wrote)
     for d in result.documents:
         if d.status == "rejected" and d.report is not None:
             print(f"rejected (nothing written): {d.report.to_text()}", file=sys.stderr)
@@ -60,10 +70,9 @@ def _import(args: argparse.Namespace) -> int:
 def _freeze(args: argparse.Namespace) -> int:
     from reprokg.cli.store import content_for
     from reprokg.exchange.freeze import freeze, parse_creator
-    from reprokg.store import open_store
 
     creators = [parse_creator(c) for c in args.creator]
-    with open_store(args.store, read_only=True) as store:
+    with open_cli_store(args.store, read_only=True) as store:
         content = content_for(store, args.id)
     out = freeze(
         content,

@@ -171,11 +171,11 @@ def _intrinsic_dimension(args: argparse.Namespace) -> int:
     else:
         print(format_table(result, table, done))
     if args.save:
+        from reprokg.cli.base import open_cli_store
         from reprokg.intrinsic_dimension.document import save_result
-        from reprokg.store import open_store
 
         assert dataset is not None
-        with open_store(args.store) as store:
+        with open_cli_store(args.store, create=True) as store:
             stored = save_result(
                 store,
                 done.result.stored(

@@ -30,13 +30,13 @@ def register(command: Command) -> None:
 
 
 def _passport(args: argparse.Namespace) -> int:
+    from reprokg.cli.base import open_cli_store
     from reprokg.core.identifiers import is_doi
     from reprokg.evidence.passport import passport, work_iri
-    from reprokg.store import open_store
 
     work = args.work.strip()
     target = work_iri(work, None) if is_doi(work) else work_iri(None, work)
-    with open_store(args.store, read_only=True) as store:
+    with open_cli_store(args.store, read_only=True) as store:
         found = passport(store, target)
     if args.format == "json":
         json.dump(found.to_json(), sys.stdout, indent=2, default=str)

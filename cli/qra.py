@@ -48,14 +48,14 @@ def register(command: Command) -> None:
 
 
 def _qra(args: argparse.Namespace) -> int:
+    from reprokg.cli.base import open_cli_store
     from reprokg.core.errors import UsageError
     from reprokg.measures.qra import ORIGINS, assess, paper_iri, scale_minima
-    from reprokg.store import open_store
 
     if not args.paper and not args.measure:
         raise UsageError("give a paper's DOI, or --measure NAME (or both)")
     paper = paper_iri(args.paper) if args.paper else None
-    with open_store(args.store, read_only=not args.save) as store:
+    with open_cli_store(args.store, read_only=not args.save, create=args.save) as store:
         result = assess(
             store,
             paper,

@@ -89,14 +89,14 @@ def _pairs(specs: list[str]) -> list[tuple[str, str]]:
 
 
 def _stability(args: argparse.Namespace) -> int:
+    from reprokg.cli.base import open_cli_store
     from reprokg.stability.observations import list_studies
     from reprokg.stability.study import analyse_study, chart, check_alpha, save_analysis
     from reprokg.stability.table import format_table
-    from reprokg.store import open_store
 
     check_alpha(args.alpha)
     pairs = _pairs(args.pair)
-    with open_store(args.store, read_only=not args.save) as store:
+    with open_cli_store(args.store, read_only=not args.save, create=args.save) as store:
         if args.list:
             studies = [s.to_json() for s in list_studies(store)]
             if args.format == "json":
@@ -104,6 +104,12 @@ def _stability(args: argparse.Namespace) -> int:
             for s in studies if args.format == "table" else ():
                 flag = "  (illustrative)" if s["illustrative"] else ""
                 print(f"{s['id']}  {s['title'] or '(untitled)'}{flag}")
+            if not studies:  # an empty answer says what was looked for, and where
+                print(
+                    f"no stability studies in {store_location(args.store)} "
+                    "(reprokg load examples/stability adds one)",
+                    file=sys.stderr,
+                )
             return 0
         if args.compare or args.cd:
             return _seed_variance(args, store)

@@ -12,7 +12,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reprokg.cli.base import Command, add_store_option, print_skips, store_location, tell
+from reprokg.cli.base import (
+    Command,
+    add_store_option,
+    folder_made_by_open,
+    open_cli_store,
+    print_skips,
+    remove_unwritten,
+    store_location,
+    tell,
+)
 from reprokg.core.errors import UsageError
 
 if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a handler runs
@@ -24,10 +33,9 @@ if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a h
     from reprokg.validation.report import Report, Result
 
 
-def _store(args: argparse.Namespace, *, read_only: bool = False) -> Store:
-    from reprokg.store import open_store
-
-    return open_store(args.store, read_only=read_only)
+def _store(args: argparse.Namespace, *, read_only: bool = False, create: bool = False) -> Store:
+    """The store of ``--store``; only a command that writes (``create``) makes one."""
+    return open_cli_store(args.store, read_only=read_only, create=create)
 
 
 # --------------------------------------------------------------------------- load
@@ -71,7 +79,8 @@ def cmd_load(args: argparse.Namespace) -> int:
 
     _check_inputs(args)
     counter = _Counter(enabled=not args.quiet and sys.stderr.isatty())
-    with _store(args) as store:
+    made = folder_made_by_open(args.store)
+    with _store(args, create=True) as store:
         try:
             result = ingest_paths(
                 store,
@@ -84,6 +93,7 @@ def cmd_load(args: argparse.Namespace) -> int:
             )
         finally:
             counter.close()
+    remove_unwritten(made, wrote=result.wrote)
     for err in result.errors:
         print(f"error: {err}", file=sys.stderr)
     print_skips(result.skipped, result.unclaimed, verbose=args.verbose)
@@ -103,6 +113,8 @@ def cmd_load(args: argparse.Namespace) -> int:
     print(f"{result.summary()} (store: {store_location(args.store)})")
     if not result.documents:
         print(f"nothing loaded: no document in {', '.join(args.paths)}", file=sys.stderr)
+    if made is not None and not result.wrote:
+        tell(f"no store made at {made}: nothing was written")
     return result.exit_code
 
 
@@ -227,6 +239,12 @@ def page_footer(page: Page) -> str:
     return f"({text})"
 
 
+def _no_rows(res: QueryResult) -> bool:
+    from reprokg.store.base import SelectResult
+
+    return isinstance(res, SelectResult) and not res.rows
+
+
 def cmd_query(args: argparse.Namespace) -> int:
     footer = None
     if args.name:
@@ -251,6 +269,9 @@ def cmd_query(args: argparse.Namespace) -> int:
             )
         if page is not None:
             footer = page_footer(page)
+        if _no_rows(res):  # an empty answer says what was looked for
+            bound = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "no --param"
+            footer = f"(0 rows: {args.name} with {bound})"
             if page.truncated and args.format != "table":  # stdout stays the result
                 print(f"reprokg query: {footer[1:-1]}", file=sys.stderr)
     else:
@@ -345,9 +366,8 @@ def content_for(store: Store, ident: str) -> CrateContent:
 
 def _export_crate(args: argparse.Namespace) -> int:
     from reprokg.exchange.crate import crate_files, write_files
-    from reprokg.store import open_store
 
-    with open_store(args.store, read_only=True) as store:
+    with open_cli_store(args.store, read_only=True) as store:
         content = content_for(store, args.id)
         files = crate_files(content, args.ro_crate)
     out = write_files(files, args.output)
@@ -401,7 +421,7 @@ def _document_count(store: Store) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    with _store(args) as store:
+    with _store(args, create=True) as store:
         before = _document_count(store)
         try:
             if args.input == "-":

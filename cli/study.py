@@ -81,7 +81,7 @@ def _list(fmt: str) -> int:
 
 def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]) -> int:
     """Read, compute, print, draw and save one study (``study NAME`` and ``survey-stats``)."""
-    from reprokg.store import open_store
+    from reprokg.cli.base import open_cli_store
     from reprokg.studies import results
     from reprokg.studies.registry import get
 
@@ -89,7 +89,7 @@ def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]
     method = study.method(args.method).name
     options = study.coerce(options)
     impl = study.impl()
-    with open_store(args.store, read_only=not args.save) as store:
+    with open_cli_store(args.store, read_only=not args.save, create=args.save) as store:
         inputs = study.read(store, **options)
         if impl.is_empty(inputs):
             print(f"no data of study {name} in the store ({study.data}); load it first")

@@ -238,6 +238,13 @@ class StoreError(ReprokgError):
     http_status = 500
 
 
+class StoreInUse(StoreError):
+    """Another process holds the embedded store (RocksDB's lock), e.g. ``reprokg serve``:
+    it cannot be opened for writing until that process stops."""
+
+    http_status = 503
+
+
 class QueryTimeout(StoreError):
     """A query ran past its time limit and was stopped."""
 

@@ -65,7 +65,13 @@ from rdflib.term import Identifier
 import reprokg.store.counters as counters
 import reprokg.store.disk as disk
 import reprokg.store.ranks as ranks
-from reprokg.core.errors import QuerySyntaxError, QueryTimeout, StorageFull, StoreError
+from reprokg.core.errors import (
+    QuerySyntaxError,
+    QueryTimeout,
+    StorageFull,
+    StoreError,
+    StoreInUse,
+)
 from reprokg.store.base import (
     AskResult,
     Backup,
@@ -325,6 +331,8 @@ class OxigraphStore(
         except OSError as exc:
             if self.path is not None and disk.no_space(exc):
                 raise disk.cannot_open(self.path, exc) from exc
+            if self.path is not None and _LOCKED_TEXT in str(exc):
+                raise _in_use(self.path, exc) from exc
             raise StoreError(f"cannot open store at {self.path}: {exc}") from exc
         #: one writer at a time in this process (writes and the maintenance after them)
         self._write_lock = threading.RLock()
@@ -924,6 +932,47 @@ def _open_on_disk(path: Path, read_only: bool) -> ox.Store:
             raise
     gc.collect()
     return opener(str(path))
+
+
+#: RocksDB's words for a LOCK file another process holds (through pyoxigraph)
+_LOCKED_TEXT = "Resource temporarily unavailable"
+
+
+def lock_holder(lock: Path) -> int | None:
+    """The pid holding the POSIX lock on ``lock`` (RocksDB's ``LOCK`` file), from
+    ``/proc/locks``; None where that cannot tell (not Linux, another mount namespace)."""
+    try:
+        inode = lock.stat().st_ino
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        # "1: POSIX  ADVISORY  WRITE 26599 fe:00:2157400 0 EOF"
+        if len(fields) >= 6 and fields[5].rsplit(":", 1)[-1] == str(inode):
+            try:
+                return int(fields[4])
+            except ValueError:
+                return None
+    return None
+
+
+def _in_use(path: Path, exc: OSError) -> StoreInUse:
+    """The error of a writable open of a store another process holds, naming the process
+    when ``/proc`` can tell (RocksDB says only "Resource temporarily unavailable")."""
+    pid = lock_holder(path / "LOCK")
+    who = "another process, e.g. reprokg serve"
+    if pid is not None:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, UnicodeDecodeError):
+            cmd = ""
+        who = f"process {pid}" + (f" ({cmd.strip()[:120]})" if cmd.strip() else "")
+    return StoreInUse(
+        f"the store at {path} is in use by {who}: one process at a time may open it for "
+        f"writing [{exc}]",
+        details={"pid": pid},
+    )
 
 
 def _link_or_copy(src: str, dst: str) -> None:

@@ -57,8 +57,7 @@ def test_load_rejects_violation_with_exit_1(capsys, bad_orcid_file, tmp_path) ->
     assert code == 1
     assert "1 rejected" in out
     assert "0000-0002-0661-7188" in err and "MOD 11-2" in err
-    code, out, _ = run(capsys, "query", "ASK { ?s ?p ?o }", "--store", store)
-    assert out.strip() == "false"  # nothing written
+    assert not (tmp_path / "kg").exists()  # nothing written: the store it made is removed
 
 
 def test_validate_formats_and_exit_codes(capsys, run_file, bad_orcid_file, tmp_path) -> None:
