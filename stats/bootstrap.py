@@ -58,6 +58,15 @@ TIES = ("as-computed", "exact")
 _TIE = 1e-12
 
 
+def tie_tolerance(diffs: np.ndarray) -> np.ndarray:
+    """Per column of a topics x measures matrix: how near a resampled mean must be to the
+    observed one to count as equal to it in theory, on the scale of the differences
+    (1e-12 of the largest |difference|), not of the observed mean, which is ~1e-18 when the
+    mean is zero in exact arithmetic. Rounding moves a mean of n differences by ~n ulp of
+    the largest one, far below this; distinct means of real scores are far above it."""
+    return _TIE * np.maximum(np.max(np.abs(diffs), axis=0), np.finfo(float).tiny)
+
+
 @dataclass(frozen=True)
 class Intervals:
     """Per column: the observed mean difference and the interval's ends (NaN where
@@ -220,7 +229,7 @@ def bootstrap_mean(
     if method == "percentile":
         q_low, q_high = np.full(m, alpha), np.full(m, 1.0 - alpha)
     else:
-        tie = _TIE * np.maximum(np.max(np.abs(d), axis=0), np.finfo(float).tiny)
+        tie = tie_tolerance(d)
         below = np.count_nonzero(means < (theta - tie)[:, None], axis=1)
         near = _within(means, theta, tie)
         at = np.count_nonzero(near, axis=1)

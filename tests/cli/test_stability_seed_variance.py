@@ -1,11 +1,12 @@
 """``reprokg stability --compare A B`` and ``--cd`` on the bundled stability study loaded
-into an embedded store: the numbers are reprokg.stats' on the study's runs as the graph
-holds them (checked against the functions on the CSV's own rows), and the CD diagram is a
-self-contained SVG (no script, no external reference)."""
+into an embedded store: the numbers are those of the study's runs as the graph holds them
+(checked against R on the CSV's own rows), and the CD diagram is a self-contained SVG (no
+script, no external reference)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +14,8 @@ import pandas as pd
 import pytest
 
 from reprokg.cli import main
-from reprokg.stats.ranks import friedman_nemenyi
-from reprokg.stats.seeds import prob_improvement_point
+from tests.conftest import need
+from tests.stats.conftest import run_r
 
 pytestmark = pytest.mark.slow  # loads the study into a store
 
@@ -29,7 +30,30 @@ def store_dir(tmp_path_factory) -> Path:
     return d
 
 
+def _r_vector(x: np.ndarray) -> str:
+    return "c(" + ",".join(repr(float(v)) for v in np.ravel(x)) + ")"
+
+
+def _r_reference(a: np.ndarray, b: np.ndarray, table: pd.DataFrame) -> list[float]:
+    """R's numbers: P(A > B) + ½ P(A = B) over every pair of runs (``outer``), the Friedman
+    p-value of ``friedman.test`` on the seeds x experiments matrix, and the average ranks
+    (``rank`` of the negated scores per seed: 1 = best, ties averaged)."""
+    rscript = shutil.which("Rscript")
+    need(rscript is not None, "Rscript is not installed")
+    k = table.shape[1]
+    code = (
+        f"a <- {_r_vector(a)}; b <- {_r_vector(b)}; "
+        f"m <- matrix({_r_vector(table.to_numpy())}, ncol = {k}, byrow = TRUE); "
+        "p <- mean(outer(a, b, '>')) + 0.5 * mean(outer(a, b, '==')); "
+        "r <- colMeans(t(apply(-m, 1, rank))); "
+        "cat(format(c(p, friedman.test(m)$p.value, r), digits = 17))"
+    )
+    return run_r(str(rscript), code)
+
+
 def test_compare_and_cd(store_dir: Path, tmp_path: Path, capsys) -> None:
+    """P(A beats B), the Friedman p-value and the average ranks equal R's (outer, friedman.test,
+    rank) on the CSV's rows to 1e-12."""
     code = main(
         [
             "stability", "--store", str(store_dir), "--format", "json",
@@ -43,18 +67,19 @@ def test_compare_and_cd(store_dir: Path, tmp_path: Path, capsys) -> None:
     b = rows.loc[rows["experiment"] == "m-net-adam-1", "value"].to_numpy(float)
     c = out["compare"]
     assert c["runs"] == {"a": len(a), "b": len(b)}
-    assert c["p_a_beats_b"]["value"] == pytest.approx(prob_improvement_point(a, b), abs=1e-12)
-    assert c["aso"]["epsilon_min_a_over_b"] < 0.5 < c["aso"]["epsilon_min_b_over_a"]
     table = rows.pivot_table(index="seed", columns="experiment", values="value", aggfunc="mean")
-    ref = friedman_nemenyi(table.to_numpy(), list(table.columns))
+    p_ab, friedman_p, *ranks = _r_reference(a, b, table)
+    assert c["p_a_beats_b"]["value"] == pytest.approx(p_ab, abs=1e-12)
+    assert c["aso"]["epsilon_min_a_over_b"] < 0.5 < c["aso"]["epsilon_min_b_over_a"]
     cd = out["critical_difference"]
-    assert cd["blocks"] == 5 and cd["friedman_pvalue"] == pytest.approx(ref.pvalue, abs=1e-12)
-    for name, rank in zip(ref.names, ref.average_ranks, strict=True):
-        assert cd["average_ranks"][name] == pytest.approx(rank, abs=1e-12)
+    assert cd["blocks"] == 5 and cd["friedman_pvalue"] == pytest.approx(friedman_p, abs=1e-12)
+    assert sorted(cd["average_ranks"]) == sorted(table.columns)
+    for name, rank in zip(table.columns, ranks, strict=True):
+        assert cd["average_ranks"][name] == pytest.approx(rank, abs=1e-12), name
     (svg,) = tmp_path.glob("cd-*.svg")
     text = svg.read_text()
     assert text.startswith("<svg") and "<script" not in text and "href" not in text
-    assert all(name in text for name in ref.names)
+    assert all(name in text for name in table.columns)
 
 
 def test_unknown_experiment_names_the_known_ones(store_dir: Path, capsys) -> None:

@@ -215,8 +215,16 @@ def _audit(path: Path, values: list[float], metric: str = "rating") -> None:
 
 def test_scale_shifted_to_start_at_zero(tmp_path: Path, capsys) -> None:
     """A 1-5 rating: QRA shifts it to 0-4 before CV* (so CV* is larger); a value below the
-    scale's minimum is refused with a sentence, not computed."""
-    from reprokg.stats.qra import cv_star
+    scale's minimum is refused with a sentence, not computed. Both CV*s are held to
+    ``scipy.stats.variation(ddof=1)`` (s / mean) times the paper's 100 (1 + 1/(4n)) / c4(n)
+    (Belz, Popović & Mille 2022), and to the paper's formula written out (``_cv_star``)."""
+    from scipy.special import gamma
+    from scipy.stats import variation
+
+    def scipy_cv_star(values: list[float]) -> float:
+        n = len(values)
+        c4 = math.sqrt(2 / (n - 1)) * gamma(n / 2) / gamma((n - 1) / 2)
+        return float(100 * (1 + 1 / (4 * n)) * variation(values, ddof=1) / c4)
 
     a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
     _audit(a, [4.1, 3.9])
@@ -238,9 +246,14 @@ def test_scale_shifted_to_start_at_zero(tmp_path: Path, capsys) -> None:
         "json",
     )
     (p,), (s,) = plain["quantities"], shifted["quantities"]
-    assert s["scale_min"] == 1.0 and s["mean"] == pytest.approx(p["mean"])
-    assert s["cv_star"] == pytest.approx(_cv_star([3.1, 2.9, 3.4]), rel=1e-12)
-    assert s["cv_star"] > p["cv_star"] == pytest.approx(cv_star([4.1, 3.9, 4.4]).cv_star)
+    assert s["scale_min"] == 1.0
+    mean = (4.1 + 3.9 + 4.4) / 3  # reported on the original scale, shifted or not
+    assert s["mean"] == pytest.approx(mean, rel=1e-12)
+    assert p["mean"] == pytest.approx(mean, rel=1e-12)
+    for got, values in ((s, [3.1, 2.9, 3.4]), (p, [4.1, 3.9, 4.4])):
+        assert got["cv_star"] == pytest.approx(scipy_cv_star(values), rel=1e-12)
+        assert got["cv_star"] == pytest.approx(_cv_star(values), rel=1e-12)
+    assert s["cv_star"] > p["cv_star"]
     below = _json(
         capsys, "qra", "--store", str(store), "10.1000/qra", "--scale-min", "4", "--format", "json"
     )

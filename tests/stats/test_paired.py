@@ -99,3 +99,64 @@ def test_randomization_exact_up_to_the_limit() -> None:
             batch=2**16,
         )
         assert mine.pvalues[j] == pytest.approx(ref.pvalue, abs=1e-12)
+
+
+def _tenths_with_zero_sum(seed: int, n: int = 50) -> np.ndarray:
+    """P@10-like differences of n topics (whole tenths) whose sum is zero in exact
+    arithmetic: the second run's scores are the first run's, shuffled over the topics."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 11, n)
+    return np.column_stack([a, rng.permutation(a)])
+
+
+def test_randomization_of_means_equal_in_exact_arithmetic_is_one() -> None:
+    """Equal means (common for P@10) give p = 1, as scipy does on the same differences in
+    whole tenths (integers: no rounding). Before the fix, the tolerance scaled to the
+    rounded observed mean (~1e-18) let rounding decide the ties: 0.9972 here (scipy on the
+    tenths as floats: 0.9952)."""
+    tenths = _tenths_with_zero_sum(3)
+    k = tenths[:, 0] - tenths[:, 1]
+    d = tenths[:, 0] / 10 - tenths[:, 1] / 10
+    assert k.sum() == 0 and d.mean() != 0  # zero in theory, not in floating point
+    mine = randomization(d)
+    ref = st.permutation_test(
+        (k.astype(float),), _stat, permutation_type="samples", vectorized=True, rng=0
+    )
+    assert ref.pvalue == 1.0
+    assert mine.pvalues[0] == 1.0
+    # 16 topics, enumerated: all 2^16 sign vectors tie or exceed (before: 0.97241)
+    small = _tenths_with_zero_sum(0, n=16) / 10
+    d16 = small[:, 0] - small[:, 1]
+    assert d16.mean() != 0
+    exact = randomization(d16)
+    assert exact.exact and exact.pvalues[0] == 1.0
+
+
+def test_randomization_equals_scipy_on_exact_tenths(core17_differences) -> None:
+    """On real P@10 and P@30 differences (TREC Core 2017 runs) restricted to topics whose
+    differences sum to zero, and on the full columns, the p-values equal scipy's on the
+    same differences scaled to integers (tenths, thirtieths), where scipy's arithmetic is
+    exact: the reference for ties is exact arithmetic, not scipy's rounding."""
+    d, names = core17_differences
+    for name, scale in (("P@10", 10), ("P@30", 30)):
+        col = d[:, names.index(name)]
+        k = np.rint(col * scale)
+        assert np.allclose(k / scale, col, rtol=0, atol=1e-12)
+        keep = np.ones(len(k), dtype=bool)  # drop topics until the sum is zero
+        rest = k.sum()
+        for i in np.argsort(-np.sign(rest) * k):
+            if rest != 0 and np.sign(k[i]) == np.sign(rest) and abs(k[i]) <= abs(rest):
+                keep[i], rest = False, rest - k[i]
+        assert rest == 0
+        for use in (keep, np.ones(len(k), dtype=bool)):
+            tied = np.where(use, col, 0.0)
+            mine = randomization(tied, resamples=9999, seed=0)
+            ref = st.permutation_test(
+                (np.where(use, k, 0.0),),
+                _stat,
+                permutation_type="samples",
+                n_resamples=9999,
+                vectorized=True,
+                rng=np.random.default_rng(0),
+            )
+            assert mine.pvalues[0] == ref.pvalue, name
