@@ -2,8 +2,8 @@
 
 Reading files is :mod:`reprokg.loaders.files` (``ingest_paths`` feeds its walk in here),
 the service's uploads :mod:`reprokg.service.parsing` (their documents arrive
-:class:`~reprokg.validation.batching.Validated`). Per document (DESIGN.md,
-Identifiers/Store):
+:class:`~reprokg.validation.batching.Validated`). Per document (docs/architecture.md,
+Design decisions, Identifiers and Store):
 
 * the graph IRI is ``Document.iri`` (``{base}doc/{sha256}``): the same content again is
   *unchanged* and nothing is written;

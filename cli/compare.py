@@ -162,7 +162,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
             **{k: v for k, v in given.items() if v is not None},
         )
         refs = [args.orig_base, args.rep_base, args.orig_adv, args.rep_adv]
-        # files only (core/forked): a cross-collection study's advanced runs are read by a
+        # files only (core/forked.py): a cross-collection study's advanced runs are read by a
         # forked child meanwhile; a same-collection study's child reads them and goes on to
         # compute their side of the comparison
         later = _read_in_child(refs[2:]) if store is None and args.qrels_rpl else None

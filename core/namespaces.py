@@ -1,7 +1,8 @@
 """The RDF namespaces every module shares, bound once so joins never break.
 
 schema.org is bound as ``http://schema.org/`` on purpose: rdflib 7 defaults to
-``https://`` and mixing the two silently splits nodes (DESIGN.md, Identifiers).
+``https://`` and mixing the two silently splits nodes (docs/architecture.md, Design decisions,
+Identifiers).
 """
 
 from __future__ import annotations

@@ -2,16 +2,16 @@
 
 A loader records a candidate match only within one record (artifact evaluation: a paper's
 DOI node and the node minted from the same venue, year and title). Papers of different
-records — another source, or a loader that mints differently (GK2018 by link, the GRSI
-list by entry, a survey by title) — meet here: one scan of every titled paper
-(``sparql/paper-keys.rq``, one row per paper and record), keyed in Python by the venue
-(case, punctuation and a year in it folded away), the year and the normalised title (the
-loaders' :func:`~reprokg.loaders.evidence.normalise_title`). A pair of nodes sharing a key
-becomes a ``rk:CandidateMatch`` when no one record describes both (that is the loader's
-call), they are not two DOIs (two identifiers: two papers, DESIGN.md) and no loader
-matched them already. Each match says why in words and names the records it rests on
-(``prov:wasDerivedFrom``). One scan and a dictionary: linear in the papers, where a match
-at load time would query the store once per record.
+records — another source, or a loader that mints differently (GK2018 by link, the GRSI list
+by entry, a survey by title) — meet here: one scan of every titled paper
+(``evidence/sparql/paper-keys.rq``, one row per paper and record), keyed in Python by the
+venue (case, punctuation and a year in it folded away), the year and the normalised title
+(the loaders' :func:`~reprokg.loaders.evidence.normalise_title`). A pair of nodes sharing a
+key becomes a ``rk:CandidateMatch`` when no one record describes both (that is the loader's
+call), they are not two DOIs (two identifiers: two papers, docs/architecture.md, Design
+decisions) and no loader matched them already. Each match says why in words and names the
+records it rests on (``prov:wasDerivedFrom``). One scan and a dictionary: linear in the
+papers, where a match at load time would query the store once per record.
 
 :class:`CandidateMatches` is a typed result (core/results.py): its JSON is ``reprokg
 evidence match``'s answer, its document (kind ``candidate-matches``) holds every match of

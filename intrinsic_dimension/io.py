@@ -1,7 +1,7 @@
 """Reading data sets and graphs for the intrinsic dimension: CSV, .npy, .npz, edge lists.
 
 Errors are ``LoadError``s naming the file and, where it helps, the column or line, so the
-user knows what to change (DESIGN.md, Validation).
+user knows what to change (docs/architecture.md, Design decisions, Validation).
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ Three inputs, one record model:
 * ReproDB's ``artifacts.json`` (ReproDB/reprodb.github.io): one object per evaluated
   artifact of 13 systems and security venues: ``conference``, ``year``, ``title``,
   ``badges`` (labels as the venue wrote them), ``artifact_urls``, ``doi`` (the
-  *artifact's* DOI, usually Zenodo's: DESIGN.md), ``paper_url`` (where the paper's DOI is,
-  when it is), ``appendix_url``, ``award``;
+  *artifact's* DOI, usually Zenodo's: docs/architecture.md, Design decisions, Papers,
+  artifacts and assessments), ``paper_url`` (where the paper's DOI is, when it is),
+  ``appendix_url``, ``award``;
 * ReproDB's ``papers.json``: every paper of a venue and year with ``has_artifact``, one
   document per venue and year (the denominators: papers without an evaluated artifact);
 * a raw ``results.md`` of sysartifacts/secartifacts (``_conferences/<venue><year>/``, or

@@ -2,12 +2,12 @@
 ``re-execution``): papers minted without DOI, links, one way to write an assessment, and
 the summary of a load.
 
-DESIGN.md, Papers, artifacts and assessments: a paper is its DOI IRI; without one it is
-minted from venue, year and normalised title (:func:`minted_paper`), and two records are
-the same paper only on a shared identifier. Every outcome is a
-``rk:ReproductionAssessment`` (:class:`Assessment`), whose outcome is a concept of
-``rk:ReproductionOutcomeScheme``. A malformed record becomes a document holding only a
-located Violation (:func:`rejected_record`): validation rejects it, nothing of it is
+As docs/architecture.md, Design decisions, Papers, artifacts and assessments, says: a paper
+is its DOI IRI; without one it is minted from venue, year and normalised title
+(:func:`minted_paper`), and two records are the same paper only on a shared identifier.
+Every outcome is a ``rk:ReproductionAssessment`` (:class:`Assessment`), whose outcome is a
+concept of ``rk:ReproductionOutcomeScheme``. A malformed record becomes a document holding
+only a located Violation (:func:`rejected_record`): validation rejects it, nothing of it is
 written, and the other records of the file are stored; each loader reports what it
 normalised and skipped in a :class:`~reprokg.loaders.summary.LoadSummary`.
 """

@@ -38,7 +38,7 @@ SKIP_NAMES = {
     "README.md",
     "README",
     "NOTICE",
-    "SOURCE",  # where a data folder's files came from (../shared/data)
+    "SOURCE",  # where a data folder's files came from (the field's data)
     "CITATION.cff",
 }
 #: documentation, images and archives found in data folders are not sources

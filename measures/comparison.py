@@ -235,7 +235,7 @@ def compare(
     later: Later[Side] | None = advanced
     if later is None and len(sides) > 1:
         if len(runs["orig_adv"]) + len(runs["rep_adv"]) >= CHILD_MIN_LINES:
-            # on a busy machine a child only shares this core (core/forked.cpu_idle)
+            # on a busy machine a child only shares this core (``cpu_idle`` of core/forked.py)
             later = in_child(lambda: side_of(ADVANCED), when_idle=True)
         else:
             later = Later(lambda: side_of(ADVANCED))

@@ -215,7 +215,7 @@ def run_from_bytes(data: bytes, name: str) -> RunInput:
     if parsed is not None:
         lines = parsed.summary.data
         # one bytes object when the file is its normalised lines: half the memory, and
-        # pickled once when a forked child hands the run back (cli/compare)
+        # pickled once when a forked child hands the run back (cli/compare.py)
         return RunInput(
             parsed.run, name, _summary=parsed.summary, _file=lines if lines == data else data
         )

@@ -1,6 +1,6 @@
 """How uvicorn serves the app: connection limits and timeouts set deliberately (Settings).
 
-uvicorn (0.54, read in its source: ``protocols/http/httptools_impl.py`` and ``h11_impl.py``)
+uvicorn (0.54, read in its source: ``uvicorn.protocols.http.httptools_impl`` and ``h11_impl``)
 offers ``limit_concurrency``, ``timeout_keep_alive`` and h11's head-size limit, and nothing
 that times a request's head or body (encode/uvicorn#157 lists both as open). Measured: a
 client that connects and sends nothing, sends a head a byte at a time, or sends a body a

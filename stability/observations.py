@@ -1,10 +1,11 @@
 """A stability study's observations read from the graph with SPARQL, into pandas.
 
-Never from the source file: :func:`list_studies` finds the studies (``sparql/studies.rq``),
-:func:`resolve_study` picks the one a person named (IRI, id or title) and
-:func:`observation_frame` reads its runs (``sparql/observations.rq``, inside the study's
-own document) as one row per run and metric, the columns :mod:`.analysis` expects. The
-web view's chart reads the same query (``service/web/routes/analyses.py``).
+Never from the source file: :func:`list_studies` finds the studies
+(``stability/sparql/studies.rq``), :func:`resolve_study` picks the one a person named (IRI,
+id or title) and :func:`observation_frame` reads its runs
+(``stability/sparql/observations.rq``, inside the study's own document) as one row per run
+and metric, the columns :mod:`.analysis` expects. The web view's chart reads the same query
+(``service/web/routes/analyses.py``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ with Poisson weights p_j = e^{-δ²/2} (δ²/2)^j / j! and q_j = δ e^{-δ²/2} 
 depend on t only, so for an observed t they are computed once (two evaluations and the
 downward recurrence I_x(a + 1, b) = I_x(a, b) - Γ(a + b) x^a (1 - x)^b / (Γ(a + 1) Γ(b)))
 and a root search over δ only re-weights them: the interval of every measure of a
-comparison at once costs a few milliseconds. tests/stats/test_noncentral_t.py holds the
+comparison at once costs a few milliseconds. tests/stats/test_effect_size.py holds the
 CDF to ``scipy.stats.nct.cdf`` and the interval to scipy's CDF inverted by ``brentq``.
 """
 

@@ -1,10 +1,11 @@
 """The merged default graph, shared by the backends: its bookkeeping graphs, the SPARQL that
 keeps it exact, and the plan around a user's SPARQL Update.
 
-The default graph of every backend is the RDF merge of the documents (a set; DESIGN.md,
-Store). A backend keeps it materialised; these are the state markers (empty named graphs)
-and operations both the embedded store and a remote Oxigraph or Virtuoso use, so the two
-cannot drift apart. docs/architecture.md, section 5, explains the policy.
+The default graph of every backend is the RDF merge of the documents (a set;
+docs/architecture.md, Design decisions, Store). A backend keeps it materialised; these are
+the state markers (empty named graphs) and operations both the embedded store and a remote
+Oxigraph or Virtuoso use, so the two cannot drift apart. docs/architecture.md, section 5,
+explains the policy.
 """
 
 from __future__ import annotations

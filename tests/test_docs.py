@@ -13,10 +13,12 @@ alone; anything else that does not resolve fails with its file and line.
 from __future__ import annotations
 
 import argparse
+import ast
 import functools
 import importlib
 import re
 import shlex
+import tokenize
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -277,10 +279,12 @@ def repo_files() -> tuple[str, ...]:
     )
 
 
-def path_tokens(s: Snippet) -> Iterator[str]:
-    if s.kind == "link" or re.match(r"[A-Z][a-z]+ [a-z]", s.text):
+def path_tokens(s: Snippet, prose: bool = False) -> Iterator[str]:
+    """The paths a snippet may name; ``prose`` (a comment or docstring): only those with a
+    folder (a bare ``ogb-clf.py`` there is usually another project's script)."""
+    if s.kind == "link" or (not prose and re.match(r"[A-Z][a-z]+ [a-z]", s.text)):
         return  # a link (checked apart) or a quoted sentence of a source (a survey question)
-    arguments = s.kind == "block"  # a shell line's bare names are the reader's files
+    arguments = prose or s.kind == "block"  # a shell line's bare names are the reader's files
     for tok in re.split(r"[\s,;()\[\]\"'`=]+", s.text):
         if arguments and "/" not in tok:
             continue
@@ -318,14 +322,145 @@ def path_problem(tok: str) -> str | None:
     return None
 
 
+#: folders whose Python is not the package: the tests and the benchmark scripts
+NOT_PACKAGE = {"tests", "benchmarks"}
+
+
+@functools.cache
+def package_files() -> tuple[Path, ...]:
+    """Every .py of the package (the repository root), tests and benchmarks left out."""
+    return tuple(
+        REPO / f
+        for f in repo_files()
+        if f.endswith(".py") and f.split("/")[0] not in NOT_PACKAGE and "/" + f != "/setup.py"
+    )
+
+
+def python_snippets(path: Path, text: str | None = None) -> Iterator[Snippet]:
+    """The comments and docstrings of a Python file, one snippet per line (of ``text`` as
+    if it were that file, for the checks' tests)."""
+    if text is None:
+        text = path.read_text(encoding="utf-8")
+    for t in tokenize.generate_tokens(iter(text.splitlines(keepends=True)).__next__):
+        if t.type == tokenize.COMMENT:
+            yield Snippet(path, t.start[0], "span", t.string.lstrip("#").strip())
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        body = node.body
+        if not (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            continue
+        first = body[0].lineno
+        for i, line in enumerate(body[0].value.value.split("\n")):
+            if line.strip():
+                yield Snippet(path, first + i, "span", " ".join(line.split()))
+
+
 def test_every_repository_path_named_exists() -> None:
+    """In the docs' code, and in the comments and docstrings of the package's code (a
+    docstring citing ``tests/test_x.py`` that had been renamed away misleads as a page does)."""
     bad = []
-    for s in code():
-        for tok in path_tokens(s):
+    named = [(s, False) for s in code()]
+    named += [(s, True) for f in package_files() for s in python_snippets(f)]
+    for s, prose in named:
+        for tok in path_tokens(s, prose):
             why = path_problem(tok)
             if why:
                 bad.append(f"{s.where()}: {tok}: {why}")
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------------- outside pointers
+
+#: the project stands alone: nothing points to a file beside the repository (a design
+#: note the team keeps, the shared data folder); the decisions the code relies on are in
+#: docs/architecture.md (Design decisions). Tests may read the real data from beside the
+#: repository (tests/conftest.py, REPROKG_SHARED_DATA); the package and its pages may not.
+OUTSIDE = re.compile(r"\bDESIGN\.md\b|\.\./shared\b")
+TEXT_SUFFIXES = {".md", ".py", ".rq", ".ttl", ".toml", ".yaml", ".yml", ".txt", ".cfg"}
+
+
+def outside_pointers(where: str, text: str) -> list[str]:
+    return [
+        f"{where}:{n}: {m.group(0)}"
+        for n, line in enumerate(text.splitlines(), 1)
+        for m in OUTSIDE.finditer(line)
+    ]
+
+
+@functools.cache
+def own_text_files() -> tuple[str, ...]:
+    """The package's code and the pages: every text file outside tests/, and the .md of
+    benchmarks/ (its scripts, like the tests, may default to the real data beside us)."""
+    return tuple(
+        f
+        for f in repo_files()
+        if Path(f).suffix in TEXT_SUFFIXES
+        and f.split("/")[0] != "tests"
+        and not (f.startswith("benchmarks/") and not f.endswith(".md"))
+        and (REPO / f).is_file()
+    )
+
+
+def test_nothing_points_outside_the_repository() -> None:
+    bad = []
+    for f in own_text_files():
+        bad += outside_pointers(f, (REPO / f).read_text(encoding="utf-8", errors="replace"))
+    here = Path(__file__).resolve()
+    for p in (REPO / "tests").rglob("*.py"):  # tests may name the data, never the note
+        if p != here:
+            text = p.read_text(encoding="utf-8", errors="replace")
+            bad += [b for b in outside_pointers(str(p.relative_to(REPO)), text) if "DESIGN" in b]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize(
+    ("python", "stale"),
+    [
+        ('"""Checked by tests/loaders/test_nothing_here.py."""\n', "tests/loaders/"),
+        ("x = 1  # see ir_metadata/no_such_module.py\n", "ir_metadata/no_such_module.py"),
+        ('def f() -> None:\n    """As queries/no-such-query.rq says."""\n', "queries/"),
+    ],
+)
+def test_a_stale_path_in_package_code_is_caught(python: str, stale: str) -> None:
+    found = [
+        tok
+        for s in python_snippets(REPO / "ingest.py", python)
+        for tok in path_tokens(s, prose=True)
+        if path_problem(tok)
+    ]
+    assert any(stale in f for f in found), found
+
+
+def test_a_real_path_in_package_code_passes() -> None:
+    python = '"""See tests/test_docs.py and core/settings.py."""\nx = 1  # loaders/source.py\n'
+    named = [
+        tok for s in python_snippets(REPO / "ingest.py", python) for tok in path_tokens(s, True)
+    ]
+    assert sorted(named) == ["core/settings.py", "loaders/source.py", "tests/test_docs.py"]
+    assert all(path_problem(tok) is None for tok in named)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(DESIGN" + ".md, Identifiers)",
+        "in `.." + "/shared/data`",
+        "see ../../shared/DESIGN" + ".md",
+    ],
+)
+def test_a_pointer_outside_is_caught(text: str) -> None:
+    assert outside_pointers("x.md", text)
+
+
+def test_the_words_alone_pass() -> None:
+    assert not outside_pointers("x.md", "the shared data, a design note, docs/architecture.md")
 
 
 def github_anchor(heading: str) -> str:

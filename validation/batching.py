@@ -75,7 +75,7 @@ def cyclic_gc_paused() -> Iterator[None]:
     almost no reference cycles, yet the allocations trigger collections that walk the
     caller's heap (the documents waiting to be validated and stored): a quarter of the
     CPU time of a batch of stability studies or comparisons (thousands of triples each;
-    ``benchmarks/ingest/kinds --collector-ab``). Nested and threaded use is counted; the
+    ``python -m benchmarks.ingest.kinds --collector-ab``). Nested and threaded use is counted; the
     collector comes back when the last holder leaves.
     """
     global _gc_holders, _gc_was_on

@@ -6,7 +6,7 @@ does not compile. The two patches below change speed, never results (the equival
 gate ``REPROKG_SHACL_ENGINE=compare`` checks the engines agree). They reach into
 pyshacl's internals (``SPARQLBasedConstraint._validate_sparql_query``, the
 ``CONSTRAINT_PARAMS`` cache of ``pyshacl.shape``), so pyproject.toml bounds pyshacl to
-the minor version they were written for and tests/validation/test_pyshacl_patches.py
+the minor version they were written for and tests/test_dependency_patches.py
 checks that each takes effect; a pyshacl that moved them fails at import, not silently.
 """
 

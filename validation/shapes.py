@@ -1,7 +1,8 @@
 """The shapes of each document kind and the small closure of our ontology they need.
 
 Superclass types are materialised per document (a copy with the entailed ``rdf:type``
-triples) instead of running OWL-RL inference per document (DESIGN.md, Validation).
+triples) instead of running OWL-RL inference per document (docs/architecture.md, Design decisions,
+Validation).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Where the analysis views (studies, stability, intrinsic dimension) read from: one place.
 
-Each analysis family writes its results back into the graph as documents (DESIGN.md), so
+Each analysis family writes its results back into the graph as documents
+(docs/architecture.md, Design decisions, Data flow), so
 its view reads the graph with the ontology's terms (``ontology/stability.ttl``,
 ``ontology/intrinsic_dimension.ttl``, the survey terms) through the view queries named
 here, and links the family's JSON API when the service has it. A view shows what the
@@ -21,7 +22,7 @@ class Analysis:
     #: the view's path and title
     path: str
     title: str
-    #: the view queries it runs (``service/web/queries/NAME.rq``, or a package path)
+    #: the view queries it runs (``service/web/queries/{name}.rq``, or a package path)
     queries: tuple[str, ...]
     #: the family's JSON API (shown as a link when the app serves it)
     api: str

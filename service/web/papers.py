@@ -1,5 +1,5 @@
 """The papers view's data: one record per publication, filtered, sorted, paged and charted
-in memory from the rows of ``queries/papers-index.rq``.
+in memory from the rows of ``service/web/queries/papers-index.rq``.
 
 Why in memory: the same filters written as SPARQL (a page of rows, the count for the
 pager, the per-year and per-topic code shares) took 50–330 ms *each* at demo size (544

@@ -16,6 +16,6 @@ FOLDER = "service/web/queries"
 
 
 def view_query(name: str) -> NamedQuery:
-    """The view query ``NAME`` (``service/web/queries/NAME.rq``), or the package query a
+    """The view query ``NAME`` (``service/web/queries/{name}.rq``), or the package query a
     path names (``stability/sparql/observations.rq``)."""
     return package_query(name if name.endswith(".rq") else f"{FOLDER}/{name}.rq")

@@ -1,4 +1,4 @@
-"""ORCID and DOI normalisation (DESIGN.md, Identifiers)."""
+"""ORCID and DOI normalisation (docs/architecture.md, Design decisions, Identifiers)."""
 
 from __future__ import annotations
 
