@@ -2,7 +2,8 @@
 and computes (every bundled example, the evaluations, comparison, stability analyses and
 intrinsic-dimension estimate it derives), what a user computes next on the demo's data
 (:func:`computed`: each published study whose data it holds, a seed comparison, candidate
-matches), plus the real survey and ML Reproducibility Challenge records of ``../shared/data``.
+matches), plus the real survey and ML Reproducibility Challenge records and ReproDB's link
+checks (cut to 40) of the field's data.
 
 Captured at ``reprokg.ingest``'s validation call, so each graph is exactly what the SHACL
 engine sees. Shared by the engine benchmark and the compare property test.
@@ -42,6 +43,13 @@ def documents(shared: Path | None = SHARED) -> list[Document]:
             shared / "surveys" / "rescience" / "mlrc_metadata",
         ]
         seen += list(SourceWalk([p for p in paths if p.exists()]).documents())
+        checks = shared / "artifact_evaluation" / "reprodb" / "artifact_availability.json"
+        if checks.exists():  # ReproDB's link checks, cut to their first 40 records
+            from reprokg.loaders import load_source
+
+            found = json.loads(checks.read_text("utf-8"))
+            found["records"] = found["records"][:40]
+            seen += load_source(checks.name, json.dumps(found).encode(), "artifact-availability")
     return seen
 
 
