@@ -526,7 +526,25 @@ class _Compiler:
             self._expanding.pop()
 
     def _shape(self, shape: object, tgt: Callable[[str], str]) -> None:
+        """One shape's constraints, by family, in a fixed order (the branch order)."""
         path_node = self.one(shape, SH.path)
+        info, p = self._info(shape, path_node)
+        t = tgt("?this")
+        if path_node is None:  # node shape: the focus node is the value node
+            self._node_shape(shape, tgt, t, info)
+            return
+        assert p is not None
+        self._value_and_count(shape, t, p, info)
+        self._pair(shape, t, p, info)
+        self._qualified(shape, t, p, info)
+        for sc in self.all(shape, SH.sparql):
+            self.sparql_constraint(shape, sc, tgt, p, info)
+        self.custom(shape, tgt, p, info)
+        self._nested(shape, tgt, p)
+
+    def _info(self, shape: object, path_node: object) -> tuple[Callable[..., Branch], str | None]:
+        """The :class:`Branch` maker of ``shape``'s constraints (its name, path, severity,
+        message), given a component and whether a result has a value; the path as SPARQL."""
         sev = self.severity(shape)
         msg = self.one(shape, SH.message)
         sp = self.source_path(shape, path_node)
@@ -549,43 +567,46 @@ class _Compiler:
                 **extra,  # type: ignore[arg-type]
             )
 
-        t = tgt("?this")
-        if path_node is None:  # node shape: the focus node is the value node
-            for comp, e in self.value_exprs(shape, "?this"):
-                self.add(
-                    info(comp, True), f"{t} BIND(?this AS ?value) FILTER(!COALESCE({e}, false))"
-                )
-            for hv in self.all(shape, SH.hasValue):
-                self.add(
-                    info("HasValueConstraintComponent", False),
-                    f"{t} FILTER(!sameTerm(?this, {_n3(hv)}))",
-                )
-            if _true(self.one(shape, SH.closed)):
-                allowed = ", ".join(self.closed_allowed(shape))
-                self.add(
-                    info("ClosedConstraintComponent", True, dynamic_path=True),
-                    f"{t} ?this ?path ?value . FILTER(?path NOT IN ({allowed}))",
-                )
-            for other in self.all(shape, SH.equals):
-                o = _n3(other)
-                self.add(
-                    info("EqualsConstraintComponent", True),
-                    f"{{ {t} ?this {o} ?value . FILTER(!sameTerm(?value, ?this)) }} UNION "
-                    f"{{ {t} FILTER NOT EXISTS {{ ?this {o} ?this }} BIND(?this AS ?value) }}",
-                )
-            for other in self.all(shape, SH.disjoint):
-                self.add(
-                    info("DisjointConstraintComponent", True),
-                    f"{t} ?this {_n3(other)} ?this . BIND(?this AS ?value)",
-                )
-            for ps in self.all(shape, SH.property):
-                self.shape(ps, tgt)
-            for sc in self.all(shape, SH.sparql):
-                self.sparql_constraint(shape, sc, tgt, None, info)
-            self.custom(shape, tgt, None, info)
-            return
-        p = path_text
-        assert p is not None
+        return info, path_text
+
+    def _node_shape(
+        self, shape: object, tgt: Callable[[str], str], t: str, info: Callable[..., Branch]
+    ) -> None:
+        """A node shape's constraints: the focus node is the value node."""
+        for comp, e in self.value_exprs(shape, "?this"):
+            self.add(info(comp, True), f"{t} BIND(?this AS ?value) FILTER(!COALESCE({e}, false))")
+        for hv in self.all(shape, SH.hasValue):
+            self.add(
+                info("HasValueConstraintComponent", False),
+                f"{t} FILTER(!sameTerm(?this, {_n3(hv)}))",
+            )
+        if _true(self.one(shape, SH.closed)):
+            allowed = ", ".join(self.closed_allowed(shape))
+            self.add(
+                info("ClosedConstraintComponent", True, dynamic_path=True),
+                f"{t} ?this ?path ?value . FILTER(?path NOT IN ({allowed}))",
+            )
+        for other in self.all(shape, SH.equals):
+            o = _n3(other)
+            self.add(
+                info("EqualsConstraintComponent", True),
+                f"{{ {t} ?this {o} ?value . FILTER(!sameTerm(?value, ?this)) }} UNION "
+                f"{{ {t} FILTER NOT EXISTS {{ ?this {o} ?this }} BIND(?this AS ?value) }}",
+            )
+        for other in self.all(shape, SH.disjoint):
+            self.add(
+                info("DisjointConstraintComponent", True),
+                f"{t} ?this {_n3(other)} ?this . BIND(?this AS ?value)",
+            )
+        for ps in self.all(shape, SH.property):
+            self.shape(ps, tgt)
+        for sc in self.all(shape, SH.sparql):
+            self.sparql_constraint(shape, sc, tgt, None, info)
+        self.custom(shape, tgt, None, info)
+
+    def _value_and_count(self, shape: object, t: str, p: str, info: Callable[..., Branch]) -> None:
+        """A property shape's per-value constraints and ``sh:minCount``/``sh:maxCount``:
+        the families its target's merged queries answer."""
         for comp, e in self.value_exprs(shape, "?value"):
             self.add_merged(
                 "values",
@@ -625,6 +646,10 @@ class _Compiler:
             self.add_merged(
                 "max", t, p, info("MaxCountConstraintComponent", False), alone, int(lim), wrapped
             )
+
+    def _pair(self, shape: object, t: str, p: str, info: Callable[..., Branch]) -> None:
+        """A property shape's constraints between its values and others: ``sh:hasValue``,
+        ``sh:equals``, ``sh:disjoint``, ``sh:lessThan(OrEquals)``, ``sh:uniqueLang``."""
         for hv in self.all(shape, SH.hasValue):
             self.add(
                 info("HasValueConstraintComponent", False),
@@ -660,6 +685,9 @@ class _Compiler:
                 "lang(?_a) != '' && LCASE(lang(?_a)) = LCASE(lang(?_b))) "
                 "BIND(LCASE(lang(?_a)) AS ?k)",
             )
+
+    def _qualified(self, shape: object, t: str, p: str, info: Callable[..., Branch]) -> None:
+        """``sh:qualifiedValueShape`` with its ``sh:qualifiedMin/MaxCount``."""
         for q in self.all(shape, SH.qualifiedValueShape):
             cond = self.qualified_cond(shape, q)
             for lim in self.all(shape, SH.qualifiedMinCount):
@@ -674,11 +702,10 @@ class _Compiler:
                     self.count(t, p, ">", int(lim), cond),
                     False,
                 )
-        for sc in self.all(shape, SH.sparql):
-            self.sparql_constraint(shape, sc, tgt, p, info)
-        self.custom(shape, tgt, p, info)
-        # a nested property shape applies to each value node, once per parent focus node
-        # (``?_pf<depth>`` keeps those validations apart: W3C property-001)
+
+    def _nested(self, shape: object, tgt: Callable[[str], str], p: str) -> None:
+        """A nested property shape applies to each value node, once per parent focus node
+        (``?_pf<depth>`` keeps those validations apart: W3C property-001)."""
         depth = len(self._expanding)
         if depth > _MAX_DEPTH:
             raise Unsupported("property shapes nested deeper than {_MAX_DEPTH}")
