@@ -37,13 +37,13 @@ def shacl_key(results: Iterable[Result]) -> set[tuple]:
 def fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
     """SHACL results per document from reprokg.validation.fast, or None when
     ``REPROKG_SHACL_ENGINE=pyshacl`` (pyshacl validates then)."""
-    from reprokg.validation import fast as shacl_fast
+    from reprokg.validation.fast.runtime import evaluate
 
     if engine() == "pyshacl":
         return None
     # triples with a term the store refuses are left out as they are loaded (what
     # for_shacl does for pyshacl; check_terms_the_store_takes reports them)
-    evaluated = shacl_fast.evaluate(kind, [d.graph for d in docs])
+    evaluated = evaluate(kind, [d.graph for d in docs])
     out = []
     for found in evaluated:
         out.append(

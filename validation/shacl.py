@@ -15,7 +15,9 @@ from rdflib.namespace import RDF, SH
 
 from reprokg.core.errors import LoadError, ShapesError
 from reprokg.core.rdf_parse import parse_as_written
-from reprokg.validation.fast import Found, compile_shapes, decode_term, evaluate_compiled
+from reprokg.validation.fast.compiler import compile_shapes
+from reprokg.validation.fast.runtime import Found, evaluate_compiled
+from reprokg.validation.fast.terms import decode_term
 from reprokg.validation.report import Report, Result, ResultTerms, copy_structure
 
 

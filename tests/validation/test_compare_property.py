@@ -22,8 +22,8 @@ from rdflib.namespace import RDF, XSD
 
 from benchmarks.validation import corpus
 from reprokg.core.namespaces import RK
-from reprokg.validation import fast as shacl_fast
 from reprokg.validation.engine import shacl_key
+from reprokg.validation.fast.runtime import evaluate
 from reprokg.validation.pyshacl_engine import shacl_results
 from reprokg.validation.shapes import known_kinds, materialise_types
 
@@ -98,7 +98,7 @@ def edited(draw: st.DrawFn, graph: Graph) -> Graph:
 def _fast_keys(kind: str, graphs: list[Graph]) -> list[set[tuple]]:
     return [
         {(focus, b.path, b.severity, b.component, value) for b, focus, value in found}
-        for found in shacl_fast.evaluate(kind, graphs)
+        for found in evaluate(kind, graphs)
     ]
 
 

@@ -19,9 +19,9 @@ from reprokg.core.document import Document
 from reprokg.loaders import ir_metadata as im
 from reprokg.loaders import mlrc, qrels
 from reprokg.loaders.files import SourceWalk
-from reprokg.validation import fast as shacl_fast
 from reprokg.validation.batching import validate_documents
 from reprokg.validation.engine import fast_results, shacl_key, validate_document
+from reprokg.validation.fast.compiler import compile_kind
 from reprokg.validation.pyshacl_engine import shacl_results as _shacl_results
 from reprokg.validation.shapes import materialise_types
 from tests.conftest import REPO
@@ -57,7 +57,7 @@ def test_kinds_compiled() -> None:
     kinds = known_kinds()
     assert {"audit", "survey", "comparison", "feature-discard", "study-result"} <= set(kinds)
     for kind in kinds:
-        assert shacl_fast.compile_kind(kind).branches, kind
+        assert compile_kind(kind).branches, kind
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 validation of every kind at ≥ 1,000 documents/s).
 
 - A target's merged queries (values, ``sh:minCount 1``, ``sh:maxCount``) run only when
-  one screening pass flags a focus node (``fast._Screen``): on real documents of the kinds
+  one screening pass flags a focus node (``queries.Screen``): on real documents of the kinds
   it speeds up, edited on every screened path (values removed, values added past each
   limit, a value of the wrong kind), the results equal those of the merged queries run
   unscreened, the engine as it was.
@@ -20,28 +20,28 @@ import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
-from reprokg.validation import fast
+from reprokg.validation.fast import compiler, queries, runtime
 from reprokg.validation.shapes import materialise_types
 
 EX = "https://example.org/"
 EXTRA = [Literal("zz extra"), URIRef(EX + "extra-1"), URIRef(EX + "extra-2"), Literal(7)]
 
 
-def _unscreened(compiled: fast.Compiled) -> fast.Compiled:
+def _unscreened(compiled: compiler.Compiled) -> compiler.Compiled:
     """The plan without screens: every merged query runs (the engine before the screen)."""
     plan: list = []
     for step, query in compiled.plan:
-        plan += step.members if isinstance(step, fast._Screen) else [(step, query)]
+        plan += step.members if isinstance(step, queries.Screen) else [(step, query)]
     return dataclasses.replace(compiled, plan=plan)
 
 
-def _edits(graph: Graph, compiled: fast.Compiled) -> list[Graph]:
+def _edits(graph: Graph, compiled: compiler.Compiled) -> list[Graph]:
     """``graph`` edited on each screened target's paths: a focus node's values of a path
     removed, four more values added, its values replaced by a value of another kind."""
     out = []
     data = materialise_types(graph)
     for step, _q in compiled.plan:
-        if not isinstance(step, fast._Screen):
+        if not isinstance(step, queries.Screen):
             continue
         target = step.members[0][0].target
         focus = [r[0] for r in data.query(f"SELECT ?this WHERE {{ {target} }}")]  # type: ignore[index]
@@ -65,10 +65,10 @@ def _edits(graph: Graph, compiled: fast.Compiled) -> list[Graph]:
     return out
 
 
-def _found(compiled: fast.Compiled, graphs: list[Graph], kind: str) -> list[list[str]]:
+def _found(compiled: compiler.Compiled, graphs: list[Graph], kind: str) -> list[list[str]]:
     return [
         sorted(f"{b.component} {b.path} {focus} {value}" for b, focus, value, _p in doc)
-        for doc in fast.evaluate_compiled(compiled, graphs, kind)
+        for doc in runtime.evaluate_compiled(compiled, graphs, kind)
     ]
 
 
@@ -81,8 +81,8 @@ def test_a_screen_hides_no_result_of_its_merged_queries(kind: str) -> None:
 
     logging.getLogger("rdflib").setLevel(logging.CRITICAL)  # the ill-typed date, on purpose
     docs = corpus.by_kind(corpus.documents())[kind]
-    compiled = fast.compile_kind(kind)
-    assert any(isinstance(step, fast._Screen) for step, _q in compiled.plan)
+    compiled = compiler.compile_kind(kind)
+    assert any(isinstance(step, queries.Screen) for step, _q in compiled.plan)
     edited = _edits(docs[0].graph, compiled)
     assert len(edited) >= 9
     graphs = [docs[0].graph, *edited]
@@ -160,9 +160,9 @@ def test_nested_at_most_one_fails_what_shacl_fails() -> None:
     from rdflib.namespace import SH
 
     shapes = Graph().parse(data=SHAPES, format="turtle")
-    compiled = fast.compile_shapes(shapes)
+    compiled = compiler.compile_shapes(shapes)
     data = _nested_data()
-    [found] = fast.evaluate_compiled(compiled, [data])
+    [found] = runtime.evaluate_compiled(compiled, [data])
     ours = {str(focus.value).removeprefix(EX + "t-") for _b, focus, _v, _p in found}  # type: ignore[attr-defined]
     assert ours == FAILING
     _conforms, report, _text = pyshacl.validate(data, shacl_graph=shapes)

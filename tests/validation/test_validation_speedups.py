@@ -21,7 +21,7 @@ from reprokg.loaders import ir_metadata
 from reprokg.loaders.yaml_scalars import _ScalarLoader, parse_yaml
 from reprokg.store.base import DocumentWrite
 from reprokg.store.oxigraph import _batch_merged_quads, _batch_nquads
-from reprokg.validation import fast as shacl_fast
+from reprokg.validation.fast import compiler, queries, runtime
 from tests.conftest import need
 
 S = URIRef("https://w3id.org/reprokg/id/test/1")
@@ -111,12 +111,12 @@ def test_one_pass_yaml_tree_equals_pyyaml_construction(text: str, offset: int) -
 
 
 def test_fast_engine_loads_only_what_its_queries_read() -> None:
-    keep = shacl_fast.relevant_predicates("run")
+    keep = runtime.relevant_predicates("run")
     assert keep is not None and str(RDF.type) in keep and str(RK.runTag) in keep
-    assert shacl_fast.OPEN_TYPES not in keep
+    assert queries.OPEN_TYPES not in keep
     unread = URIRef("https://w3id.org/reprokg/ext#not-in-any-shape")
     graph = LazyGraph([*TRIPLES, (S, unread, Literal("kept in the document"))])
-    text = shacl_fast._nquads([graph], ["<urn:g:0>"], "run")
+    text = runtime._nquads([graph], ["<urn:g:0>"], "run")
     assert text is not None
     store = ox.Store()
     store.load(text, format=ox.RdfFormat.N_QUADS)
@@ -138,7 +138,7 @@ def _rdflib_iris(query: str) -> set[str] | None:
         if isinstance(p, URIRef):
             found.add(str(p))
             if str(p) == str(RDF.type):
-                found.add(shacl_fast.OPEN_TYPES)  # inside a path: its class end is not fixed
+                found.add(queries.OPEN_TYPES)  # inside a path: its class end is not fixed
             return True
         if isinstance(p, SequencePath | AlternativePath):
             return all(path_ok(x) for x in p.args)
@@ -162,7 +162,7 @@ def _rdflib_iris(query: str) -> set[str] | None:
                         if isinstance(t[1], URIRef):
                             found.add(str(t[1]))
                             if str(t[1]) == str(RDF.type) and not isinstance(t[2], URIRef):
-                                found.add(shacl_fast.OPEN_TYPES)
+                                found.add(queries.OPEN_TYPES)
                         elif not path_ok(t[1]):
                             return False
                         walk(t[0])
@@ -185,18 +185,18 @@ def _rdflib_iris(query: str) -> set[str] | None:
 def test_relevant_predicates_cover_what_the_full_parse_finds(kind: str) -> None:
     """The tokenizer reading the sh:select bodies keeps every IRI rdflib's parse of the
     whole compiled queries finds (the old reading), and never reads fewer."""
-    compiled = shacl_fast.compile_kind(kind)
+    compiled = compiler.compile_kind(kind)
     assert compiled.bodies  # these kinds have SPARQL constraints or targets
     by_parse = {str(RDF.type)}
     for query in compiled.queries:
         iris = _rdflib_iris(query)
         assert iris is not None
         by_parse |= iris
-    keep = shacl_fast.relevant_predicates(kind)
+    keep = runtime.relevant_predicates(kind)
     assert keep is not None and by_parse <= keep
     for body in set(compiled.bodies):
         query = compiled.head + "SELECT * WHERE {" + body + "}"
-        assert (_rdflib_iris(query) or set()) <= (shacl_fast._query_iris(query) or set())
+        assert (_rdflib_iris(query) or set()) <= (queries.query_iris(query) or set())
 
 
 QUERIES = [
@@ -215,7 +215,7 @@ QUERIES = [
 @pytest.mark.parametrize("query", QUERIES)
 def test_the_tokenizer_reads_no_less_than_the_parse(query: str) -> None:
     ref = _rdflib_iris(query)
-    got = shacl_fast._query_iris(query)
+    got = queries.query_iris(query)
     if ref is None:
         assert got is None  # any predicate may match: every triple is loaded
     else:
@@ -223,17 +223,17 @@ def test_the_tokenizer_reads_no_less_than_the_parse(query: str) -> None:
 
 
 def test_a_body_with_a_variable_predicate_keeps_every_triple() -> None:
-    assert shacl_fast._query_iris("SELECT * WHERE { ?this ?p ?value }") is None
-    typed = shacl_fast._query_iris("SELECT * WHERE { ?this a ?value }")
-    assert typed is not None and shacl_fast.OPEN_TYPES in typed
+    assert queries.query_iris("SELECT * WHERE { ?this ?p ?value }") is None
+    typed = queries.query_iris("SELECT * WHERE { ?this a ?value }")
+    assert typed is not None and queries.OPEN_TYPES in typed
 
 
 def test_blank_nodes_keep_their_labels_in_the_fast_engine() -> None:
     b = BNode("b1")
     graph = LazyGraph([(S, RDF.type, RK.Run), (S, RK.runTag, b)])
-    with pytest.raises(shacl_fast._BlankNodeFound):
-        shacl_fast._nquads([graph], ["<urn:g:0>"], "run")
-    quads = shacl_fast._quads([graph], ["<urn:g:0>"])
+    with pytest.raises(runtime._BlankNodeFound):
+        runtime._nquads([graph], ["<urn:g:0>"], "run")
+    quads = runtime._quads([graph], ["<urn:g:0>"])
     assert quads is not None and ox.BlankNode("b1") in {q.object for q in quads}
 
 
@@ -276,9 +276,9 @@ def test_engine_text_holds_the_terms_pyoxigraph_builds() -> None:
         [(S, RK.runTag, lit) for lit in ODD_LITERALS] + [(S, RK.source, URIRef("urn:x:é"))]
     )
     by_text, by_quads = ox.Store(), ox.Store()
-    text = shacl_fast._nquads([graph], ["<urn:g:0>"])
+    text = runtime._nquads([graph], ["<urn:g:0>"])
     by_text.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
-    by_quads.extend(shacl_fast._quads([graph], ["<urn:g:0>"], entail=False))
+    by_quads.extend(runtime._quads([graph], ["<urn:g:0>"], entail=False))
     assert set(by_text) == set(by_quads)
     assert len(set(by_text)) == len(graph) + 1  # and the graph mark
 
@@ -294,12 +294,12 @@ def test_terms_the_store_refuses_are_left_out_of_the_engine_input() -> None:
         (URIRef("https://example.org/{x}"), RK.runTag, Literal("x")),
     ]
     graph = LazyGraph([(S, RK.runTag, Literal("kept")), *bad])
-    text = shacl_fast._nquads([graph], ["<urn:g:0>"], "run")
+    text = runtime._nquads([graph], ["<urn:g:0>"], "run")
     store = ox.Store()
     store.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
     assert [str(q.object) for q in store if q.predicate.value == str(RK.runTag)] == ['"kept"']
     with pytest.raises(ValueError, match="pyoxigraph accepts"):
-        shacl_fast._nquads([graph], ["<urn:g:0>"])
+        runtime._nquads([graph], ["<urn:g:0>"])
 
 
 def test_a_batch_reads_each_plain_graph_once_and_sees_an_edit() -> None:
@@ -331,7 +331,7 @@ def test_an_exists_only_sparql_constraint_is_one_query_for_every_focus_node() ->
     blank node); it is one query now, with pyshacl's results, blank nodes included."""
     from rdflib import Graph
 
-    assert shacl_fast.compile_kind("re-execution").per_focus == []
+    assert compiler.compile_kind("re-execution").per_focus == []
     g = Graph()
     lone, blank, named = (
         URIRef("https://example.org/a"),
@@ -342,7 +342,7 @@ def test_an_exists_only_sparql_constraint_is_one_query_for_every_focus_node() ->
         g.add((node, RDF.type, RK.ReproductionAssessment))
     g.add((named, RK.assessedWork, URIRef("https://doi.org/10.1000/xyz")))
     component = "http://www.w3.org/ns/shacl#SPARQLConstraintComponent"
-    [found] = shacl_fast.evaluate("re-execution", [g])
+    [found] = runtime.evaluate("re-execution", [g])
     ours = {(focus, value) for b, focus, value in found if b.component == component}
     assert ours == {(str(lone), str(lone)), ("b1", "b1")}
     from reprokg.validation.pyshacl_engine import shacl_results
