@@ -708,7 +708,7 @@ class _Compiler:
         (``?_pf<depth>`` keeps those validations apart: W3C property-001)."""
         depth = len(self._expanding)
         if depth > _MAX_DEPTH:
-            raise Unsupported("property shapes nested deeper than {_MAX_DEPTH}")
+            raise Unsupported(f"property shapes nested deeper than {_MAX_DEPTH}")
         for ps in self.all(shape, SH.property):
 
             def child(w: str, p: str = p, f: str = f"?_pf{depth}") -> str:
