@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from rdflib import RDF, XSD, Literal, URIRef
@@ -25,6 +24,7 @@ from reprokg.core.document import Document, Message
 from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
+from reprokg.core.literals import decimal_literal
 from reprokg.core.namespaces import RK, new_graph, rkx_term
 from reprokg.core.namespaces import SCHEMA as SDO
 from reprokg.loaders.contract import Claim, LoaderInfo
@@ -249,14 +249,6 @@ def _date_literal(text: str) -> Literal:
     return Literal(text, datatype=XSD.date)
 
 
-def _decimal(value: float | int) -> Literal:
-    """Numbers as xsd:decimal from their written text (no binary-float artefacts)."""
-    try:
-        return Literal(Decimal(str(value)), datatype=XSD.decimal)
-    except InvalidOperation:  # pragma: no cover - the checker only lets numbers through
-        return Literal(str(value))
-
-
 def _rkx(g, node: URIRef, data: dict, known: set[str]) -> None:
     for key, v in data.items():
         if key not in known and not isinstance(v, dict | list):
@@ -369,7 +361,7 @@ def load(data: bytes, name: str) -> list[Document]:
             ("relative_difference", RK.relativeDifference),
         ):
             if k in m:
-                g.add((cmp, prop, _decimal(m[k])))
+                g.add((cmp, prop, decimal_literal(m[k])))
         if "outcome" in m:
             g.add((cmp, RK.outcome, OUTCOMES[m["outcome"]]))
         if "note" in m:

@@ -36,6 +36,8 @@ from reprokg.loaders.yaml_scalars import parse_yaml
 
 INFO = LoaderInfo(kind="stability", name="reprokg.loaders.stability", version="2")
 
+#: a run's columns (CSV) / keys (YAML); the simulator, the observations query and the web
+#: view use this one tuple
 ROW_KEYS = (
     "experiment",
     "algorithm",

@@ -16,11 +16,12 @@ import math
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from rdflib import Literal, URIRef
-from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS, XSD
+from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
 from reprokg.core.document import Document
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
+from reprokg.core.literals import double_literal
 from reprokg.core.namespaces import MLS, RK, new_graph
 from reprokg.core.results import Computation, result_document, software_versions
 from reprokg.measures import primad
@@ -41,10 +42,6 @@ SIDES = {"baseline": RK.BaselineSide, "advanced": RK.AdvancedSide}
 SIDE_ROLE = {"baseline": "base", "advanced": "adv"}
 #: the measures that are one run's mean, and the role (orig/rep) of that run on each side
 MEAN_OF = {"original_mean": "orig", "reproduced_mean": "rep"}
-
-
-def _num(x: float) -> Literal:
-    return Literal(repr(float(x)), datatype=XSD.double)
 
 
 def _parameter(value: object) -> str:
@@ -151,7 +148,7 @@ def comparison_document(study: Compared) -> Document:
             if side is not None:
                 g.add((v, RK.runSide, SIDES[side]))
             if x is not None and math.isfinite(x):
-                g.add((v, MLS.hasValue, _num(x)))
+                g.add((v, MLS.hasValue, double_literal(x)))
             g.add((v, PROV.wasGeneratedBy, activity))
             of_run = MEAN_OF.get(name)
             if of_run is not None and side is not None:

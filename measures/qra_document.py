@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from rdflib import Literal, URIRef
@@ -26,6 +25,7 @@ from rdflib.namespace import PROV, RDF, RDFS, XSD
 from reprokg.core.document import Document
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
+from reprokg.core.literals import decimal_literal, double_literal
 from reprokg.core.namespaces import RK, new_graph
 from reprokg.core.results import Computation, canonical_json, result_document, software_versions
 
@@ -38,10 +38,6 @@ if TYPE_CHECKING:
 QRAResult = Any
 
 SOFTWARE = ("numpy",)
-
-
-def _double(x: float) -> Literal:
-    return Literal(repr(float(x)), datatype=XSD.double)
 
 
 def _iri(text: str | None) -> URIRef | None:
@@ -83,7 +79,7 @@ def qra_document(result: QRAResult, software: Mapping[str, str] | None = None) -
     g.add((a, RDFS.label, Literal(f"quantified reproducibility assessment of {what}")))
     if _iri(result.paper) is not None:
         g.add((a, RK.aboutPublication, URIRef(str(result.paper))))
-    g.add((a, RK.confidenceLevel, _double(result.level)))
+    g.add((a, RK.confidenceLevel, double_literal(result.level)))
     for d in result.documents:
         g.add((a, PROV.wasDerivedFrom, URIRef(d)))
     for w in result.warnings:
@@ -104,15 +100,15 @@ def qra_document(result: QRAResult, software: Mapping[str, str] | None = None) -
             g.add((qn, RK.dataSetName, Literal(q.parts["dataset"])))
         if q.parts.get("system"):
             g.add((qn, RK.systemName, Literal(q.parts["system"])))
-        g.add((qn, RK.scaleMinimum, _double(q.scale_min)))
+        g.add((qn, RK.scaleMinimum, double_literal(q.scale_min)))
         g.add((qn, RK.measurementCount, Literal(len(q.measurements), datatype=XSD.integer)))
         if q.qra is not None:
-            g.add((qn, RK.meanValue, _double(q.qra.mean)))
-            g.add((qn, RK.standardDeviation, _double(q.qra.sd)))
-            g.add((qn, RK.cvStar, _double(q.qra.cv_star)))
-            g.add((qn, RK.confidenceLower, _double(q.qra.cv_star_low)))
-            g.add((qn, RK.confidenceUpper, _double(q.qra.cv_star_high)))
-            g.add((qn, RK.confidenceLevel, _double(q.qra.level)))
+            g.add((qn, RK.meanValue, double_literal(q.qra.mean)))
+            g.add((qn, RK.standardDeviation, double_literal(q.qra.sd)))
+            g.add((qn, RK.cvStar, double_literal(q.qra.cv_star)))
+            g.add((qn, RK.confidenceLower, double_literal(q.qra.cv_star_low)))
+            g.add((qn, RK.confidenceUpper, double_literal(q.qra.cv_star_high)))
+            g.add((qn, RK.confidenceLevel, double_literal(q.qra.level)))
         for w in q.warnings:
             g.add((qn, RDFS.comment, Literal(w)))
         for i, m in enumerate(q.measurements):
@@ -120,7 +116,7 @@ def qra_document(result: QRAResult, software: Mapping[str, str] | None = None) -
             g.add((qn, RK.hasMeasurement, mn))
             g.add((mn, RDF.type, RK.Measurement))
             g.add((mn, RDFS.label, Literal(m.label)))
-            g.add((mn, RK.metricValue, Literal(Decimal(repr(m.value)), datatype=XSD.decimal)))
+            g.add((mn, RK.metricValue, decimal_literal(m.value)))
             g.add((mn, RK.measurementRole, Literal(m.role)))
             source = _iri(m.run or m.source)
             if source is not None:
@@ -142,7 +138,7 @@ def qra_document(result: QRAResult, software: Mapping[str, str] | None = None) -
             (RK.kendallTau, ag.result.kendall_tau),
         ):
             if v is not None:
-                g.add((n, prop, _double(v)))
+                g.add((n, prop, double_literal(v)))
     for i, c in enumerate(result.concordances):
         n = node("concordance", i, c.measure)
         g.add((a, RK.hasSetAgreement, n))
@@ -153,7 +149,7 @@ def qra_document(result: QRAResult, software: Mapping[str, str] | None = None) -
             g.add((n, RK.agreementOver, nodes[k]))
         g.add((n, RK.measurementCount, Literal(len(c.sources), datatype=XSD.integer)))
         if c.w is not None:
-            g.add((n, RK.kendallW, _double(c.w)))
+            g.add((n, RK.kendallW, double_literal(c.w)))
     source = canonical_json(
         {"basis": result._basis(), "software": dict(comp.software), "result": result.to_json()}
     )

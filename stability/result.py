@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from decimal import Decimal
 from typing import Any, ClassVar
 
 from rdflib import Graph, Literal, URIRef
@@ -38,6 +37,7 @@ from reprokg.core.document import Document
 from reprokg.core.errors import UsageError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
+from reprokg.core.literals import decimal_literal, double_literal
 from reprokg.core.namespaces import RK, new_graph
 from reprokg.core.results import Computation, canonical_json, result_document, software_versions
 
@@ -49,14 +49,6 @@ HYPOTHESES = {"H1": RK.H1, "H2": RK.H2, "H3": RK.H3}
 DECISIONS = {"rejected": RK.HypothesisRejected, "not_rejected": RK.HypothesisNotRejected}
 CONFIDENCE_LEVEL = 0.95
 RANDOM_TERMS = ("seed", "repeat")  # the paper's random intercepts, in lme4 term order
-
-
-def _double(x: float) -> Literal:
-    return Literal(repr(float(x)), datatype=XSD.double)
-
-
-def _decimal(x: float) -> Literal:
-    return Literal(Decimal(repr(float(x))), datatype=XSD.decimal)
 
 
 class _Numbers:
@@ -83,7 +75,7 @@ class _Numbers:
             if prop == RK.parameterCount:
                 g.add((node, prop, Literal(int(v), datatype=XSD.integer)))
             else:
-                g.add((node, prop, _double(v)))
+                g.add((node, prop, double_literal(v)))
 
 
 _T_PROPS = {
@@ -363,8 +355,8 @@ class StabilityResult:
         if self.singular is not None:
             g.add((a, RK.singularFit, Literal(bool(self.singular))))
         if self.loglik is not None:
-            g.add((a, RK.logLikelihood, _double(self.loglik)))
-        g.add((a, RK.significanceLevel, _double(self.alpha)))
+            g.add((a, RK.logLikelihood, double_literal(self.loglik)))
+        g.add((a, RK.significanceLevel, double_literal(self.alpha)))
         if self.illustrative:
             g.add((a, RK.isIllustrative, Literal(True)))
         for w in self.warnings:
@@ -399,7 +391,7 @@ class StabilityResult:
             ):
                 if exp_name in self.experiment_iris:
                     g.add((n, prop, URIRef(self.experiment_iris[exp_name])))
-            g.add((n, RK.confidenceLevel, _double(CONFIDENCE_LEVEL)))
+            g.add((n, RK.confidenceLevel, double_literal(CONFIDENCE_LEVEL)))
             c.add_numbers(g, n)
 
         for h, outcome in self.hypotheses.items():
@@ -411,13 +403,13 @@ class StabilityResult:
             g.add((t, RDF.type, RK.HypothesisTest))
             g.add((t, RK.testedHypothesis, HYPOTHESES[h]))
             g.add((t, RK.testMethod, Literal(outcome.test)))
-            g.add((t, RK.pValue, _double(outcome.p)))
+            g.add((t, RK.pValue, double_literal(outcome.p)))
             g.add((t, RK.decision, DECISIONS[outcome.decision]))
-            g.add((t, RK.significanceLevel, _double(self.alpha)))
+            g.add((t, RK.significanceLevel, double_literal(self.alpha)))
             g.add((t, PROV.wasGeneratedBy, activity))
             term = {"H1": "repeat", "H2": "seed"}.get(h)
             test = self.random_effects_tests.get(term) if term is not None else None
             if test is not None and test.lrt is not None:
-                g.add((t, RK.testStatistic, _decimal(test.lrt)))
-                g.add((t, RK.degreesOfFreedom, _double(test.df)))
+                g.add((t, RK.testStatistic, decimal_literal(float(test.lrt))))
+                g.add((t, RK.degreesOfFreedom, double_literal(test.df)))
         return g

@@ -24,6 +24,7 @@ from rdflib.namespace import PROV, RDF, RDFS, XSD
 from reprokg.core.document import Document
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
+from reprokg.core.literals import double_literal
 from reprokg.core.namespaces import RK, new_graph
 from reprokg.core.results import Computation, canonical_json, result_document, software_versions
 
@@ -40,10 +41,6 @@ CriticalDifference = Any
 
 PRODUCER = "reprokg.stability.seed_comparison"
 SOFTWARE = ("numpy", "scipy", "pandas")
-
-
-def _double(x: float) -> Literal:
-    return Literal(repr(float(x)), datatype=XSD.double)
 
 
 def _common(
@@ -133,15 +130,15 @@ def seed_comparison_document(
         g.add((v, RDF.type, RK.StatisticValue))
         g.add((v, RK.statisticName, Literal(name)))
         g.add((v, RDFS.label, Literal(f"{name} ({about})" if about else name)))
-        g.add((v, RK.estimate, _double(estimate)))
+        g.add((v, RK.estimate, double_literal(estimate)))
         if about is not None and about in experiments:
             g.add((v, RK.aboutExperiment, URIRef(experiments[about])))
         if n is not None:
             g.add((v, RK.measurementCount, Literal(n, datatype=XSD.integer)))
         if low is not None and high is not None:
-            g.add((v, RK.confidenceLower, _double(low)))
-            g.add((v, RK.confidenceUpper, _double(high)))
-            g.add((v, RK.confidenceLevel, _double(result.level)))
+            g.add((v, RK.confidenceLower, double_literal(low)))
+            g.add((v, RK.confidenceUpper, double_literal(high)))
+            g.add((v, RK.confidenceLevel, double_literal(result.level)))
 
     value("aso_epsilon_min_a_over_b", result.aso_a_over_b, result.a)
     value("aso_epsilon_min_b_over_a", result.aso_b_over_a, result.b)
@@ -197,20 +194,20 @@ def critical_difference_document(
     )
     g.add((node, RK.blockFactor, Literal(result.block)))
     g.add((node, RK.blockCount, Literal(r.blocks, datatype=XSD.integer)))
-    g.add((node, RK.significanceLevel, _double(r.alpha)))
+    g.add((node, RK.significanceLevel, double_literal(r.alpha)))
     if r.critical_difference is not None:
-        g.add((node, RK.criticalDifference, _double(r.critical_difference)))
+        g.add((node, RK.criticalDifference, double_literal(r.critical_difference)))
     if r.statistic is not None:
-        g.add((node, RK.friedmanStatistic, _double(r.statistic)))
+        g.add((node, RK.friedmanStatistic, double_literal(r.statistic)))
     if r.pvalue is not None:
-        g.add((node, RK.pValue, _double(r.pvalue)))
+        g.add((node, RK.pValue, double_literal(r.pvalue)))
     experiments = result.source.experiments
     for name, rank in zip(r.names, r.average_ranks, strict=True):
         e = mint(kind, stable_key(key, "rank", name))
         g.add((node, RK.hasExperimentRank, e))
         g.add((e, RDF.type, RK.ExperimentRank))
         g.add((e, RDFS.label, Literal(name)))
-        g.add((e, RK.averageRank, _double(rank)))
+        g.add((e, RK.averageRank, double_literal(rank)))
         if name in experiments:
             g.add((e, RK.aboutExperiment, URIRef(experiments[name])))
     for i, group in enumerate(r.cliques):

@@ -14,6 +14,7 @@ alpha outside (0, 1) 400, both with the studies there are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -336,6 +337,18 @@ def _seed_variance(request: Request, store, kind: str, save: bool, **kw) -> dict
 _WRITES = {201: {"description": "computed and stored (save=true)"}}
 
 
+def _saving(
+    save: bool, request: Request, response: Response, settings, compute: Callable[[], dict]
+) -> dict:
+    """A POST that may store: the bearer token checked before any computing, 201 if stored."""
+    if save:
+        check_write_token(settings, request.headers.get("authorization"))
+    out = compute()
+    if save:
+        response.status_code = 201
+    return out
+
+
 @router.get(
     "/compare",
     response_model=SeedComparisonModel,
@@ -352,16 +365,25 @@ def seed_comparison(
     level: Annotated[float, Query(gt=0, lt=1, description="confidence level")] = 0.95,
 ) -> dict:
     """ASO both ways, P(A > B) and both IQMs with intervals, over the two experiments' runs."""
+    # the query is validated already by FastAPI
+    body = SeedComparisonRequest.model_construct(
+        a=a, b=b, study=study, metric=metric, seed=seed, level=level
+    )
+    return _compare(request, store, body)
+
+
+def _compare(request: Request, store, body: SeedComparisonRequest) -> dict:
+    """GET's and POST's ``/compare``: the one forwarding of the parameters."""
     return _seed_variance(
         request,
         store,
         "compare",
-        False,
-        study=study,
-        metric=metric,
-        compare=(a, b),
-        seed=seed,
-        level=level,
+        body.save,
+        study=body.study,
+        metric=body.metric,
+        compare=(body.a, body.b),
+        seed=body.seed,
+        level=body.level,
     )
 
 
@@ -380,22 +402,7 @@ def post_seed_comparison(
 ) -> dict:
     """As GET, from a JSON body; with ``save: true`` (bearer token) the result is stored as
     a ``seed-comparison`` document (201)."""
-    if body.save:
-        check_write_token(settings, request.headers.get("authorization"))
-    out = _seed_variance(
-        request,
-        store,
-        "compare",
-        body.save,
-        study=body.study,
-        metric=body.metric,
-        compare=(body.a, body.b),
-        seed=body.seed,
-        level=body.level,
-    )
-    if body.save:
-        response.status_code = 201
-    return out
+    return _saving(body.save, request, response, settings, lambda: _compare(request, store, body))
 
 
 @router.get(
@@ -415,8 +422,25 @@ def critical_difference(
 ) -> dict:
     """Friedman's test of the experiments' average ranks over blocks of runs and the
     Nemenyi critical difference."""
+    # not validated again: GET's alpha outside (0, 1) stays the analysis' 400, as before
+    body = CriticalDifferenceRequest.model_construct(
+        study=study, metric=metric, block=block, alpha=alpha
+    )
+    return _critical_difference(request, store, body)
+
+
+def _critical_difference(request: Request, store, body: CriticalDifferenceRequest) -> dict:
+    """GET's and POST's ``/cd``: the one forwarding of the parameters."""
     return _seed_variance(
-        request, store, "cd", False, study=study, metric=metric, cd=True, block=block, alpha=alpha
+        request,
+        store,
+        "cd",
+        body.save,
+        study=body.study,
+        metric=body.metric,
+        cd=True,
+        block=body.block,
+        alpha=body.alpha,
     )
 
 
@@ -435,22 +459,9 @@ def post_critical_difference(
 ) -> dict:
     """As GET, from a JSON body; with ``save: true`` (bearer token) the result is stored as
     a ``critical-difference`` document (201)."""
-    if body.save:
-        check_write_token(settings, request.headers.get("authorization"))
-    out = _seed_variance(
-        request,
-        store,
-        "cd",
-        body.save,
-        study=body.study,
-        metric=body.metric,
-        cd=True,
-        block=body.block,
-        alpha=body.alpha,
+    return _saving(
+        body.save, request, response, settings, lambda: _critical_difference(request, store, body)
     )
-    if body.save:
-        response.status_code = 201
-    return out
 
 
 @router.get(

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from reprokg.core.errors import UsageError
+from reprokg.loaders.stability import ROW_KEYS
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web import charts
 from reprokg.service.web.analyses import ANALYSES, api_available
@@ -43,17 +44,7 @@ STABILITY_COLUMNS = [
     "decision",
 ]
 #: the observations of one study (``?part=observations&study=…``), as the analysis reads them
-OBSERVATION_COLUMNS = [
-    "experiment",
-    "algorithm",
-    "implementation",
-    "optimizer",
-    "configuration",
-    "seed",
-    "repeat",
-    "metric",
-    "value",
-]
+OBSERVATION_COLUMNS = list(ROW_KEYS)
 ID_COLUMNS = ["estimate", "dataSet", "label", "id", "approximated", "feature", "nid"]
 
 
