@@ -140,7 +140,7 @@ def _load_json(text: str, name: str, summary: LoadSummary) -> list[Document]:
     docs: list[Document] = []
     seen: dict[str, int] = {}
     raws: dict[str, int] = {}
-    claimed: dict[str, tuple[int, str]] = {}  # paper DOI -> the first record's line, title
+    claimed: dict[str, tuple[int | None, str]] = {}  # paper DOI -> the first record's line, title
     for i, (rec, line, raw) in enumerate(elements):
         summary.records += 1
         if raw in raws:
@@ -180,7 +180,7 @@ def _load_json(text: str, name: str, summary: LoadSummary) -> list[Document]:
 
 
 def _warn_on_a_shared_doi(
-    doc: Document, r: Record, claimed: dict[str, tuple[int, str]], summary: LoadSummary
+    doc: Document, r: Record, claimed: dict[str, tuple[int | None, str]], summary: LoadSummary
 ) -> None:
     """A paper DOI the source gives to records of different titles is a conflict: both
     records stay, each with its title (the passport shows them apart); the load says so
