@@ -298,8 +298,8 @@ def claims(assessments: list[Assessment]) -> list[Claim]:
         else:
             titled.append((a.claimed_title, [a]))
     if len(titled) <= 1:
-        title = titled[0][0] if titled else None
-        return [Claim(title, decisions([*(titled[0][1] if titled else []), *untitled]))]
+        only: str | None = titled[0][0] if titled else None
+        return [Claim(only, decisions([*(titled[0][1] if titled else []), *untitled]))]
     out = [Claim(t, decisions(group)) for t, group in titled]
     if untitled:
         out.append(Claim(None, decisions(untitled)))

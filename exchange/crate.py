@@ -239,7 +239,7 @@ def crate_metadata(content: CrateContent, version: str = "1.1") -> dict[str, Any
         graph.append({"@id": a, "@type": "Review", "name": f"assessment {a.rsplit('/', 1)[-1]}"})
     # the software: reprokg, with the engines it used as requirements
     engines = {k: v for k, v in sorted(content.software.items()) if k != "reprokg"}
-    reprokg = {
+    reprokg: dict[str, str | list[dict[str, str]]] = {
         "@id": REPROKG_URL,
         "@type": "SoftwareApplication",
         "name": "reprokg",
@@ -382,8 +382,8 @@ def crate_files(content: CrateContent, version: str = "1.1") -> dict[str, bytes]
     out["export/query.sparql"] = content.export_query.encode("utf-8")
     out["graph.nt"] = content.graph_ntriples
     out["graph.jsonld"] = content.graph_jsonld
-    for i, (name, text) in enumerate(sorted(content.queries.items())):
-        out[f"queries/{i}-{_slug(name)}.sparql"] = text.encode("utf-8")
+    for n, (name, text) in enumerate(sorted(content.queries.items())):
+        out[f"queries/{n}-{_slug(name)}.sparql"] = text.encode("utf-8")
     return out
 
 

@@ -11,7 +11,7 @@ rebuilt from its triples; stability, study and intrinsic-dimension results keep 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS
@@ -237,7 +237,7 @@ def evaluation_json(g: Graph) -> dict[str, Any]:
             if name is not None and x is not None:
                 scores[str(name)] = {
                     "ir_measures": str(g.value(v, RK.irMeasuresName) or name),
-                    "value": float(x),
+                    "value": float(str(x)),  # a Literal is a str: the same number
                 }
         runs.append({"run": str(run), "scores": dict(sorted(scores.items()))})
     return {"runs": runs}
@@ -294,15 +294,16 @@ def _runs_of(store: Store, g: Graph, subject: URIRef) -> list[CrateRun]:
     runs = []
     seen: set[URIRef] = set()
     for role, pred in (("original", RK.originalRun), ("reproduction", RK.reproducingRun)):
-        for i, run in enumerate(sorted(g.objects(subject, pred), key=str)):
+        for i, node in enumerate(sorted(g.objects(subject, pred), key=str)):
+            run = cast(URIRef, node)  # comparisons name their runs by IRI
             seen.add(run)
             rec = run_record(store, run, f"{role}-{i}")
             if rec is not None:
                 runs.append(rec)
     others = sorted((r for r in g.subjects(RDF.type, RK.Run) if r not in seen), key=str)
-    for i, run in enumerate(others):
-        if isinstance(run, URIRef):
-            rec = run_record(store, run, f"run-{i}")
+    for i, other in enumerate(others):
+        if isinstance(other, URIRef):
+            rec = run_record(store, other, f"run-{i}")
             if rec is not None:
                 runs.append(rec)
     return runs

@@ -214,8 +214,8 @@ class IntrinsicDimensionResult:
             None
             if b is None
             else CertifiedBounds(
-                tuple(b["discriminability"]),  # type: ignore[arg-type]
-                tuple(b["id"]),  # type: ignore[arg-type]
+                tuple(b["discriminability"]),
+                tuple(b["id"]),
                 b["relative_error"],
                 tuple(b["support"]),
             ),
@@ -330,7 +330,7 @@ def analysis(
             nm: FeatureDimension(float(dl), _num(float(v)), int(r))
             for nm, dl, v, r in zip(fs.names, fs.delta, fs.nid, fs.rank, strict=True)
         }
-        if not fs.exact and fs.nid_bounds is not None:
+        if not fs.exact and fs.nid_bounds is not None and fs.support is not None:
             lo, hi = fs.nid_bounds[:, 0], fs.nid_bounds[:, 1]
             finite = np.isfinite(hi) & (lo > 0)
             worst = float(np.max((hi[finite] - lo[finite]) / lo[finite])) if finite.any() else 0.0
@@ -466,7 +466,7 @@ def result_document(result: IntrinsicDimensionResult) -> Document:
             g.add((node, RK.featureIndex, _int(index)))
             g.add((node, RK.normalizedDiscriminability, _double(f.delta)))
             if _finite(f.id):
-                g.add((node, RK.normalizedIntrinsicDimension, _double(f.id)))  # type: ignore[arg-type]
+                g.add((node, RK.normalizedIntrinsicDimension, _double(f.id)))
             g.add((node, RK.featureRank, _int(f.rank)))
 
     for hop in result.hops or []:
@@ -568,16 +568,16 @@ def _describe(
     if delta is not None:
         g.add((node, RK.discriminability, _double(delta)))
     if _finite(id_):
-        g.add((node, RK.intrinsicDimensionValue, _double(id_)))  # type: ignore[arg-type]
+        g.add((node, RK.intrinsicDimensionValue, _double(id_)))
     if bounds is not None:
         lo, hi = bounds.discriminability
         g.add((node, RK.discriminabilityLowerBound, _double(lo)))
         g.add((node, RK.discriminabilityUpperBound, _double(hi)))
         id_lo, id_hi = bounds.id
         if _finite(id_lo):
-            g.add((node, RK.intrinsicDimensionLowerBound, _double(id_lo)))  # type: ignore[arg-type]
+            g.add((node, RK.intrinsicDimensionLowerBound, _double(id_lo)))
         if _finite(id_hi):
-            g.add((node, RK.intrinsicDimensionUpperBound, _double(id_hi)))  # type: ignore[arg-type]
+            g.add((node, RK.intrinsicDimensionUpperBound, _double(id_hi)))
         if _finite(bounds.relative_error):
-            g.add((node, RK.relativeError, _double(bounds.relative_error)))  # type: ignore[arg-type]
+            g.add((node, RK.relativeError, _double(bounds.relative_error)))
         g.add((node, RK.supportSequenceLength, _int(len(bounds.support))))

@@ -152,9 +152,9 @@ def comparison_document(study: Compared) -> Document:
             g.add((v, PROV.wasGeneratedBy, activity))
             of_run = MEAN_OF.get(name)
             if of_run is not None and side is not None:
-                run = runs.get(f"{of_run}_{SIDE_ROLE[side]}")
-                if run is not None:
-                    g.add((v, PROV.wasDerivedFrom, run))
+                mean_of = runs.get(f"{of_run}_{SIDE_ROLE[side]}")
+                if mean_of is not None:
+                    g.add((v, PROV.wasDerivedFrom, mean_of))
     # (not canonical_json: a measure may be NaN, which a comparison's JSON has written)
     source = json.dumps({"basis": basis, "result": c.to_json()}, sort_keys=True).encode()
     return result_document(

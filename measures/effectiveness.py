@@ -100,7 +100,7 @@ class _Invocation:
 
         self.measure_map = measure_map
         self.evaluator = pytrec_eval.RelevanceEvaluator(
-            qrels, list(measure_map), relevance_level=1, judged_docs_only_flag=0
+            qrels, list(measure_map), relevance_level=1, judged_docs_only_flag=False
         )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from reprokg.core.errors import LoadError
 from reprokg.core.hashing import content_hash
@@ -102,6 +102,14 @@ class RunInput:
     def subject(self) -> URIRef | None:
         self._load()
         return self._subject
+
+    def described(self) -> tuple[Graph, URIRef] | None:
+        """The run's graph and its run node, or ``None`` when it has no graph (the run
+        loader and a stored run document always name the run node with the graph)."""
+        graph, subject = self.graph, self.subject
+        if graph is None or subject is None:
+            return None
+        return graph, subject
 
     @property
     def source(self) -> Document | None:
@@ -222,8 +230,8 @@ def run_from_bytes(data: bytes, name: str) -> RunInput:
     from reprokg.loaders.ir_metadata.loader import load_run_file
 
     doc, run = load_run_file(data, name)
-    lines = next(iter(doc.attachments.values()), None)
-    if lines is None or run is None:
+    attached = next(iter(doc.attachments.values()), None)
+    if attached is None or run is None:
         raise LoadError("no run lines (topic Q0 docno rank score tag) found", source=name)
     # the loader says so when the file has no ir_metadata header
     header = not any(m.path == "ir_metadata" for m in doc.messages)
@@ -231,7 +239,7 @@ def run_from_bytes(data: bytes, name: str) -> RunInput:
         run,
         name,
         has_header=header,
-        _sha256=content_hash(lines),
+        _sha256=content_hash(attached),
         _file=data,
         _graph=doc.graph,
         _subject=doc.subject,
@@ -265,7 +273,7 @@ def run_from_store(store: Store, ref: str, field: str | None = None) -> RunInput
     runs = list(g.subjects(RDF.type, RK.Run))
     if len(runs) != 1:
         raise LoadError(f"document {iri} is not one run (found {len(runs)} runs)", source=ref)
-    subject = runs[0]
+    subject = cast("URIRef", runs[0])  # a stored document's run node is an IRI it minted
     sha = next(
         (str(s) for f in g.objects(subject, RK.runFile) for s in g.objects(f, RK.sha256)), None
     )
@@ -325,7 +333,8 @@ def qrels_from_store(store: Store, ref: str, field: str | None = None) -> QrelsI
     coll = next(
         (str(g.value(t, RK.irDatasetsId)) for t in g.subjects(DCAT.distribution, subjects[0])), None
     )
-    return QrelsInput(read_qrels(data, str(iri)), str(iri), iri, coll, sha, _subject=subjects[0])
+    qrels = cast("URIRef", subjects[0])  # a stored document's distribution is an IRI it minted
+    return QrelsInput(read_qrels(data, str(iri)), str(iri), iri, coll, sha, _subject=qrels)
 
 
 def resolve_qrels(ref: str, store: Store | None, collection: str | None = None) -> QrelsInput:

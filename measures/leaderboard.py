@@ -64,7 +64,8 @@ def score_collection(inp: RunInput, qrels: QrelsInput | None) -> URIRef | None:
     otherwise ``None`` and the scores are stored without a leaderboard (find-baselines
     cannot rank a score whose collection nobody named).
     """
-    named = run_collections(inp.graph, inp.subject) if inp.graph is not None else []
+    described = inp.described()
+    named = run_collections(*described) if described is not None else []
     if len(named) == 1:
         return named[0]
     if qrels is not None and qrels.collection:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from typing import cast
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, SKOS
@@ -134,20 +135,20 @@ def compare_runs(g1: Graph, run1: URIRef, g2: Graph, run2: URIRef) -> PrimadComp
 
 
 @cache
-def _study_kinds() -> tuple[tuple[URIRef, re.Pattern], ...]:
+def _study_kinds() -> tuple[tuple[URIRef, re.Pattern[str]], ...]:
     """Study-kind concepts and their signature patterns, read from ontology/primad.ttl."""
     g = Graph()
     path = data_dir("ontology") / "primad.ttl"
     if path.is_file():
         parse_package_file(path, graph=g)
-    kinds = []
+    kinds: list[tuple[URIRef, re.Pattern[str]]] = []
     for concept, pattern in g.subject_objects(RK.signaturePattern):
         if (concept, SKOS.inScheme, RK.StudyKindScheme) in g or (
             concept,
             RDF.type,
             SKOS.Concept,
         ) in g:
-            kinds.append((concept, re.compile(str(pattern))))
+            kinds.append((cast(URIRef, concept), re.compile(str(pattern))))  # named concepts
     return tuple(sorted(kinds, key=lambda k: str(k[0])))
 
 

@@ -35,6 +35,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -409,7 +410,7 @@ def methods_of(store: Store, rows: list[dict[str, Any]]) -> dict[tuple[str, str]
 
 def _reported(
     rows: list[dict[str, Any]],
-    counted: set[tuple[str | None, str]],
+    counted: AbstractSet[tuple[str | None, str]],
     method_of: Mapping[tuple[str, str], object],
     notes: list[str],
 ) -> list[MeasuredQuantity]:

@@ -118,9 +118,9 @@ def qra_document(result: QRAResult, software: Mapping[str, str] | None = None) -
             g.add((mn, RDFS.label, Literal(m.label)))
             g.add((mn, RK.metricValue, decimal_literal(m.value)))
             g.add((mn, RK.measurementRole, Literal(m.role)))
-            source = _iri(m.run or m.source)
-            if source is not None:
-                g.add((mn, PROV.wasDerivedFrom, source))
+            origin = _iri(m.run or m.source)
+            if origin is not None:
+                g.add((mn, PROV.wasDerivedFrom, origin))
     for i, ag in enumerate(result.agreements):
         n = node("agreement", i, ag.reproduction, ag.measure)
         g.add((a, RK.hasSetAgreement, n))
@@ -188,8 +188,8 @@ def stored_quantities(store: Store, paper: str) -> list[dict[str, Any]]:
 
 def group_stored(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows of :data:`STORED_QUERY` (one per measurement) as one dict per quantity."""
-    keep = ("qra", "document", "quantity", "label", "measure", "origin", "n", "mean")
-    keep += ("cvStar", "low", "high", "level")
+    keep: tuple[str, ...] = ("qra", "document", "quantity", "label", "measure", "origin", "n")
+    keep += ("mean", "cvStar", "low", "high", "level")
     out: dict[str, dict[str, Any]] = {}
     for r in rows:
         q = out.setdefault(r["quantity"], {k: r.get(k) for k in keep} | {"measurements": []})

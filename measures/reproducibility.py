@@ -176,7 +176,7 @@ def _ktu_all(pairs: list[tuple[np.ndarray, np.ndarray]]) -> list[float]:
     offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     span = max(int(max(int(x.max()) for x in xs)), int(max(int(y.max()) for y in ys))) + 1
     kind = np.int32 if len(todo) * span < 2**31 else np.int64  # sorts faster when it fits
-    topic = np.repeat(np.arange(len(todo), dtype=kind) * span, lengths)
+    topic: np.ndarray = np.repeat(np.arange(len(todo), dtype=kind) * span, lengths)
     kx = topic + np.concatenate(xs).astype(kind)
     by_x = np.argsort(kx)
     ky = topic + np.concatenate(ys).astype(kind)[by_x]

@@ -21,7 +21,7 @@ from reprokg.measures.registry import CROSS, SAME, Options
 from reprokg.measures.reported import Scores, evaluate_reported
 
 if TYPE_CHECKING:
-    from rdflib import Graph
+    from rdflib import Graph, URIRef
 
     from reprokg.core.document import Document
     from reprokg.core.forked import Later
@@ -61,6 +61,15 @@ class RunComparison:
         return comparison_document(self)
 
 
+def _header(inp: RunInput) -> tuple[Graph, URIRef]:
+    """The graph and run node of a run read with its ir_metadata header (the run loader
+    builds both for every header it reads)."""
+    described = inp.described()
+    if described is None:
+        raise ValueError(f"{inp.name}: a run with a header but no run graph")
+    return described
+
+
 def compare_inputs(
     qrels: QrelsInput,
     orig_base: RunInput,
@@ -83,12 +92,13 @@ def compare_inputs(
     for side, base, adv in (("original", orig_base, orig_adv), ("reproduced", rep_base, rep_adv)):
         if adv is None or not (adv.has_header or adv.document is not None):
             continue  # a run file without a header names no baseline
-        if adv.graph is None or base.graph is None:
+        adv_described, base_described = adv.described(), base.described()
+        if adv_described is None or base_described is None:
             continue
         from reprokg.measures import primad  # rdflib: only for runs with metadata
 
-        named = primad.baseline_tags(adv.graph, adv.subject)
-        tag = primad.run_tag(base.graph, base.subject)
+        named = primad.baseline_tags(*adv_described)
+        tag = primad.run_tag(*base_described)
         if named and tag not in named:
             warnings.append(
                 f"{side} advanced run names baseline(s) {', '.join(named)} but the {side} "
@@ -99,14 +109,10 @@ def compare_inputs(
     if orig_base.has_header and rep_base.has_header:
         from reprokg.measures import primad
 
-        pc = primad.compare_runs(
-            orig_base.graph, orig_base.subject, rep_base.graph, rep_base.subject
-        )
+        pc = primad.compare_runs(*_header(orig_base), *_header(rep_base))
         warnings.extend(pc.warnings)
         if orig_adv and rep_adv and orig_adv.has_header and rep_adv.has_header:
-            pa = primad.compare_runs(
-                orig_adv.graph, orig_adv.subject, rep_adv.graph, rep_adv.subject
-            )
+            pa = primad.compare_runs(*_header(orig_adv), *_header(rep_adv))
             if pa.signature != pc.signature:
                 warnings.append(
                     f"PRIMAD: the advanced runs differ as {pa.signature}, the baselines as "

@@ -86,9 +86,13 @@ def prepare(run: Run, *, depth: int | None = RUN_LENGTH, score_ordered: bool = F
         if score_ordered:
             r = score_order(r)
         elif len(r.scores) > 1 and np.any(r.scores[1:] == r.scores[:-1]):
-            if r.codes is None and ranks is None:
-                ranks = _docid_ranks(run)
-            r = break_ties(r, r.codes if r.codes is not None else ranks[t])
+            if r.codes is not None:
+                keys = r.codes
+            else:
+                if ranks is None:
+                    ranks = _docid_ranks(run)
+                keys = ranks[t]
+            r = break_ties(r, keys)
         if depth is not None and len(r.docs) > depth:
             r = r.take(slice(0, depth))
         topics[t] = r

@@ -10,11 +10,12 @@ dates), so a test can regenerate it and compare with the committed file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
+from typing import TypeGuard
 
 from rdflib import OWL, RDF, RDFS, Graph, Literal, URIRef
 from rdflib.namespace import DCTERMS, SKOS
+from rdflib.term import Node
 
 from reprokg.core.namespaces import ONTOLOGY_IRI, PREFIXES, RK, VANN, new_graph
 from reprokg.core.rdf_parse import parse_package_file
@@ -50,13 +51,13 @@ def _en(g: Graph, s: URIRef, p: URIRef) -> str:
     return "; ".join(values)
 
 
-def _restriction(g: Graph, node: object) -> str | None:
-    prop = g.value(node, OWL.onProperty)  # type: ignore[arg-type]
+def _restriction(g: Graph, node: Node) -> str | None:
+    prop = g.value(node, OWL.onProperty)
     for kind, word in ((OWL.someValuesFrom, "some"), (OWL.allValuesFrom, "only")):
-        target = g.value(node, kind)  # type: ignore[arg-type]
+        target = g.value(node, kind)
         if prop is not None and target is not None:
             return f"{_curie(prop)} {word} {_curie(target)}"
-    members = g.value(node, OWL.unionOf)  # type: ignore[arg-type]
+    members = g.value(node, OWL.unionOf)
     if members is not None:
         return " or ".join(_curie(m) for m in g.items(members))
     return None
@@ -74,14 +75,18 @@ def _related(g: Graph, s: URIRef, p: URIRef) -> list[str]:
     return sorted(out)
 
 
+def _ours(t: Node) -> TypeGuard[URIRef]:
+    """A term of this ontology (an IRI in the rk: namespace)."""
+    return isinstance(t, URIRef) and str(t).startswith(str(RK))
+
+
 def _module_section(name: str, g: Graph) -> list[str]:
-    ours: Callable[[object], bool] = lambda t: isinstance(t, URIRef) and str(t).startswith(str(RK))  # noqa: E731
     lines = [f"## Module `{name}`", ""]
     comment = [ln[1:].strip() for ln in _header_comment(name)]
     if comment:
         lines += [" ".join(comment), ""]
     for kind, title in _KINDS:
-        terms = sorted(t for t in g.subjects(RDF.type, kind) if ours(t))
+        terms = sorted(t for t in g.subjects(RDF.type, kind) if _ours(t))
         if not terms:
             continue
         lines += [f"### {title}", ""]
@@ -109,7 +114,7 @@ def _module_section(name: str, g: Graph) -> list[str]:
             lines += [f"- {f}" for f in facts]
             if facts:
                 lines.append("")
-    schemes = sorted(t for t in g.subjects(RDF.type, SKOS.ConceptScheme) if ours(t))
+    schemes = sorted(t for t in g.subjects(RDF.type, SKOS.ConceptScheme) if _ours(t))
     for scheme in schemes:
         lines += [f"### Concept scheme `{_curie(scheme)}` — {_md(_en(g, scheme, RDFS.label))}", ""]
         lines += [_md(_en(g, scheme, SKOS.definition)), ""]
@@ -121,14 +126,16 @@ def _module_section(name: str, g: Graph) -> list[str]:
             "|---|---|---|---|---|---|",
         ]
         concepts = sorted(
-            (c for c in g.subjects(SKOS.inScheme, scheme) if ours(c)),
+            (c for c in g.subjects(SKOS.inScheme, scheme) if _ours(c)),
             key=lambda c: (_sort_notation(g.value(c, SKOS.notation)), str(c)),
         )
         for c in concepts:
             notes = "; ".join(
                 x for x in (_en(g, c, SKOS.scopeNote), _en(g, c, SKOS.editorialNote)) if x
             )
-            match = ", ".join(f"`{_curie(m)}`" for m in sorted(g.objects(c, SKOS.closeMatch)))
+            match = ", ".join(
+                f"`{_curie(m)}`" for m in sorted(g.objects(c, SKOS.closeMatch), key=str)
+            )
             if match:
                 notes = (notes + "; " if notes else "") + f"close match {match}"
             lines.append(
@@ -138,7 +145,9 @@ def _module_section(name: str, g: Graph) -> list[str]:
                         _md(g.value(c, SKOS.notation) or ""),
                         f"`{_curie(c)}`",
                         _md(_en(g, c, SKOS.prefLabel)),
-                        ", ".join(f"`{_curie(b)}`" for b in sorted(g.objects(c, SKOS.broader))),
+                        ", ".join(
+                            f"`{_curie(b)}`" for b in sorted(g.objects(c, SKOS.broader), key=str)
+                        ),
                         _md(_en(g, c, SKOS.definition)),
                         _md(notes),
                     ]
@@ -149,7 +158,7 @@ def _module_section(name: str, g: Graph) -> list[str]:
     return lines
 
 
-def _sort_notation(n: object) -> tuple:
+def _sort_notation(n: object) -> tuple[int, str, int, str]:
     text = str(n or "")
     head = text.rstrip("0123456789")
     tail = text[len(head) :]
@@ -180,6 +189,7 @@ def render() -> str:
         for t in g:
             merged.add(t)
     onto = URIRef(ONTOLOGY_IRI)
+    imports = sorted(merged.objects(onto, OWL.imports), key=str)
     lines = [
         "# reprokg ontology reference",
         "",
@@ -196,7 +206,7 @@ def render() -> str:
         f"| preferred prefix | `{merged.value(onto, VANN.preferredNamespacePrefix) or ''}:` = "
         f"`{merged.value(onto, VANN.preferredNamespaceUri) or ''}` |",
         f"| license | {merged.value(onto, DCTERMS.license) or ''} |",
-        f"| imports | {', '.join(f'`{i}`' for i in sorted(merged.objects(onto, OWL.imports)))} |",
+        f"| imports | {', '.join(f'`{i}`' for i in imports)} |",
         "",
         _md(_en(merged, onto, DCTERMS.description)),
         "",

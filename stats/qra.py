@@ -83,7 +83,7 @@ class QRA:
     scale_min: float
     level: float
 
-    def to_json(self) -> dict[str, float | int]:
+    def to_json(self) -> dict[str, float | int | None]:
         return {k: _finite(v) for k, v in self.__dict__.items()}
 
 

@@ -100,7 +100,7 @@ def analyze_frames(
     if findings.empty:
         findings = pd.DataFrame(columns=["audit", "publication", "attribute", "scope"])
     pubs = sorted(set(findings["publication"]) | set(publications or []))
-    attrs_of = {p: set() for p in pubs}
+    attrs_of: dict[str, set[str]] = {p: set() for p in pubs}
     for p, a in zip(findings["publication"], findings["attribute"], strict=True):
         attrs_of[p].add(a)
     used = [a for a in ATTRIBUTES if any(a in s for s in attrs_of.values())]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 
 @dataclass(frozen=True)
@@ -66,12 +67,12 @@ def concepts(
         return intent_of(extent_of(intent))
 
     found: list[tuple[int, int]] = []
-    a = closure(0)
+    intent = closure(0)
     while True:
-        found.append((extent_of(a), a))
-        if a == full:
+        found.append((extent_of(intent), intent))
+        if intent == full:
             break
-        a = _next_closure(a, m, closure)
+        intent = _next_closure(intent, m, closure)
 
     def names(mask: int, items: Sequence[str], width: int, msb_first: bool) -> tuple[str, ...]:
         if msb_first:
@@ -99,7 +100,10 @@ def _next_closure(a: int, m: int, closure: Callable[[int], int]) -> int:
     raise AssertionError("no next closure: the full set was not reached")
 
 
-def covering_pairs(elements: Sequence[Hashable], leq: Callable[[Hashable, Hashable], bool]):
+H = TypeVar("H", bound=Hashable)
+
+
+def covering_pairs(elements: Sequence[H], leq: Callable[[H, H], bool]) -> list[tuple[H, H]]:
     """Hasse diagram of a finite partial order: pairs (x, y), x < y, nothing strictly between.
 
     ``leq`` must be reflexive, antisymmetric and transitive on ``elements``. Quadratic in

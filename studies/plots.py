@@ -6,7 +6,7 @@ Rendering (SVG text kept as text, no dates, PNG at 130 dpi) is the survey charts
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import matplotlib
 
@@ -35,7 +35,7 @@ def _tidy(ax: object) -> None:
 
 def grouped_bars(
     groups: Sequence[str],
-    series: dict[str, Sequence[float]],
+    series: Mapping[str, Sequence[float]],
     *,
     ylabel: str,
     title: str,

@@ -34,7 +34,7 @@ scored 0 (published) or dropped (corrected).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, SupportsInt, cast
 
 import numpy as np
 import pandas as pd
@@ -291,7 +291,7 @@ def anova_second(f: pd.DataFrame, method: str = PUBLISHED) -> dict[str, dict[str
 
 def _anova_test(r: ss.TestResult, f: pd.DataFrame, base: pd.Series, method: str) -> dict[str, Any]:
     detail = dict(r.detail or {})
-    n = int(detail.pop("n"))
+    n = int(cast(SupportsInt, detail.pop("n")))  # the ANOVA's row count
     out = _test(ss.TestResult(r.method, r.statistic, r.p, r.df, detail), n)
     # how many rows of the ANOVA's population had no numeric score
     unscored = int((base & ~f["scored"]).sum())

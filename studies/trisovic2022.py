@@ -233,6 +233,8 @@ def _combined(inputs: Inputs, cleaning: bool) -> tuple[dict[str, Any], pd.DataFr
     dfe = df[df.result.notnull()]  # cell 29
     n = len(dfe)
     success = int((dfe.result == "success").sum())
+    datasets = int(dfe.doi.nunique())
+    with_success = int(dfe[dfe.result == "success"].doi.nunique())
     out = {
         "merged_rows_r32_r36": merged_32_36,
         "merged_rows": merged,
@@ -248,10 +250,10 @@ def _combined(inputs: Inputs, cleaning: bool) -> tuple[dict[str, Any], pd.DataFr
         "success_rate": _rate(success, n),
         "error_rate": _rate(n - success, n),
         # cells 66-70: a data set succeeds when one of its files does
-        "datasets": int(dfe.doi.nunique()),
-        "datasets_with_success": int(dfe[dfe.result == "success"].doi.nunique()),
+        "datasets": datasets,
+        "datasets_with_success": with_success,
     }
-    out["dataset_success_rate"] = _rate(out["datasets_with_success"], out["datasets"])
+    out["dataset_success_rate"] = _rate(with_success, datasets)
     return out, df
 
 

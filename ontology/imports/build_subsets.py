@@ -16,9 +16,11 @@ from __future__ import annotations
 import importlib
 import re
 from pathlib import Path
+from typing import TypeGuard
 
 from rdflib import OWL, RDF, RDFS, XSD, Graph, Literal, Namespace, URIRef
 from rdflib.namespace import SH
+from rdflib.term import Node
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -188,7 +190,10 @@ def _our_graphs() -> tuple[Graph, Graph]:
 def _comment(module: str | None, local: str) -> str | None:
     if module is None:
         return None
-    src = Path(importlib.import_module(f"rdflib.namespace.{module}").__file__).read_text()
+    file = importlib.import_module(f"rdflib.namespace.{module}").__file__
+    if file is None:  # a namespace package: no source to read comments from
+        return None
+    src = Path(file).read_text()
     m = re.search(rf"^\s+{re.escape(local)}: URIRef\s+#\s*(.+)$", src, re.MULTILINE)
     if not m or m.group(1).strip() == local:
         return None
@@ -199,10 +204,10 @@ def classify(onto: Graph, shapes: Graph, ns: Namespace) -> dict[URIRef, URIRef]:
     """Foreign term -> OWL type, from how our ontology and shapes use it."""
     kinds: dict[URIRef, URIRef] = {}
 
-    def is_ns(t: object) -> bool:
+    def is_ns(t: object) -> TypeGuard[URIRef]:
         return isinstance(t, URIRef) and str(t).startswith(str(ns))
 
-    def prop_kind(sub: URIRef) -> URIRef:
+    def prop_kind(sub: Node) -> URIRef:
         if (sub, RDF.type, OWL.DatatypeProperty) in onto:
             return OWL.DatatypeProperty
         if (sub, RDF.type, OWL.AnnotationProperty) in onto:
