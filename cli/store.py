@@ -269,11 +269,11 @@ def cmd_query(args: argparse.Namespace) -> int:
             )
         if page is not None:
             footer = page_footer(page)
+            if page.truncated and args.format != "table":  # stdout stays the result
+                print(f"reprokg query: {footer[1:-1]}", file=sys.stderr)
         if _no_rows(res):  # an empty answer says what was looked for
             bound = ", ".join(f"{k}={v}" for k, v in sorted(params.items())) or "no --param"
             footer = f"(0 rows: {args.name} with {bound})"
-            if page.truncated and args.format != "table":  # stdout stays the result
-                print(f"reprokg query: {footer[1:-1]}", file=sys.stderr)
     else:
         if args.all:
             raise UsageError("--all applies to a named query (--name); write no LIMIT instead")

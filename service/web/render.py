@@ -244,6 +244,14 @@ def short(iri: str | None) -> str:
     return identifier_label(iri) or iri
 
 
+_IRI_IN_TEXT = re.compile(r"https?://[^\s,;()<>\"']+?(?='s\b|[.,;:)]?(?:\s|$))")
+
+
+def labelled_text(text: str | None) -> str:
+    """Free text (a verdict's caveat) with each IRI in it read as its label (``short``)."""
+    return _IRI_IN_TEXT.sub(lambda m: short(m.group(0)), text or "")
+
+
 #: context entries that hold no IRIs a person reads (SPARQL text, links to formats)
 _NOT_SHOWN = frozenset({"sparql_behind", "alternates", "config", "request", "nav"})
 
@@ -294,7 +302,12 @@ def bare_doi(doi: str) -> str:
 
 
 templates.env.filters.update(
-    href=_href_filter, short=short, idlink=_id_filter, bare_doi=bare_doi, link=linkable
+    href=_href_filter,
+    short=short,
+    idlink=_id_filter,
+    bare_doi=bare_doi,
+    link=linkable,
+    labelled=labelled_text,
 )
 templates.env.globals.update(fmt_num=fmt_num, anchor=anchor)
 
