@@ -112,8 +112,9 @@ def test_passport_shows_badge_replication_and_computed_verdict(
     verdict = next(r for r in rows if "rule arp-within-5pct" in r)
     assert "computed" in verdict.lower()
     summary = page.locator("#verdict-summary").inner_text()
-    for source in ("ReproDB", "ReScience C", "computed"):
-        assert source in summary, summary
+    # one line per kind of evidence, never one sum over kinds
+    for kind in ("committee: results reproduced", "replication by others", "computed verdict"):
+        assert kind in summary, summary
     # the verdict section comes before the facts: the passport leads with the answer
     order = page.evaluate("[...document.querySelectorAll('h2')].map(h => h.id || h.textContent)")
     assert order.index("verdict-heading") < order.index("facts")
@@ -139,12 +140,15 @@ def test_papers_not_reproduced_equals_sparql(
         for r in evidence_store.query(
             """PREFIX rk: <https://w3id.org/reprokg/ontology#>
             PREFIX schema: <http://schema.org/>
+            PREFIX prov: <http://www.w3.org/ns/prov#>
             SELECT DISTINCT ?paper WHERE {
-              ?paper a schema:ScholarlyArticle .
-              { ?a rk:assessedWork ?paper ; rk:outcome rk:OutcomeNotReproduced }
-              UNION { ?report rk:reproduces ?paper .
-                      ?a rk:reproductionReport ?report ; rk:outcome rk:OutcomeNotReproduced }
-              UNION { ?a rk:auditedPublication ?paper ; rk:outcome rk:OutcomeNotReproduced }
+              { ?paper a schema:ScholarlyArticle } UNION { ?paper a rk:ReplicationPackage }
+              { ?a rk:assessedWork ?paper }
+              UNION { ?report rk:reproduces ?paper . ?a rk:reproductionReport ?report }
+              UNION { ?a rk:reproductionReport ?paper }
+              UNION { ?a rk:auditedPublication ?paper }
+              ?a rk:outcome rk:OutcomeNotReproduced .
+              FILTER NOT EXISTS { ?later prov:wasRevisionOf ?a ; a rk:ReproductionAssessment }
             }"""
         ).rows
     }
