@@ -203,6 +203,9 @@ class PaperIndex:
             if rec is None:  # a comparison or run a computed verdict judges: not a paper
                 continue
             rec.title = rec.title or w.title or ""
+            if w.summary.conflict:  # as the passport: no one title, each claim named
+                claimed = [c.title for c in w.summary.claims if c.title]
+                rec.title = f"DOI claimed by {len(claimed)} works: " + " / ".join(claimed)
             rec.outcomes = set(w.outcomes)
             rec.sources |= w.document_kinds
             rec.conflict = w.summary.conflict
