@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from reprokg.evidence.assessments import Summary, fold, summarise
-from reprokg.evidence.passport import ASSESSMENTS, query
+from reprokg.evidence.passport import ASSESSMENTS
+from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
 from reprokg.store.base import Store
 
@@ -87,7 +88,7 @@ def fold_works(rows: Iterable[Mapping[str, Any]]) -> dict[str, WorkOutcome]:
 def work_outcomes(store: Store) -> dict[str, WorkOutcome]:
     """Every assessed work's answer, by work IRI (one query; the web layer caches it per
     store generation)."""
-    return fold_works(select_rows(store, query(ASSESSMENTS).bind({})))
+    return fold_works(select_rows(store, package_query(ASSESSMENTS).bind({})))
 
 
 def outcomes(

@@ -16,7 +16,7 @@ from typing import Any
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.core.identifiers import doi_iri
 from reprokg.evidence.assessments import Decision, Summary, fold, summarise
-from reprokg.sparql.named import NamedQuery, NamedQueryError, Param, package_query, to_term
+from reprokg.sparql.named import NamedQueryError, Param, package_query, to_term
 from reprokg.sparql.rows import select_dicts
 from reprokg.store.base import Store
 
@@ -64,17 +64,13 @@ def work_iri(doi: str | None, iri: str | None) -> str:
     raise UsageError("give doi= (a DOI) or iri= (the publication's IRI)")
 
 
-def query(path: str) -> NamedQuery:
-    return package_query(path)
-
-
 def sparql(work: str) -> dict[str, tuple[str, str]]:
     """Each passport query's (title, SPARQL bound to ``work``), by its path."""
-    return {p: (query(p).title, query(p).bind({"paper": work})) for p in QUERIES}
+    return {p: (package_query(p).title, package_query(p).bind({"paper": work})) for p in QUERIES}
 
 
 def _rows(store: Store, path: str, work: str) -> list[dict[str, Any]]:
-    return select_dicts(store, query(path).bind({"paper": work}))
+    return select_dicts(store, package_query(path).bind({"paper": work}))
 
 
 def ordered_authors(authors: list[dict], order: list[dict]) -> list[dict]:
@@ -204,7 +200,7 @@ def passport(store: Store, work: str) -> Passport:
     facts = _rows(store, FACTS, work)
     found = fold(_rows(store, ASSESSMENTS, work))
     if not found and not _is_work(facts):
-        owners = select_dicts(store, query(ARTIFACT_WORKS).bind({"location": work}))
+        owners = select_dicts(store, package_query(ARTIFACT_WORKS).bind({"location": work}))
         if len(owners) == 1:
             out = passport(store, str(owners[0]["paper"]))
             out.resolved_from = work

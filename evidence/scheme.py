@@ -13,16 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from reprokg.loaders.evidence import SLUGS
+
 RK = "https://w3id.org/reprokg/ontology#"
 
-#: outcome concept -> slug (the URL and JSON value), in the order views list them
-OUTCOME_SLUGS: dict[str, str] = {
-    RK + "OutcomeReproduced": "reproduced",
-    RK + "OutcomePartiallyReproduced": "partially-reproduced",
-    RK + "OutcomeNotReproduced": "not-reproduced",
-    RK + "OutcomeInconclusive": "inconclusive",
-    RK + "OutcomeNotAttempted": "not-attempted",
-}
+#: outcome concept -> slug (the URL and JSON value), in the order views list them: the
+#: loaders' own table (``loaders/evidence.py``), so a slug is written and read one way
+OUTCOME_SLUGS: dict[str, str] = SLUGS
 OUTCOME_ORDER: tuple[str, ...] = tuple(OUTCOME_SLUGS.values())
 #: slug -> words, for a kind that does not word it its own way
 OUTCOME_WORDS: dict[str, str] = {

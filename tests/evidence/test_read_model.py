@@ -19,7 +19,8 @@ import pytest
 
 from reprokg.evidence.assessments import fold, summarise
 from reprokg.evidence.outcomes import OutcomeFilters, outcomes, work_outcomes
-from reprokg.evidence.passport import ASSESSMENTS, passport, query
+from reprokg.evidence.passport import ASSESSMENTS, passport
+from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_dicts
 from reprokg.store import open_store
 
@@ -54,7 +55,7 @@ def test_the_list_says_of_every_work_what_its_passport_says(field_store: Path) -
         differ = []
         for i in range(0, len(works), 400):
             bound: dict[str, list[dict]] = defaultdict(list)
-            q = query(ASSESSMENTS).bind({"paper": works[i : i + 400]})
+            q = package_query(ASSESSMENTS).bind({"paper": works[i : i + 400]})
             for r in select_dicts(store, q):
                 bound[r["paper"]].append(r)
             for work in works[i : i + 400]:
@@ -117,7 +118,7 @@ def test_one_committee_decision_through_two_sources_counts_once(field_store: Pat
     decision with both sources; and no work has two committee decisions in force for one
     venue, year and outcome."""
     with open_store(field_store, read_only=True) as store:
-        rows = select_dicts(store, query(ASSESSMENTS).bind({}))
+        rows = select_dicts(store, package_query(ASSESSMENTS).bind({}))
     by_work: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_work[r["paper"]].append(r)
