@@ -274,27 +274,38 @@ def demo_cache_dir(setting: str) -> Path | None:
     return Path(setting) if setting else Path.home() / ".cache" / "reprokg"
 
 
+def build_or_restore(store: Store) -> tuple[dict[str, int], list[str]]:
+    """The shipped demo store restored into the empty ``store`` (one bulk load,
+    :mod:`reprokg.service.demo_bundle`), or, without a bundle of this version, the demo
+    built from the examples; the banner's counts and requests."""
+    from reprokg.service.demo_bundle import restore_bundle
+
+    restored = restore_bundle(store)
+    if restored is not None:
+        return restored
+    return load_demo(store), demo_requests(store)
+
+
 def prepare_demo(target: str, cache: Path | None) -> tuple[dict[str, int], list[str]]:
     """Fill the fresh store folder ``target`` with the demo data: a copy of the demo store
     built once per :func:`demo_fingerprint` under ``cache`` (built now if missing), or,
     without a cache, loaded now. The load's counts and the example requests.
 
-    Loading and validating every example, evaluating the runs and analysing the studies
-    takes ~10 s here (more on a busy machine, and more as the bundled data grows); copying
-    the finished store takes milliseconds, so ``serve --demo`` answers in seconds.
+    The first build restores the demo store the package ships (:func:`build_or_restore`);
+    copying the finished store into each new folder takes milliseconds.
     """
     from reprokg.store import open_store
 
     if cache is None:
         with open_store(target) as store:
-            return load_demo(store), demo_requests(store)
+            return build_or_restore(store)
     entry = cache / f"demo-{demo_fingerprint()}"
     if not (entry / "demo.json").is_file():
         cache.mkdir(parents=True, exist_ok=True)
         build = Path(tempfile.mkdtemp(prefix=".building-", dir=cache))
         try:
             with open_store(str(build / "store")) as store:
-                counts, requests = load_demo(store), demo_requests(store)
+                counts, requests = build_or_restore(store)
             info = {"counts": counts, "requests": requests}
             (build / "demo.json").write_text(json.dumps(info), encoding="utf-8")
             with suppress(OSError):  # atomic; another process may have won the race

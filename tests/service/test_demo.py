@@ -220,15 +220,14 @@ def test_the_demo_store_is_built_once_and_copied(tmp_path, monkeypatch) -> None:
 
     builds = []
 
-    def fake_load(store) -> dict[str, int]:
+    def fake_build(store) -> tuple[dict[str, int], list[str]]:
         builds.append(1)
         g = Graph()
         g.add((URIRef("urn:x"), URIRef("urn:p"), Literal(len(builds))))
         store.add_document(URIRef(f"urn:doc:{len(builds)}"), g)
-        return {"added": 1}
+        return {"added": 1}, ["/health"]
 
-    monkeypatch.setattr(demo, "load_demo", fake_load)
-    monkeypatch.setattr(demo, "demo_requests", lambda store: ["/health"])
+    monkeypatch.setattr(demo, "build_or_restore", fake_build)
     cache = tmp_path / "cache"
     first, second = tmp_path / "a", tmp_path / "b"
     assert demo.prepare_demo(str(first), cache) == ({"added": 1}, ["/health"])

@@ -1,0 +1,108 @@
+"""The demo store shipped ready-made: the first ``serve --demo`` restores it, not rebuilds it.
+
+Building the demo store (every example loaded and validated, the runs evaluated and
+compared, the stability studies analysed) costs tens of seconds on a 2-core machine, and
+the very first start of a newcomer is the one that pays it. The build's result is
+therefore shipped with the package as a dump (``service/demo_bundle/``): the documents'
+quads (``dump.nq.gz``, N-Quads, lines sorted), the originals ingest kept
+(``blobs.tar.gz``), and the counts and example requests the banner prints (``demo.json``).
+Restoring it is one bulk load.
+
+The bundle is a build product, so it can go stale: ``tests/service/test_demo_bundle.py``
+builds the demo store from the examples and fails unless the bundle holds the same
+quads (timestamps aside, blank nodes canonicalised) and the same originals; rebuild it
+with ``python -m reprokg.service.demo_bundle``. A bundle written by another reprokg
+version is not used (the demo is then built from the examples, as before).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import tarfile
+import tempfile
+from pathlib import Path
+
+from reprokg import __version__
+from reprokg.core.resources import data_dir
+from reprokg.store.base import Store
+
+#: the bundle's folder in the package
+BUNDLE = "service/demo_bundle"
+DUMP, BLOBS, INFO = "dump.nq.gz", "blobs.tar.gz", "demo.json"
+#: literals that say *when* a document was stored: they differ between two builds
+TIME_PREDICATES = (
+    "<http://www.w3.org/ns/prov#generatedAtTime>",
+    "<http://www.w3.org/ns/prov#endedAtTime>",
+)
+
+
+def bundle_info() -> dict | None:
+    """The bundle's ``demo.json`` when a bundle of this version ships, else None."""
+    folder = data_dir(BUNDLE)
+    if not all(folder.joinpath(n).is_file() for n in (DUMP, BLOBS, INFO)):
+        return None
+    info = json.loads(folder.joinpath(INFO).read_text(encoding="utf-8"))
+    return info if info.get("version") == __version__ else None
+
+
+def restore_bundle(store: Store) -> tuple[dict[str, int], list[str]] | None:
+    """Restore the shipped demo store into the empty ``store``; the banner's counts and
+    requests (None: no usable bundle, the caller builds the demo)."""
+    info = bundle_info()
+    if info is None:
+        return None
+    folder = data_dir(BUNDLE)
+    with folder.joinpath(DUMP).open("rb") as raw, gzip.GzipFile(fileobj=raw) as quads:
+        store.restore(quads)  # type: ignore[arg-type]  # GzipFile is a binary stream
+    if store.blob_dir is not None:
+        store.blob_dir.mkdir(parents=True, exist_ok=True)
+        with (
+            folder.joinpath(BLOBS).open("rb") as raw,
+            tarfile.open(fileobj=raw, mode="r:gz") as tar,
+        ):
+            # package data of our own making; the "data" filter refuses links and escapes
+            tar.extractall(store.blob_dir, filter="data")
+    return dict(info["counts"]), list(info["requests"])
+
+
+def dump_lines(store: Store) -> list[bytes]:
+    """The store's document quads as sorted N-Quads lines (a build's comparable form)."""
+    out = io.BytesIO()
+    store.dump(out, "nquads")
+    return sorted(line for line in out.getvalue().splitlines() if line)
+
+
+def write_bundle(folder: Path) -> dict:
+    """Build the demo store from the examples and write its bundle into ``folder``."""
+    from reprokg.service.demo import demo_requests, load_demo
+    from reprokg.store import open_store
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="reprokg-demo-bundle-") as tmp:
+        with open_store(str(Path(tmp) / "store")) as store:
+            counts, requests = load_demo(store), demo_requests(store)
+            lines = dump_lines(store)
+            blob_dir = store.blob_dir
+        with gzip.GzipFile(folder / DUMP, "wb", compresslevel=9, mtime=0) as fh:
+            fh.write(b"\n".join(lines) + b"\n")
+        with tarfile.open(folder / BLOBS, "w:gz", compresslevel=9) as tar:
+            files = sorted(p for p in blob_dir.rglob("*") if p.is_file()) if blob_dir else []
+            for path in files:
+                member = tar.gettarinfo(str(path), arcname=str(path.relative_to(blob_dir)))
+                member.mtime, member.uid, member.gid = 0, 0, 0
+                member.uname = member.gname = ""
+                with path.open("rb") as fh:
+                    tar.addfile(member, fh)
+    info = {"version": __version__, "counts": counts, "requests": requests}
+    (folder / INFO).write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", "utf-8")
+    return info
+
+
+if __name__ == "__main__":  # python -m reprokg.service.demo_bundle: rebuild the bundle
+    import reprokg
+
+    target = Path(reprokg.__file__).resolve().parent / BUNDLE
+    print(json.dumps(write_bundle(target)["counts"], indent=1))
+    print(f"wrote {target}")
