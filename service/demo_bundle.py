@@ -88,9 +88,9 @@ def write_bundle(folder: Path) -> dict:
         with gzip.GzipFile(folder / DUMP, "wb", compresslevel=9, mtime=0) as fh:
             fh.write(b"\n".join(lines) + b"\n")
         with tarfile.open(folder / BLOBS, "w:gz", compresslevel=9) as tar:
-            files = sorted(p for p in blob_dir.rglob("*") if p.is_file()) if blob_dir else []
-            for path in files:
-                member = tar.gettarinfo(str(path), arcname=str(path.relative_to(blob_dir)))
+            root = blob_dir or Path(tmp) / "no-blobs"
+            for path in sorted(p for p in root.rglob("*") if p.is_file()):
+                member = tar.gettarinfo(str(path), arcname=str(path.relative_to(root)))
                 member.mtime, member.uid, member.gid = 0, 0, 0
                 member.uname = member.gname = ""
                 with path.open("rb") as fh:
