@@ -315,3 +315,13 @@ def prepare_demo(target: str, cache: Path | None) -> tuple[dict[str, int], list[
     info = json.loads((entry / "demo.json").read_text(encoding="utf-8"))
     shutil.copytree(entry / "store", target, dirs_exist_ok=True)
     return info["counts"], info["requests"]
+
+
+if __name__ == "__main__":  # python -m reprokg.service.demo: rebuild the shipped demo store
+    import reprokg
+    from reprokg.service.demo_bundle import BUNDLE, write_bundle
+
+    target = Path(reprokg.__file__).resolve().parent / BUNDLE
+    built = write_bundle(target, lambda store: (load_demo(store), demo_requests(store)))
+    print(json.dumps(built["counts"], indent=1))
+    print(f"wrote {target}")

@@ -11,7 +11,7 @@ Restoring it is one bulk load.
 The bundle is a build product, so it can go stale: ``tests/service/test_demo_bundle.py``
 builds the demo store from the examples and fails unless the bundle holds the same
 quads (timestamps aside, blank nodes canonicalised) and the same originals; rebuild it
-with ``python -m reprokg.service.demo_bundle``. A bundle written by another reprokg
+with ``python -m reprokg.service.demo``. A bundle written by another reprokg
 version is not used (the demo is then built from the examples, as before).
 """
 
@@ -22,6 +22,7 @@ import io
 import json
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from reprokg import __version__
@@ -74,15 +75,15 @@ def dump_lines(store: Store) -> list[bytes]:
     return sorted(line for line in out.getvalue().splitlines() if line)
 
 
-def write_bundle(folder: Path) -> dict:
-    """Build the demo store from the examples and write its bundle into ``folder``."""
-    from reprokg.service.demo import demo_requests, load_demo
+def write_bundle(folder: Path, build: Callable[[Store], tuple[dict[str, int], list[str]]]) -> dict:
+    """Build the demo store with ``build`` (the examples loaded and analysed, the banner's
+    counts and requests returned) and write its bundle into ``folder``."""
     from reprokg.store import open_store
 
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="reprokg-demo-bundle-") as tmp:
         with open_store(str(Path(tmp) / "store")) as store:
-            counts, requests = load_demo(store), demo_requests(store)
+            counts, requests = build(store)
             lines = dump_lines(store)
             blob_dir = store.blob_dir
         with gzip.GzipFile(folder / DUMP, "wb", compresslevel=9, mtime=0) as fh:
@@ -98,11 +99,3 @@ def write_bundle(folder: Path) -> dict:
     info = {"version": __version__, "counts": counts, "requests": requests}
     (folder / INFO).write_text(json.dumps(info, indent=1, sort_keys=True) + "\n", "utf-8")
     return info
-
-
-if __name__ == "__main__":  # python -m reprokg.service.demo_bundle: rebuild the bundle
-    import reprokg
-
-    target = Path(reprokg.__file__).resolve().parent / BUNDLE
-    print(json.dumps(write_bundle(target)["counts"], indent=1))
-    print(f"wrote {target}")

@@ -14,7 +14,7 @@ from reprokg.service.demo import load_demo, prepare_demo
 from reprokg.service.demo_bundle import BLOBS, BUNDLE, DUMP, TIME_PREDICATES, dump_lines
 from reprokg.store import open_store
 
-REBUILD = "stale demo bundle: rebuild it with `python -m reprokg.service.demo_bundle`"
+REBUILD = "stale demo bundle: rebuild it with `python -m reprokg.service.demo`"
 
 
 def _canonical(lines: list[bytes]) -> set[ox.Quad]:
