@@ -183,10 +183,12 @@ def _compare_runs(args: argparse.Namespace) -> int:
                 runs += cast("list[RunInput | None]", steps[0].result())
             else:
                 runs += [resolve_run(r, store) if r else None for r in refs[2:]]
+            orig_base, rep_base = runs[0], runs[1]
+            assert orig_base is not None and rep_base is not None  # required arguments
             study = compare_inputs(
                 qrels,
-                runs[0],
-                runs[1],
+                orig_base,
+                rep_base,
                 runs[2],
                 runs[3],
                 qrels_rpl,
@@ -203,6 +205,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
         if args.save:
             from reprokg.measures.comparison_document import save_comparison
 
+            assert store is not None  # --save opened it
             out["iri"] = save_comparison(store, study)
             tell(f"saved the comparison as {out['iri']} in the store {store_location(args.store)}")
             if rules:

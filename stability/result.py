@@ -407,9 +407,9 @@ class StabilityResult:
             g.add((t, RK.decision, DECISIONS[outcome.decision]))
             g.add((t, RK.significanceLevel, double_literal(self.alpha)))
             g.add((t, PROV.wasGeneratedBy, activity))
-            term = {"H1": "repeat", "H2": "seed"}.get(h)
-            test = self.random_effects_tests.get(term) if term is not None else None
-            if test is not None and test.lrt is not None:
+            random_term = {"H1": "repeat", "H2": "seed"}.get(h)
+            test = self.random_effects_tests.get(random_term) if random_term else None
+            if test is not None and test.lrt is not None and test.df is not None:
                 g.add((t, RK.testStatistic, decimal_literal(float(test.lrt))))
                 g.add((t, RK.degreesOfFreedom, double_literal(test.df)))
         return g

@@ -23,15 +23,16 @@ from pyshacl.constraints.sparql.sparql_based_constraints import SPARQLBasedConst
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF, SH
 from rdflib.plugins.sparql import prepareQuery
+from rdflib.term import Node
 
 from reprokg.core.namespaces import RK
 from reprokg.validation.report import Result
 from reprokg.validation.shapes import shapes_graph
 
 
-def _source_path(shapes: Graph, shape: object, result_path: object) -> str | None:
+def _source_path(shapes: Graph, shape: Node | None, result_path: Node | None) -> str | None:
     if shape is not None:
-        sp = shapes.value(shape, RK.sourcePath)  # type: ignore[arg-type]
+        sp = shapes.value(shape, RK.sourcePath)
         if sp is not None:
             return str(sp)
     if isinstance(result_path, URIRef):
@@ -56,7 +57,7 @@ def _install_prepared_query_cache() -> None:
     original = SPARQLBasedConstraint._validate_sparql_query
     prepared = _prepared
 
-    def validate_sparql_query(self, query, init_binds, target_graph):  # type: ignore[no-untyped-def]
+    def validate_sparql_query(self, query, init_binds, target_graph):
         if isinstance(query, str):
             # a text rdflib cannot parse goes on as text: pyshacl reports it as it always did
             with contextlib.suppress(Exception):
@@ -82,7 +83,7 @@ class _ParameterList(list):
     def __contains__(self, item: object) -> bool:
         return item in self._members
 
-    def copy(self) -> _ParameterList:  # type: ignore[override]
+    def copy(self) -> _ParameterList:
         return _ParameterList(self)
 
     def append(self, item: object) -> None:

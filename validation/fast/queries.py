@@ -13,6 +13,7 @@ import pyoxigraph as ox
 from reprokg.core.errors import ShapesError
 from reprokg.validation.fast.terms import (
     RDF_TYPE,
+    OxTerm,
 )
 
 #: SPARQL the SHACL-SPARQL rules forbid in a constraint's query (SHACL 5.2.1)
@@ -240,14 +241,14 @@ class Merged:
             f"HAVING (COUNT(DISTINCT ?_o) > {limit})"
         )
 
-    def failed(self, solution: object) -> list[tuple[int, object | None]]:
+    def failed(self, solution: ox.QuerySolution) -> list[tuple[int, OxTerm | None]]:
         """(branch index, value node or None) of each constraint ``solution`` fails."""
         if self.what == "max":
-            n = int(solution["_n"].value)  # type: ignore[index]
-            path = f"<{solution['_p'].value}>"  # type: ignore[index]
+            n = int(solution["_n"].value)
+            path = f"<{solution['_p'].value}>"
             return [(i, None) for i, limit in self.entries[path] if n > int(limit)]  # type: ignore[call-overload]
-        ids = solution["_b"].value.split()  # type: ignore[index]
-        value = solution["value"] if self.what == "values" else None  # type: ignore[index]
+        ids = solution["_b"].value.split()
+        value = solution["value"] if self.what == "values" else None
         return [(int(i), value) for i in ids]
 
 
@@ -381,10 +382,10 @@ def query_iris(query: str) -> set[str] | None:
     prefixes: dict[str, str] = {}
     i = 0
     while i + 2 < len(tokens) and tokens[i][1].upper() == "PREFIX":
-        name, (kind, iri) = tokens[i + 1][1], tokens[i + 2]
+        name, (kind, declared) = tokens[i + 1][1], tokens[i + 2]
         if not name.endswith(":") or kind != "iri":
             return None
-        prefixes[name[:-1]] = iri[1:-1]
+        prefixes[name[:-1]] = declared[1:-1]
         i += 3
     found: set[str] = set()
     # contexts: "G" a group (triple patterns), "E" parentheses of an expression,
@@ -485,8 +486,8 @@ def query_iris(query: str) -> set[str] | None:
 BOUND_CALL = re.compile(r"(?i:\bbound)\s*\(\s*\$(?:this|currentShape|shapesGraph)\s*\)")
 
 
-def solution_get(solution: object, name: str) -> object | None:
+def solution_get(solution: ox.QuerySolution, name: str) -> OxTerm | None:
     try:
-        return solution[name]  # type: ignore[index]
+        return solution[name]
     except (KeyError, IndexError):
         return None
