@@ -111,7 +111,8 @@ def _needs_store(args: argparse.Namespace) -> bool:
 
 def _compare(args: argparse.Namespace) -> int:
     # a command of a second or less that makes ~10^6 objects and no garbage cycles: the
-    # cyclic collector ran ~50 times for nothing (2-3% of the command); back on after
+    # cyclic collector ran often for nothing (benchmarks/README.md#figures-once-quoted-in-code);
+    # back on after
     gc_was_on = gc.isenabled()
     gc.disable()
     kept = keep_freed_memory()

@@ -250,7 +250,7 @@ def demo_fingerprint() -> str:
     """A key of everything the demo store is built from: every file of the package (code,
     shapes, ontology, queries, examples) by name, size and modification time, so any change
     (an edit, an upgrade) builds a new demo store. Stat only: hashing the contents took
-    ~0.8 s of every start here."""
+    a large share of every start (benchmarks/README.md#figures-once-quoted-in-code)."""
     import reprokg
 
     root = Path(reprokg.__file__).resolve().parent
@@ -280,8 +280,9 @@ def prepare_demo(target: str, cache: Path | None) -> tuple[dict[str, int], list[
     without a cache, loaded now. The load's counts and the example requests.
 
     Loading and validating every example, evaluating the runs and analysing the studies
-    takes ~10 s here (more on a busy machine, and more as the bundled data grows); copying
-    the finished store takes milliseconds, so ``serve --demo`` answers in seconds.
+    takes seconds (benchmarks/README.md#figures-once-quoted-in-code; more on a busy machine, and as
+    the bundled data grows); copying the finished store takes milliseconds, so ``serve --demo``
+    answers in seconds.
     """
     from reprokg.store import open_store
 

@@ -2,9 +2,9 @@
 
 :class:`StabilityResult` is what :func:`reprokg.stability.analysis.report` computes;
 ``to_json()`` is the answer of ``reprokg stability --format json`` and
-``GET /measures/stability`` (keys as issue 3 lists them), ``to_graph()`` the document's
-triples (``shapes/stability-analysis.ttl``; terms in ``ontology/stability.ttl``), both read
-from the same fields:
+``GET /measures/stability`` (the keys are a public contract: clients read them), ``to_graph()`` the
+document's triples (``shapes/stability-analysis.ttl``; terms in ``ontology/stability.ttl``), both
+read from the same fields:
 
 * ``rk:hasFixedEffect`` → ``rk:FixedEffectEstimate`` (term, estimate, se, df, t, p)
 * ``rk:hasVarianceComponent`` → ``rk:VarianceComponent`` (seed, repeat, residual)

@@ -49,8 +49,8 @@ def _install_prepared_query_cache() -> None:
     """Parse each SHACL-SPARQL constraint once, not once per focus node.
 
     pyshacl 0.40 hands the constraint's text to ``Graph.query`` for every focus node,
-    and rdflib parses it each time (~0.1 s here; over half of validating a batch of
-    run headers, measured by benchmarks/ingest). The same text with the same initial
+    and rdflib parses it each time (over half of validating a batch of run headers,
+    benchmarks/README.md#figures-once-quoted-in-code). The same text with the same initial
     bindings gives the same results prepared or not: rdflib's ``prepareQuery`` exists
     for exactly this reuse. Parse errors still surface from pyshacl as before.
     """
@@ -73,7 +73,8 @@ class _ParameterList(list):
 
     ``Shape.validate`` tests every predicate of a shape with ``p in <list of ~40
     IRIs>`` on each call, and nested shapes (``sh:node``, ``sh:or``) are validated per
-    value node: ~25% of validating a batch of run headers went to these comparisons.
+    value node: a quarter of validating a batch of run headers went to these comparisons
+    (benchmarks/README.md#figures-once-quoted-in-code).
     """
 
     def __init__(self, items: Iterable[object] = ()) -> None:

@@ -386,8 +386,9 @@ class _Compiler:
 
         The same as "no value fails ``vals``", "some value" and "no two distinct values"
         (:meth:`at_least`) together, in one or two ``EXISTS`` per value instead of four
-        (a two-pattern ``EXISTS`` costs pyoxigraph ~5 µs, a one-pattern one ~1.3 µs:
-        nested shapes with ``sh:maxCount 1`` were most of validating a QRA record).
+        (a two-pattern ``EXISTS`` costs pyoxigraph several one-pattern ones,
+        benchmarks/README.md#figures-once-quoted-in-code: nested shapes with ``sh:maxCount 1`` were
+        most of validating a QRA record).
         """
         y = self.fresh()
         other = f"EXISTS {{ {v} {p} {y} . FILTER(!sameTerm({x}, {y})) }}"
@@ -871,8 +872,9 @@ class _Compiler:
 @dataclass
 class Compiled:
     """A shapes graph's constraints: one query per branch (and the UNION of them, for
-    reading). Measured on 256 run headers: 120 branches as separate queries took 0.12 s,
-    as one UNION query 0.5 s; the separate queries are what ``evaluate`` runs."""
+    reading). Separate queries beat one UNION query on run headers
+    (benchmarks/README.md#figures-once-quoted-in-code); the separate queries are what ``evaluate``
+    runs."""
 
     query: str
     branches: list[Branch]

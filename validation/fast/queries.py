@@ -258,8 +258,8 @@ class Screen:
     over the focus nodes' values says some focus node may fail one of them.
 
     Valid documents are the usual case, and for them the three merged queries each
-    scanned the focus nodes' values again to find nothing (measured: 0.22 s of a batch
-    of 256 re-execution records for one target; the screen takes ~0.1 s). The screen
+    scanned the focus nodes' values again to find nothing (the screen takes half that
+    time: benchmarks/README.md#figures-once-quoted-in-code). The screen
     over-approximates, never misses: a focus node is flagged when some value fails a
     ``values`` constraint (the same expressions, as one boolean per value: cheaper than
     the merged query's string of failed branches), when fewer distinct paths of the
@@ -373,8 +373,9 @@ def query_iris(query: str) -> set[str] | None:
     (or rdf:type is part of a longer path): then any class may match.
 
     Read by a tokenizer that follows triple patterns (subject, predicate path, objects),
-    not a SPARQL parser: rdflib's parse took 2-9 s per kind at the first validation of
-    every process. Whatever it does not follow answers None (every triple is loaded).
+    not a SPARQL parser: rdflib's parse took seconds per kind at the first validation of
+    every process (benchmarks/README.md#figures-once-quoted-in-code). Whatever it does not follow
+    answers None (every triple is loaded).
     """
     tokens = _tokens(query)
     if tokens is None:

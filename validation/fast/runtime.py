@@ -71,8 +71,8 @@ def relevant_predicates(kind: str) -> frozenset[str] | None:
     Only the ``sh:select`` bodies are parsed (:func:`query_iris`): the rest of each query
     is the compiler's own text, whose predicates are always written IRIs (targets, paths,
     ``a <class>``), so every IRI written there is kept. Parsing the whole queries with
-    rdflib took 2-9 s per kind (its pyparsing grammar reads ~10 KB/s), paid by the first
-    validation of each kind in every process. Over-approximating is safe (more triples
+    rdflib took seconds per kind (benchmarks/README.md#figures-once-quoted-in-code), paid by the
+    first validation of each kind in every process. Over-approximating is safe (more triples
     loaded); ``rdf:type`` written as an IRI (a path or a target on it) opens the types.
     """
     compiled = compile_kind(kind)
@@ -271,8 +271,7 @@ def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> s
     One pass, no rdflib copy: copying each graph to add the types took twice as long as
     evaluating every constraint. Text, not ``pyoxigraph.Quad`` objects: building a
     Quad (four terms copied into Rust) cost more than pyoxigraph parsing the same quad
-    back (measured on 256 run headers: 92 ms for the Quads + 40 ms ``bulk_extend``
-    against ~20 ms of text + 43 ms ``load``). With ``kind``, only the triples its
+    back (benchmarks/README.md#figures-once-quoted-in-code). With ``kind``, only the triples its
     queries can match are written (:func:`relevant_predicates`).
     """
     conv = _converter(kind) if kind is not None else _Converter(None, strict=True)
