@@ -17,7 +17,7 @@ Design decisions, Identifiers and Store):
   crash never leaves a graph without its blobs;
 * documents are validated in batches, and batch *k* is written on a thread of its own
   while batch *k+1* is validated (pyoxigraph writes without holding the GIL; with the
-  store's bulk loader, 214 headers/s at 10k against 77 before, benchmarks/ingest).
+  store's bulk loader, benchmarks/README.md#figures-once-quoted-in-code).
 
 The provenance sits in the document's own graph: ``<g> a rk:Document`` with kind,
 source file name, sha256, source key, loader name and version, ``prov:generatedAtTime``
@@ -58,7 +58,7 @@ SOFTWARE_AGENT = mint("agent", f"reprokg-{__version__}")
 
 T = TypeVar("T")
 #: threads storing a batch's blobs: each is fsynced, and fsyncs at once share the file
-#: system's journal commits (500 small files here: 16 s one after another, 0.3 s on 16)
+#: system's journal commits (benchmarks/README.md#figures-once-quoted-in-code)
 BLOB_THREADS = 16
 
 #: progress callback: (documents done, documents seen so far, current source name)
@@ -428,8 +428,8 @@ def ingest_walk(
     """Ingest a walk's documents; what it could not read or skipped is in the result.
 
     ``by_file`` stores each file's documents before the next file is read (a re-execution
-    log is one document of ~80,000 triples: twelve in one batch peaked at 2.6 GB, file by
-    file at 553 MB), instead of batches that span files.
+    log is one large document: batches that span files hold several at once,
+    benchmarks/README.md#figures-once-quoted-in-code), instead of batches that span files.
     """
     index = StoredIndex(store)
     parts = walk.per_file() if by_file else [walk.documents()]

@@ -111,7 +111,8 @@ def _needs_store(args: argparse.Namespace) -> bool:
 
 def _compare(args: argparse.Namespace) -> int:
     # a command of a second or less that makes ~10^6 objects and no garbage cycles: the
-    # cyclic collector ran ~50 times for nothing (2-3% of the command); back on after
+    # cyclic collector ran often for nothing (benchmarks/README.md#figures-once-quoted-in-code);
+    # back on after
     gc_was_on = gc.isenabled()
     gc.disable()
     kept = keep_freed_memory()
@@ -183,10 +184,12 @@ def _compare_runs(args: argparse.Namespace) -> int:
                 runs += cast("list[RunInput | None]", steps[0].result())
             else:
                 runs += [resolve_run(r, store) if r else None for r in refs[2:]]
+            orig_base, rep_base = runs[0], runs[1]
+            assert orig_base is not None and rep_base is not None  # required arguments
             study = compare_inputs(
                 qrels,
-                runs[0],
-                runs[1],
+                orig_base,
+                rep_base,
                 runs[2],
                 runs[3],
                 qrels_rpl,
@@ -203,6 +206,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
         if args.save:
             from reprokg.measures.comparison_document import save_comparison
 
+            assert store is not None  # --save opened it
             out["iri"] = save_comparison(store, study)
             tell(f"saved the comparison as {out['iri']} in the store {store_location(args.store)}")
             if rules:

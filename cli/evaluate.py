@@ -49,6 +49,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         ev = evaluate_runs(qrels, [resolve_run(r, store) for r in args.runs])
         out = ev.to_json()
         if args.save:
+            assert store is not None  # --save opened it above
             out["iri"] = save_evaluation(store, ev)
             tell(f"saved the evaluation as {out['iri']} in the store {store_location(args.store)}")
         if args.format == "json":

@@ -48,11 +48,11 @@ def _import(args: argparse.Namespace) -> int:
     with open_cli_store(args.store, create=True) as store:
         result = ingest(store, docs)
     remove_unwritten(made, wrote=result.wrote)
-    for d in result.documents:
-        if d.status == "rejected" and d.report is not None:
-            print(f"rejected (nothing written): {d.report.to_text()}", file=sys.stderr)
+    for outcome in result.documents:
+        if outcome.status == "rejected" and outcome.report is not None:
+            print(f"rejected (nothing written): {outcome.report.to_text()}", file=sys.stderr)
         elif args.verbose:
-            print(f"{d.status:9} {d.kind:20} {d.iri} {d.source}")
+            print(f"{outcome.status:9} {outcome.kind:20} {outcome.iri} {outcome.source}")
     if args.format_out == "json":
         print(
             json.dumps(

@@ -329,16 +329,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         subjects = list(graph.subjects(PROV.wasDerivedFrom, iri))
         if not subjects:
             raise UsageError(f"{iri} names no subject to export as YAML")
-        sys.stdout.write(graph_to_yaml(graph, subjects[0]))
+        sys.stdout.write(graph_to_yaml(graph, str(subjects[0])))
         return 0
     if args.format == "nquads":
         import pyoxigraph as ox
 
         from reprokg.store.oxigraph import graph_quads
 
-        sys.stdout.write(
-            ox.serialize(graph_quads(iri, graph), format=ox.RdfFormat.N_QUADS).decode("utf-8")
-        )
+        data = ox.serialize(graph_quads(iri, graph), format=ox.RdfFormat.N_QUADS)
+        assert data is not None  # no output file given: the bytes are returned
+        sys.stdout.write(data.decode("utf-8"))
         return 0
     from reprokg.core.namespaces import bind_prefixes
 
@@ -464,7 +464,7 @@ def cmd_rebuild_merge(args: argparse.Namespace) -> int:
         if not store.merge_built_at_open:
             store.rebuild_merge()
         res = store.query("SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }")
-        n = int(res.rows[0][0]) if isinstance(res, SelectResult) and res.rows else 0
+        n = int(res.rows[0][0] or 0) if isinstance(res, SelectResult) and res.rows else 0
         docs = _document_count(store)
     print(f"default graph rebuilt: {n} distinct triple(s) from {docs} document(s)")
     return 0

@@ -1,7 +1,7 @@
 """A computation handed to a forked child process, its result read back when needed.
 
 ``reprokg compare`` evaluates four runs with pytrec_eval, which holds the GIL, so threads
-cannot share that work (issue 12). A forked child starts with the parent's memory (copied
+cannot share that work on two cores. A forked child starts with the parent's memory (copied
 on write, nothing pickled on the way in), computes on the second core while the parent
 goes on, and sends back only its result, pickled into a file in memory (closing its end of
 a pipe says it is written). :func:`in_child_steps` sends back each value a generator yields
@@ -48,10 +48,10 @@ LOADAVG = "/proc/loadavg"
 
 def cpu_idle() -> bool:
     """Whether a CPU is free right now: fewer runnable tasks (this one included) than
-    usable CPUs. On a busy machine a forked child only shares this process's core: in
-    ``reprokg compare`` at load 2.4-4.3 on two cores it cost +0.18 s of CPU (copy-on-write
-    faults, the child's runs pickled back) and +0.45 s of wall time against one process
-    (benchmarks/README.md). True where the figure cannot be read."""
+    usable CPUs. On a busy machine a forked child only shares this process's core, and
+    costs CPU and wall time against one process (copy-on-write faults, the child's runs
+    pickled back; benchmarks/README.md#figures-once-quoted-in-code). True where the figure cannot be
+    read."""
     try:
         with open(LOADAVG, "rb") as f:
             runnable = int(f.read().split()[3].split(b"/")[0])
@@ -209,7 +209,7 @@ def _fork(
                 while view:
                     view = view[os.write(out, view) :]  # type: ignore[arg-type]
                 # this step's end now, not when the child exits (and the kernel has taken
-                # down its copy of the parent's memory, ~5 ms)
+                # down its copy of the parent's memory)
                 os.close(write_fd)
         finally:
             os._exit(0)
@@ -221,7 +221,7 @@ def _fork(
 
 def _memory_file() -> int | None:
     """A file in memory for a child's result (Linux): written at once, where a pipe holds
-    64 KB until the parent reads it (a run's few MB crossed in a hundred steps)."""
+    a pipe's buffer until the parent reads it (a run's result crosses in many steps)."""
     try:
         return os.memfd_create("reprokg-result", os.MFD_CLOEXEC)
     except (AttributeError, OSError):

@@ -2,8 +2,9 @@
 
 Apart from :mod:`reprokg.core.identifiers` (which builds IRIs, so imports rdflib) so that
 the readers of run files, which key their content, stay free of rdflib. ``hashlib`` is
-imported by the first hash (its OpenSSL binding costs ~5 ms of a command that never
-hashes, such as ``reprokg compare`` without ``--save``).
+imported by the first hash (its OpenSSL binding costs start-up time of a command that never
+hashes, benchmarks/README.md#figures-once-quoted-in-code, such as ``reprokg compare`` without
+``--save``).
 """
 
 from __future__ import annotations

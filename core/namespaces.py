@@ -27,10 +27,10 @@ from rdflib.namespace import (
 class TermNamespace(Namespace):
     """A ``Namespace`` whose attribute terms are made once and then read as attributes.
 
-    rdflib builds a new ``URIRef`` on every ``RK.position`` (~4 µs here, thousands per
-    loaded document); cached, the same object comes back, so dictionaries keyed by
-    terms (graph indexes, the validator's term memo) match it by identity instead of
-    calling rdflib's Python ``__eq__``. Only names ``Namespace.__getattr__`` would make
+    rdflib builds a new ``URIRef`` on every ``RK.position`` (thousands per loaded document;
+    benchmarks/README.md#figures-once-quoted-in-code); cached, the same object comes back, so
+    dictionaries keyed by terms (graph indexes, the validator's term memo) match it by identity
+    instead of calling rdflib's Python ``__eq__``. Only names ``Namespace.__getattr__`` would make
     are cached (anything ``str`` defines is found before it, as in rdflib).
     """
 

@@ -76,9 +76,9 @@ class JobFailed(PoolError):
         self.remote_traceback = remote_traceback
 
 
-#: how much lower a worker's CPU priority is than the server's (``nice``): measured with
-#: 45 parallel queries that each keep a worker busy, ``/health`` took up to 2.2 s with
-#: workers at the server's priority on a loaded 2-core machine (see docs/security.md)
+#: how much lower a worker's CPU priority is than the server's (``nice``): with workers
+#: at the server's priority, busy workers delay ``/health`` on a loaded machine
+#: (benchmarks/README.md#figures-once-quoted-in-code; docs/security.md)
 WORKER_NICE = 5
 
 #: modules the forkserver imports once, for every pool of this process (set before the

@@ -159,7 +159,8 @@ class Settings:
     #: most result rows a query returns
     row_cap: int = setting(10_000, _count)
     #: most bytes of one SPARQL or named-query answer's values (the rest are cut, and the
-    #: answer says so, as with ``row_cap``); 600 MB answers pushed the server to 4.7 GB
+    #: answer says so, as with ``row_cap``); uncut answers grew the server's memory
+    #: several times over (benchmarks/README.md#figures-once-quoted-in-code)
     answer_bytes: int = setting(32 * 1024 * 1024, _count)
     #: address space of a query worker (MiB, ``RLIMIT_AS``); 0 = no limit
     query_memory_mb: int = setting(2_048, _count)
@@ -173,7 +174,7 @@ class Settings:
     #: most files in one multipart upload
     max_files: int = setting(100, _count)
     #: most Monte Carlo resamples one HTTP analysis may ask for (the randomization test and
-    #: the bootstrap of a comparison): 10^5 at 50 topics x 58 measures take ~0.2 s each
+    #: the bootstrap of a comparison; their time: benchmarks/README.md#figures-once-quoted-in-code)
     max_resamples: int = setting(100_000, _count)
     #: open the embedded store read-only (several uvicorn workers); writes answer 403
     read_only: bool = setting(False, _flag)
@@ -235,8 +236,8 @@ class Settings:
     #: worker processes parsing and validating uploads; 0 parses in the request thread
     parse_workers: int = setting(2, _count)
     #: seconds one upload may take to parse and validate (the worker is killed after); the
-    #: largest real source (consolidatedData.json, 1.6 MB, 374 documents) takes ~100 s on
-    #: a busy 2-CPU machine, and must pass
+    #: largest real source (consolidatedData.json) must pass on a busy 2-CPU machine
+    #: (benchmarks/README.md#figures-once-quoted-in-code)
     parse_timeout: float = setting(300.0, _seconds)
     #: address space of a parse worker (MiB, ``RLIMIT_AS``); 0 = no limit
     parse_memory_mb: int = setting(3_072, _count)
@@ -262,7 +263,8 @@ class Settings:
     shacl_max_sparql_patterns: int = setting(64, _count)
     #: estimated steps of the user shapes' ``*``/``+`` paths: per closure, E² (E: the data
     #: graph's triples with the closure's predicates), E³ under a pairwise constraint
-    #: (``sh:maxCount``, ``sh:uniqueLang``, ...); measured ~1-2 s at 1,000,000
+    #: (``sh:maxCount``, ``sh:uniqueLang``, ...); its time at the default:
+    #: benchmarks/README.md#figures-once-quoted-in-code
     shacl_max_path_cost: int = setting(1_000_000, _count)
     #: address space of an analysis worker (``/measures/...``, MiB, ``RLIMIT_AS``, also
     #: its R child); 0 = no limit

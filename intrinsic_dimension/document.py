@@ -43,8 +43,8 @@ from reprokg.sparql.named import package_query
 from reprokg.store.base import SelectResult, Store
 
 KIND = IntrinsicDimensionResult.KIND
-#: a data set's IRI: an http(s) URL (pages link it; issue 28: ``javascript:alert(3)`` was
-#: stored as a data set and linked) without the characters RFC 3987 excludes
+#: a data set's IRI: an http(s) URL (pages link it, and a ``javascript:`` IRI linked runs
+#: in the reader's browser) without the characters RFC 3987 excludes
 _IRI_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$", re.IGNORECASE)
 
 

@@ -124,11 +124,11 @@ def feature_support_sequence(n: int, length: int) -> np.ndarray:
     The authors' sequence (:func:`~reprokg.intrinsic_dimension.compute.support_sequence`)
     is dense near n, where φ_k of the whole data set changes fastest, and sparse at small k.
     FSCOD's weights 1/k put most of a feature's score there, so per-feature bounds from it
-    are loose (measured on a seeded 10^6 × 20 matrix: ±30 % on a feature's NID with 798
-    points). Half the points follow the authors' rule and half a geometric sequence from
-    2 upwards (±4 % with 847 points, same data). Unlike the data set's φ_k, which the
-    pruned engine bounds cheaply, every feature's φ_{s,f} costs a pass over the feature,
-    hence the cap. Explicit support points are used as given.
+    are loose. Half the points follow the authors' rule and half a geometric sequence from
+    2 upwards, which tightens them several times over
+    (benchmarks/README.md#figures-once-quoted-in-code). Unlike the data set's φ_k, which the pruned
+    engine bounds cheaply, every feature's φ_{s,f} costs a pass over the feature, hence the cap.
+    Explicit support points are used as given.
     """
     m = max(2, min(int(length), FEATURE_SUPPORT_MAX))
     if m >= n - 1:

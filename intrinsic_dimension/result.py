@@ -1,4 +1,5 @@
-"""One call from a data matrix to a typed result, whose JSON is issue 14's (keys exactly so).
+"""One call from a data matrix to a typed result, whose JSON keys are a public contract (the
+HTTP answer and the stored document read the same keys: renaming one breaks a client).
 
 ::
 
@@ -157,7 +158,8 @@ class DataSetRef:
 
 @dataclass(frozen=True)
 class IntrinsicDimensionResult:
-    """The intrinsic dimension of one data matrix, as issue 14 asks for it.
+    """The intrinsic dimension of one data matrix: the estimate, its per-feature parts and
+    the certificate of its error bound.
 
     ``to_json()`` is the answer of ``reprokg intrinsic-dimension --format json`` and
     ``POST /measures/intrinsic-dimension``; ``document()`` (with a :attr:`source`, see

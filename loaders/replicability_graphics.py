@@ -1049,7 +1049,7 @@ def _key_lines(
 ) -> dict[str, int]:
     """The line of each key of ``rec`` (its first occurrence as a key in
     ``text[start:end]``), in one pass over the record's string tokens: searching the text
-    once per key was quadratic (40,000 keys: 30 s)."""
+    once per key was quadratic (benchmarks/README.md#figures-once-quoted-in-code)."""
     wanted = set(rec)
     found: dict[str, int] = {}
     line, last = base_line, start

@@ -755,7 +755,7 @@ def _parse_clean(body: bytes, name: str, first_line: int) -> ParsedRun | None:
     tag_keys = _fixed(raw, starts[:, 5], ends[:, 5])
     change = np.flatnonzero(topic_keys[1:] != topic_keys[:-1]) + 1
     # each topic's lines in one block: the blocks' topics are distinct (sorted, no neighbour
-    # equal; np.unique without counts would import numpy.ma, 17 ms of every compare)
+    # equal; np.unique without counts would import numpy.ma at every compare's start)
     firsts = np.sort(topic_keys[np.concatenate(([0], change))])
     if not np.any(firsts[1:] == firsts[:-1]):
         per_topic = np.diff(np.concatenate(([0], change, [n])))  # one block per topic

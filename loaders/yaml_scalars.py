@@ -83,7 +83,8 @@ if getattr(yaml, "__with_libyaml__", False):
         """LibYAML (C) parser, same scalars; only for texts that cannot hold an alias.
 
         The C composer cannot count aliases, so :func:`parse_yaml` uses it only when
-        the text has no ``*`` at all (an alias needs one); ~10x faster on run headers.
+        the text has no ``*`` at all (an alias needs one; its speed:
+        benchmarks/README.md#figures-once-quoted-in-code).
         """
 
         construct_scalar_keep = _ScalarLoader.construct_scalar_keep

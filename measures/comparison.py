@@ -82,8 +82,8 @@ def _coverage(judged: Qrels, run: Run, role: str, warnings: list[str]) -> None:
 
 
 #: run lines of the advanced runs below which computing their side in a forked child
-#: costs more than it saves (forking, and the child's exit, take ~10 ms; pytrec_eval
-#: evaluates ~1.6M lines a second)
+#: costs more than it saves (forking and the child's exit against pytrec_eval's speed:
+#: benchmarks/README.md#figures-once-quoted-in-code)
 CHILD_MIN_LINES = 20_000
 
 
@@ -227,7 +227,7 @@ def compare(
 
     if any(m.name in MONTE_CARLO for m in wanted):
         # imported once, before the advanced side's child is forked: each process imported
-        # it on its own (~40 ms of CPU each on this machine)
+        # it on its own, paying its import's CPU twice
         import numpy.random  # noqa: F401
 
         if kind == SAME and len(sides) > 1:  # every judged topic is scored: n = len(qrels)

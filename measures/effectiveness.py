@@ -43,7 +43,7 @@ DEFAULT_MEASURES: tuple[str, ...] = (
 #: trec_eval's name (pytrec_eval's key) of each default measure, as ir-measures' pytrec_eval
 #: provider names them in one invocation (relevance level 1, all documents; every default
 #: is 0 for a topic the run lacks). With it the default evaluation calls pytrec_eval
-#: directly and imports no ir-measures, ~25 ms of every ``reprokg compare``;
+#: directly and imports no ir-measures (benchmarks/README.md#figures-once-quoted-in-code);
 #: tests/measures/test_measures_fast_paths.py holds it equal to the provider's own table.
 TREC_EVAL_NAMES: dict[str, str] = {
     **{f"P@{k}": f"P_{k}" for k in _CUTOFFS},

@@ -3,10 +3,10 @@
 *Find baselines* ranks scores of a measure on a collection. Reaching them through the
 runs (collection → every run on it → each run's scores → the measure) visits every run of
 the collection; a score that names its leaderboard (``rk:onLeaderboard``) lets the query
-start from exactly the scores it ranks (benchmarks/sparql: about 4× less work at 1M
-triples). The node is minted from the shared collection node and the measure name as the
-runs report it, so every writer of the same pair meets on one node, and the named query
-binds it as a constant (:mod:`reprokg.sparql.named`, ``# bind:`` header).
+start from exactly the scores it ranks (less work:
+benchmarks/README.md#figures-once-quoted-in-code). The node is minted from the shared collection
+node and the measure name as the runs report it, so every writer of the same pair meets on one node,
+and the named query binds it as a constant (:mod:`reprokg.sparql.named`, ``# bind:`` header).
 
 A run's reported scores (:mod:`reprokg.measures.reported`) are written here as its
 ``rk:reportedScore`` values on their leaderboards. ``reprokg compare --save``

@@ -549,9 +549,9 @@ MONTE_CARLO = frozenset({RANDOMIZATION.name, DIFF.name, DIFF_LOW.name, DIFF_HIGH
 def draw_ahead(wanted: list[Measure], opts: Options, topics: int) -> None:
     """Draw the Monte Carlo measures' resamples and signs for ``topics`` paired topics
     now: reprokg.stats keeps a seed's last draw, so a forked child started after this and
-    the process share one (each side and ΔRI's bootstrap drew it again, ~15 ms of CPU at
-    9999 x 50, and 12 MB touched twice). What a measure draws later is the same whether
-    or not it was drawn ahead."""
+    the process share one (each side and ΔRI's bootstrap drew it again:
+    benchmarks/README.md#figures-once-quoted-in-code). What a measure draws later is the same
+    whether or not it was drawn ahead."""
     names = {m.name for m in wanted}
     if topics < 2 or not names & MONTE_CARLO:
         return

@@ -87,8 +87,9 @@ def discordant_pairs(ranks: list[np.ndarray]) -> np.ndarray:
     greater (one ``searchsorted`` over the keys ``block * span + value``, sorted within
     blocks by the level before; the left half's end is its count of elements), and one
     stable sort merges the two sorted runs of each block in linear time. This is the count
-    ``scipy.stats.kendalltau`` makes; importing ``scipy.stats`` for it cost a second of
-    every ``reprokg compare`` (issue 12), and tests/measures check the two agree.
+    ``scipy.stats.kendalltau`` makes; importing ``scipy.stats`` for it was most of the start
+    of every ``reprokg compare`` (benchmarks/README.md#figures-once-quoted-in-code), and
+    tests/measures check the two agree.
     """
     n_seq = len(ranks)
     lengths = np.asarray([len(r) for r in ranks], dtype=np.int64)

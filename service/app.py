@@ -87,9 +87,9 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         def start_workers() -> None:
             # the query workers and the upload parsers start now, not on the first request
-            # (~2 s of process start), but beside serving: the service answers (/health,
+            # (most of a process start), but beside serving: the service answers (/health,
             # pages) while they come up, and a request needing them waits for them
-            # (serve --demo measured ~2 s sooner ready on 2 loaded cores)
+            # (serve --demo is ready sooner: benchmarks/README.md#figures-once-quoted-in-code)
             if app.state.query_runner is not None:
                 with contextlib.suppress(Exception):  # an error surfaces on the first query
                     app.state.query_runner.get()

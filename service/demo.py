@@ -250,7 +250,7 @@ def demo_fingerprint() -> str:
     """A key of everything the demo store is built from: every file of the package (code,
     shapes, ontology, queries, examples) by name, size and modification time, so any change
     (an edit, an upgrade) builds a new demo store. Stat only: hashing the contents took
-    ~0.8 s of every start here."""
+    a large share of every start (benchmarks/README.md#figures-once-quoted-in-code)."""
     import reprokg
 
     root = Path(reprokg.__file__).resolve().parent

@@ -10,7 +10,7 @@ request, ``/health`` too, a 503 for as long as they lasted. So ``reprokg serve``
 process, or each of ``--workers N``) runs uvicorn's protocol with :class:`ConnectionLimits`
 mixed in (``http=``), which adds:
 
-* a **head timeout** (``header_timeout``, 10 s) and **head size** (``max_header_bytes``,
+* a **head timeout** (``header_timeout``, ten seconds) and **head size** (``max_header_bytes``,
   64 KiB, 431 past it; also h11's ``h11_max_incomplete_event_size``);
 * a **body timeout**, Apache mod_reqtimeout's rule: a body has ``body_timeout`` seconds
   (20) plus one second per ``body_min_rate`` bytes (500) it has sent, else 408 and the

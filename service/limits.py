@@ -7,7 +7,7 @@ neither a lying header nor a missing one gets past the limit.
 :class:`UploadSlots`: how many requests with a body may be in progress at once, per
 client address (``max_uploads_per_client``, 429 past it) and in all (``max_uploads``,
 503): each may buffer up to ``max_body_bytes`` and then hold a parse worker, so without
-a bound one client's slow uploads take every slot (issue 28: 2,100 slow bodies). A
+a bound one client's slow uploads take every slot. A
 request over a bound is answered at once, before its body is read.
 """
 

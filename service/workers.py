@@ -3,8 +3,8 @@
 uvicorn's ``--workers`` binds one listening socket in the parent and shares it: whichever
 worker is awake takes the next connection. Under the find-baselines benchmark (16
 keep-alive clients, 2 workers) one worker took every connection and the other stayed
-idle (1,702 against 1 CPU ticks in 10 s), so two workers served no more than one. With
-a listener per worker in one ``SO_REUSEPORT`` group, Linux spreads connections over the
+idle (benchmarks/README.md#figures-once-quoted-in-code), so two workers served no more than one.
+With a listener per worker in one ``SO_REUSEPORT`` group, Linux spreads connections over the
 workers by a hash of their addresses (the change proposed for uvicorn in
 encode/uvicorn#2472, not merged). Elsewhere the kernel does not balance such a group,
 so :data:`BALANCED_LISTENERS` is false and ``reprokg serve`` keeps uvicorn's supervisor.

@@ -1,7 +1,7 @@
 """Results of named queries kept per process, keyed by (query, parameters, result format,
-store version): a repeated request is answered without evaluating (issue 17: find-baselines
-over HTTP, 16 clients, 1M triples on disk, p50 119 ms evaluated against 19 ms from the
-cache, all hits). Benchmarks report it next to the uncached figures, never instead.
+store version): a repeated request is answered without evaluating (find-baselines from
+the cache in a sixth of its evaluated time: benchmarks/README.md#figures-once-quoted-in-code).
+Benchmarks report it next to the uncached figures, never instead.
 
 Invalidation is by the key: the store's version
 (:meth:`~reprokg.store.base.Counters.version`) changes with every committed write, so an

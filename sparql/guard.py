@@ -11,11 +11,11 @@ Two stages, because a parser is itself an attack surface:
   and memory limits; :mod:`reprokg.sparql.runner`): the SERVICE/LOAD/FROM check walks
   the parse tree of rdflib's SPARQL 1.1 parser, so comments, strings, lower-case
   keywords, ``SERVICE SILENT``, variable service IRIs and ``\\u`` code-point escapes
-  cannot hide a federated call. pyparsing is slow on long texts (a 160 KB query with a
-  ``# from`` comment took 152 s), which is why it never runs in the server: there it
-  held a thread and the GIL past the query timeout. The parse is skipped only when it
-  provably cannot matter: when the text (after no escape could rewrite it) does not
-  contain the letters ``service``/``load``/``from``/``using``/``with`` at all, a
+  cannot hide a federated call. pyparsing is slow on long texts (minutes for a long query
+  with a ``# from`` comment, benchmarks/README.md#figures-once-quoted-in-code), which is why it
+  never runs in the server: there it held a thread and the GIL past the query timeout. The parse is
+  skipped only when it provably cannot matter: when the text (after no escape could rewrite it) does
+  not contain the letters ``service``/``load``/``from``/``using``/``with`` at all, a
   keyword of that name cannot be in it. Parse trees are cached by text.
 
 The module also injects protocol-level ``using-graph-uri``/``using-named-graph-uri``
@@ -307,7 +307,7 @@ _VAR = re.compile(r"[?$]([A-Za-z0-9_\u00B7\u00C0-\uFFFF]+)")
 
 
 #: the tokens :func:`_code_only` blanks (as in :data:`_TOKEN`: words never hold their
-#: first characters, so scanning for these alone finds the same tokens, 5x faster)
+#: first characters, so scanning for these alone finds the same tokens, and faster)
 _LITERAL_TOKEN = re.compile(
     r"""
     \#[^\n]*

@@ -31,8 +31,8 @@ A header line ``# bind: name function(param, param…)`` binds ``?name`` to a te
 from the bound parameters by one of :data:`DERIVED` (e.g. the leaderboard node minted
 from a collection and a measure), so the engine starts from a constant it could not
 compute itself at the same cost (``BIND(IRI(…))`` is not pushed into the join by
-pyoxigraph: 100× slower in benchmarks/sparql). It is left out when a parameter it needs
-is not given.
+pyoxigraph: benchmarks/README.md#figures-once-quoted-in-code). It is left out when a parameter it
+needs is not given.
 """
 
 from __future__ import annotations

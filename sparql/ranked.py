@@ -2,7 +2,7 @@
 keeps (:class:`~reprokg.store.base.LeaderboardRanks`) instead of ranking every score.
 
 *find baselines* ranks every score of a board before ``LIMIT``, so its time grew with
-the data (issue 17: p50 236 ms at 10M triples on disk). The store reads the board's
+the data (benchmarks/README.md#figures-once-quoted-in-code). The store reads the board's
 first rows from its packed window, with the filters (toolkit, method, platform) compared
 on names kept there and the runs' tags, and the plan gives them to the engine as a
 ``VALUES`` table that it orders as the template does and writes out. The rows are the

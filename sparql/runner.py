@@ -10,14 +10,13 @@ What the workers open. pyoxigraph calls reading a directory that another process
 writing "undefined behaviour", and measured here it is: a worker reopening the live
 directory under a steady write load failed with ``Corruption: … .sst: No such file``
 and hung once. So for a store this process writes (:class:`Snapshots`), the runner
-makes an immutable RocksDB checkpoint (``Store.backup``: hard links, 40–180 ms at 1M
-triples) whenever the write-ahead log changed since the last one, and workers open
-that; old checkpoints are deleted once no worker uses them. Every write appends to the
-WAL, so a client that updates and then queries reads its own write. The price, measured
-at 1M triples: the checkpoint (40–180 ms) and a reopen (30–55 ms) on the first query
-after a write, and a colder cache for that worker's next few queries; with no writes
-nothing is reopened. A store opened read-only (several uvicorn workers, nobody
-writing through the service) is opened in place and reopened when its files change.
+makes an immutable RocksDB checkpoint (``Store.backup``: hard links) whenever the write-ahead log
+changed since the last one, and workers open that; old checkpoints are deleted once no worker uses
+them. Every write appends to the WAL, so a client that updates and then queries reads its own write.
+The price (benchmarks/README.md#figures-once-quoted-in-code): the checkpoint and a reopen on the
+first query after a write, and a colder cache for that worker's next few queries; with no writes
+nothing is reopened. A store opened read-only (several uvicorn workers, nobody writing through the
+service) is opened in place and reopened when its files change.
 
 :class:`InlineQueryRunner` is the fallback for stores without a local directory (the
 remote backend, in-memory test stores): it calls ``Store.query(timeout=...)``, whose
@@ -26,12 +25,13 @@ limit is best effort.
 Results cross the process boundary as plain tuples and become rdflib terms here, so
 the service serialises one shape (:mod:`reprokg.store.base` results) whatever ran them.
 
-What a worker bounds (issue 28). The SERVICE/LOAD/FROM guard's rdflib parse runs in
-the worker, under its time limit (:func:`reprokg.sparql.guard.inspect_query`; a 160 KB
-text took pyparsing 152 s, in the server process before). Every answer is cut at
+What a worker bounds, so that no request can hold the server. The SERVICE/LOAD/FROM guard's
+rdflib parse runs in the worker, under its time limit
+(:func:`reprokg.sparql.guard.inspect_query`; pyparsing takes minutes on a long text:
+benchmarks/README.md#figures-once-quoted-in-code). Every answer is cut at
 ``row_cap`` rows and at ``answer_bytes`` bytes of values, as the rows come from the
-engine, so a worker never holds more than that (600 MB answers pushed the process tree
-to 4.7 GB); and each worker has ``query_memory_mb`` of address space (``RLIMIT_AS``), so
+engine, so a worker never holds more than that (an uncut answer grew the process tree
+several times over); and each worker has ``query_memory_mb`` of address space (``RLIMIT_AS``), so
 a value built inside the engine (22 doublings of ``CONCAT``) fails the worker, not the
 machine. A worker that dies on a query (a signal) is a 413 for that query.
 """

@@ -425,8 +425,8 @@ def _hypotheses(
         )
         if term not in terms:
             warnings.append(f"{h} is not tested: (1 | {term}) is not in the model.")
-    rerun_p = [result.contrast(f"{a} - {b}").p for a, b in reruns]
-    rerun_p = [p for p in rerun_p if p is not None]
+    contrast_p = [result.contrast(f"{a} - {b}").p for a, b in reruns]
+    rerun_p = [p for p in contrast_p if p is not None]
     if rerun_p:
         p = min(rerun_p)
         test = (

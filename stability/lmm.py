@@ -186,8 +186,9 @@ def _expand(design: Design, theta: np.ndarray) -> np.ndarray:
 
 
 def _chol(A: np.ndarray) -> np.ndarray:
-    """Lower Cholesky factor (numpy's; scipy's small triangular solves were ~1000x slower
-    here, OpenBLAS waking threads for a 10 x 10 system, so only cho_solve is used)."""
+    """Lower Cholesky factor (numpy's; scipy's small triangular solves were far slower,
+    OpenBLAS waking threads for a small system, benchmarks/README.md#figures-once-quoted-in-code; so
+    only cho_solve is used)."""
     return np.linalg.cholesky(A)
 
 
@@ -546,8 +547,8 @@ def check_identifiable(design: Design, tol: float = 1e-14) -> None:
     if design.n <= design.p:
         raise ModelError("no residual degrees of freedom (as many fixed effects as rows)")
     # residual sum of squares of y on [X | Z] (all factors as fixed), from the normal
-    # equations of the centred y (a least-squares solve of the n-row matrix cost ~1000x
-    # more here: LAPACK's SVD waking threads)
+    # equations of the centred y (a least-squares solve of the n-row matrix cost far
+    # more: LAPACK's SVD waking threads)
     yc = design.y - design.y.mean()
     rhs = np.concatenate([design.X.T @ yc, _zt(design, yc)])
     G = np.block([[design.XtX, design.ZtX.T], [design.ZtX, design.ZtZ]])

@@ -2,9 +2,9 @@
 
 :class:`StabilityResult` is what :func:`reprokg.stability.analysis.report` computes;
 ``to_json()`` is the answer of ``reprokg stability --format json`` and
-``GET /measures/stability`` (keys as issue 3 lists them), ``to_graph()`` the document's
-triples (``shapes/stability-analysis.ttl``; terms in ``ontology/stability.ttl``), both read
-from the same fields:
+``GET /measures/stability`` (the keys are a public contract: clients read them), ``to_graph()`` the
+document's triples (``shapes/stability-analysis.ttl``; terms in ``ontology/stability.ttl``), both
+read from the same fields:
 
 * ``rk:hasFixedEffect`` → ``rk:FixedEffectEstimate`` (term, estimate, se, df, t, p)
 * ``rk:hasVarianceComponent`` → ``rk:VarianceComponent`` (seed, repeat, residual)
@@ -407,9 +407,9 @@ class StabilityResult:
             g.add((t, RK.decision, DECISIONS[outcome.decision]))
             g.add((t, RK.significanceLevel, double_literal(self.alpha)))
             g.add((t, PROV.wasGeneratedBy, activity))
-            term = {"H1": "repeat", "H2": "seed"}.get(h)
-            test = self.random_effects_tests.get(term) if term is not None else None
-            if test is not None and test.lrt is not None:
+            random_term = {"H1": "repeat", "H2": "seed"}.get(h)
+            test = self.random_effects_tests.get(random_term) if random_term else None
+            if test is not None and test.lrt is not None and test.df is not None:
                 g.add((t, RK.testStatistic, decimal_literal(float(test.lrt))))
                 g.add((t, RK.degreesOfFreedom, double_literal(test.df)))
         return g

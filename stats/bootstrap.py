@@ -94,8 +94,8 @@ def resamples_of(rng: np.random.Generator, resamples: int, n: int) -> tuple[np.n
 def seeded_resamples(seed: int | None, resamples: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`resamples_of` a fresh ``default_rng(seed)``, the same arrays (read-only)
     again for the same seed, B and n: a comparison's two sides and ΔRI's bootstrap draw
-    the same topics (~6 ms and 8 MB of fresh memory each at 9999 x 50). Only the last
-    draw is kept; no seed, no keeping."""
+    the same topics (each draw's time and memory: benchmarks/README.md#figures-once-quoted-in-code).
+    Only the last draw is kept; no seed, no keeping."""
     if seed is None:
         return resamples_of(np.random.default_rng(seed), resamples, n)
     return _kept_resamples(seed, resamples, n)
@@ -117,9 +117,10 @@ def _quantiles(rows: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
     values than the ranks it needs (five sample standard errors more). Every value beyond
     a threshold is kept and sorted, their count read, and a rank is read among them only
     when they hold it: every value not kept lies between the two ends. A row the sample
-    misjudged is sorted whole. At 58 x 9999 this takes ~4 ms where partitioning the matrix
-    at the levels' positions (:func:`_partitioned_quantiles`) took ~8, and a comparison
-    computes three bootstraps. Rows with a NaN (which numpy orders last) are partitioned."""
+    misjudged is sorted whole. This takes half the time of partitioning the matrix at the
+    levels' positions (:func:`_partitioned_quantiles`;
+    benchmarks/README.md#figures-once-quoted-in-code), and a comparison computes three bootstraps.
+    Rows with a NaN (which numpy orders last) are partitioned."""
     m, b = rows.shape
     positions = [q * (b - 1) for q in levels]
     lows = [np.clip(np.floor(pos).astype(np.int64), 0, b - 1) for pos in positions]
@@ -146,7 +147,7 @@ def _quantiles(rows: np.ndarray, levels: list[np.ndarray]) -> list[np.ndarray]:
         keep |= rows <= lower[:, None]
     if upper is not None:
         keep |= rows >= upper[:, None]
-    kept = np.compress(keep.ravel(), rows.ravel())  # row by row (4x rows[keep]'s speed)
+    kept = np.compress(keep.ravel(), rows.ravel())  # row by row (faster than rows[keep])
     counts = np.count_nonzero(keep, axis=1)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     at_lower, at_upper = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64)

@@ -149,7 +149,7 @@ class Randomization:
     seed: int | None
 
 
-#: rows of random sign vectors drawn per batch (bounds the memory at ~1.6 MB a batch)
+#: rows of random sign vectors drawn per batch (bounds the memory a batch holds)
 _BATCH = 1 << 14
 
 
@@ -158,8 +158,9 @@ def random_signs(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
     sign flips from the same generator: each pair's two orders permuted by
     ``rng.permuted`` (n = 2 slices), whose Fisher-Yates step takes one 32-bit draw and keeps
     the order when its low bit is 1. The 32-bit draws of PCG64 are the halves of its 64-bit
-    outputs, low half first, so they are read from ``random_raw`` at once (~20x faster than
-    ``permuted``; tests/stats/test_paired.py checks the p-values equal scipy's)."""
+    outputs, low half first, so they are read from ``random_raw`` at once (faster than
+    ``permuted``, benchmarks/README.md#figures-once-quoted-in-code; tests/stats/test_paired.py
+    checks the p-values equal scipy's)."""
     if not isinstance(rng.bit_generator, np.random.PCG64):
         pairs = np.tile(np.arange(2, dtype=np.int8), (rows * n, 1))
         first = rng.permuted(pairs, axis=-1)[:, 0].reshape(rows, n)

@@ -1,11 +1,11 @@
 """The two-sided tail of Student's t distribution, for the t-tests of ``reprokg compare``.
 
-``scipy.stats`` would give it, but importing it cost a second and ``scipy.special`` a
-third of a second of every ``reprokg compare`` process (issue 12: the command, not the
-function, is what users run). The tail is the regularised incomplete beta function
-``I_x(df/2, 1/2)`` at ``x = df / (df + t²)``, evaluated by its continued fraction (modified
-Lentz; Press et al., Numerical Recipes, 2nd ed., §6.4) in the tail where it converges
-fast, and by the symmetry ``I_x(a, b) = 1 - I_{1-x}(b, a)`` elsewhere, where the result is
+``scipy.stats`` would give it, but importing ``scipy.stats`` or ``scipy.special`` cost more
+than the statistics of every ``reprokg compare`` process (the command, not the function, is
+what users run; benchmarks/README.md#figures-once-quoted-in-code). The tail is the regularised
+incomplete beta function ``I_x(df/2, 1/2)`` at ``x = df / (df + t²)``, evaluated by its continued
+fraction (modified Lentz; Press et al., Numerical Recipes, 2nd ed., §6.4) in the tail where it
+converges fast, and by the symmetry ``I_x(a, b) = 1 - I_{1-x}(b, a)`` elsewhere, where the result is
 near 1 and absolute accuracy is what counts. tests/stats/test_student_t.py holds it to
 ``scipy.special.stdtr`` within 1e-12 relative over a grid of t and degrees of freedom.
 """

@@ -250,8 +250,8 @@ class Counters(ABC):
 
 class LeaderboardRanks(ABC):
     """A store that keeps the first entries of each leaderboard ranked as it writes, so the
-    top of a board is read by index instead of ranking every score on it (find-baselines
-    at 10M triples: 236 ms ranking, 18 ms reading; issue 17)."""
+    top of a board is read by index instead of ranking every score on it (a tenth of the
+    time at 10M triples: benchmarks/README.md#figures-once-quoted-in-code)."""
 
     #: how many entries are ranked per board
     ranks_window: int

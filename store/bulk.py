@@ -4,7 +4,7 @@ leftovers of a bulk write that was killed.
 **The merged default graph rebuilt in bulk.** The default graph is a set: re-adding a
 triple it holds is a no-op, so the merge can be rebuilt by bulk-writing every document
 triple into it instead of one SPARQL Update transaction (which held the whole change in
-memory: ~8 GB and 1,472 s at 10M triples, issue 17). Three steps, each crash-safe:
+memory: benchmarks/README.md#figures-once-quoted-in-code). Three steps, each crash-safe:
 
 1. one small transaction: :data:`~reprokg.store.merge.STALE_MARKER` instead of the merged
    marker (plus, for a store without either, the copy of default-graph triples no document
@@ -18,13 +18,11 @@ memory: ~8 GB and 1,472 s at 10M triples, issue 17). Three steps, each crash-saf
    is rewritten to N-Triples (TSV writes numbers and booleans in Turtle's short form) and
    ``bulk_load``-ed into the default graph. The engine releases the GIL while it evaluates
    and writes, so two threads select two shares at once, and a share's rewrite (Python)
-   overlaps the other thread's select: at 1M triples the select and rewrite took 10.2-10.5 s
-   against 15.3-17.7 s for one query over all graphs (a ``FILTER`` on the reserved graphs,
-   the form before), the whole rebuild 1.21-1.29x the bulk load instead of 1.43-1.66x.
-   A SELECT, not a CONSTRUCT: oxigraph's CONSTRUCT keeps a set of the triples it emitted
-   (10.9 GB at 10M with two of them), a SELECT streams (under 0.5 GB at 10M, two threads),
-   and the default graph is a set anyway. A query *dataset* naming the graphs is not used:
-   its memory grew with the triples read (170 MB per million). Triples with a blank node
+   overlaps the other thread's select: faster than one query over all graphs (a ``FILTER``
+   on the reserved graphs, the form before; benchmarks/README.md#figures-once-quoted-in-code).
+   A SELECT, not a CONSTRUCT: oxigraph's CONSTRUCT keeps a set of the triples it emitted,
+   a SELECT streams, and the default graph is a set anyway. A query *dataset* naming the
+   graphs is not used: its memory grew with the triples read. Triples with a blank node
    are split out of the text and written as ``Quad`` objects (a text load renames blank
    nodes, which would put *other* blank nodes into the merge);
 3. one small transaction: the merged marker instead of the stale one.
@@ -142,7 +140,7 @@ def split_blank(path: str | Path) -> list[ox.Quad]:
     place) and return them as default-graph ``Quad`` objects, which keep the store's blank
     node labels. Chunks without ``_:`` are copied as they are."""
     path = str(path)
-    if not _contains(path, b"_:"):  # the usual case: no rewrite of the file (7 s at 10M)
+    if not _contains(path, b"_:"):  # the usual case: no rewrite of the file
         return []
     tmp = path + ".plain"
     candidates: list[bytes] = []

@@ -6,8 +6,9 @@ What RocksDB (under pyoxigraph 0.5) does, measured on a small tmpfs: a write tha
 written; reads go on; every later write fails the same way *even after space is freed*
 (RocksDB keeps its background error until the database is reopened; pyoxigraph exposes
 no ``Resume``); and opening a store whose write-ahead log must be replayed needs room for
-the files the replay writes (a 7.7 MB log needed ~4 MB: with 3 MB free the store did not
-open). Reopened with room, it holds exactly the writes that were acknowledged.
+the files the replay writes (about half the log's size,
+benchmarks/README.md#figures-once-quoted-in-code). Reopened with room, it holds exactly the writes
+that were acknowledged.
 
 So :class:`~reprokg.store.oxigraph.OxigraphStore` refuses a write up front while the
 disk has less than ``store_min_free_mb`` free, turns ``ENOSPC`` into

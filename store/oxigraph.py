@@ -11,15 +11,16 @@ builds SST files and ingests all of them at its ``commit`` with one RocksDB
 ``IngestExternalFiles`` over every column family, all or nothing) but not isolated: they
 neither read nor check what is stored. That is all a write of new graphs needs (it reads
 nothing, and our writes are serialised by one lock), so a big batch of new graphs is
-bulk-loaded, 3x faster than a transaction (:data:`BULK_MIN_QUADS`); small writes stay
-transactions. SST files of a killed bulk load are removed on the next writable open
+bulk-loaded, faster than a transaction (:data:`BULK_MIN_QUADS`;
+benchmarks/README.md#figures-once-quoted-in-code); small writes stay transactions. SST files of a
+killed bulk load are removed on the next writable open
 (:func:`~reprokg.store.bulk.remove_leftovers`).
 
 Default graph = the RDF merge of the documents (a set). pyoxigraph 0.5's
-``use_default_graph_as_union`` returns a triple once per graph holding it (oxigraph
-#1919, fixed after 0.5.13), so the merge is *materialised* in the store's real default
-graph and kept in the same transaction as every document write: a write also inserts
-its triples into the default graph, and a delete/replace first removes from the default
+``use_default_graph_as_union`` returns a triple once per graph holding it (fixed after
+0.5.13: https://github.com/oxigraph/oxigraph/issues/1919), so the merge is *materialised* in the
+store's real default graph and kept in the same transaction as every document write: a write also
+inserts its triples into the default graph, and a delete/replace first removes from the default
 graph the triples of the dropped graph that no other named graph holds
 (:func:`unmerge_ops`). Queries without an explicit dataset read the default graph as
 is. An empty named graph :data:`MERGED_MARKER` says the merge is complete; a writable
@@ -34,11 +35,11 @@ with ``read_only=True`` (``pyoxigraph.Store.read_only``), which sees a static sn
 pyoxigraph calls reading while another process writes "undefined behavior", so the
 service opens the store read-write itself or read-only on a store nobody writes.
 
-Time limits: pyoxigraph 0.5's Python API cannot cancel a query (oxigraph issue #1926).
-``query(timeout=…)`` evaluates in a worker thread (pyoxigraph releases the GIL) and
-raises :class:`QueryTimeout` when the limit passes; result iteration checks a cancel
-flag per row, so streaming queries stop promptly, but a blocking operator (ORDER BY,
-GROUP BY, a big join before the first row) keeps using one core until it completes.
+Time limits: pyoxigraph 0.5's Python API cannot cancel a query
+(https://github.com/oxigraph/oxigraph/issues/1926). ``query(timeout=…)`` evaluates in a worker
+thread (pyoxigraph releases the GIL) and raises :class:`QueryTimeout` when the limit passes; result
+iteration checks a cancel flag per row, so streaming queries stop promptly, but a blocking operator
+(ORDER BY, GROUP BY, a big join before the first row) keeps using one core until it completes.
 Hard limits need a worker process that is killed (what the service does).
 """
 
@@ -194,10 +195,9 @@ def _batch_nquads(writes: Sequence[DocumentWrite]) -> str | None:
 
 #: quads from which a write of new graphs goes to the bulk loader rather than a transaction.
 #: A transaction's cost grows with the store (it reads before each write), a bulk load's
-#: with the files it makes: at 4,096 run headers (~300 quads each) batches of 256 loaded
-#: at 217-264 headers/s in bulk against 85-96 in transactions of 1-16 headers; one header
-#: took 51 ms in bulk against 3.9 ms in a transaction (and left 4 SST files per call), 32
-#: headers (~9,600 quads) about the same either way (scratch measurements, 2026-11-26)
+#: with the files it makes: a batch of run headers loads faster in bulk, one header
+#: faster in a transaction (and a bulk load leaves SST files per call); the two meet near
+#: this many quads (benchmarks/README.md#figures-once-quoted-in-code)
 BULK_MIN_QUADS = 10_000
 
 
@@ -510,9 +510,9 @@ class OxigraphStore(
 
     def _compact(self) -> dict:
         """RocksDB compacted after a bulk write. The bulk loader's files overlap, so a
-        lookup read many of them: at 1M triples find-baselines' lookups took ~50 µs
-        before and ~20 µs after (a request 7.0 -> 3.6 ms, benchmarks/sparql), for 4.2 s
-        of compaction (crash-safe: RocksDB swaps files atomically)."""
+        lookup read many of them: compacted, find-baselines' lookups take half the time
+        (benchmarks/README.md#figures-once-quoted-in-code), for seconds of compaction (crash-safe:
+        RocksDB swaps files atomically)."""
         t0 = time.perf_counter()
         self._store.optimize()
         return {"seconds": round(time.perf_counter() - t0, 3)}
@@ -602,9 +602,10 @@ class OxigraphStore(
     def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
         """All of ``writes`` in ONE atomic call: when every graph is new, an N-Quads load
         (Quad objects when a term is a blank node), by the bulk loader from
-        :data:`BULK_MIN_QUADS` quads (3x a transaction then, benchmarks/ingest); else one
-        SPARQL Update of ``DELETE``/``DROP``/``INSERT`` operations in order. The document
-        count's delta is part of the same call."""
+        :data:`BULK_MIN_QUADS` quads (faster than a transaction then,
+        benchmarks/README.md#figures-once-quoted-in-code); else one SPARQL Update of
+        ``DELETE``/``DROP``/``INSERT`` operations in order. The document count's delta is part of
+        the same call."""
         self._check_writable()
         if not writes:
             return
@@ -809,11 +810,10 @@ class OxigraphStore(
         transaction, as any small write. A bigger one is *one* call of pyoxigraph's bulk
         loader, which builds files from batches of a million quads on other threads and
         ingests all of them at its end or none: memory stays bounded, where one
-        transaction held the whole dump (1M triples: 28 s and 2.0 GB against 101 s and
-        3.4 GB, benchmarks/restore). The document count's delta is the stream's last quad.
-        Around a bulk restore the leaderboard ranks are suspended and rebuilt
-        (:func:`~reprokg.store.ranks.suspend`) and the database is compacted, as after a
-        merge rebuild (the loader's files overlap).
+        transaction held the whole dump (benchmarks/README.md#figures-once-quoted-in-code). The
+        document count's delta is the stream's last quad. Around a bulk restore the leaderboard
+        ranks are suspended and rebuilt (:func:`~reprokg.store.ranks.suspend`) and the database is
+        compacted, as after a merge rebuild (the loader's files overlap).
 
         Default-graph quads in the file (a dump of a pre-merge store holding triples of
         its own there) go to :data:`LEGACY_DEFAULT_GRAPH`, as when such a store is first
@@ -886,9 +886,9 @@ class OxigraphStore(
             self._store.flush()
 
     def in_memory_copy(self) -> OxigraphStore:
-        """Every quad (documents and the merge) in a new in-memory store; at 1M triples
-        pyoxigraph answered find-baselines in 18 ms from memory and 151 ms from RocksDB on
-        this machine (benchmarks/sparql)."""
+        """Every quad (documents and the merge) in a new in-memory store, which answers
+        find-baselines several times faster than RocksDB
+        (benchmarks/README.md#figures-once-quoted-in-code)."""
         buf = io.BytesIO()
         self._store.dump(buf, ox.RdfFormat.N_QUADS)
         raw = ox.Store()
@@ -913,8 +913,8 @@ class OxigraphStore(
 
         ``reads_store`` false: evaluated on an empty in-memory store. On disk every IRI
         of a result is looked up in RocksDB to be written, also one the query gave as a
-        constant (~20 µs each): the ranked find-baselines (100 rows of ``VALUES``) took
-        4.0-5.7 ms at 10M triples on disk and 1.2 ms in memory (benchmarks/sparql)."""
+        constant: the ranked find-baselines (100 rows of ``VALUES``) is several times
+        faster in memory (benchmarks/README.md#figures-once-quoted-in-code)."""
         if not reads_store:
             return _without_data().query(sparql)
         return self._store.query(sparql, **union_kwargs(self.merged))

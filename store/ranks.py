@@ -1,6 +1,6 @@
 """Leaderboard ranks the embedded store keeps as it writes, so *find baselines* reads the
-first rows of a board instead of ranking all of it (issue 17: p50 236 ms at 10M triples
-ranking every score of the board before ``LIMIT``, 18 ms reading the ranks).
+first rows of a board instead of ranking every score of it before ``LIMIT``
+(benchmarks/README.md#figures-once-quoted-in-code).
 
 An *entry* of leaderboard ``B`` is one solution ``(?value, ?score, ?run)`` of ::
 
@@ -19,9 +19,8 @@ and the run's tags)::
     <B>          rks:stale "…" .               # ranks of B not current: not read
 
 One lookup reads a hundred entries with their tags, and a filter is a comparison of names
-already there: with a triple per slot field a request made five lookups an entry (~20 µs
-each on disk) and a toolkit filter four more (benchmarks/sparql: 12-16 ms and 58-68 ms a
-request at 1M).
+already there: with a triple per slot field a request made five lookups an entry and a
+toolkit filter four more (benchmarks/README.md#figures-once-quoted-in-code).
 
 Maintenance, by the one writer, around each write (:class:`Plan`, :func:`mark_stale`,
 :func:`after_write`): the *touched values* are the subjects of ``rk:onLeaderboard`` /
@@ -208,8 +207,7 @@ def top(
 
 
 #: more runs than this: their names read by one scan of each path, not by VALUES blocks
-#: (1M triples: every one of the 18,513 runs in 2.6 s scanning; 2,000 of them in 0.49 s
-#: by blocks of 500)
+#: (the two meet near this many runs: benchmarks/README.md#figures-once-quoted-in-code)
 SCAN_RUNS = 5000
 
 
@@ -325,8 +323,8 @@ def rebuild_all(store: ox.Store, batch: int = 200_000) -> dict:
         if isinstance(r[0], ox.NamedNode)
     ]
     # the scans of the paths (every run's names) and the boards' queries on several
-    # threads at once (pyoxigraph releases the GIL): 10M triples, 47.3-51.3 s against
-    # 70.3-76.5 s one after the other
+    # threads at once (pyoxigraph releases the GIL;
+    # benchmarks/README.md#figures-once-quoted-in-code)
     with ThreadPoolExecutor(engine_threads()) as pool:
         scans = [pool.submit(_path_rows, store, path, []) for path in PATHS.values()]
         windows = dict(zip(boards, pool.map(lambda b: _ranked(store, b), boards), strict=True))

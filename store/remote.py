@@ -9,10 +9,10 @@ update request as one transaction; Virtuoso runs it in one transaction only in i
 default (transactional) log mode — atomicity there is the engine's, not ours.
 
 Default graph = the merge of the documents (the store contract), a set: engines repeat
-a triple once per graph of a union/dataset (Oxigraph #1919, Virtuoso 7 alike), so the
-merge is materialised, in the same update request as every document write
-(:func:`reprokg.store.oxigraph.unmerge_ops` / ``merge_op``), with the update policy of
-the embedded store (default graph not writable, :class:`UpdatePlan`):
+a triple once per graph of a union/dataset (Virtuoso 7 alike, and Oxigraph:
+https://github.com/oxigraph/oxigraph/issues/1919), so the merge is materialised, in the same update
+request as every document write (:func:`reprokg.store.oxigraph.unmerge_ops` / ``merge_op``), with
+the update policy of the embedded store (default graph not writable, :class:`UpdatePlan`):
 
 * ``oxigraph`` — in the server's real default graph, with the embedded store's empty
   marker graphs; queries carry no dataset. A server without the marker is merged on the

@@ -7,9 +7,8 @@ linear in the number of concepts times the context size. The audit contexts are 
 (``benchmarks/studies/fca_libraries.py``): ``fcapy`` 0.1.4.5 and ``caspailleur`` 0.2.2 are
 GPL-3 (not for an MIT package) and pull scikit-mine, pandas and more; ``concepts`` 0.9.2
 (MIT; its last release, June 2020, still for Python 2.7; it pulls bitsets and graphviz)
-finds the same concepts but 6–13× slower (random 50×30 context, 996 concepts: 2.3 s vs
-0.36 s here; 200×40, 5,281 concepts: 118 s vs 9.0 s; a loaded shared machine). So the
-few lines below are kept instead, tested against brute-force closure.
+finds the same concepts but several times slower (benchmarks/README.md#figures-once-quoted-in-code).
+So the few lines below are kept instead, tested against brute-force closure.
 """
 
 from __future__ import annotations

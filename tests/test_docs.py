@@ -20,7 +20,7 @@ import re
 import shlex
 import tokenize
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -281,16 +281,21 @@ def repo_files() -> tuple[str, ...]:
 
 def path_tokens(s: Snippet, prose: bool = False) -> Iterator[str]:
     """The paths a snippet may name; ``prose`` (a comment or docstring): only those with a
-    folder (a bare ``ogb-clf.py`` there is usually another project's script)."""
-    if s.kind == "link" or (not prose and re.match(r"[A-Z][a-z]+ [a-z]", s.text)):
+    folder (a bare ``ogb-clf.py`` there is usually another project's script); a page's
+    running text (kind ``prose``): only a file with a folder (``docs/s`` is a rate)."""
+    quoted = s.kind != "prose" and re.match(r"[A-Z][a-z]+ [a-z]", s.text)
+    if s.kind == "link" or (not prose and quoted):
         return  # a link (checked apart) or a quoted sentence of a source (a survey question)
-    arguments = prose or s.kind == "block"  # a shell line's bare names are the reader's files
-    for tok in re.split(r"[\s,;()\[\]\"'`=]+", s.text):
+    arguments = prose or s.kind in ("block", "prose")  # a shell line's bare names are yours
+    text = s.text.replace("*", " ") if s.kind == "prose" else s.text  # **bold**
+    for tok in re.split(r"[\s,;()\[\]\"'`=]+", text):
         if arguments and "/" not in tok:
             continue
         tok = tok.rstrip(".:,)")
         tok = re.sub(r"::\w.*$", "", tok)  # tests/x.py::test_y
         tok = re.sub(r":\d+(-\d+)?$", "", tok)  # file.py:12
+        if s.kind == "prose" and Path(tok.split("#")[0]).suffix not in SOURCE_SUFFIXES:
+            continue
         if tok and "/" in tok or Path(tok).suffix in SOURCE_SUFFIXES:
             yield tok
 
@@ -301,6 +306,7 @@ def path_problem(tok: str) -> str | None:
     if is_placeholder(tok) or any(c in tok for c in "?=+%!^&|\\"):
         return None
     clean = tok.split("#")[0].rstrip("/")
+    clean = clean.removeprefix("reprokg/")  # the package's import name is the root
     if not clean or not re.fullmatch(r"[\w./-]+", clean):
         return None
     first = clean.split("/")[0]
@@ -362,11 +368,37 @@ def python_snippets(path: Path, text: str | None = None) -> Iterator[Snippet]:
                 yield Snippet(path, first + i, "span", " ".join(line.split()))
 
 
+def prose_snippets(page: Path, text: str | None = None) -> Iterator[Snippet]:
+    """The running text of a page, one snippet per line: fenced and indented blocks, code
+    spans and link targets blanked (they are snippets of their own)."""
+    if text is None:
+        text = page.read_text(encoding="utf-8")
+    fence: str | None = None
+    kept = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if fence is None and stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+            kept.append("")
+        elif fence is not None:
+            fence = None if stripped.startswith(fence) else fence
+            kept.append("")
+        else:
+            kept.append("" if line.startswith("    ") else line)
+    body = re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group(0)), "\n".join(kept), flags=re.S)
+    body = re.sub(r"\]\([^)\s]+\)", "]", body)
+    for n, line in enumerate(body.split("\n"), 1):
+        if line.strip():
+            yield Snippet(page, n, "prose", line)
+
+
 def test_every_repository_path_named_exists() -> None:
-    """In the docs' code, and in the comments and docstrings of the package's code (a
-    docstring citing ``tests/test_x.py`` that had been renamed away misleads as a page does)."""
+    """In the docs' code and running text, and in the comments and docstrings of the
+    package's code (a docstring citing ``tests/test_x.py`` that had been renamed away
+    misleads as a page does)."""
     bad = []
     named = [(s, False) for s in code()]
+    named += [(s, False) for page in DOCS for s in prose_snippets(page)]
     named += [(s, True) for f in package_files() for s in python_snippets(f)]
     for s, prose in named:
         for tok in path_tokens(s, prose):
@@ -436,6 +468,35 @@ def test_a_stale_path_in_package_code_is_caught(python: str, stale: str) -> None
         if path_problem(tok)
     ]
     assert any(stale in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("page", "stale"),
+    [
+        ("As tests/loaders/test_gone.py checks, it holds.\n", "tests/loaders/test_gone.py"),
+        ("The design is in docs/no-such-page.md (a section).\n", "docs/no-such-page.md"),
+        ("Read **loaders/no_such_format.py**, then stop.\n", "loaders/no_such_format.py"),
+    ],
+)
+def test_a_stale_path_in_a_page_is_caught(page: str, stale: str) -> None:
+    found = [
+        tok
+        for s in prose_snippets(REPO / "README.md", page)
+        for tok in path_tokens(s)
+        if path_problem(tok)
+    ]
+    assert found == [stale]
+
+
+def test_a_page_s_rates_code_and_real_paths_pass() -> None:
+    page = (
+        "At 1,215 docs/s and 26 CPU-s/doc, see docs/architecture.md#layers and\n"
+        "reprokg/ontology/reference.py; `tests/not_here.py` is a span, [x](docs/nope.md) a link.\n"
+        "```\nloaders/not_here.py\n```\n"
+    )
+    named = [tok for s in prose_snippets(REPO / "README.md", page) for tok in path_tokens(s)]
+    assert named == ["docs/architecture.md#layers", "reprokg/ontology/reference.py"]
+    assert all(path_problem(tok) is None for tok in named)
 
 
 def test_a_real_path_in_package_code_passes() -> None:
@@ -644,3 +705,62 @@ def test_readme_stays_a_first_hour_page() -> None:
     assert len(readme.splitlines()) <= 250
     for page in ("benchmarks/README.md", "docs/architecture.md"):
         assert f"]({page})" in readme, f"the README links {page}"
+
+
+# ------------------------------------------- figures and issue numbers in the package's code
+
+#: a figure measured once (``~0.1 s here``, ``40–180 ms``, ``3x faster``, ``214 headers/s``):
+#: it ages where nobody reruns it, so the code says why and links benchmarks/README.md
+#: (Figures once quoted in code); a setting's unit (``2 s*`` of a formula, ``4 KB``) is no
+#: measurement
+_FIGURE = r"\d[\d,]*(?:\.\d+)?"
+MEASUREMENT = re.compile(
+    rf"(?<![\w.])~?{_FIGURE}(?:\s*[–-]\s*{_FIGURE})?\s+(?:s|ms|µs|us|min)\b(?![*\w])"
+    rf"|(?<![\w.])~?{_FIGURE}(?:ms|µs)\b"
+    rf"|(?<![\w.])~?{_FIGURE}\s*[x×]\s+(?:faster|slower|less|more|the|a|as)\b"
+    rf"|{_FIGURE}\s*%\s+of\s+(?:the\s+command|validating|its\s+time|the\s+time)\b"
+    rf"|\b{_FIGURE}\s*(?:headers|documents|records|lines|req)/s\b"
+)
+#: an issue of this project cited for a reason (``issue 28``, ``#38``): the reason itself
+#: belongs in the code, the tracker is not part of the project
+ISSUE_NUMBER = re.compile(r"\bissues?\s+#?\d+|(?<![\w/&#])#\d{1,4}\b", re.IGNORECASE)
+
+
+def quoted(pattern: re.Pattern[str], snippets: Iterable[Snippet]) -> list[str]:
+    return [f"{s.where()}: {s.text}" for s in snippets if pattern.search(s.text)]
+
+
+@pytest.mark.parametrize("pattern", [MEASUREMENT, ISSUE_NUMBER], ids=["figures", "issues"])
+def test_no_measurements_or_issue_numbers_in_package_code(pattern: re.Pattern[str]) -> None:
+    bad = quoted(pattern, (s for f in package_files() for s in python_snippets(f)))
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize(
+    ("python", "pattern"),
+    [
+        ("x = 1  # ~0.1 s here\n", MEASUREMENT),
+        ('"""Checkpoints take 40–180 ms at 1M triples."""\n', MEASUREMENT),
+        ("x = 1  # 1.6x faster than the regex\n", MEASUREMENT),
+        ("x = 1  # unrolled: 3× less work\n", MEASUREMENT),
+        ("x = 1  # 214 headers/s at 10k\n", MEASUREMENT),
+        ("x = 1  # takes 3 s\n", MEASUREMENT),
+        ("x = 1  # ~25% of validating a batch\n", MEASUREMENT),
+        ("x = 1  # a 500 (issue 28)\n", ISSUE_NUMBER),
+        ('"""As issues 27 and 31 asked."""\n', ISSUE_NUMBER),
+        ("x = 1  # see #38\n", ISSUE_NUMBER),
+    ],
+)
+def test_a_figure_or_issue_number_in_code_is_caught(python: str, pattern: re.Pattern[str]) -> None:
+    assert quoted(pattern, python_snippets(REPO / "ingest.py", python))
+
+
+def test_units_and_links_alone_pass() -> None:
+    python = (
+        '"""CV = 100 s* / mean; the first 4 KB; six 0.2s; a 5-second limit; 10^4 x 50;\n'
+        'to ~1e-15."""\n'
+        "x = 1  # benchmarks/README.md#figures-once-quoted-in-code, oxigraph/issues/1926\n"
+    )
+    snippets = list(python_snippets(REPO / "ingest.py", python))
+    assert not quoted(MEASUREMENT, snippets)
+    assert not quoted(ISSUE_NUMBER, snippets)

@@ -92,8 +92,8 @@ def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
     return [Result("Violation", m, path=path, focus_node=f, value=v) for m, f, v in found]
 
 
-#: predicates whose object is a link a page shows (http(s) only; issue 28: a
-#: ``javascript:`` IRI stored in one ran in the reader's browser)
+#: predicates whose object is a link a page shows (http(s) only: a ``javascript:`` IRI
+#: stored in one would run in the reader's browser)
 LINK_PREDICATES = frozenset(
     {
         str(RK.evidenceLink),
@@ -229,7 +229,7 @@ def for_shacl(graph: Graph) -> Graph:
 
 @python_check
 def check_terms_the_store_takes(graph: Graph, doc: Document | None = None) -> list[Result]:
-    """Every IRI and literal that validation accepts, the store accepts (issue 28: audit
+    """Every IRI and literal that validation accepts, the store accepts (audit
     links holding ``" < > { } | \\ ^``, a NUL in a survey's code URL and a lone surrogate
     passed validation and then failed the store with a 500). Each IRI is parsed by the
     store's own IRI parser (pyoxigraph: RFC 3987), each literal must be UTF-8 (no lone

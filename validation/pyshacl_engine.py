@@ -23,15 +23,16 @@ from pyshacl.constraints.sparql.sparql_based_constraints import SPARQLBasedConst
 from rdflib import Graph, URIRef
 from rdflib.namespace import RDF, SH
 from rdflib.plugins.sparql import prepareQuery
+from rdflib.term import Node
 
 from reprokg.core.namespaces import RK
 from reprokg.validation.report import Result
 from reprokg.validation.shapes import shapes_graph
 
 
-def _source_path(shapes: Graph, shape: object, result_path: object) -> str | None:
+def _source_path(shapes: Graph, shape: Node | None, result_path: Node | None) -> str | None:
     if shape is not None:
-        sp = shapes.value(shape, RK.sourcePath)  # type: ignore[arg-type]
+        sp = shapes.value(shape, RK.sourcePath)
         if sp is not None:
             return str(sp)
     if isinstance(result_path, URIRef):
@@ -48,15 +49,15 @@ def _install_prepared_query_cache() -> None:
     """Parse each SHACL-SPARQL constraint once, not once per focus node.
 
     pyshacl 0.40 hands the constraint's text to ``Graph.query`` for every focus node,
-    and rdflib parses it each time (~0.1 s here; over half of validating a batch of
-    run headers, measured by benchmarks/ingest). The same text with the same initial
+    and rdflib parses it each time (over half of validating a batch of run headers,
+    benchmarks/README.md#figures-once-quoted-in-code). The same text with the same initial
     bindings gives the same results prepared or not: rdflib's ``prepareQuery`` exists
     for exactly this reuse. Parse errors still surface from pyshacl as before.
     """
     original = SPARQLBasedConstraint._validate_sparql_query
     prepared = _prepared
 
-    def validate_sparql_query(self, query, init_binds, target_graph):  # type: ignore[no-untyped-def]
+    def validate_sparql_query(self, query, init_binds, target_graph):
         if isinstance(query, str):
             # a text rdflib cannot parse goes on as text: pyshacl reports it as it always did
             with contextlib.suppress(Exception):
@@ -72,7 +73,8 @@ class _ParameterList(list):
 
     ``Shape.validate`` tests every predicate of a shape with ``p in <list of ~40
     IRIs>`` on each call, and nested shapes (``sh:node``, ``sh:or``) are validated per
-    value node: ~25% of validating a batch of run headers went to these comparisons.
+    value node: a quarter of validating a batch of run headers went to these comparisons
+    (benchmarks/README.md#figures-once-quoted-in-code).
     """
 
     def __init__(self, items: Iterable[object] = ()) -> None:
@@ -82,7 +84,7 @@ class _ParameterList(list):
     def __contains__(self, item: object) -> bool:
         return item in self._members
 
-    def copy(self) -> _ParameterList:  # type: ignore[override]
+    def copy(self) -> _ParameterList:
         return _ParameterList(self)
 
     def append(self, item: object) -> None:

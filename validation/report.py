@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, fields
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SH
+from rdflib.term import Node
 
 from reprokg.core.lazy_graph import exact_literal
 from reprokg.core.namespaces import RK, bind_prefixes
@@ -22,13 +23,13 @@ class ResultTerms:
     """The RDF terms of a SHACL result, for its report graph (focus node and value as
     the data holds them; shape, path and constraint as the shapes graph does)."""
 
-    focus: object
-    value: object | None
-    shape: object
+    focus: Node
+    value: Node | None
+    shape: Node | None
     component: str
     severity: str
-    path: object | None = None
-    constraint: object | None = None
+    path: Node | None = None
+    constraint: Node | None = None
     #: the shapes graph, whose blank-node path structures the report copies
     shapes: Graph | None = None
 
@@ -126,7 +127,7 @@ class Report:
         return g
 
 
-def copy_structure(src: Graph, node: object, out: Graph) -> object:
+def copy_structure(src: Graph, node: Node, out: Graph) -> Node:
     """A property path ``node`` with its blank-node structure copied into ``out`` (an
     rdf:List is a sequence path, whatever else the node says: SHACL 2.3.1)."""
     if not isinstance(node, BNode):
@@ -136,7 +137,7 @@ def copy_structure(src: Graph, node: object, out: Graph) -> object:
     preds = [RDF.first, RDF.rest] if first is not None else [p for p in set(src.predicates(node))]
     for p in preds:
         for o in src.objects(node, p):
-            out.add((new, p, copy_structure(src, o, out)))  # type: ignore[arg-type]
+            out.add((new, p, copy_structure(src, o, out)))
     return new
 
 
@@ -147,14 +148,14 @@ def _add_terms(g: Graph, node: BNode, t: ResultTerms) -> None:
     g.add((node, SH.focusNode, exact_literal(t.focus)))
     g.add((node, SH.sourceConstraintComponent, URIRef(t.component)))
     if t.shape is not None:
-        g.add((node, SH.sourceShape, t.shape))  # type: ignore[arg-type]
+        g.add((node, SH.sourceShape, t.shape))
     if t.value is not None:
         g.add((node, SH.value, exact_literal(t.value)))
     if t.path is not None:
         path = copy_structure(t.shapes, t.path, g) if t.shapes is not None else t.path
-        g.add((node, SH.resultPath, path))  # type: ignore[arg-type]
+        g.add((node, SH.resultPath, path))
     if t.constraint is not None:
-        g.add((node, SH.sourceConstraint, t.constraint))  # type: ignore[arg-type]
+        g.add((node, SH.sourceConstraint, t.constraint))
 
 
 def _term(value: str) -> URIRef | BNode:

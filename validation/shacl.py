@@ -12,6 +12,7 @@ from pathlib import PurePath
 
 from rdflib import BNode, Graph, URIRef
 from rdflib.namespace import RDF, SH
+from rdflib.term import Node
 
 from reprokg.core.errors import LoadError, ShapesError
 from reprokg.core.rdf_parse import parse_as_written
@@ -88,13 +89,13 @@ def _refuse(shape: object, what: str, limit: str, value: int, allowed: int) -> S
     )
 
 
-def _owner(shapes: Graph, node: object) -> object:
+def _owner(shapes: Graph, node: Node) -> Node:
     """The shape whose ``sh:path`` holds the path node ``node``: its nearest ancestor with
     ``sh:path``, else the nearest named ancestor, else ``node``."""
     seen, frontier, named = {node}, [node], None
     while frontier:
         x = frontier.pop(0)
-        for s, p in shapes.subject_predicates(x):  # type: ignore[arg-type]
+        for s, p in shapes.subject_predicates(x):
             if p == SH.path:
                 return s
             if named is None and isinstance(s, URIRef):
@@ -105,13 +106,13 @@ def _owner(shapes: Graph, node: object) -> object:
     return named if named is not None else node
 
 
-def _list_length(shapes: Graph, head: object, cap: int) -> int:
+def _list_length(shapes: Graph, head: Node | None, cap: int) -> int:
     """Members of the RDF list at ``head``, counted up to ``cap`` (a cycle stops it)."""
     n, seen = 0, set()
     while head is not None and head != RDF.nil and head not in seen and n <= cap:
         seen.add(head)
         n += 1
-        head = shapes.value(head, RDF.rest)  # type: ignore[arg-type]
+        head = shapes.value(head, RDF.rest)
     return n
 
 
@@ -158,7 +159,7 @@ _SPARQL_CODE = re.compile(
 )
 
 
-def _sparql_texts(shapes: Graph) -> Iterator[tuple[object, str]]:
+def _sparql_texts(shapes: Graph) -> Iterator[tuple[Node, str]]:
     for pred in (SH.select, SH.ask):
         for node, text in shapes.subject_objects(pred):
             yield node, str(text)
@@ -182,7 +183,7 @@ def check_costs(shapes: Graph, data: Sequence[Graph], limits: CostLimits | None 
                 lim.max_in,
             )
     for node, text in _sparql_texts(shapes):
-        shape = next(shapes.subjects(None, node), node)  # type: ignore[arg-type]
+        shape = next(shapes.subjects(None, node), node)
         if len(text) > lim.max_sparql_chars:
             raise _refuse(
                 shape,
@@ -209,7 +210,7 @@ def check_costs(shapes: Graph, data: Sequence[Graph], limits: CostLimits | None 
     for node, inner in closures:
         predicates = _path_predicates(shapes, inner)
         shape = _owner(shapes, node)
-        power = 3 if any(shapes.value(shape, c) is not None for c in _PAIRWISE) else 2  # type: ignore[arg-type]
+        power = 3 if any(shapes.value(shape, c) is not None for c in _PAIRWISE) else 2
         cost = 0
         for g in data:
             edges = sum(1 for p in predicates for _ in g.triples((None, p, None)))

@@ -53,7 +53,8 @@ def add_entailed_types(graph: Graph) -> Graph:
     extra = [
         (s, RDF.type, c)
         for s, cls in graph.subject_objects(RDF.type)
-        for c in sup.get(cls, ())  # type: ignore[arg-type]
+        if isinstance(cls, URIRef)  # the closure holds named classes only
+        for c in sup.get(cls, ())
     ]
     for t in extra:
         graph.add(t)

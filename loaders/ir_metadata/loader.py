@@ -48,7 +48,7 @@ START, END = "ir_metadata.start", "ir_metadata.end"
 _MARKER_RE = re.compile(r"^\s*(#\s*)?ir_metadata\.(start|end)\s*$")
 _SNIFF_KEYS = ("research goal:", "schema-version:", "schema version:", "ir_metadata.start")
 
-#: rdflib's RDF/XSD namespace attributes cost ~2 µs per access; read once
+#: rdflib's RDF/XSD namespace attributes build a term per access; read once
 _RDF_TYPE, _RDF_JSON = RDF.type, RDF.JSON
 _XSD_ANYURI, _XSD_DECIMAL, _XSD_DOUBLE, _XSD_INTEGER = (
     XSD.anyURI,

@@ -159,9 +159,10 @@ def comparison(
 ) -> RunComparison:
     """The uploads parsed and every input compared: in an analysis worker
     (``analysis_timeout``, ``analysis_memory_mb``: service/analysis.py), as every statistic
-    a client asks for. 100,000 resamples took 31-72 s in the server's thread pool before,
-    past any limit. ``stored``: the inputs read from the store (in the request's thread:
-    the live store holds their lines in its blob folder; a worker's snapshot does not)."""
+    a client asks for. The largest resampling a client may ask for ran past any limit in
+    the server's thread pool before (benchmarks/README.md#figures-once-quoted-in-code). ``stored``:
+    the inputs read from the store (in the request's thread: the live store holds their lines in its
+    blob folder; a worker's snapshot does not)."""
 
     def run(field: str) -> Any:
         if field in files:

@@ -4,12 +4,13 @@ Liveness never scans the store: a store with the :class:`~reprokg.store.base.Liv
 capability answers a point lookup (embedded) or ``ASK {}`` (remote), and the document count
 comes from the figures a :class:`~reprokg.store.base.Counters` store keeps as it writes
 (``documents`` is ``null`` for a store that keeps none). At 10M triples counting the
-documents took 3.0-3.5 s a call, longer than an orchestrator's liveness probe waits.
-A store with neither capability (tests' stand-ins) is asked for its document list.
+documents took longer than an orchestrator's liveness probe waits
+(benchmarks/README.md#figures-once-quoted-in-code). A store with neither capability (tests'
+stand-ins) is asked for its document list.
 
 The check runs in a thread of its own small pool (:data:`LIVENESS_THREADS` threads), not in the
 shared one: 45 parallel SPARQL requests each held a shared thread while waiting for a
-query worker, and ``/health`` waited behind them (30-69 s in the issue 28 probe).
+query worker, and ``/health`` waited behind them, past any probe's patience.
 """
 
 from __future__ import annotations

@@ -56,8 +56,8 @@ def engine_limiter(request: Request) -> anyio.CapacityLimiter:
 
     The evaluation is CPU-bound and releases the GIL. With a pool thread per request in
     flight they time-slice the cores and finish together, then queue for the GIL. Sized
-    to the cores (16 clients, 2 workers, 2 cores; benchmarks/sparql): 354-356 req/s and
-    p99 71-76 ms, against 332-337 req/s and p99 100-106 ms with the shared pool's 40. A
+    to the cores, it serves more requests with a shorter tail than the shared pool
+    (benchmarks/README.md#figures-once-quoted-in-code). A
     limiter of its own, so a slow ``/sparql`` query or an upload never holds it.
     """
     state = request.app.state

@@ -2,9 +2,9 @@
 in memory from the rows of ``service/web/queries/papers-index.rq``.
 
 Why in memory: the same filters written as SPARQL (a page of rows, the count for the
-pager, the per-year and per-topic code shares) took 50–330 ms *each* at demo size (544
-papers) on this machine, and a page needs four of them; the index query is one scan,
-and a filter over its records is a set intersection. The index is rebuilt when the
+pager, the per-year and per-topic code shares) were slow *each* at demo size
+(benchmarks/README.md#figures-once-quoted-in-code), and a page needs four of them; the index query
+is one scan, and a filter over its records is a set intersection. The index is rebuilt when the
 store's generation changes, so a loaded document shows at once.
 Because the table, its CSV/JSON and the charts are computed from the same filtered list,
 the CSV of a filtered view is exactly the rows shown.
@@ -188,7 +188,8 @@ class PaperIndex:
 
     Sorting is done once per sort key (a filter keeps the order of the list it filters),
     and derived values (facets, unfiltered charts) are kept with the index: at 100k
-    papers an unfiltered request went from 1.4 s (sorting per request) to a slice.
+    papers an unfiltered request is a slice instead of a sort
+    (benchmarks/README.md#figures-once-quoted-in-code).
     """
 
     def __init__(

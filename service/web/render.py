@@ -127,7 +127,7 @@ def sparql_of(name: str, params: dict[str, str] | None = None) -> tuple[str, str
 def generation(store: Store) -> tuple[int, float]:
     """A key that changes when the store's content may have: its version (``Counters``:
     every committed write moves it), or (for a store that cannot say, e.g. a remote
-    endpoint others write to) a 60 s time bucket."""
+    endpoint others write to) a one-minute time bucket."""
     if isinstance(store, Counters):
         return id(store), store.version()
     return id(store), time.monotonic() // UNCOUNTED_TTL
@@ -170,8 +170,8 @@ small_cache = GenerationCache()
 def linkable(url: str | None) -> str | None:
     """``url`` when a page may link to it, else ``None`` (shown as text): an ``http(s)``
     IRI, or a path of this service. Stored IRIs come from uploads, and a
-    ``javascript:alert(3)`` IRI linked as it is runs in the reader's browser on a click
-    (issue 28); ``data:``, ``file:``, ``vbscript:`` … are refused alike."""
+    ``javascript:alert(3)`` IRI linked as it is runs in the reader's browser on a click;
+    ``data:``, ``file:``, ``vbscript:`` … are refused alike."""
     if not url:
         return None
     if url.startswith(("/", "?", "#")):
@@ -316,7 +316,7 @@ templates.env.globals.update(fmt_num=fmt_num, anchor=anchor)
 
 
 #: the OpenAPI entry of a page served on a path the API also uses (schemathesis holds the
-#: API to its schema: an undeclared GET that answers 200 was a mismatch, issue 28)
+#: API to its schema: an undeclared GET that answers 200 is a mismatch)
 PAGE_RESPONSES: dict[int | str, Any] = {
     200: {
         "description": "the page (HTML), or with ?format=csv|json the rows it shows",

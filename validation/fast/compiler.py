@@ -23,11 +23,12 @@ import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.collection import Collection
 from rdflib.namespace import OWL, RDF, RDFS, SH
+from rdflib.term import Node
 
 from reprokg.core.errors import ShapesError
 from reprokg.core.namespaces import RK
@@ -75,9 +76,9 @@ class Branch:
     message: str
     component: str
     has_value: bool
-    shape_node: object = None
-    path_node: object = None
-    constraint_node: object = None
+    shape_node: Node | None = None
+    path_node: Node | None = None
+    constraint_node: Node | None = None
     #: the result path comes from the query's ``?path`` (sh:closed, SPARQL constraints)
     dynamic_path: bool = False
     #: the SPARQL path text of ``path_node`` (for text and JSON reports)
@@ -86,7 +87,7 @@ class Branch:
     message_given: bool = False
 
 
-def _n3(term: object) -> str:
+def _n3(term: Node | None) -> str:
     """A constant as the stored data holds it (lossless literals encoded the same way)."""
     if isinstance(term, URIRef):
         return f"<{term}>"
@@ -95,7 +96,7 @@ def _n3(term: object) -> str:
     raise ShapesError(f"a blank node or list where a constant is expected: {term!r}")
 
 
-def _value_n3(term: object) -> str:
+def _value_n3(term: Node | None) -> str:
     """A constant compared by value (``sh:minInclusive``): its own datatype, not encoded."""
     if isinstance(term, Literal) and not term.language and term.datatype is not None:
         return f'"{_escape(str(term))}"^^<{term.datatype}>'
@@ -114,7 +115,17 @@ def _decoded(v: str) -> str:
     )
 
 
-def _true(node: object) -> bool:
+def _subjects_of(pred: Node, v: str) -> str:
+    """The pattern of ``sh:targetSubjectsOf``: ``v`` has a value for ``pred``."""
+    return f"{v} {_n3(pred)} [] ."
+
+
+def _objects_of(pred: Node, v: str) -> str:
+    """The pattern of ``sh:targetObjectsOf``: ``v`` is the value of some ``pred``."""
+    return f"[] {_n3(pred)} {v} ."
+
+
+def _true(node: Node | None) -> bool:
     """A boolean parameter that is ``true`` (``"1"^^xsd:boolean`` is not: W3C uniqueLang-002)."""
     return node is not None and str(node).strip() == "true"
 
@@ -130,7 +141,7 @@ class _Compiler:
         #: the ``sh:select`` bodies inlined (renamed): the only text not written here
         self.bodies: list[str] = []
         self._n = itertools.count()
-        self._expanding: list[object] = []
+        self._expanding: list[Node] = []
         self.uses_shapes_graph = False
         #: per focus-node queries (SPARQL constraints that need real pre-binding)
         self.per_focus: list[tuple[int, str, str]] = []  # (branch index, target, query)
@@ -143,24 +154,24 @@ class _Compiler:
         self.in_merged: set[int] = set()
 
     # ----------------------------------------------------------------- helpers
-    def one(self, node: object, pred: URIRef) -> object:
-        return self.g.value(node, pred)  # type: ignore[arg-type]
+    def one(self, node: Node, pred: Node) -> Node | None:
+        return self.g.value(node, pred)
 
-    def all(self, node: object, pred: URIRef) -> list:
-        return list(self.g.objects(node, pred))  # type: ignore[arg-type]
+    def all(self, node: Node, pred: Node) -> list:
+        return list(self.g.objects(node, pred))
 
-    def items(self, node: object) -> list:
-        return list(Collection(self.g, node))  # type: ignore[arg-type]
+    def items(self, node: Node) -> list:
+        return list(Collection(self.g, node))
 
     def fresh(self) -> str:
         return f"?_v{next(self._n)}"
 
-    def is_a(self, v: str, cls: object) -> str:
+    def is_a(self, v: str, cls: Node) -> str:
         if self.closure:
             return f"{v} <{RDF.type}>/<{RDFS.subClassOf}>* {_n3(cls)} ."
         return f"{v} a {_n3(cls)} ."
 
-    def path(self, node: object) -> str:
+    def path(self, node: Node) -> str:
         if isinstance(node, URIRef):
             return f"<{node}>"
         for pred, op in (
@@ -181,14 +192,14 @@ class _Compiler:
             return "(" + "|".join(self.path(x) for x in self.items(alt)) + ")"
         raise ShapesError(f"not a SHACL property path: {node!r}")
 
-    def severity(self, shape: object) -> str:
+    def severity(self, shape: Node) -> str:
         sev = self.one(shape, SH.severity)
         if sev is None:
             return "Violation"
         name = str(sev).removeprefix(_COMPONENT)
         return name if name in ("Violation", "Warning", "Info") else str(sev)
 
-    def source_path(self, shape: object, path: object) -> str | None:
+    def source_path(self, shape: Node, path: Node | None) -> str | None:
         sp = self.one(shape, RK.sourcePath)
         if sp is not None:
             return str(sp)
@@ -196,7 +207,7 @@ class _Compiler:
             return str(path).rsplit("#", 1)[-1].rsplit("/", 1)[-1]
         return None
 
-    def declare(self, prefixes_node: object, seen: frozenset = frozenset()) -> None:
+    def declare(self, prefixes_node: Node, seen: frozenset = frozenset()) -> None:
         if prefixes_node in seen:
             return
         for imported in self.all(prefixes_node, OWL.imports):
@@ -206,7 +217,7 @@ class _Compiler:
             if self.prefixes.setdefault(name, ns) != ns:
                 raise Unsupported(f"prefix {name}: declared as two namespaces")
 
-    def sparql_text(self, node: object) -> str:
+    def sparql_text(self, node: Node) -> str:
         for pn in self.all(node, SH.prefixes):
             self.declare(pn)
         text = self.one(node, SH.select)
@@ -219,7 +230,7 @@ class _Compiler:
         """``shape S: `` of the shape being compiled, for an error's first words."""
         return f"shape {self._expanding[-1]}: " if self._expanding else ""
 
-    def sparql_body(self, node: object, var: str = "?this") -> str:
+    def sparql_body(self, node: Node, var: str = "?this") -> str:
         """The WHERE body of a ``sh:select`` (a SPARQL target), ``$this`` as ``var``,
         other variables renamed apart.
 
@@ -246,7 +257,7 @@ class _Compiler:
         return body
 
     # ----------------------------------------------------------------- targets
-    def targets(self, shape: object) -> Callable[[str], str] | None:
+    def targets(self, shape: Node) -> Callable[[str], str] | None:
         """A function of a variable to the pattern binding it to the shape's focus nodes."""
         alts: list[Callable[[str], str]] = []
         classes = self.all(shape, SH.targetClass)
@@ -255,7 +266,7 @@ class _Compiler:
         ):
             classes.append(shape)  # implicit class target (SHACL 2.1.3.3)
         for c in classes:
-            alts.append(lambda v, c=c: self.is_a(v, c))
+            alts.append(partial(self.is_a, cls=c))
         nodes = self.all(shape, SH.targetNode)
         if nodes:
             values = " ".join(_n3(n) for n in nodes)
@@ -263,21 +274,25 @@ class _Compiler:
                 lambda v: f"{GRAPH_MARK} {GRAPH_MARK} {GRAPH_MARK} . VALUES {v} {{ {values} }}"
             )
         for p in self.all(shape, SH.targetSubjectsOf):
-            alts.append(lambda v, p=p: f"{v} {_n3(p)} [] .")
+            alts.append(partial(_subjects_of, p))
         for p in self.all(shape, SH.targetObjectsOf):
-            alts.append(lambda v, p=p: f"[] {_n3(p)} {v} .")
+            alts.append(partial(_objects_of, p))
         for t in self.all(shape, SH.target):
             if (t, RDF.type, SH.SPARQLTarget) not in self.g:
                 raise Unsupported("a custom target (SHACL-AF)")
-            alts.append(lambda v, t=t: "{ " + self.sparql_body(t, v) + " }")
+            alts.append(partial(self._sparql_target, t))
         if not alts:
             return None
         if len(alts) == 1:
             return alts[0]
         return lambda v: "{ " + " UNION ".join("{ " + a(v) + " }" for a in alts) + " }"
 
+    def _sparql_target(self, target: Node, v: str) -> str:
+        """The pattern of a ``sh:SPARQLTarget`` binding ``v`` (a group of its own)."""
+        return "{ " + self.sparql_body(target, v) + " }"
+
     # ----------------------------------------------------------------- value expressions
-    def value_exprs(self, shape: object, v: str) -> list[tuple[str, str]]:
+    def value_exprs(self, shape: Node, v: str) -> list[tuple[str, str]]:
         """(component, expression true when value ``v`` conforms) for per-value constraints."""
         out: list[tuple[str, str]] = []
         for dt in self.all(shape, SH.datatype):
@@ -312,13 +327,13 @@ class _Compiler:
             e = f'(!isBlank({v}) && REGEX(STR({v}), "{_escape(str(pat))}"{fl}))'
             out.append(("PatternConstraintComponent", e))
         for lst in self.all(shape, SH["in"]):
-            alts = " || ".join(f"sameTerm({v}, {_n3(x)})" for x in self.items(lst)) or "false"
-            out.append(("InConstraintComponent", f"({alts})"))
+            members = " || ".join(f"sameTerm({v}, {_n3(x)})" for x in self.items(lst))
+            out.append(("InConstraintComponent", f"({members or 'false'})"))
         for lst in self.all(shape, SH.languageIn):
             tags = [str(x) for x in self.items(lst)]
-            alts = " || ".join(f'langMatches(lang({v}), "{_escape(t)}")' for t in tags)
+            matches = " || ".join(f'langMatches(lang({v}), "{_escape(t)}")' for t in tags)
             out.append(
-                ("LanguageInConstraintComponent", f"(isLiteral({v}) && ({alts or 'false'}))")
+                ("LanguageInConstraintComponent", f"(isLiteral({v}) && ({matches or 'false'}))")
             )
         for pred, op, comp in (
             (SH.minInclusive, ">=", "MinInclusive"),
@@ -371,8 +386,9 @@ class _Compiler:
 
         The same as "no value fails ``vals``", "some value" and "no two distinct values"
         (:meth:`at_least`) together, in one or two ``EXISTS`` per value instead of four
-        (a two-pattern ``EXISTS`` costs pyoxigraph ~5 µs, a one-pattern one ~1.3 µs:
-        nested shapes with ``sh:maxCount 1`` were most of validating a QRA record).
+        (a two-pattern ``EXISTS`` costs pyoxigraph several one-pattern ones,
+        benchmarks/README.md#figures-once-quoted-in-code: nested shapes with ``sh:maxCount 1`` were
+        most of validating a QRA record).
         """
         y = self.fresh()
         other = f"EXISTS {{ {v} {p} {y} . FILTER(!sameTerm({x}, {y})) }}"
@@ -382,9 +398,9 @@ class _Compiler:
             return f"EXISTS {{ {v} {p} {x} . FILTER({ok} && !{other}) }}"
         return f"NOT EXISTS {{ {v} {p} {x} . FILTER(!{ok} || {other}) }}"
 
-    def qualified_cond(self, shape: object, q: object) -> Callable[[str], str]:
+    def qualified_cond(self, shape: Node, q: Node) -> Callable[[str], str]:
         """Values that count for ``sh:qualifiedValueShape`` ``q`` (disjoint siblings excluded)."""
-        siblings: list[object] = []
+        siblings: list[Node] = []
         if _true(self.one(shape, SH.qualifiedValueShapesDisjoint)):
             for parent in self.g.subjects(SH.property, shape):
                 for ps in self.all(parent, SH.property):
@@ -398,7 +414,7 @@ class _Compiler:
 
         return cond
 
-    def conforms(self, shape: object, v: str) -> str:
+    def conforms(self, shape: Node, v: str) -> str:
         """An expression true when ``v`` conforms to ``shape`` (every constraint, its
         property shapes included; targets ignored, as for any shape reached by value)."""
         if _true(self.one(shape, SH.deactivated)):
@@ -478,7 +494,7 @@ class _Compiler:
         finally:
             self._expanding.pop()
 
-    def closed_allowed(self, shape: object) -> list[str]:
+    def closed_allowed(self, shape: Node) -> list[str]:
         allowed = {
             _n3(self.one(ps, SH.path))
             for ps in self.all(shape, SH.property)
@@ -513,7 +529,7 @@ class _Compiler:
         self.merged.setdefault((what, t), Merged(what, t)).add(i, path, arg)
         self.in_merged.add(i)
 
-    def shape(self, shape: object, tgt: Callable[[str], str]) -> None:
+    def shape(self, shape: Node, tgt: Callable[[str], str]) -> None:
         """Compile ``shape``'s constraints on the focus nodes ``tgt`` binds."""
         if _true(self.one(shape, SH.deactivated)):
             return
@@ -525,7 +541,7 @@ class _Compiler:
         finally:
             self._expanding.pop()
 
-    def _shape(self, shape: object, tgt: Callable[[str], str]) -> None:
+    def _shape(self, shape: Node, tgt: Callable[[str], str]) -> None:
         """One shape's constraints, by family, in a fixed order (the branch order)."""
         path_node = self.one(shape, SH.path)
         info, p = self._info(shape, path_node)
@@ -542,7 +558,9 @@ class _Compiler:
         self.custom(shape, tgt, p, info)
         self._nested(shape, tgt, p)
 
-    def _info(self, shape: object, path_node: object) -> tuple[Callable[..., Branch], str | None]:
+    def _info(
+        self, shape: Node, path_node: Node | None
+    ) -> tuple[Callable[..., Branch], str | None]:
         """The :class:`Branch` maker of ``shape``'s constraints (its name, path, severity,
         message), given a component and whether a result has a value; the path as SPARQL."""
         sev = self.severity(shape)
@@ -570,7 +588,7 @@ class _Compiler:
         return info, path_text
 
     def _node_shape(
-        self, shape: object, tgt: Callable[[str], str], t: str, info: Callable[..., Branch]
+        self, shape: Node, tgt: Callable[[str], str], t: str, info: Callable[..., Branch]
     ) -> None:
         """A node shape's constraints: the focus node is the value node."""
         for comp, e in self.value_exprs(shape, "?this"):
@@ -604,7 +622,7 @@ class _Compiler:
             self.sparql_constraint(shape, sc, tgt, None, info)
         self.custom(shape, tgt, None, info)
 
-    def _value_and_count(self, shape: object, t: str, p: str, info: Callable[..., Branch]) -> None:
+    def _value_and_count(self, shape: Node, t: str, p: str, info: Callable[..., Branch]) -> None:
         """A property shape's per-value constraints and ``sh:minCount``/``sh:maxCount``:
         the families its target's merged queries answer."""
         for comp, e in self.value_exprs(shape, "?value"):
@@ -647,7 +665,7 @@ class _Compiler:
                 "max", t, p, info("MaxCountConstraintComponent", False), alone, int(lim), wrapped
             )
 
-    def _pair(self, shape: object, t: str, p: str, info: Callable[..., Branch]) -> None:
+    def _pair(self, shape: Node, t: str, p: str, info: Callable[..., Branch]) -> None:
         """A property shape's constraints between its values and others: ``sh:hasValue``,
         ``sh:equals``, ``sh:disjoint``, ``sh:lessThan(OrEquals)``, ``sh:uniqueLang``."""
         for hv in self.all(shape, SH.hasValue):
@@ -686,7 +704,7 @@ class _Compiler:
                 "BIND(LCASE(lang(?_a)) AS ?k)",
             )
 
-    def _qualified(self, shape: object, t: str, p: str, info: Callable[..., Branch]) -> None:
+    def _qualified(self, shape: Node, t: str, p: str, info: Callable[..., Branch]) -> None:
         """``sh:qualifiedValueShape`` with its ``sh:qualifiedMin/MaxCount``."""
         for q in self.all(shape, SH.qualifiedValueShape):
             cond = self.qualified_cond(shape, q)
@@ -703,7 +721,7 @@ class _Compiler:
                     False,
                 )
 
-    def _nested(self, shape: object, tgt: Callable[[str], str], p: str) -> None:
+    def _nested(self, shape: Node, tgt: Callable[[str], str], p: str) -> None:
         """A nested property shape applies to each value node, once per parent focus node
         (``?_pf<depth>`` keeps those validations apart: W3C property-001)."""
         depth = len(self._expanding)
@@ -733,7 +751,7 @@ class _Compiler:
 
     def custom(
         self,
-        shape: object,
+        shape: Node,
         tgt: Callable[[str], str],
         path: str | None,
         info: Callable[..., Branch],
@@ -743,7 +761,7 @@ class _Compiler:
         name (``$name`` and ``?name``); a SELECT validator runs like a ``sh:sparql``
         constraint, an ASK validator once per value node (false: a result)."""
         for component, params, validators in self.components:
-            values: dict[str, object] = {}
+            values: dict[str, Node] = {}
             for param, optional in params:
                 value = self.one(shape, param)
                 if value is None and not optional:
@@ -780,8 +798,8 @@ class _Compiler:
 
     def sparql_constraint(
         self,
-        shape: object,
-        sc: object,
+        shape: Node,
+        sc: Node,
         tgt: Callable[[str], str],
         path: str | None,
         info: Callable[..., Branch],
@@ -797,7 +815,7 @@ class _Compiler:
             base = Branch(**{**base.__dict__, "message": str(msg), "message_given": True})
         self.select_branch(shape, self.sparql_text(sc), tgt, path, base)
 
-    def prebound(self, shape: object, text: str, path: str | None) -> str:
+    def prebound(self, shape: Node, text: str, path: str | None) -> str:
         """``text`` with ``$PATH``, ``$currentShape``, ``$shapesGraph`` replaced and
         ``bound()`` of a pre-bound variable true; ``$value`` as ``?value``."""
         text = BOUND_CALL.sub("(true)", text)
@@ -815,7 +833,7 @@ class _Compiler:
         return text.replace("$value", "?value")
 
     def select_branch(
-        self, shape: object, text: str, tgt: Callable[[str], str], path: str | None, base: Branch
+        self, shape: Node, text: str, tgt: Callable[[str], str], path: str | None, base: Branch
     ) -> None:
         """A SELECT (a ``sh:sparql`` constraint or a component's SELECT validator)."""
         text = self.prebound(shape, text, path)
@@ -854,8 +872,9 @@ class _Compiler:
 @dataclass
 class Compiled:
     """A shapes graph's constraints: one query per branch (and the UNION of them, for
-    reading). Measured on 256 run headers: 120 branches as separate queries took 0.12 s,
-    as one UNION query 0.5 s; the separate queries are what ``evaluate`` runs."""
+    reading). Separate queries beat one UNION query on run headers
+    (benchmarks/README.md#figures-once-quoted-in-code); the separate queries are what ``evaluate``
+    runs."""
 
     query: str
     branches: list[Branch]
@@ -882,7 +901,7 @@ def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
     :class:`ShapesError` for a shapes graph that cannot be used.
     """
     c = _Compiler(shapes, closure)
-    roots: set[object] = set()
+    roots: set[Node] = set()
     for p in (SH.targetClass, SH.target, SH.targetSubjectsOf, SH.targetObjectsOf, SH.targetNode):
         roots |= set(shapes.subjects(p))
     for kind in (SH.NodeShape, SH.PropertyShape):
@@ -937,7 +956,9 @@ def compile_shapes(shapes: Graph, closure: bool = True) -> Compiled:
     )
 
 
-def _components(shapes: Graph) -> list[tuple[object, list[tuple[object, bool]], dict]]:
+def _components(
+    shapes: Graph,
+) -> list[tuple[Node, list[tuple[Node, bool]], dict[str, tuple[str, Node]]]]:
     """The SPARQL-based constraint components declared in ``shapes``: (component, its
     parameters as (path, optional), its validators by kind: ``node``, ``property`` (SELECT)
     and ``ask`` (``sh:validator``))."""
@@ -951,7 +972,7 @@ def _components(shapes: Graph) -> list[tuple[object, list[tuple[object, bool]], 
                 (shapes.value(p, SH.path), _true(shapes.value(p, SH.optional)))
                 for p in shapes.objects(component, SH.parameter)
             ]
-            validators: dict[str, tuple[str, object]] = {}
+            validators: dict[str, tuple[str, Node]] = {}
             for pred, name in (
                 (SH.nodeValidator, "node"),
                 (SH.propertyValidator, "property"),
@@ -967,7 +988,7 @@ def _components(shapes: Graph) -> list[tuple[object, list[tuple[object, bool]], 
                     else:
                         validators[name] = ("ask" if is_ask else "select", v)
             if params and all(p is not None for p, _o in params) and validators:
-                out.append((component, params, validators))
+                out.append((component, [(p, o) for p, o in params if p is not None], validators))
     return out
 
 

@@ -13,6 +13,7 @@ import pyoxigraph as ox
 from reprokg.core.errors import ShapesError
 from reprokg.validation.fast.terms import (
     RDF_TYPE,
+    OxTerm,
 )
 
 #: SPARQL the SHACL-SPARQL rules forbid in a constraint's query (SHACL 5.2.1)
@@ -240,14 +241,14 @@ class Merged:
             f"HAVING (COUNT(DISTINCT ?_o) > {limit})"
         )
 
-    def failed(self, solution: object) -> list[tuple[int, object | None]]:
+    def failed(self, solution: ox.QuerySolution) -> list[tuple[int, OxTerm | None]]:
         """(branch index, value node or None) of each constraint ``solution`` fails."""
         if self.what == "max":
-            n = int(solution["_n"].value)  # type: ignore[index]
-            path = f"<{solution['_p'].value}>"  # type: ignore[index]
+            n = int(solution["_n"].value)
+            path = f"<{solution['_p'].value}>"
             return [(i, None) for i, limit in self.entries[path] if n > int(limit)]  # type: ignore[call-overload]
-        ids = solution["_b"].value.split()  # type: ignore[index]
-        value = solution["value"] if self.what == "values" else None  # type: ignore[index]
+        ids = solution["_b"].value.split()
+        value = solution["value"] if self.what == "values" else None
         return [(int(i), value) for i in ids]
 
 
@@ -257,8 +258,8 @@ class Screen:
     over the focus nodes' values says some focus node may fail one of them.
 
     Valid documents are the usual case, and for them the three merged queries each
-    scanned the focus nodes' values again to find nothing (measured: 0.22 s of a batch
-    of 256 re-execution records for one target; the screen takes ~0.1 s). The screen
+    scanned the focus nodes' values again to find nothing (the screen takes half that
+    time: benchmarks/README.md#figures-once-quoted-in-code). The screen
     over-approximates, never misses: a focus node is flagged when some value fails a
     ``values`` constraint (the same expressions, as one boolean per value: cheaper than
     the merged query's string of failed branches), when fewer distinct paths of the
@@ -372,8 +373,9 @@ def query_iris(query: str) -> set[str] | None:
     (or rdf:type is part of a longer path): then any class may match.
 
     Read by a tokenizer that follows triple patterns (subject, predicate path, objects),
-    not a SPARQL parser: rdflib's parse took 2-9 s per kind at the first validation of
-    every process. Whatever it does not follow answers None (every triple is loaded).
+    not a SPARQL parser: rdflib's parse took seconds per kind at the first validation of
+    every process (benchmarks/README.md#figures-once-quoted-in-code). Whatever it does not follow
+    answers None (every triple is loaded).
     """
     tokens = _tokens(query)
     if tokens is None:
@@ -381,10 +383,10 @@ def query_iris(query: str) -> set[str] | None:
     prefixes: dict[str, str] = {}
     i = 0
     while i + 2 < len(tokens) and tokens[i][1].upper() == "PREFIX":
-        name, (kind, iri) = tokens[i + 1][1], tokens[i + 2]
+        name, (kind, declared) = tokens[i + 1][1], tokens[i + 2]
         if not name.endswith(":") or kind != "iri":
             return None
-        prefixes[name[:-1]] = iri[1:-1]
+        prefixes[name[:-1]] = declared[1:-1]
         i += 3
     found: set[str] = set()
     # contexts: "G" a group (triple patterns), "E" parentheses of an expression,
@@ -485,8 +487,8 @@ def query_iris(query: str) -> set[str] | None:
 BOUND_CALL = re.compile(r"(?i:\bbound)\s*\(\s*\$(?:this|currentShape|shapesGraph)\s*\)")
 
 
-def solution_get(solution: object, name: str) -> object | None:
+def solution_get(solution: ox.QuerySolution, name: str) -> OxTerm | None:
     try:
-        return solution[name]  # type: ignore[index]
+        return solution[name]
     except (KeyError, IndexError):
         return None

@@ -37,6 +37,7 @@ from reprokg.validation.fast.terms import (
     SHAPES_GRAPH,
     XSD_PREFIX,
     XSD_STRING,
+    OxTerm,
     encode_literal,
 )
 
@@ -70,8 +71,8 @@ def relevant_predicates(kind: str) -> frozenset[str] | None:
     Only the ``sh:select`` bodies are parsed (:func:`query_iris`): the rest of each query
     is the compiler's own text, whose predicates are always written IRIs (targets, paths,
     ``a <class>``), so every IRI written there is kept. Parsing the whole queries with
-    rdflib took 2-9 s per kind (its pyparsing grammar reads ~10 KB/s), paid by the first
-    validation of each kind in every process. Over-approximating is safe (more triples
+    rdflib took seconds per kind (benchmarks/README.md#figures-once-quoted-in-code), paid by the
+    first validation of each kind in every process. Over-approximating is safe (more triples
     loaded); ``rdf:type`` written as an IRI (a path or a target on it) opens the types.
     """
     compiled = compile_kind(kind)
@@ -253,7 +254,7 @@ def _quads(graphs: list[Graph], names: list[str], entail: bool = True) -> list[o
                 continue  # a term the store refuses: left out (as in _nquads)
             quads.append(ox.Quad(xs, xp, xo, gn))  # type: ignore[arg-type]
             if p == type_term:
-                for c in sup.get(o, ()):  # type: ignore[call-overload]
+                for c in sup.get(o, ()):
                     quads.append(ox.Quad(xs, xp, _ox(c), gn))  # type: ignore[arg-type]
     return quads
 
@@ -270,8 +271,7 @@ def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> s
     One pass, no rdflib copy: copying each graph to add the types took twice as long as
     evaluating every constraint. Text, not ``pyoxigraph.Quad`` objects: building a
     Quad (four terms copied into Rust) cost more than pyoxigraph parsing the same quad
-    back (measured on 256 run headers: 92 ms for the Quads + 40 ms ``bulk_extend``
-    against ~20 ms of text + 43 ms ``load``). With ``kind``, only the triples its
+    back (benchmarks/README.md#figures-once-quoted-in-code). With ``kind``, only the triples its
     queries can match are written (:func:`relevant_predicates`).
     """
     conv = _converter(kind) if kind is not None else _Converter(None, strict=True)
@@ -297,8 +297,9 @@ def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> s
                 refused(s)
                 continue
             if op is rdf_type:
-                oc = types.get(o, False)
-                if oc is False:
+                try:  # memoised per class: a miss is the first sight of it
+                    oc = types[o]
+                except KeyError:
                     oc = conv.classes(o)
                 if oc is None:
                     refused(o)
@@ -330,7 +331,8 @@ def _refused_loudly(term: object) -> None:
 
 
 #: one failure: (branch, focus node, value or None, result path or None), pyoxigraph terms
-Found = tuple[Branch, object, object | None, object | None]
+#: a failure: (branch, focus node, value, path), the terms as the query answered them
+Found = tuple[Branch, OxTerm, OxTerm | None, OxTerm | None]
 
 
 def _load(store: ox.Store, graphs: list[Graph], names: list[str], kind: str | None) -> None:
@@ -380,7 +382,7 @@ def _evaluate(
             continue
         plan.append((step, query))
     for step, query in plan:
-        solutions = store.query(query)  # type: ignore[union-attr]
+        solutions = store.query(query)
         if isinstance(step, Merged):
             for sol in solutions:  # type: ignore[union-attr]
                 g, this = sol["g"], sol["this"]
@@ -410,8 +412,8 @@ def _evaluate(
 
 
 def _run_pre_bound(
-    store: ox.Store, head: str, bind: str, text: str, graph: object, focus: object
-) -> list[tuple[object | None, object | None]]:
+    store: ox.Store, head: str, bind: str, text: str, graph: object, focus: OxTerm
+) -> list[tuple[OxTerm | None, OxTerm | None]]:
     """A SPARQL constraint's query with ``$this`` replaced by the focus node (SHACL's
     pre-binding), in the focus node's graph: (value, path) of each solution."""
     if isinstance(focus, ox.BlankNode):
@@ -467,6 +469,6 @@ def evaluate(kind: str, graphs: list[Graph]) -> list[list[tuple[Branch, str, str
         [
             (b, focus.value, value.value if value is not None else None)
             for b, focus, value, _p in doc
-        ]  # type: ignore[attr-defined]
+        ]
         for doc in found
     ]

@@ -25,6 +25,8 @@ GRAPH_MARK = "<urn:reprokg:shacl:graph>"
 #: the named graph ``$shapesGraph`` names (loaded only when a query uses it)
 SHAPES_GRAPH = "urn:reprokg:shacl:shapes"
 RDF_TYPE = str(RDF.type)
+#: a term of a query answer (a solution binds no triple term: the engine writes none)
+OxTerm = ox.NamedNode | ox.BlankNode | ox.Literal
 
 
 def is_canonical(lexical: str, datatype: str) -> bool:
@@ -68,7 +70,7 @@ def encode_literal(term: Literal) -> ox.Literal:
     return ox.Literal(str(term), datatype=ox.NamedNode(LOSSLESS + d))
 
 
-def decode_term(term: object) -> object:
+def decode_term(term: OxTerm) -> URIRef | BNode | Literal:
     """An rdflib term of a pyoxigraph term from a result (marker datatypes undone)."""
     if isinstance(term, ox.NamedNode):
         return URIRef(term.value)

@@ -5,8 +5,8 @@ posts to ``/validate/report``.)
 
 The form's upload takes the one upload path: parsed and validated in the app's parse
 workers (:mod:`reprokg.service.parsing`) with their time and memory limits and their
-concurrency bound, like ``POST /validate`` (issue 28: the form parsed in the server
-process, and four 3.5 MB uploads took 405 s each past a 5 s parse limit).
+concurrency bound, like ``POST /validate`` (a form parsed in the server process ran far
+past the parse limit: benchmarks/README.md#figures-once-quoted-in-code).
 """
 
 from __future__ import annotations
