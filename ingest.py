@@ -12,8 +12,9 @@ Design decisions, Identifiers and Store):
   store transaction (:meth:`Store.replace_document`);
 * SHACL violations *reject* the document (nothing written); warnings are stored and
   reported;
-* attachments, and with ``keep_originals`` the source itself (named by the document
-  id), go to the store's blob folder *before* the graph that may point to them, so a
+* attachments, and with ``keep_originals`` (:data:`KEEP_ORIGINALS`, the one default of
+  every way into the store) the source itself (named by the document id), go to the
+  store's blob folder *before* the graph that may point to them, so a
   crash never leaves a graph without its blobs;
 * documents are validated in batches, and batch *k* is written on a thread of its own
   while batch *k+1* is validated (pyoxigraph writes without holding the GIL; with the
@@ -45,6 +46,7 @@ from reprokg.core.errors import IdentifierError, LoadError, ValidationFailed
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint, orcid_iri
 from reprokg.core.namespaces import RK, SCHEMA, SPARQL_PREFIXES
+from reprokg.core.results import ComputedResult
 from reprokg.core.settings import settings
 from reprokg.store.base import DocumentWrite, SelectResult, Store
 from reprokg.store.terms import to_ntriples
@@ -55,6 +57,12 @@ if TYPE_CHECKING:
     from reprokg.loaders.files import SourceWalk
 
 SOFTWARE_AGENT = mint("agent", f"reprokg-{__version__}")
+
+#: whether a stored document's source bytes are kept as a blob named by its document id
+#: (``GET /documents/{id}?original=true``): the one default of every way into the store —
+#: ``reprokg load``, ``reprokg evidence load``, ``reprokg import``, ``POST /documents``,
+#: :func:`ingest`, :func:`ingest_paths` and :func:`write_result` (docs/store.md, Originals)
+KEEP_ORIGINALS = True
 
 T = TypeVar("T")
 #: threads storing a batch's blobs: each is fsynced, and fsyncs at once share the file
@@ -77,6 +85,8 @@ class DocumentOutcome:
     triples: int = 0
     revision_of: URIRef | None = None
     report: Report | None = None
+    #: the document's subject (a computed result's node: the IRI its answer names)
+    subject: URIRef | None = None
 
 
 @dataclass
@@ -264,7 +274,7 @@ def ingest(
     force: bool = False,
     progress: Progress | None = None,
     index: StoredIndex | None = None,
-    keep_originals: bool = False,
+    keep_originals: bool = KEEP_ORIGINALS,
 ) -> IngestResult:
     """Validate ``documents`` in batches and store each as one named graph (atomically).
 
@@ -272,8 +282,8 @@ def ingest(
     validated again. ``force`` rewrites documents whose content is already stored (e.g.
     after a loader upgrade); otherwise they are reported ``unchanged``. ``keep_originals``
     keeps each stored document's source bytes as a blob named by its document id, before
-    its graph is written (``GET /documents/{id}?original=true``; ``reprokg load`` and
-    ``POST /documents`` keep them, computed results have no file to keep).
+    its graph is written (``GET /documents/{id}?original=true``), by default
+    (:data:`KEEP_ORIGINALS`) as every other way into the store does.
     """
     user = user if user is not None else settings().user
     index = index or StoredIndex(store)
@@ -349,6 +359,7 @@ def _plan_batch(
             status="added",
             source_key=doc.source_key,
             report=report,
+            subject=doc.subject,
         )
         if not report.conforms:
             outcome.status = "rejected"
@@ -376,16 +387,27 @@ def _plan_batch(
     return writes, files, outcomes
 
 
-def write_results(store: Store, documents: Sequence[Document]) -> IngestResult:
-    """Computed results (and the inputs they were computed from) written back like every
-    document: validated, with provenance, a new analysis of the same source key revising
-    the old one, the same content again unchanged. Raises :class:`ValidationFailed` when a
-    result is rejected (the rejected document writes nothing)."""
-    result = ingest(store, documents)
-    rejected = [d.report for d in result.documents if d.status == "rejected" and d.report]
+def write_result(
+    store: Store,
+    result: ComputedResult,
+    *,
+    keep_original: bool = KEEP_ORIGINALS,
+    inputs: Sequence[Document] = (),
+) -> DocumentOutcome:
+    """The one way a computed result is stored: its document
+    (:func:`reprokg.core.results.result_document`) written back like every document —
+    validated, with provenance, a new result of the same source key revising the old one,
+    the same content again unchanged, its source kept like any other's
+    (:data:`KEEP_ORIGINALS`). ``inputs`` are the documents stored with it in the same call
+    (the run and qrels files a comparison or an evaluation read, the rule verdicts a
+    comparison's verdict folds). Raises :class:`ValidationFailed` when a document is
+    rejected (the rejected document writes nothing). The result's outcome (its
+    ``subject`` is the result's node)."""
+    written = ingest(store, [*inputs, result.document()], keep_originals=keep_original)
+    rejected = [d.report for d in written.documents if d.status == "rejected" and d.report]
     if rejected:
         raise ValidationFailed(rejected)
-    return result
+    return written.documents[-1]
 
 
 def ingest_paths(
@@ -397,7 +419,7 @@ def ingest_paths(
     batch_size: int = DEFAULT_BATCH_SIZE,
     user: str | None = None,
     force: bool = False,
-    keep_originals: bool = True,
+    keep_originals: bool = KEEP_ORIGINALS,
 ) -> IngestResult:
     """Load files and folders (:class:`~reprokg.loaders.files.SourceWalk`) and ingest their
     documents; what could not be read or was skipped is in the result."""
@@ -423,7 +445,7 @@ def ingest_walk(
     batch_size: int = DEFAULT_BATCH_SIZE,
     user: str | None = None,
     force: bool = False,
-    keep_originals: bool = True,
+    keep_originals: bool = KEEP_ORIGINALS,
 ) -> IngestResult:
     """Ingest a walk's documents; what it could not read or skipped is in the result.
 

@@ -204,15 +204,17 @@ def _compare_runs(args: argparse.Namespace) -> int:
         verdicts: list = []
         whole = None
         if args.save:
-            from reprokg.measures.comparison_document import save_comparison
+            from reprokg.ingest import write_result  # validation and the store: only when saving
 
             assert store is not None  # --save opened it
-            out["iri"] = save_comparison(store, study)
+            saved = write_result(store, study, inputs=study.source_documents())
+            out["iri"] = str(saved.subject)
             tell(f"saved the comparison as {out['iri']} in the store {store_location(args.store)}")
             if rules:
-                from reprokg.evidence.verdicts import save_verdicts
+                from reprokg.evidence.verdicts import verdicts_on_saved
 
-                verdicts, whole = save_verdicts(store, study, out["iri"], rules)
+                verdicts, whole = verdicts_on_saved(store, study, out["iri"], rules)
+                write_result(store, whole, inputs=whole.rule_documents())
         elif rules:
             from reprokg.evidence.verdicts import verdicts_of
 

@@ -34,7 +34,7 @@ def register(command: Command) -> None:
 def _evaluate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from reprokg.measures.evaluation import evaluate_runs, save_evaluation
+    from reprokg.measures.evaluation import evaluate_runs
     from reprokg.measures.inputs import looks_like_document_id, resolve_qrels, resolve_run
 
     refs = [args.qrels, *args.runs]
@@ -50,7 +50,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         out = ev.to_json()
         if args.save:
             assert store is not None  # --save opened it above
-            out["iri"] = save_evaluation(store, ev)
+            from reprokg.ingest import write_result
+
+            out["iri"] = str(write_result(store, ev, inputs=ev.source_documents()).subject)
             tell(f"saved the evaluation as {out['iri']} in the store {store_location(args.store)}")
         if args.format == "json":
             json.dump(out, sys.stdout, indent=2)

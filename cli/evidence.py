@@ -96,7 +96,7 @@ def _evidence(args: argparse.Namespace) -> int:
 
         made = folder_made_by_open(args.store)
         with open_cli_store(args.store, create=True) as store:
-            outcome = ingest_walk(store, walk, by_file=True, keep_originals=False)
+            outcome = ingest_walk(store, walk, by_file=True)
         remove_unwritten(made, wrote=outcome.wrote)
     if args.format == "json":
         _print_json(summaries, walk, outcome)
@@ -150,12 +150,14 @@ def _print_text(
 
 def _dispute(args: argparse.Namespace) -> int:
     """One dispute per assessment named; the assessments stay as they are."""
-    from reprokg.evidence.verdicts import file_dispute
+    from reprokg.evidence.verdicts import dispute
+    from reprokg.ingest import write_result
 
     with open_cli_store(args.store) as store:
         for assessment in args.paths:
-            doc, outcome = file_dispute(store, assessment, args.reason or "", args.by or "")
-            print(f"{outcome.status} dispute {doc.subject} of {assessment.strip()}")
+            found = dispute(store, assessment, args.reason or "", args.by or "")
+            outcome = write_result(store, found)
+            print(f"{outcome.status} dispute {outcome.subject} of {assessment.strip()}")
     return 0
 
 
@@ -167,9 +169,9 @@ def _match(args: argparse.Namespace) -> int:
         found = find(store)
         stored = None
         if not args.dry_run:
-            from reprokg.ingest import write_results
+            from reprokg.ingest import write_result
 
-            stored = write_results(store, [found.document()]).documents[0]
+            stored = write_result(store, found)
     if args.format == "json":
         out = found.to_json()
         if stored is not None:

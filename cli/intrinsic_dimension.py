@@ -172,20 +172,19 @@ def _intrinsic_dimension(args: argparse.Namespace) -> int:
         print(format_table(result, table, done))
     if args.save:
         from reprokg.cli.base import open_cli_store
-        from reprokg.intrinsic_dimension.document import save_result
+        from reprokg.ingest import write_result
+        from reprokg.intrinsic_dimension.document import stored_answer
 
         assert dataset is not None
+        kept = done.result.stored(
+            file_name=table.source,
+            sha256=table.sha256,
+            dataset=dataset,
+            columns=columns,
+            score=args.score,
+        )
         with open_cli_store(args.store, create=True) as store:
-            stored = save_result(
-                store,
-                done.result.stored(
-                    file_name=table.source,
-                    sha256=table.sha256,
-                    dataset=dataset,
-                    columns=columns,
-                    score=args.score,
-                ),
-            )
+            stored = stored_answer(kept, write_result(store, kept))
         tell(
             f"{stored['status']}: {stored['iri']} (data set {stored['dataset']}) "
             f"in the store {store_location(args.store)}"

@@ -69,12 +69,12 @@ def _qra(args: argparse.Namespace) -> int:
         else:
             print(format_table(result.to_json()))
         if args.save:
-            from reprokg.measures.qra_document import save_qra
+            from reprokg.ingest import write_result
 
             if not result.quantities:
                 tell("nothing to save: no quantity was measured twice")
                 return 0
-            outcome = save_qra(store, result)
+            outcome = write_result(store, result)
             tell(
                 f"saved quantified reproducibility assessment as {outcome.iri} "
                 f"({outcome.status}) in the store {store_location(args.store)}"

@@ -91,7 +91,7 @@ def _pairs(specs: list[str]) -> list[tuple[str, str]]:
 def _stability(args: argparse.Namespace) -> int:
     from reprokg.cli.base import open_cli_store
     from reprokg.stability.observations import list_studies
-    from reprokg.stability.study import analyse_study, chart, check_alpha, save_analysis
+    from reprokg.stability.study import analyse_study, chart, check_alpha
     from reprokg.stability.table import format_table
 
     check_alpha(args.alpha)
@@ -131,7 +131,9 @@ def _stability(args: argparse.Namespace) -> int:
                 path.write_bytes(chart(analysis, fmt))
                 print(f"wrote {path}", file=sys.stderr)
         if args.save:
-            outcome = save_analysis(store, analysis)
+            from reprokg.ingest import write_result
+
+            outcome = write_result(store, analysis.result)
             tell(
                 f"saved stability analysis as {outcome.iri} ({outcome.status}) "
                 f"in the store {store_location(args.store)}"
@@ -164,10 +166,10 @@ def _seed_variance(args: argparse.Namespace, store) -> int:
     else:
         print(_seed_variance_table(out))
     if args.save:
-        from reprokg.stability.seed_document import save_result
+        from reprokg.ingest import write_result
 
         for result in results.values():
-            outcome = save_result(store, result)
+            outcome = write_result(store, result)
             tell(
                 f"saved {result.KIND} as {outcome.iri} ({outcome.status}) "
                 f"in the store {store_location(args.store)}"

@@ -109,9 +109,11 @@ def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]
                     written.append(f"{stem}.{fmt}")
             tell(f"wrote {len(written)} chart(s) to {out}: {', '.join(written) or 'none'}")
         if args.save:
+            from reprokg.ingest import write_result
+
             for opts, res in _per_document(study, result, options):
-                iri, outcome = results.save(store, results.StudyResult.of(study, res, method, opts))
-                status = outcome.documents[0].status
+                outcome = write_result(store, results.StudyResult.of(study, res, method, opts))
+                iri, status = outcome.iri, outcome.status
                 label = ", ".join(f"{k}={v}" for k, v in study.explicit(opts).items())
                 tell(
                     f"saved {name} ({method}{', ' + label if label else ''}) as {iri} "

@@ -5,7 +5,7 @@ from the graph, a comparison of runs, an evaluation) returns a dataclass that ke
 :class:`ComputedResult` contract: ``to_json()`` is the answer of the CLI and the HTTP API,
 ``to_graph()`` the triples of its document, and ``document()`` that document, made by the
 one builder here, :func:`result_document`, and stored through
-:func:`reprokg.ingest.write_results` (validated against ``shapes/{kind}.ttl``).
+:func:`reprokg.ingest.write_result` (validated against ``shapes/{kind}.ttl``).
 
 The builder writes the provenance every result carries, as PROV-O in the result's own
 graph: the result ``prov:wasGeneratedBy`` one activity (:class:`Computation`: what was

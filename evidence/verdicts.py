@@ -818,6 +818,11 @@ class ComparisonVerdict:
             g.add((node, PROV.wasRevisionOf, URIRef(old)))
         return g
 
+    def rule_documents(self) -> list[Any]:
+        """Each rule's assessment as its document: stored with this one
+        (``ingest.write_result(..., inputs=...)``)."""
+        return [v.document() for v in self.verdicts]
+
     def document(self):
         from rdflib import URIRef
 
@@ -921,16 +926,15 @@ def stored_comparison_verdicts(store: Any, comparison: str) -> list[dict[str, An
     ]  # fmt: skip
 
 
-def save_verdicts(
+def verdicts_on_saved(
     store: Any, study: Any, comparison: str, rules: list[Rule]
 ) -> tuple[list[Verdict], ComparisonVerdict]:
-    """Apply ``rules`` to a saved comparison (``study``: a RunComparison) and store each
-    rule's assessment (of the comparison) and the comparison's one verdict (of the paper
-    when :func:`attachment` ties the run to it) through ingest. An earlier verdict of the
-    same rule name, or of the comparison by other rules, that one differs from is named
-    with ``prov:wasRevisionOf`` (and kept)."""
-    from reprokg.ingest import write_results
-
+    """Apply ``rules`` to a saved comparison (``study``: a RunComparison): each rule's
+    assessment (of the comparison) and the comparison's one verdict (of the paper when
+    :func:`attachment` ties the run to it), each naming with ``prov:wasRevisionOf`` (and
+    keeping) the stored verdict it differs from — of the same rule name, or of the
+    comparison by other rules. Stored by ``ingest.write_result(store, whole,
+    inputs=whole.rule_documents())``."""
     rule_verdicts = _verdicts(study, comparison, rules)
     stored = stored_verdicts(store, comparison)
     for v in rule_verdicts:
@@ -946,13 +950,7 @@ def save_verdicts(
         for s in stored_comparison_verdicts(store, comparison)
         if s["assessment"] != whole.iri
     )
-    write_results(store, [*(v.document() for v in rule_verdicts), whole.document()])
     return rule_verdicts, whole
-
-
-def save_verdict(store: Any, study: Any, comparison: str, rule: Rule) -> Verdict:
-    """:func:`save_verdicts` of one rule; its verdict."""
-    return save_verdicts(store, study, comparison, [rule])[0][0]
 
 
 def _verdicts(study: Any, comparison: str, rules: list[Rule]) -> list[Verdict]:
@@ -986,73 +984,117 @@ def verdict_of(study: Any, rule: Rule) -> Verdict:
 EXISTS_QUERY = "evidence/sparql/assessment-exists.rq"
 
 
-def file_dispute(store: Any, assessment: str, reason: str, by: str) -> tuple[Any, Any]:
-    """Store a dispute of a stored assessment (``reprokg evidence dispute``, ``POST
+def dispute(store: Any, assessment: str, reason: str, by: str) -> Dispute:
+    """A dispute of a stored assessment (``reprokg evidence dispute``, ``POST
     /disputes``): the input checked first (located errors), then the assessment looked up
-    (:class:`NotFound` when the store holds none by that IRI), then the dispute written as
-    a document of its own. The (document, its ingest outcome)."""
-    from reprokg.core.namespaces import RK
-    from reprokg.ingest import write_results
+    (:class:`NotFound` when the store holds none by that IRI). Stored, as a document of its
+    own, by ``ingest.write_result``."""
     from reprokg.sparql.named import package_query
     from reprokg.sparql.rows import select_rows
 
-    doc = dispute_document(assessment, reason, by)
-    target = str(doc.graph.value(doc.subject, RK.disputedAssessment))
-    if not select_rows(store, package_query(EXISTS_QUERY).bind({"assessment": target})):
+    found = Dispute.of(assessment, reason, by)
+    if not select_rows(store, package_query(EXISTS_QUERY).bind({"assessment": found.assessment})):
         raise NotFound(
-            f"no reproduction assessment <{target}> in the store",
+            f"no reproduction assessment <{found.assessment}> in the store",
             details={"field": "assessment"},
         )
-    return doc, write_results(store, [doc]).documents[0]
+    return found
 
 
-def dispute_document(assessment: str, reason: str, by: str):
-    """A dispute of ``assessment`` by ``by`` (an ORCID iD, or a name), its own document of
-    kind ``assessment``: the disputed assessment is left as it is. The same person's new
-    reason for the same assessment revises their dispute. Bad input is a :class:`LoadError`
-    naming its field (``assessment``, ``reason``, ``by``)."""
-    from rdflib import RDF, Literal, URIRef
-    from rdflib.namespace import PROV
+@dataclass(frozen=True)
+class Dispute:
+    """A dispute of ``assessment`` by ``by`` (an ORCID iD, or a name): a result of its own
+    of kind ``assessment``; the disputed assessment is left as it is. The same person's new
+    reason for the same assessment revises their dispute."""
 
-    from reprokg.core.document import Document
-    from reprokg.core.identifiers import mint
-    from reprokg.core.namespaces import RK, new_graph
-    from reprokg.ingest import user_agent
-    from reprokg.sparql.named import NamedQueryError, Param, to_term
+    KIND: ClassVar[str] = "assessment"
 
-    if not reason.strip():
-        raise LoadError("reason: a dispute says why the assessment is wrong", field="reason")
-    if not by.strip():
-        raise LoadError("by: who disputes (an ORCID iD, or a name)", field="by")
-    try:
-        assessment = str(to_term(Param("assessment", "iri"), assessment.strip()))
-    except NamedQueryError:
-        raise LoadError(
-            f"assessment: {assessment.strip()!r} is not an absolute IRI; expected the "
-            "assessment's IRI (https://…/assessment/…)",
-            field="assessment",
-        ) from None
-    by = by.strip()
-    g = new_graph()
-    agent = user_agent(by, role="disputer")
-    assert agent is not None  # ``by`` is not empty (checked above)
-    person, who = agent
-    g += who
-    key = stable_key("dispute", assessment, str(person))
-    node = mint("dispute", key)
-    g.add((node, RDF.type, RK.AssessmentDispute))
-    g.add((node, RDF.type, PROV.Entity))
-    g.add((node, RK.disputedAssessment, URIRef(assessment)))
-    g.add((node, RK.disputeReason, Literal(reason.strip())))
-    g.add((node, PROV.wasAttributedTo, person))
-    payload = json.dumps({"disputes": assessment, "by": by, "reason": reason.strip()})
-    return Document(
-        kind="assessment",
-        graph=g,
-        source_name="dispute.json",
-        source_bytes=payload.encode("utf-8"),
-        loader="reprokg.evidence.verdicts",
-        loader_version="1",
-        source_key=f"assessment:dispute:{key}",
-        subject=node,
-    )
+    #: the disputed assessment's IRI
+    assessment: str
+    reason: str
+    by: str
+
+    @classmethod
+    def of(cls, assessment: str, reason: str, by: str) -> Dispute:
+        """The dispute, its input checked: bad input is a :class:`LoadError` naming its
+        field (``assessment``, ``reason``, ``by``)."""
+        from reprokg.sparql.named import NamedQueryError, Param, to_term
+
+        if not reason.strip():
+            raise LoadError("reason: a dispute says why the assessment is wrong", field="reason")
+        if not by.strip():
+            raise LoadError("by: who disputes (an ORCID iD, or a name)", field="by")
+        try:
+            iri = str(to_term(Param("assessment", "iri"), assessment.strip()))
+        except NamedQueryError:
+            raise LoadError(
+                f"assessment: {assessment.strip()!r} is not an absolute IRI; expected the "
+                "assessment's IRI (https://…/assessment/…)",
+                field="assessment",
+            ) from None
+        return cls(iri, reason.strip(), by.strip())
+
+    def _person(self) -> tuple[Any, Any]:
+        from reprokg.ingest import user_agent
+
+        agent = user_agent(self.by, role="disputer")
+        assert agent is not None  # ``by`` is not empty (checked in :meth:`of`)
+        return agent
+
+    @property
+    def key(self) -> str:
+        return stable_key("dispute", self.assessment, str(self._person()[0]))
+
+    @property
+    def iri(self) -> str:
+        from reprokg.core.identifiers import mint
+
+        return str(mint("dispute", self.key))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dispute": self.iri,
+            "assessment": self.assessment,
+            "reason": self.reason,
+            "by": self.by,
+        }
+
+    def to_graph(self):
+        from rdflib import RDF, Literal, URIRef
+        from rdflib.namespace import PROV
+
+        from reprokg.core.namespaces import RK, new_graph
+
+        g = new_graph()
+        person, who = self._person()
+        g += who
+        node = URIRef(self.iri)
+        g.add((node, RDF.type, RK.AssessmentDispute))
+        g.add((node, RDF.type, PROV.Entity))
+        g.add((node, RK.disputedAssessment, URIRef(self.assessment)))
+        g.add((node, RK.disputeReason, Literal(self.reason)))
+        g.add((node, PROV.wasAttributedTo, person))
+        return g
+
+    def document(self):
+        from rdflib import URIRef
+
+        from reprokg.core.results import Computation, result_document, software_versions
+
+        # the source names the document: the same dispute again is unchanged
+        payload = json.dumps({"disputes": self.assessment, "by": self.by, "reason": self.reason})
+        return result_document(
+            kind=self.KIND,
+            subject=URIRef(self.iri),
+            graph=self.to_graph(),
+            computation=Computation(
+                label="a dispute of a reproduction assessment (reprokg evidence dispute)",
+                key=stable_key("dispute-activity", self.key),
+                used=[URIRef(self.assessment)],
+                software=software_versions(),
+            ),
+            source=payload.encode("utf-8"),
+            source_key=f"assessment:dispute:{self.key}",
+            source_name="dispute.json",
+            producer="reprokg.evidence.verdicts",
+        )

@@ -4,8 +4,9 @@
 result (with its :class:`~reprokg.intrinsic_dimension.result.DataSource`) into one
 :class:`~reprokg.core.document.Document` of kind ``intrinsic-dimension`` (validated
 against ``shapes/intrinsic-dimension.ttl``) through the one result-document builder
-(:func:`reprokg.core.results.result_document`), and :func:`save_result` writes it
-through :func:`reprokg.ingest.write_results` like every computed result:
+(:func:`reprokg.core.results.result_document`), written through
+:func:`reprokg.ingest.write_result` like every computed result (:func:`stored_answer` is
+what the answer says of the write):
 
 - the estimate (``rk:IntrinsicDimensionEstimate``) is about one data set
   (``rk:ofDataSet``: ``https://doi.org/…`` for a DOI, the IRI given, or a data set minted
@@ -34,7 +35,7 @@ from typing import Any
 
 from reprokg.core.errors import IdentifierError, NotFound
 from reprokg.core.identifiers import doi_iri, is_doi, mint
-from reprokg.ingest import write_results
+from reprokg.ingest import DocumentOutcome
 from reprokg.intrinsic_dimension.result import (
     DataSetRef,
     IntrinsicDimensionResult,
@@ -64,19 +65,16 @@ def dataset_ref(value: str | None, sha256: str) -> DataSetRef:
     )
 
 
-def save_result(store: Store, result: IntrinsicDimensionResult) -> dict[str, Any]:
-    """Validate and store the result (revising an earlier one of the same source key);
-    returns the ``stored`` object of the API answer: ``{"iri", "result_id", "status",
-    "dataset", "data_file": {"name", "sha256"}, "columns", "score"}``."""
-    doc = result.document()
+def stored_answer(result: IntrinsicDimensionResult, outcome: DocumentOutcome) -> dict[str, Any]:
+    """The ``stored`` object of the API answer once :func:`reprokg.ingest.write_result`
+    stored ``result``: ``{"iri", "result_id", "status", "dataset", "data_file": {"name",
+    "sha256"}, "columns", "score"}``."""
     source = result.source
-    assert doc.subject is not None and source is not None
-    outcome = write_results(store, [doc])
-    status = outcome.documents[0].status if outcome.documents else "stored"
+    assert outcome.subject is not None and source is not None
     return {
-        "iri": str(doc.subject),
-        "result_id": str(doc.subject).rsplit("/", 1)[-1],
-        "status": status,
+        "iri": str(outcome.subject),
+        "result_id": str(outcome.subject).rsplit("/", 1)[-1],
+        "status": outcome.status,
         "dataset": source.dataset.iri,
         "data_file": {"name": source.file_name, "sha256": source.sha256},
         "columns": list(source.columns) if source.columns else None,

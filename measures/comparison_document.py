@@ -3,10 +3,11 @@
 :func:`comparison_document` writes what :func:`reprokg.measures.run_comparison.compare_inputs`
 computed (:meth:`RunComparison.document`) as the triples documented in
 ``docs/comparisons.md``, through the one result-document builder
-(:func:`reprokg.core.results.result_document`); :func:`save_comparison` stores it through
-:func:`reprokg.ingest.write_results` with the run and qrels documents read from files;
-:func:`comparison_json` rebuilds ``compare --format json`` from stored triples. Apart from
-the computation so that ``reprokg compare`` without ``--save`` never imports rdflib.
+(:func:`reprokg.core.results.result_document`); :func:`reprokg.ingest.write_result`
+stores it with the run and qrels documents read from files
+(:meth:`RunComparison.source_documents`); :func:`comparison_json` rebuilds ``compare
+--format json`` from stored triples. Apart from the computation so that ``reprokg
+compare`` without ``--save`` never imports rdflib.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from reprokg.measures.inputs import QrelsInput, RunInput, judging_qrels
 from reprokg.measures.leaderboard import add_reported_scores
 from reprokg.measures.registry import CROSS, REGISTRY, SAME
 from reprokg.measures.reported import Scores
-from reprokg.store.base import Store
 
 if TYPE_CHECKING:
     from reprokg.measures.primad import PrimadComparison
@@ -243,17 +243,6 @@ def comparison_json(g, node: URIRef) -> dict:
         "warnings": sorted(str(c) for c in g.objects(node, RDFS.comment)),
         "options": options,
     }
-
-
-def save_comparison(store: Store, study: Compared) -> str:
-    """Store the comparison document (and the run/qrels documents read from files)."""
-    docs = [q.source for q in (study.qrels, study.qrels_rpl) if q is not None and q.source]
-    docs += [inp.source for inp in study.inputs.values() if inp.source is not None]
-    from reprokg.ingest import write_results  # validation and the store: only when saving
-
-    doc = study.document()
-    write_results(store, [*docs, doc])
-    return str(doc.subject)
 
 
 def _statistics_options(params: dict[str, str]) -> dict:

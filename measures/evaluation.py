@@ -31,7 +31,6 @@ from reprokg.core.results import Computation, result_document, software_versions
 from reprokg.measures.inputs import QrelsInput, RunInput
 from reprokg.measures.leaderboard import add_reported_scores, score_collection
 from reprokg.measures.reported import Scores, evaluate_reported
-from reprokg.store.base import Store
 
 KIND = "evaluation"
 PRODUCER = "reprokg.measures.evaluation"
@@ -81,6 +80,12 @@ class Evaluation:
             ],
             "warnings": self.warnings,
         }
+
+    def source_documents(self) -> list[Document]:
+        """The qrels and run documents read from files, stored with the evaluation
+        (``ingest.write_result(..., inputs=...)``)."""
+        docs = [self.qrels.source] if self.qrels.source is not None else []
+        return docs + [r.run.source for r in self.runs if r.run.source is not None]
 
     def to_graph(self) -> Graph:
         return self.document().graph
@@ -145,14 +150,3 @@ def evaluate_runs(qrels: QrelsInput, runs: list[RunInput]) -> Evaluation:
             out.warnings.append(f"{label}: its header reports no measure ir-measures knows")
         out.runs.append(RunScores(inp, scores, score_collection(inp, qrels)))
     return out
-
-
-def save_evaluation(store: Store, ev: Evaluation) -> str:
-    """Store the evaluation (and the run and qrels documents read from files)."""
-    from reprokg.ingest import write_results
-
-    docs = [ev.qrels.source] if ev.qrels.source is not None else []
-    docs += [r.run.source for r in ev.runs if r.run.source is not None]
-    doc = ev.document()
-    write_results(store, [*docs, doc])
-    return str(doc.subject)

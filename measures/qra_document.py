@@ -8,9 +8,9 @@ sd, CV* with its interval) and one ``rk:Measurement`` per value (value, role, th
 was read from), QRA++'s ``rk:SetAgreement`` nodes, the JSON answer as an ``rdf:JSON``
 literal, and the computation (the documents read, the SPARQL, software, parameters).
 Nodes are minted from the assessment's key, so two assessments (of a paper, of a measure)
-never write numbers on one node. :func:`save_qra` stores it; :func:`stored_qra` reads the
-stored answers about a paper back. Apart from the computation so that it loads rdflib
-only when a result is stored.
+never write numbers on one node. :func:`reprokg.ingest.write_result` stores it;
+:func:`stored_qra` reads the stored answers about a paper back. Apart from the computation
+so that it loads rdflib only when a result is stored.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from reprokg.core.namespaces import RK, new_graph
 from reprokg.core.results import Computation, canonical_json, result_document, software_versions
 
 if TYPE_CHECKING:
-    from reprokg.ingest import DocumentOutcome
     from reprokg.store.base import Store
 
 #: what the document is written from: a :class:`reprokg.measures.qra.QRAResult` (named
@@ -163,15 +162,6 @@ def qra_document(result: QRAResult, software: Mapping[str, str] | None = None) -
         source_name=f"qra-{result.key}.json",
         producer=result.PRODUCER,
     )
-
-
-def save_qra(store: Store, result: QRAResult) -> DocumentOutcome:
-    """Store the assessment (validated, with provenance); the same again is unchanged, a
-    new one of the same paper, measures and options revises it."""
-    from reprokg.ingest import write_results
-
-    (outcome,) = write_results(store, [result.document()]).documents
-    return outcome
 
 
 STORED_QUERY = "measures/sparql/stored-qra.rq"

@@ -52,6 +52,12 @@ class RunComparison:
     def to_json(self) -> dict:
         return self.comparison.to_json()
 
+    def source_documents(self) -> list[Document]:
+        """The qrels and run documents read from files, stored with the comparison
+        (``ingest.write_result(..., inputs=...)``)."""
+        docs = [q.source for q in (self.qrels, self.qrels_rpl) if q is not None and q.source]
+        return docs + [inp.source for inp in self.inputs.values() if inp.source is not None]
+
     def to_graph(self) -> Graph:
         return self.document().graph
 

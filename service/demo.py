@@ -27,9 +27,13 @@ import tempfile
 from contextlib import ExitStack, suppress
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reprokg.core.resources import data_dir
 from reprokg.store.base import Store
+
+if TYPE_CHECKING:
+    from reprokg.core.results import ComputedResult
 
 #: run files (with ir_metadata headers and run lines) evaluated on :data:`DEMO_QRELS`
 DEMO_RUNS = (
@@ -91,7 +95,7 @@ def load_demo(store: Store) -> dict[str, int]:
             if doc.source_key not in seen:
                 seen.add(doc.source_key)
                 unique.append(doc)
-        result = ingest(store, unique, keep_originals=True)
+        result = ingest(store, unique)
         evaluate_demo_runs(store, root)
         id_status = estimate_demo_dimension(store, root)
     counts: dict[str, int] = {}
@@ -121,7 +125,8 @@ def estimate_demo_dimension(store: Store, root: Path) -> str | None:
     """``reprokg intrinsic-dimension wine.csv --features --dataset UCI --save`` (exact, the
     default score): the stored estimate the intrinsic-dimension views and the
     ``datasets-by-intrinsic-dimension`` example read; the write's outcome."""
-    from reprokg.intrinsic_dimension.document import dataset_ref, save_result
+    from reprokg.ingest import write_result
+    from reprokg.intrinsic_dimension.document import dataset_ref
     from reprokg.intrinsic_dimension.io import read_data
     from reprokg.intrinsic_dimension.result import analysis
 
@@ -130,24 +135,22 @@ def estimate_demo_dimension(store: Store, root: Path) -> str | None:
         return None
     table = read_data(path)
     done = analysis(table.values, table.names, features=True)
-    stored = save_result(
-        store,
-        done.result.stored(
-            file_name="examples/" + DEMO_ID_DATA,
-            sha256=table.sha256,
-            dataset=dataset_ref(DEMO_ID_DATASET, table.sha256),
-        ),
+    kept = done.result.stored(
+        file_name="examples/" + DEMO_ID_DATA,
+        sha256=table.sha256,
+        dataset=dataset_ref(DEMO_ID_DATASET, table.sha256),
     )
-    return str(stored["status"])
+    return write_result(store, kept).status
 
 
 def analyse_stability(store: Store) -> list[str]:
     """Analyse every stability study in ``store`` (REML, alpha 0.05) and store each analysis;
     the outcome of each write (``added``, ``unchanged``, ``revised``)."""
+    from reprokg.ingest import write_result
     from reprokg.stability.observations import list_studies
-    from reprokg.stability.study import analyse_study, save_analysis
+    from reprokg.stability.study import analyse_study
 
-    return [save_analysis(store, analyse_study(store, s)).status for s in list_studies(store)]
+    return [write_result(store, analyse_study(store, s).result).status for s in list_studies(store)]
 
 
 #: papers whose quantified reproducibility assessment the demo stores (``reprokg qra DOI
@@ -160,20 +163,20 @@ def demo_statistics(store: Store) -> list[tuple[str, str]]:
     """``reprokg stability --cd --save`` of every study with two experiments or more and
     ``reprokg qra DOI --save`` of :data:`DEMO_QRA`: (kind, outcome) of each write."""
     from reprokg.core.errors import UsageError
-    from reprokg.ingest import write_results
+    from reprokg.ingest import write_result
     from reprokg.measures.qra import assess, paper_iri
     from reprokg.stability.observations import list_studies
     from reprokg.stability.seed_variance import seed_variance
 
-    docs = []
+    results: list[ComputedResult] = []
     for s in list_studies(store):
         with suppress(UsageError):  # one experiment: nothing to rank
-            docs.append(seed_variance(store, s.iri, cd=True)[1]["cd"].document())
+            results.append(seed_variance(store, s.iri, cd=True)[1]["cd"])
     for doi, measures in DEMO_QRA:
         result = assess(store, paper_iri(doi), measures)
         if result.quantities:
-            docs.append(result.document())
-    return [(d.kind, d.status) for d in write_results(store, docs).documents]
+            results.append(result)
+    return [(r.KIND, write_result(store, r).status) for r in results]
 
 
 def demo_requests(store: Store) -> list[str]:
@@ -194,8 +197,9 @@ def evaluate_demo_runs(store: Store, root: Path) -> None:
     """``reprokg evaluate`` of :data:`DEMO_RUNS` on :data:`DEMO_QRELS` with ``--save`` (the
     runs' reported map and P_10 on the leaderboards of their collection, nyt), then
     ``reprokg compare --save`` of :data:`DEMO_COMPARISON`."""
-    from reprokg.measures.comparison_document import save_comparison
-    from reprokg.measures.evaluation import evaluate_runs, save_evaluation
+    from reprokg.evidence.verdicts import resolve, verdicts_on_saved
+    from reprokg.ingest import write_result
+    from reprokg.measures.evaluation import evaluate_runs
     from reprokg.measures.inputs import qrels_from_bytes, run_from_bytes
     from reprokg.measures.run_comparison import compare_inputs
 
@@ -208,15 +212,15 @@ def evaluate_demo_runs(store: Store, root: Path) -> None:
         if (root / name).is_file()
     }
     if runs:
-        save_evaluation(store, evaluate_runs(qrels, list(runs.values())))
+        evaluation = evaluate_runs(qrels, list(runs.values()))
+        write_result(store, evaluation, inputs=evaluation.source_documents())
     orig, rep = DEMO_COMPARISON
     if orig in runs and rep in runs:
         compared = compare_inputs(qrels, runs[orig], runs[rep])
-        iri = save_comparison(store, compared)
+        iri = str(write_result(store, compared, inputs=compared.source_documents()).subject)
         # ``--rule arp-within-5pct``: the comparison's verdict, with the rule and its measures
-        from reprokg.evidence.verdicts import resolve, save_verdict
-
-        save_verdict(store, compared, iri, resolve(DEMO_RULE))
+        _, whole = verdicts_on_saved(store, compared, iri, [resolve(DEMO_RULE)])
+        write_result(store, whole, inputs=whole.rule_documents())
 
 
 def demo_store_dir(given: str | None) -> str:

@@ -1,14 +1,12 @@
-"""A computed result stored on request (``save``): one writer and one answer shape for the
-analysis routes that store what they computed (QRA, seed comparisons, critical
-differences)."""
+"""What an analysis route answers of a result it stored on request (``save``): one answer
+shape for the routes that store what they computed (QRA, seed comparisons, critical
+differences) through :func:`reprokg.ingest.write_result`."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
-from reprokg.store.base import Store
+from reprokg.ingest import DocumentOutcome
 
 
 class StoredModel(BaseModel):
@@ -17,10 +15,6 @@ class StoredModel(BaseModel):
     status: str = Field(description="added, revised or unchanged")
 
 
-def store_result(store: Store, result: Any) -> dict[str, str]:
-    """Write ``result.document()`` through ingest; the answer's ``stored`` object."""
-    from reprokg.ingest import write_results
-
-    doc = result.document()
-    (outcome,) = write_results(store, [doc]).documents
-    return {"iri": str(doc.subject), "document": str(outcome.iri), "status": outcome.status}
+def stored_json(outcome: DocumentOutcome) -> dict[str, str]:
+    """The answer's ``stored`` object: the result's IRI, its document, what ingest did."""
+    return {"iri": str(outcome.subject), "document": str(outcome.iri), "status": outcome.status}

@@ -31,7 +31,6 @@ from reprokg.core.results import Computation, canonical_json, result_document, s
 if TYPE_CHECKING:
     from rdflib import Graph
 
-    from reprokg.ingest import DocumentOutcome
     from reprokg.store.base import Store
 
 #: what the documents are written from, :mod:`reprokg.stability.seed_comparison`'s results
@@ -229,15 +228,6 @@ def critical_difference_document(
         {"metric": result.metric, "block": result.block, "alpha": repr(float(r.alpha))},
         software,
     )
-
-
-def save_result(store: Store, result: ExperimentComparison | CriticalDifference) -> DocumentOutcome:
-    """Store a seed-variance result (validated, with provenance): the same result again is
-    unchanged, a new one of the same study, experiments and options revises it."""
-    from reprokg.ingest import write_results
-
-    (outcome,) = write_results(store, [result.document()]).documents
-    return outcome
 
 
 STORED_CD_QUERY = "stability/sparql/stored-critical-difference.rq"

@@ -2,9 +2,9 @@
 
 What the CLI (``reprokg stability``), the API (``GET /measures/stability``) and the demo
 share: :func:`analyse_study` resolves the study, reads its observations with SPARQL,
-picks the metric, fits the model and runs the tests; :func:`save_analysis` writes the
-result (:class:`~reprokg.stability.result.StabilityResult`) back through
-:func:`reprokg.ingest.write_results`; :func:`chart` draws it.
+picks the metric, fits the model and runs the tests; its result
+(:class:`~reprokg.stability.result.StabilityResult`) is written back through
+:func:`reprokg.ingest.write_result`; :func:`chart` draws it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from reprokg.core.errors import UsageError
-from reprokg.ingest import DocumentOutcome, write_results
 from reprokg.stability.analysis import DEFAULT_ALPHA, StudyFit, fit_study, report
 from reprokg.stability.observations import (
     OBSERVATIONS_QUERY,
@@ -117,14 +116,6 @@ def analyse_study(
     }
     result.queries = {OBSERVATIONS_QUERY: observations_query(info)}
     return StudyAnalysis(info, fitted, result, frame)
-
-
-def save_analysis(store: Store, analysis: StudyAnalysis) -> DocumentOutcome:
-    """Write the analysis back as a ``stability-analysis`` document (validated, with
-    provenance); the same analysis again is *unchanged*, a new one of the same study,
-    method and metric *revises* the old."""
-    (outcome,) = write_results(store, [analysis.result.document()]).documents
-    return outcome
 
 
 def chart(analysis: StudyAnalysis, fmt: str = "svg") -> bytes:

@@ -6,7 +6,7 @@ the survey's and named queries it shares), and its methods — ``published`` (th
 the authors' own analysis choices, stated one by one) and documented alternatives such as
 ``corrected``. A study module reads its rows from the store (``sparql.rows``), computes
 with pure functions on pandas frames, renders a table and charts, and its result is
-written back as a ``study-result`` document through ``ingest.write_results``
+written back as a ``study-result`` document through ``ingest.write_result``
 (:mod:`reprokg.studies.results`).
 
 Importing this package imports nothing heavy; the registry names each study's module,

@@ -10,7 +10,7 @@ registered name, the method it followed, the publication whose analysis it recom
 answer as an ``rdf:JSON`` literal and one ``rk:StudyValue`` per value (statistic, raw and
 adjusted p, n), written from the typed values, so they can be queried without parsing
 JSON; and the computation that made it (the SPARQL the study reads, the options, the
-software). :func:`ingest.write_results` validates it against ``shapes/study-result.ttl``
+software). :func:`ingest.write_result` validates it against ``shapes/study-result.ttl``
 and adds the document provenance (time, software agent, user). The source key is the
 study, method and options: computing the same result again changes nothing, a different
 result revises the previous one (``prov:wasRevisionOf``).
@@ -32,9 +32,7 @@ from reprokg.core.hashing import content_hash, stable_key
 from reprokg.core.identifiers import doi_iri, is_doi, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.core.results import Computation, result_document, software_versions
-from reprokg.ingest import IngestResult, write_results
 from reprokg.sparql.named import package_query
-from reprokg.store.base import Store
 from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import PublishedStudy
 
@@ -179,11 +177,3 @@ class StudyResult:
             source_name=f"{study.name}-{self.method}.json",
             producer=PRODUCER,
         )
-
-
-def save(store: Store, result: StudyResult) -> tuple[URIRef, IngestResult]:
-    """Write the result back through ingest (validated, with provenance): its document IRI
-    and what ingest did (``added``, ``unchanged`` or ``revised``)."""
-    doc = result.document()
-    outcome = write_results(store, [doc])
-    return doc.iri, outcome

@@ -495,3 +495,109 @@ def test_views_are_read_through_domain_functions_not_routes() -> None:
             if name.startswith(("reprokg.service.routes", "reprokg.service.web")):
                 found.append(f"{path.relative_to(REPO)}:{line}: {name}")
     assert found == []
+
+
+#: what writes documents into the store (``ingest.py``): called only by the adapters
+STORE_WRITERS = {"write_result", "write_results", "ingest", "ingest_walk", "ingest_paths"}
+#: the layers that decide to store what a user asked for; every other package computes
+WRITING_LAYERS = {"cli", "service"}
+#: a saver by its name: a second way to store a result beside ``ingest.write_result``
+_SAVER = re.compile(r"^(save|store_result|write_results?)(_|$)")
+
+
+def _store_writes(path: Path) -> Iterator[tuple[int, str]]:
+    """Calls of a store writer, and definitions of a saver or of anything returning what
+    ingest returns (``DocumentOutcome``, ``IngestResult``)."""
+    for node in _nodes(path):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in STORE_WRITERS:
+                yield node.lineno, f"calls {name}"
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            returns = ast.unparse(node.returns) if node.returns is not None else ""
+            if _SAVER.match(node.name) or re.search(r"\b(DocumentOutcome|IngestResult)\b", returns):
+                yield node.lineno, f"defines {node.name}"
+
+
+def test_results_are_stored_one_way() -> None:
+    """``ingest.write_result`` is the one way a computed result is stored (docs/architecture.md,
+    Design decisions, Data flow): no package defines a saver of its own, and only the
+    adapters (``cli/``, ``service/``) call ingest's writers — an analysis package computes
+    its result, the command or route that asked stores it."""
+    found = [
+        f"{path.relative_to(REPO)}:{line}: {what}"
+        for module, path in _modules()
+        if module != "reprokg.ingest"
+        for line, what in _store_writes(path)
+        if what.startswith("defines") or _layer(module) not in WRITING_LAYERS
+    ]
+    assert found == [], "a second way to store a result:\n" + "\n".join(found)
+
+
+def test_the_store_writes_check_sees_what_it_must(tmp_path: Path) -> None:
+    """The check above on a module that does each thing it looks for, and each it allows."""
+    sample = tmp_path / "saver_sample.py"
+    sample.write_text(
+        "from reprokg import ingest\n"
+        "from reprokg.ingest import DocumentOutcome, write_result\n"
+        "def save_comparison(store, study) -> str:\n"
+        "    return str(write_result(store, study).subject)\n"
+        "def keep(store, result) -> DocumentOutcome:\n"
+        "    return ingest.write_results(store, [result.document()]).documents[0]\n"
+        "def save(store, docs):\n"
+        "    ingest.ingest(store, docs)\n"
+        "def stored_answer(result, outcome: DocumentOutcome) -> dict:\n"
+        "    return {'status': outcome.status, 'store': store_location(result)}\n",
+        encoding="utf-8",
+    )
+    assert sorted(_store_writes(sample)) == [
+        (3, "defines save_comparison"),
+        (4, "calls write_result"),
+        (5, "defines keep"),
+        (6, "calls write_results"),
+        (7, "defines save"),
+        (8, "calls ingest"),
+    ]
+
+
+#: the builders of a Document: a source's (the loader contract), a computed result's, and
+#: the one that rebuilds a document sent through a pipe (``core.document.unpack``)
+DOCUMENT_BUILDERS = {"loaders/contract.py", "core/results.py", "core/document.py"}
+
+
+BUILT_BY_HAND = ("Document", "document.Document")
+
+
+def _documents_built(path: Path) -> Iterator[int]:
+    for node in _nodes(path):
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in BUILT_BY_HAND:
+            yield node.lineno
+
+
+def test_documents_are_built_by_the_builders() -> None:
+    """A computed result's document is made by ``core.results.result_document`` (with its
+    provenance), a source's by ``LoaderInfo.document``: a ``Document(...)`` written by hand
+    elsewhere (a dispute was) skips the computation's ``prov:Activity``."""
+    found = [
+        f"{path.relative_to(REPO)}:{line}"
+        for _, path in _modules()
+        if str(path.relative_to(REPO)) not in DOCUMENT_BUILDERS
+        for line in _documents_built(path)
+    ]
+    assert found == [], "a Document built by hand:\n" + "\n".join(found)
+
+
+def test_the_document_builder_check_sees_what_it_must(tmp_path: Path) -> None:
+    """The check above on a module that builds a document by hand, and one that does not."""
+    sample = tmp_path / "document_sample.py"
+    sample.write_text(
+        "from reprokg.core import document\n"
+        "from reprokg.core.document import Document\n"
+        "a = Document(kind='x', graph=g, source_name='s', source_bytes=b'')\n"
+        "b = document.Document(kind='x', graph=g, source_name='s', source_bytes=b'')\n"
+        "c = result.document()\n"
+        "d = LoadedDocument(a)\n",
+        encoding="utf-8",
+    )
+    assert sorted(_documents_built(sample)) == [3, 4]

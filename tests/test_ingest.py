@@ -15,6 +15,7 @@ from reprokg.core.namespaces import RK
 from reprokg.ingest import ingest, ingest_paths
 from reprokg.store import open_store
 from reprokg.validation.paths import validate_paths
+from tests.conftest import REPO
 from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtures
 
 EX = "http://example.org/"
@@ -206,9 +207,66 @@ def test_a_validated_document_is_not_validated_again(store) -> None:
 
 
 def test_keep_originals_stores_the_source_under_the_document_id(store) -> None:
+    """Keeping the source is the one default of every way into the store (``ingest()`` kept
+    none on main while ``ingest_paths`` did); ``keep_originals=False`` keeps none."""
     doc = make_doc("o", "line one\r\nline two")
-    ingest(store, [doc], keep_originals=True)
+    ingest(store, [doc])
     assert store.get_blob(doc.sha256) == doc.source_bytes.replace(b"\r\n", b"\n")
     other = make_doc("p", "no original")
-    ingest(store, [other])
+    ingest(store, [other], keep_originals=False)
     assert store.get_blob(other.sha256) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["evidence", "load", "evidence/rescience"],
+        ["import", "ir_metadata", "runs/annotated_run_example.txt"],
+        ["load", "runs/annotated_run_example.txt"],
+    ],
+)
+def test_every_command_into_the_store_keeps_the_originals(tmp_path, capsys, command) -> None:
+    """``reprokg evidence load`` and ``reprokg import`` kept no source on main, ``reprokg
+    load`` did: each stored document's source is now kept under its document id (the
+    sha256 of the source file's bytes, LF line ends, which names the document)."""
+    from reprokg.cli import main
+
+    *verb, path = command
+    assert main([*verb, str(REPO / "examples" / path), "--store", str(tmp_path / "kg")]) == 0
+    capsys.readouterr()
+    with open_store(tmp_path / "kg") as s:
+        ids = [str(iri).rsplit("/", 1)[-1] for iri in s.documents()]
+        assert ids and all(s.get_blob(i) is not None for i in ids)
+        for i in ids:  # the blob is the source whose sha256 names the document
+            assert hashlib.sha256(s.get_blob(i)).hexdigest() == i
+
+
+def test_write_result_stores_the_result_with_its_inputs_and_its_source(store) -> None:
+    """``write_result`` (the one way a result is stored): the comparison of the bundled
+    runs and the three files it read, in one call; the outcome names the comparison node
+    and its document, and the comparison's canonical JSON is kept like a loaded file."""
+    from reprokg.ingest import write_result
+    from reprokg.measures.inputs import qrels_from_bytes, run_from_bytes
+    from reprokg.measures.run_comparison import compare_inputs
+
+    runs = REPO / "examples" / "runs"
+    qrels = qrels_from_bytes((runs / "qrels.toy").read_bytes(), "qrels.toy")
+    orig, rep = (
+        run_from_bytes((runs / n).read_bytes(), n)
+        for n in ("annotated_run_example.txt", "reproduced_run.txt")
+    )
+    study = compare_inputs(qrels, orig, rep)
+    outcome = write_result(store, study, inputs=study.source_documents())
+    doc = study.document()
+    assert (outcome.status, outcome.kind, outcome.subject, outcome.iri) == (
+        "added", "comparison", doc.subject, doc.iri,
+    )  # fmt: skip
+    # qrels.toy and the two runs, each named by the sha256 of its bytes, and the comparison
+    files = {
+        hashlib.sha256((runs / n).read_bytes().replace(b"\r\n", b"\n")).hexdigest()
+        for n in ("qrels.toy", "annotated_run_example.txt", "reproduced_run.txt")
+    }
+    assert {str(d).rsplit("/", 1)[-1] for d in store.documents()} == files | {doc.sha256}
+    assert store.get_blob(doc.sha256) == doc.source_bytes
+    assert write_result(store, study, inputs=study.source_documents()).status == "unchanged"

@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args(argv)
 
+    from reprokg.ingest import write_result
     from reprokg.loaders.files import load_path
     from reprokg.store import open_store
     from reprokg.store.base import DocumentWrite
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                 n_charts = len(impl.charts(res, inputs, "svg"))
                 t_charts = time.perf_counter() - t0
                 t0 = time.perf_counter()
-                results.save(store, results.StudyResult.of(study, res, method))
+                write_result(store, results.StudyResult.of(study, res, method))
                 t_save = time.perf_counter() - t0
                 rows.append(
                     {

@@ -78,9 +78,8 @@ def computed(store: Any, seen: list[Document]) -> None:
     stability --compare A B --save`` of the first two experiments of the first study with
     two or more, and ``reprokg evidence match`` on a small store where a match exists."""
     from reprokg.evidence.candidate_matches import find
-    from reprokg.ingest import write_results
+    from reprokg.ingest import write_result
     from reprokg.stability.observations import list_studies, observation_frame, resolve_study
-    from reprokg.stability.seed_document import save_result
     from reprokg.stability.seed_variance import seed_variance
     from reprokg.store import open_store
     from reprokg.studies import results
@@ -91,19 +90,19 @@ def computed(store: Any, seen: list[Document]) -> None:
             inputs = study.read(store)
             if not study.impl().is_empty(inputs):
                 answer = study.analyze(inputs)
-                results.save(store, results.StudyResult.of(study, answer, study.default_method))
+                write_result(store, results.StudyResult.of(study, answer, study.default_method))
         for s in list_studies(store):
             experiments = sorted(
                 set(observation_frame(store, resolve_study(store, s.iri))["experiment"])
             )
             if len(experiments) >= 2:
                 _, found = seed_variance(store, s.iri, compare=(experiments[0], experiments[1]))
-                save_result(store, found["compare"])
+                write_result(store, found["compare"])
                 break
     with tempfile.TemporaryDirectory() as d, open_store(d) as small:
         _two_records_of_one_paper(small, [x for x in seen if x.kind == "gk2018"][:2])
         with _captured(seen):
-            write_results(small, [find(small).document()])
+            write_result(small, find(small))
 
 
 #: a DOI of the test prefix (10.5555: no real paper has it)

@@ -28,11 +28,12 @@ from reprokg.core.identifiers import mint
 from reprokg.core.settings import Settings
 from reprokg.evidence.verdicts import resolve as resolve_rule
 from reprokg.evidence.verdicts import (
-    save_verdicts,
     stored_comparison_verdicts,
     stored_verdicts,
+    verdicts_on_saved,
 )
-from reprokg.measures.comparison_document import comparison_json, save_comparison
+from reprokg.ingest import write_result
+from reprokg.measures.comparison_document import comparison_json
 from reprokg.measures.inputs import (
     document_ref,
     qrels_from_bytes,
@@ -231,12 +232,13 @@ def _compute(
     texts = _text_fields(refs)
     stored = _stored(store, texts, files)
     study = get_analyses(request).compute(comparison, stored, texts, files, options)
-    iri = save_comparison(store, study)
+    iri = str(write_result(store, study, inputs=study.source_documents()).subject)
     out = study.to_json()
     out["iri"] = iri
     out["id"] = iri.rsplit("/", 1)[-1]
     if rules:
-        verdicts, whole = save_verdicts(store, study, iri, rules)
+        verdicts, whole = verdicts_on_saved(store, study, iri, rules)
+        write_result(store, whole, inputs=whole.rule_documents())
         out["verdicts"] = [v.to_json() for v in verdicts]
         out["verdict"] = whole.to_json()
     return out

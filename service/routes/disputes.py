@@ -1,6 +1,6 @@
 """Disputes over HTTP: ``POST /disputes`` contests a stored reproduction assessment.
 
-``reprokg evidence dispute`` over HTTP (both call :func:`reprokg.evidence.verdicts.file_dispute`):
+``reprokg evidence dispute`` over HTTP (both call :func:`reprokg.evidence.verdicts.dispute`):
 the dispute is a document of its own (kind ``assessment``), the disputed assessment stays
 as it is, and the passport lists the dispute with its reason and who made it. A write: the
 bearer token is required, and the body is bounded like every request (``Settings``'s body
@@ -59,13 +59,14 @@ def post_dispute(
 ) -> dict:
     """Store a dispute of the assessment (404 when the store holds none by that IRI); a
     field that cannot be read is a 400 naming it."""
-    from reprokg.evidence.verdicts import file_dispute
+    from reprokg.evidence.verdicts import dispute
+    from reprokg.ingest import write_result
 
-    doc, outcome = file_dispute(store, body.assessment, body.reason, body.by)
+    outcome = write_result(store, dispute(store, body.assessment, body.reason, body.by))
     if outcome.status == "unchanged":
         response.status_code = status.HTTP_200_OK
     return {
-        "dispute": str(doc.subject),
+        "dispute": str(outcome.subject),
         "assessment": body.assessment.strip(),
         "reason": body.reason.strip(),
         "by": body.by.strip(),

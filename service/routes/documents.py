@@ -153,7 +153,7 @@ def _store_documents(store: Store, validated: list[Validated]) -> list[dict]:
     from reprokg.ingest import ingest
 
     # validated by the parse worker; the upload kept as its original, as `reprokg load` does
-    result = ingest(store, validated, keep_originals=True)
+    result = ingest(store, validated)
     out = []
     for item in result.documents:
         out.append(

@@ -137,7 +137,8 @@ def post_intrinsic_dimension(
     if (hops is None) != (graph is None):
         raise UsageError("hops and graph go together")
 
-    from reprokg.intrinsic_dimension.document import dataset_ref, save_result
+    from reprokg.ingest import write_result
+    from reprokg.intrinsic_dimension.document import dataset_ref, stored_answer
     from reprokg.service.analysis import get_analyses
 
     if save or dataset:
@@ -154,10 +155,10 @@ def post_intrinsic_dimension(
     out["stored"] = None
     if save:
         ref = dataset_ref(dataset, sha256)
-        out["stored"] = save_result(
-            store,
-            result.stored(file_name=source, sha256=sha256, dataset=ref, columns=cols, score=score),
+        kept = result.stored(
+            file_name=source, sha256=sha256, dataset=ref, columns=cols, score=score
         )
+        out["stored"] = stored_answer(kept, write_result(store, kept))
         response.status_code = status.HTTP_201_CREATED
     return out
 

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from reprokg.core.errors import UsageError
+from reprokg.ingest import write_result
 from reprokg.service.analysis import get_analyses
 from reprokg.service.deps import (
     OPTIONAL_WRITE_SECURITY,
@@ -27,7 +28,7 @@ from reprokg.service.deps import (
     check_write_token,
     error_responses,
 )
-from reprokg.service.results import StoredModel, store_result
+from reprokg.service.results import StoredModel, stored_json
 
 router = APIRouter(prefix="/measures/qra", tags=["measures"])
 
@@ -146,7 +147,7 @@ def _assess(request: Request, store, body: QRARequest) -> dict:
     )
     out = result.to_json()
     if body.save and result.quantities:
-        out["stored"] = store_result(store, result)
+        out["stored"] = stored_json(write_result(store, result))
     return out
 
 

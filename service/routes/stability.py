@@ -21,6 +21,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from reprokg.core.errors import UsageError
+from reprokg.ingest import write_result
 from reprokg.service.analysis import AnalysesDep, get_analyses
 from reprokg.service.deps import (
     OPTIONAL_WRITE_SECURITY,
@@ -30,7 +31,7 @@ from reprokg.service.deps import (
     check_write_token,
     error_responses,
 )
-from reprokg.service.results import StoredModel, store_result
+from reprokg.service.results import StoredModel, stored_json
 
 router = APIRouter(prefix="/measures/stability", tags=["measures"])
 
@@ -330,7 +331,7 @@ def _seed_variance(request: Request, store, kind: str, save: bool, **kw) -> dict
     """Computed in an analysis worker; stored here (``save``)."""
     result, body = get_analyses(request).run(request, _seed_variance_result, kind, **kw)
     if save:
-        body["stored"] = store_result(store, result)
+        body["stored"] = stored_json(write_result(store, result))
     return body
 
 

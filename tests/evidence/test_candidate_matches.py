@@ -19,7 +19,7 @@ import pytest
 
 from reprokg.cli import main
 from reprokg.evidence.candidate_matches import find, venue_key
-from reprokg.ingest import ingest, write_results
+from reprokg.ingest import ingest, write_result
 from reprokg.loaders import artifact_evaluation, gundersen_kjensmo, load_source
 from reprokg.store import open_store
 
@@ -97,11 +97,11 @@ def test_a_doi_and_another_sources_minted_node_are_a_candidate(
         assert (venue_key(m.venue), m.year) == ("ijcai", 2016)
         assert m.kinds == ("artifact-evaluation", "gk2018") and len(m.documents) == 2
         assert "same venue" in m.evidence and "no identifier joins them" in m.evidence
-        first = write_results(store, [found.document()]).documents[0]
+        first = write_result(store, found)
         assert first.status == "added"
         # the pass again: the same matches (its own document is not a loader's match)
         assert find(store).matches == found.matches
-        again = write_results(store, [find(store).document()]).documents[0]
+        again = write_result(store, find(store))
         assert again.status == "unchanged"
         rows = store.query(
             "PREFIX rk: <https://w3id.org/reprokg/ontology#> SELECT ?c WHERE { ?m a "

@@ -16,11 +16,11 @@ from rdflib.namespace import RDF
 
 from reprokg.core.errors import IdentifierError, NotFound, ValidationFailed
 from reprokg.core.namespaces import RK
-from reprokg.ingest import ingest
+from reprokg.ingest import ingest, write_result
 from reprokg.intrinsic_dimension import analysis, intrinsic_dimension
 from reprokg.intrinsic_dimension.document import (
     dataset_ref,
-    save_result,
+    stored_answer,
     stored_result,
 )
 from reprokg.loaders import feature_discard
@@ -44,10 +44,8 @@ def store(tmp_path: Path):
 
 def _save(store, X, names=None, *, dataset=None, sha=SHA, file_name="x.csv", **options):
     done = analysis(X, names, **options)
-    return done, save_result(
-        store,
-        done.result.stored(file_name=file_name, sha256=sha, dataset=dataset_ref(dataset, sha)),
-    )
+    kept = done.result.stored(file_name=file_name, sha256=sha, dataset=dataset_ref(dataset, sha))
+    return done, stored_answer(kept, write_result(store, kept))
 
 
 def _rows(store, name: str, **params: str) -> list[dict[str, object]]:
@@ -111,15 +109,21 @@ def test_fast_engine_equals_pyshacl_and_conforms(options: dict) -> None:
 
 def test_a_broken_result_is_rejected(store) -> None:
     done = analysis(WORKED, features=True)
-    doc = done.result.stored(
-        file_name="w.csv", sha256=SHA, dataset=dataset_ref(None, SHA)
-    ).document()
+    result = done.result.stored(file_name="w.csv", sha256=SHA, dataset=dataset_ref(None, SHA))
+    doc = result.document()
     doc.graph.remove((doc.subject, RK.numberOfPoints, None))
     doc.graph.add((doc.subject, RK.intrinsicDimensionValue, Literal(-1.0)))
-    from reprokg.ingest import write_results
+
+    class Broken:  # the result whose document lost n and gained a negative ID
+        KIND = result.KIND
+        to_json = result.to_json
+        to_graph = result.to_graph
+
+        def document(self):
+            return doc
 
     with pytest.raises(ValidationFailed) as err:
-        write_results(store, [doc])
+        write_result(store, Broken())
     paths = {r.path for rep in err.value.reports for r in rep.results}
     assert {"n", "id"} <= paths
     assert store.documents() == []
@@ -334,6 +338,6 @@ def test_json_and_graph_come_from_one_result(store) -> None:
         g.value(hop, RK.intrinsicDimensionLowerBound).toPython()
         + g.value(hop, RK.intrinsicDimensionUpperBound).toPython()
     ) / 2 == pytest.approx(answer["hops"]["1"], rel=1e-15)
-    save_result(store, result)
+    write_result(store, result)
     rows = _rows(store, "datasets-by-intrinsic-dimension", min="0")
     assert [(r["id"], r["exact"]) for r in rows] == [(lo, False)]

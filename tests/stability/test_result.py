@@ -11,7 +11,7 @@ from rdflib import URIRef
 from rdflib.namespace import PROV, RDF, RDFS
 
 from reprokg.core.namespaces import RK, SCHEMA
-from reprokg.ingest import write_results
+from reprokg.ingest import write_result
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
 from reprokg.stability.observations import OBSERVATIONS_QUERY, observations_query
@@ -30,7 +30,7 @@ def test_stored_result_reads_back_as_its_json(store: Any) -> None:
     analysis = analyse_study(store, SMALL_TITLE, pairs=[("a", "c")])
     result = analysis.result
     answer = result.to_json()
-    write_results(store, [result.document()])
+    write_result(store, result)
     # the web view's query over the stored document: each tested hypothesis's p and decision
     rows = select_rows(store, package_query("service/web/queries/stability.rq").bind({}))
     got = {

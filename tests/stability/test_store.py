@@ -13,6 +13,7 @@ from rdflib import RDF, Graph
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.core.namespaces import SPARQL_PREFIXES
 from reprokg.core.results import software_versions
+from reprokg.ingest import write_result
 from reprokg.stability.analysis import analyse
 from reprokg.stability.observations import (
     list_studies,
@@ -25,7 +26,6 @@ from reprokg.stability.study import (
     ILLUSTRATIVE_WARNING,
     analyse_study,
     chart,
-    save_analysis,
 )
 from reprokg.store.base import SelectResult
 from reprokg.validation.engine import validate_document
@@ -175,17 +175,20 @@ def test_metric_choice(store: Any, tmp_path: Any) -> None:
 @pytest.mark.slow
 def test_write_back_is_validated_linked_data_and_idempotent(store: Any) -> None:
     analysis = analyse_study(store, EXAMPLE_TITLE)
-    first = save_analysis(store, analysis)
+    first = write_result(store, analysis.result)
     assert first.status == "added" and first.report is not None and first.report.conforms
     # the same observations analysed again: nothing written
-    assert save_analysis(store, analyse_study(store, EXAMPLE_TITLE)).status == "unchanged"
+    assert write_result(store, analyse_study(store, EXAMPLE_TITLE).result).status == "unchanged"
     # another level revises the analysis of this study, method and metric; ML is its own
-    assert save_analysis(store, analyse_study(store, EXAMPLE_TITLE, alpha=0.01)).status == (
+    assert write_result(store, analyse_study(store, EXAMPLE_TITLE, alpha=0.01).result).status == (
         "revised"
     )
-    assert save_analysis(store, analyse_study(store, EXAMPLE_TITLE, reml=False)).status == "added"
-    assert save_analysis(store, analyse_study(store, EXAMPLE_TITLE)).status == "revised"
-    assert save_analysis(store, analyse_study(store, EXAMPLE_TITLE)).status == "unchanged"
+    assert (
+        write_result(store, analyse_study(store, EXAMPLE_TITLE, reml=False).result).status
+        == "added"
+    )
+    assert write_result(store, analyse_study(store, EXAMPLE_TITLE).result).status == "revised"
+    assert write_result(store, analyse_study(store, EXAMPLE_TITLE).result).status == "unchanged"
 
     study = analysis.study
     rows = _rows(
@@ -255,7 +258,7 @@ def test_nothing_estimable_is_still_a_valid_document(store: Any) -> None:
     result = a.result.to_json()
     assert result["loglik"] is None and len(result["warnings"]) >= 2
     assert all(v is None for v in result["hypotheses"]["H1"].values())
-    outcome = save_analysis(store, a)
+    outcome = write_result(store, a.result)
     assert outcome.status in ("added", "unchanged") and outcome.report.conforms
 
 

@@ -11,6 +11,7 @@ import pytest
 from rdflib.plugins.sparql import prepareQuery
 
 from reprokg.core.errors import NotFound, UsageError
+from reprokg.ingest import write_result
 from reprokg.studies import results
 from reprokg.studies.registry import PUBLISHED, REGISTRY, get
 from tests.studies.stores import load_into, sources
@@ -74,11 +75,12 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
     s = get(name)
     method = s.methods[-1].name
     res = s.run(fresh_store, method)
-    iri, first = results.save(fresh_store, results.StudyResult.of(s, res, method))
-    assert first.documents[0].status == "added"
-    assert first.documents[0].report is not None and first.documents[0].report.conforms
-    _, again = results.save(fresh_store, results.StudyResult.of(s, res, method))
-    assert again.documents[0].status == "unchanged"
+    first = write_result(fresh_store, results.StudyResult.of(s, res, method))
+    iri = first.iri
+    assert first.status == "added"
+    assert first.report is not None and first.report.conforms
+    again = write_result(fresh_store, results.StudyResult.of(s, res, method))
+    assert again.status == "unchanged"
     # the stored document: kind, provenance, the study, the method, the JSON, the values
     got = fresh_store.query(
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
@@ -94,8 +96,9 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
     assert json.loads(str(payload)) == json.loads(json.dumps(res, default=str))
     assert int(n_values) == len(s.impl().values(res)) > 0
     changed = {**res, "note": "changed"}
-    iri2, rev = results.save(fresh_store, results.StudyResult.of(s, changed, method))
-    assert rev.documents[0].status == "revised" and rev.documents[0].revision_of == iri
+    rev = write_result(fresh_store, results.StudyResult.of(s, changed, method))
+    iri2 = rev.iri
+    assert rev.status == "revised" and rev.revision_of == iri
     assert not fresh_store.has_document(iri)
     fresh_store.delete_document(iri2)
 
@@ -103,7 +106,7 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
 def test_values_carry_statistic_p_adjusted_p_and_n(fresh_store: Any) -> None:
     s = get("siggraph2020")
     res = s.run(fresh_store)
-    iri, _ = results.save(fresh_store, results.StudyResult.of(s, res, PUBLISHED))
+    iri = write_result(fresh_store, results.StudyResult.of(s, res, PUBLISHED)).iri
     rows = fresh_store.query(
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
         "SELECT ?name ?p ?adj ?n ?pub WHERE { "

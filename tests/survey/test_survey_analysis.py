@@ -367,13 +367,14 @@ def test_every_section_carries_sparql_and_method(result: dict[str, Any]) -> None
 
 
 def test_saved_result_is_queryable(survey_store: Any, result: dict[str, Any]) -> None:
+    from reprokg.ingest import write_result
     from reprokg.store.base import SelectResult
     from reprokg.studies import results
 
     consolidated = result["consolidated"]
-    iri, _ = results.save(
+    iri = write_result(
         survey_store, results.StudyResult.of(SIGGRAPH2020, consolidated, "corrected")
-    )
+    ).iri
     assert survey_store.has_document(iri)
     res = survey_store.query(
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
@@ -391,10 +392,9 @@ def test_saved_result_is_queryable(survey_store: Any, result: dict[str, Any]) ->
     assert again["tests"]["sharing_2014_vs_2018"]["p"] == pytest.approx(want["p"])
     # a different result for the same study and method is a revision that replaces the first
     changed = {**consolidated, "n_papers": -1}
-    iri2, outcome = results.save(
-        survey_store, results.StudyResult.of(SIGGRAPH2020, changed, "corrected")
-    )
-    assert outcome.documents[0].status == "revised"
+    outcome = write_result(survey_store, results.StudyResult.of(SIGGRAPH2020, changed, "corrected"))
+    iri2 = outcome.iri
+    assert outcome.status == "revised"
     assert iri2 != iri
     assert not survey_store.has_document(iri)
     rev = survey_store.query(
