@@ -20,6 +20,7 @@ from reprokg.cli.base import (
     add_store_option,
     exit_quickly,
     keep_freed_memory,
+    saved_id,
     store_location,
     tell,
 )
@@ -204,7 +205,10 @@ def _compare_runs(args: argparse.Namespace) -> int:
             from reprokg.measures.comparison_document import save_comparison
 
             out["iri"] = save_comparison(store, study)
-            tell(f"saved the comparison as {out['iri']} in the store {store_location(args.store)}")
+            tell(
+                f"saved the comparison as {saved_id(store, out['iri'])} ({out['iri']}) "
+                f"in the store {store_location(args.store)}"
+            )
             if rules:
                 from reprokg.evidence.verdicts import save_verdicts
 

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from reprokg.cli.base import Command, add_store_option, store_location, tell
+from reprokg.cli.base import Command, add_store_option, saved_id, store_location, tell
 
 
 def register(command: Command) -> None:
@@ -50,7 +50,10 @@ def _evaluate(args: argparse.Namespace) -> int:
         out = ev.to_json()
         if args.save:
             out["iri"] = save_evaluation(store, ev)
-            tell(f"saved the evaluation as {out['iri']} in the store {store_location(args.store)}")
+            tell(
+                f"saved the evaluation as {saved_id(store, out['iri'])} ({out['iri']}) "
+                f"in the store {store_location(args.store)}"
+            )
         if args.format == "json":
             json.dump(out, sys.stdout, indent=2)
             sys.stdout.write("\n")
