@@ -50,8 +50,9 @@ def _evaluate(args: argparse.Namespace) -> int:
         out = ev.to_json()
         if args.save:
             out["iri"] = save_evaluation(store, ev)
+            out["id"] = saved_id(store, out["iri"])
             tell(
-                f"saved the evaluation as {saved_id(store, out['iri'])} ({out['iri']}) "
+                f"saved the evaluation as {out['id']} ({out['iri']}) "
                 f"in the store {store_location(args.store)}"
             )
         if args.format == "json":
