@@ -62,7 +62,7 @@ def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
     names = {p.name for p in charts.iterdir()}
     assert len(names) == 2 and {n.rsplit(".", 1)[1] for n in names} == {"svg", "png"}
     code, _, err = _run(capsys, *argv, "--save")
-    assert code == 0 and "(unchanged)" in err  # the same observations again: idempotent
+    assert code == 0 and ", unchanged)" in err  # the same observations again: idempotent
 
 
 def test_list(store_dir: Path, capsys) -> None:

@@ -106,7 +106,7 @@ def test_table_charts_and_save_twice(store_dir: Path, tmp_path: Path, capsys: An
         assert f"in the store {store_dir}" in err
         assert f"chart(s) to {charts}: " in err
         assert main(args) == 0
-        assert "(unchanged)" in capsys.readouterr().err
+        assert ", unchanged)" in capsys.readouterr().err
     names = {p.name for p in charts.iterdir()}
     assert {
         "consolidated-sharing_by_year.svg",

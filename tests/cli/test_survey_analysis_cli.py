@@ -76,7 +76,7 @@ def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
         assert len(res.rows) == 1
     # the same result again changes nothing
     assert main(["survey-stats", "--store", str(store_dir), "--save"]) == 0
-    assert "(unchanged)" in capsys.readouterr().err
+    assert ", unchanged)" in capsys.readouterr().err
 
 
 def test_missing_or_empty_store_says_so(tmp_path: Path, capsys) -> None:
