@@ -97,15 +97,15 @@ def cmd_load(args: argparse.Namespace) -> int:
                 force=args.force,
                 keep_originals=not args.no_originals,
             )
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # the batch being written has finished: count them
             counter.close()
-            written = _document_count(store) - before
+            interrupted = _document_count(store) - before
         else:
             counter.close()
-            written = -1
+            interrupted = None
             lines = written_lines(result, store, verbose=args.verbose)
-    if written >= 0:
-        return _interrupted(args, made, written)
+    if interrupted is not None:
+        return _interrupted(args, made, interrupted)
     remove_unwritten(made, wrote=result.wrote)
     for err in result.errors:
         print(f"error: {err}", file=sys.stderr)
