@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from reprokg.ingest import IngestResult
     from reprokg.store.base import Store
+    from reprokg.validation.report import Result
 
 Handler = Callable[[argparse.Namespace], int]
 #: ``command(name, help, handler)`` adds a sub-command and returns its parser
@@ -188,3 +190,81 @@ def print_skips(
         print(f"  {exc.source}: {exc.reason}", file=sys.stderr)
     if len(shown) < len(unclaimed):
         print(f"  … and {len(unclaimed) - len(shown)} more (-v names them all)", file=sys.stderr)
+
+
+#: warnings (and documents written) shown one per line before "… and N more (--all)"
+SHOWN = 10
+
+
+def first_of(lines: list[str], *, show_all: bool, flag: str = "--all") -> list[str]:
+    """The first :data:`SHOWN` of ``lines`` (all with ``show_all``), and a last line saying
+    how many more there are and which option shows them: never a silent cut."""
+    shown = lines if show_all else lines[:SHOWN]
+    more = len(lines) - len(shown)
+    return [*shown, f"… and {more} more ({flag})"] if more else list(shown)
+
+
+def warning_results(result: IngestResult) -> list[Result]:
+    """The warnings of the documents stored (a rejected document's report is printed whole)."""
+    return [
+        r
+        for d in result.documents
+        if d.report is not None and d.status != "rejected"
+        for r in d.report.results
+        if r.severity == "Warning"
+    ]
+
+
+def print_warnings(result: IngestResult, *, show_all: bool) -> None:
+    """Every command that counts warnings prints them: the first ten on stderr, ``--all``
+    for the rest (load, import and evidence load share this)."""
+    lines = [r.to_text() for r in warning_results(result)]
+    for line in first_of(lines, show_all=show_all):
+        print(line, file=sys.stderr)
+
+
+def warnings_json(result: IngestResult, *, show_all: bool) -> dict[str, object]:
+    """The same warnings for ``--format json``: ``warning_count`` and the first ten (all
+    with ``--all``) as ``warnings``, ``warnings_more`` for how many were left out."""
+    found = warning_results(result)
+    shown = found if show_all else found[:SHOWN]
+    return {
+        "warning_count": len(found),
+        "warnings": [{**r.to_dict(), "text": r.to_text()} for r in shown],
+        "warnings_more": len(found) - len(shown),
+    }
+
+
+def add_all_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--all",
+        dest="show_all",
+        action="store_true",
+        help=f"every warning (else the first {SHOWN}) and every document written",
+    )
+
+
+def saved_id(store: Store, iri: object) -> str:
+    """The short id of the document a command just saved (``iri``: its document or what it
+    is about), which every other command accepts (:mod:`reprokg.store.catalog`)."""
+    from reprokg.store.catalog import resolve, short_id
+
+    return short_id(store, resolve(store, str(iri)).document)
+
+
+def written_lines(result: IngestResult, store: Store, *, verbose: bool) -> list[str]:
+    """``added    0925391c  run  file.txt``: each document added or revised (``verbose``:
+    every document, its IRI too), by the short id every other command accepts."""
+    from reprokg.store.catalog import document_id, short_ids
+
+    shown = [d for d in result.documents if verbose or d.status in ("added", "revised")]
+    if not shown:
+        return []
+    shorts = short_ids(document_id(d) for d in store.documents())
+    out = []
+    for d in shown:
+        ident = shorts.get(document_id(d.iri), document_id(d.iri)[:8])
+        extra = f" (revision of {d.revision_of})" if d.revision_of else ""
+        iri = f" {d.iri}" if verbose else ""
+        out.append(f"{d.status:9} {ident}  {d.kind}  {d.source}{iri}{extra}")
+    return out

@@ -20,6 +20,7 @@ from reprokg.cli.base import (
     add_store_option,
     exit_quickly,
     keep_freed_memory,
+    saved_id,
     store_location,
     tell,
 )
@@ -209,7 +210,10 @@ def _compare_runs(args: argparse.Namespace) -> int:
             assert store is not None  # --save opened it
             saved = write_result(store, study, inputs=study.source_documents())
             out["iri"] = str(saved.subject)
-            tell(f"saved the comparison as {out['iri']} in the store {store_location(args.store)}")
+            tell(
+                f"saved the comparison as {saved_id(store, out['iri'])} ({out['iri']}) "
+                f"in the store {store_location(args.store)}"
+            )
             if rules:
                 from reprokg.evidence.verdicts import verdicts_on_saved
 

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from reprokg.cli.base import Command, add_store_option, store_location, tell
+from reprokg.cli.base import Command, add_store_option, saved_id, store_location, tell
 
 
 def register(command: Command) -> None:
@@ -53,7 +53,11 @@ def _evaluate(args: argparse.Namespace) -> int:
             from reprokg.ingest import write_result
 
             out["iri"] = str(write_result(store, ev, inputs=ev.source_documents()).subject)
-            tell(f"saved the evaluation as {out['iri']} in the store {store_location(args.store)}")
+            out["id"] = saved_id(store, out["iri"])
+            tell(
+                f"saved the evaluation as {out['id']} ({out['iri']}) "
+                f"in the store {store_location(args.store)}"
+            )
         if args.format == "json":
             json.dump(out, sys.stdout, indent=2)
             sys.stdout.write("\n")

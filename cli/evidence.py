@@ -22,10 +22,13 @@ from typing import TYPE_CHECKING
 
 from reprokg.cli.base import (
     Command,
+    add_all_option,
     add_store_option,
+    first_of,
     folder_made_by_open,
     open_cli_store,
     remove_unwritten,
+    written_lines,
 )
 
 if TYPE_CHECKING:
@@ -49,6 +52,7 @@ def register(command: Command) -> None:
     )
     load.add_argument("paths", nargs="+", metavar="PATH", help="files or folders of evidence")
     load.add_argument("-v", "--verbose", action="store_true", help="name every file not claimed")
+    add_all_option(load)
     dispute = actions.add_parser(
         "dispute",
         help="contest a stored assessment (its IRI as PATH) in a document of its own",
@@ -88,6 +92,7 @@ def _evidence(args: argparse.Namespace) -> int:
         args.paths, kinds=EVIDENCE_KINDS, read_suffixes={".md"}, summary=summaries.append
     )
     outcome = None
+    written: list[str] = []
     if args.dry_run:
         for _ in walk.per_file():
             pass
@@ -97,19 +102,29 @@ def _evidence(args: argparse.Namespace) -> int:
         made = folder_made_by_open(args.store)
         with open_cli_store(args.store, create=True) as store:
             outcome = ingest_walk(store, walk, by_file=True)
+            written = written_lines(outcome, store, verbose=False)
         remove_unwritten(made, wrote=outcome.wrote)
     if args.format == "json":
-        _print_json(summaries, walk, outcome)
+        _print_json(summaries, walk, outcome, show_all=args.show_all, written=written)
     else:
-        _print_text(summaries, walk, outcome, verbose=args.verbose)
+        _print_text(
+            summaries, walk, outcome, verbose=args.verbose, show_all=args.show_all, written=written
+        )
     if walk.errors or not summaries:
         return 2
     return 1 if outcome is not None and outcome.count("rejected") else 0
 
 
 def _print_json(
-    summaries: list[LoadSummary], walk: SourceWalk, outcome: IngestResult | None
+    summaries: list[LoadSummary],
+    walk: SourceWalk,
+    outcome: IngestResult | None,
+    *,
+    show_all: bool,
+    written: list[str],
 ) -> None:
+    from reprokg.cli.base import warnings_json
+
     out: dict[str, object] = {"files": [s.to_json() for s in summaries]}
     out["errors"] = [e.to_dict() for e in walk.errors]
     out["skipped"] = [e.to_dict() for e in walk.skipped]
@@ -121,6 +136,8 @@ def _print_json(
             for d in outcome.documents
             if d.status == "rejected" and d.report is not None
         ]
+        out.update(warnings_json(outcome, show_all=show_all))
+        out["written"] = [" ".join(line.split()) for line in written]
     json.dump(out, sys.stdout, indent=2)
     sys.stdout.write("\n")
 
@@ -131,8 +148,10 @@ def _print_text(
     outcome: IngestResult | None,
     *,
     verbose: bool,
+    show_all: bool,
+    written: list[str],
 ) -> None:
-    from reprokg.cli.base import print_skips
+    from reprokg.cli.base import print_skips, print_warnings
 
     for s in summaries:
         print(s.to_text())
@@ -143,6 +162,9 @@ def _print_text(
         for d in outcome.documents:
             if d.status == "rejected" and d.report is not None:
                 print(f"rejected (nothing written): {d.report.to_text()}", file=sys.stderr)
+        print_warnings(outcome, show_all=show_all or verbose)
+        for line in first_of(written, show_all=show_all):  # the ids every command accepts
+            print(line)
         print(outcome.summary())
     if not summaries:
         print(f"nothing loaded: no evidence in {', '.join(map(str, walk.paths))}", file=sys.stderr)

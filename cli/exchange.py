@@ -10,13 +10,18 @@ import sys
 
 from reprokg.cli.base import (
     Command,
+    add_all_option,
     add_store_option,
+    first_of,
     folder_made_by_open,
     open_cli_store,
     print_skips,
+    print_warnings,
     remove_unwritten,
     store_location,
     tell,
+    warnings_json,
+    written_lines,
 )
 
 #: import formats -> the loader kind that reads them
@@ -32,6 +37,7 @@ IMPORT_FORMATS = {
 def _import(args: argparse.Namespace) -> int:
     from reprokg.ingest import ingest
     from reprokg.loaders.importers import import_path
+    from reprokg.store.catalog import document_id, short_ids
 
     kind = IMPORT_FORMATS[args.format]
     skipped: list = []
@@ -47,22 +53,35 @@ def _import(args: argparse.Namespace) -> int:
     made = folder_made_by_open(args.store)
     with open_cli_store(args.store, create=True) as store:
         result = ingest(store, docs)
+        lines = written_lines(result, store, verbose=args.verbose)
+        shorts = short_ids(document_id(d) for d in store.documents())
     remove_unwritten(made, wrote=result.wrote)
     for outcome in result.documents:
         if outcome.status == "rejected" and outcome.report is not None:
             print(f"rejected (nothing written): {outcome.report.to_text()}", file=sys.stderr)
-        elif args.verbose:
-            print(f"{outcome.status:9} {outcome.kind:20} {outcome.iri} {outcome.source}")
+    show_all = args.show_all or args.verbose
     if args.format_out == "json":
-        print(
-            json.dumps(
-                [
-                    {"status": d.status, "kind": d.kind, "iri": str(d.iri), "source": d.source}
-                    for d in result.documents
-                ],
-                indent=2,
-            )
-        )
+        ident = lambda d: shorts.get(document_id(d.iri))  # noqa: E731
+        out = {
+            "documents": [
+                {
+                    "status": d.status,
+                    "kind": d.kind,
+                    "id": ident(d),
+                    "iri": str(d.iri),
+                    "source": d.source,
+                }
+                for d in result.documents
+            ],
+            **warnings_json(result, show_all=show_all),
+            "summary": result.summary(),
+        }
+        print(json.dumps(out, indent=2))  # stdout stays one JSON value; the line on stderr
+        tell(f"{result.summary()} (store: {store_location(args.store)})")
+        return result.exit_code
+    print_warnings(result, show_all=show_all)
+    for line in first_of(lines, show_all=show_all, flag="-v"):
+        print(line)
     print(f"{result.summary()} (store: {store_location(args.store)})")
     return result.exit_code
 
@@ -136,4 +155,5 @@ def register(command: Command) -> None:
     p.add_argument("--dry-run", action="store_true", help="validate only; write nothing")
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--format-out", choices=["text", "json"], default="text")
+    add_all_option(p)
     add_store_option(p)

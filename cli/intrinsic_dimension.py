@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, TextIO
 
-from reprokg.cli.base import Command, add_store_option, store_location, tell
+from reprokg.cli.base import Command, add_store_option, saved_id, store_location, tell
 
 
 def register(command: Command) -> None:
@@ -185,8 +185,9 @@ def _intrinsic_dimension(args: argparse.Namespace) -> int:
         )
         with open_cli_store(args.store, create=True) as store:
             stored = stored_answer(kept, write_result(store, kept))
+            stored_id = saved_id(store, stored["iri"])
         tell(
-            f"{stored['status']}: {stored['iri']} (data set {stored['dataset']}) "
+            f"{stored['status']}: {stored_id} {stored['iri']} (data set {stored['dataset']}) "
             f"in the store {store_location(args.store)}"
         )
     return 0

@@ -23,7 +23,9 @@ def register(command: Command) -> None:
         _passport,
     )
     p.add_argument(
-        "work", metavar="DOI|IRI", help="a DOI (bare, doi: or https://doi.org/) or an IRI"
+        "work",
+        metavar="DOI|IRI|ID",
+        help="a DOI (bare, doi: or https://doi.org/), an IRI, or an id reprokg list prints",
     )
     add_store_option(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -35,8 +37,15 @@ def _passport(args: argparse.Namespace) -> int:
     from reprokg.evidence.passport import passport, work_iri
 
     work = args.work.strip()
-    target = work_iri(work, None) if is_doi(work) else work_iri(None, work)
     with open_cli_store(args.store, read_only=True) as store:
+        if is_doi(work):
+            target = work_iri(work, None)
+        elif ":" in work:
+            target = work_iri(None, work)
+        else:  # an id a command printed: what its document is about
+            from reprokg.store.catalog import resolve
+
+            target = work_iri(None, str(resolve(store, work).target))
         found = passport(store, target)
     if args.format == "json":
         json.dump(found.to_json(), sys.stdout, indent=2, default=str)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from reprokg.cli.base import Command, add_store_option, store_location, tell
+from reprokg.cli.base import Command, add_store_option, saved_id, store_location, tell
 
 
 def register(command: Command) -> None:
@@ -76,7 +76,8 @@ def _qra(args: argparse.Namespace) -> int:
                 return 0
             outcome = write_result(store, result)
             tell(
-                f"saved quantified reproducibility assessment as {outcome.iri} "
+                f"saved quantified reproducibility assessment as "
+                f"{saved_id(store, outcome.iri)} ({outcome.iri}) "
                 f"({outcome.status}) in the store {store_location(args.store)}"
             )
     return 0

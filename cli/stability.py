@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from reprokg.cli.base import Command, add_store_option, store_location, tell
+from reprokg.cli.base import Command, add_store_option, saved_id, store_location, tell
 
 
 def register(command: Command) -> None:
@@ -135,7 +135,8 @@ def _stability(args: argparse.Namespace) -> int:
 
             outcome = write_result(store, analysis.result)
             tell(
-                f"saved stability analysis as {outcome.iri} ({outcome.status}) "
+                f"saved stability analysis as {saved_id(store, outcome.iri)} "
+                f"({outcome.iri}, {outcome.status}) "
                 f"in the store {store_location(args.store)}"
             )
     return 0
@@ -171,7 +172,8 @@ def _seed_variance(args: argparse.Namespace, store) -> int:
         for result in results.values():
             outcome = write_result(store, result)
             tell(
-                f"saved {result.KIND} as {outcome.iri} ({outcome.status}) "
+                f"saved {result.KIND} as {saved_id(store, outcome.iri)} "
+                f"({outcome.iri}, {outcome.status}) "
                 f"in the store {store_location(args.store)}"
             )
     return 0

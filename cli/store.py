@@ -14,13 +14,17 @@ from typing import TYPE_CHECKING
 
 from reprokg.cli.base import (
     Command,
+    add_all_option,
     add_store_option,
+    first_of,
     folder_made_by_open,
     open_cli_store,
     print_skips,
+    print_warnings,
     remove_unwritten,
     store_location,
     tell,
+    written_lines,
 )
 from reprokg.core.errors import UsageError
 
@@ -28,8 +32,9 @@ if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a h
     from rdflib import URIRef
 
     from reprokg.exchange.crate import CrateContent
-    from reprokg.sparql.named import Page
+    from reprokg.sparql.named import NamedQuery, Page
     from reprokg.store.base import QueryResult, SelectResult, Store
+    from reprokg.store.catalog import Catalog
     from reprokg.validation.report import Report, Result
 
 
@@ -81,6 +86,8 @@ def cmd_load(args: argparse.Namespace) -> int:
     counter = _Counter(enabled=not args.quiet and sys.stderr.isatty())
     made = folder_made_by_open(args.store)
     with _store(args, create=True) as store:
+        before = _document_count(store)
+        interrupted: int | None = None
         try:
             result = ingest_paths(
                 store,
@@ -91,31 +98,46 @@ def cmd_load(args: argparse.Namespace) -> int:
                 force=args.force,
                 keep_originals=not args.no_originals,
             )
-        finally:
+        except KeyboardInterrupt:  # the batch being written has finished: count them
             counter.close()
+            interrupted = _document_count(store) - before
+        else:
+            counter.close()
+            lines = written_lines(result, store, verbose=args.verbose)
+    if interrupted is not None:
+        return _interrupted(args, made, interrupted)
     remove_unwritten(made, wrote=result.wrote)
     for err in result.errors:
         print(f"error: {err}", file=sys.stderr)
     print_skips(result.skipped, result.unclaimed, verbose=args.verbose)
     for d in result.documents:
-        if d.report is None:
-            continue
-        if d.status == "rejected":
+        if d.status == "rejected" and d.report is not None:
             print(f"rejected (nothing written): {d.report.to_text()}", file=sys.stderr)
-        elif args.verbose or d.report.count("Warning"):
-            shown = [r for r in d.report.results if args.verbose or r.severity == "Warning"]
-            for r in shown:
-                print(f"{r.to_text()}", file=sys.stderr)
-    if args.verbose:
-        for d in result.documents:
-            extra = f" (revision of {d.revision_of})" if d.revision_of else ""
-            print(f"{d.status:9} {d.iri} {d.source}{extra}")
+    print_warnings(result, show_all=args.show_all or args.verbose)
+    for line in first_of(lines, show_all=args.show_all or args.verbose, flag="-v"):
+        print(line)
     print(f"{result.summary()} (store: {store_location(args.store)})")
     if not result.documents:
         print(f"nothing loaded: no document in {', '.join(args.paths)}", file=sys.stderr)
     if made is not None and not result.wrote:
         tell(f"no store made at {made}: nothing was written")
     return result.exit_code
+
+
+def _interrupted(args: argparse.Namespace, made: Path | None, written: int) -> int:
+    """Ctrl+C during a load: each document is written whole or not at all (the batch being
+    written finishes first), so say how many are stored and that the same command resumes
+    (documents already stored come back ``unchanged``); 130 as a shell reports SIGINT."""
+    remove_unwritten(made, wrote=written > 0)
+    where = store_location(args.store)
+    tell(
+        f"interrupted: {written} new document(s) stored in {where} before Ctrl+C, each "
+        "complete; run the same command again to resume (documents already stored come "
+        "back unchanged)"
+        if written > 0 or made is None
+        else f"interrupted: nothing was written; no store made at {made}"
+    )
+    return 130
 
 
 # --------------------------------------------------------------------------- validate
@@ -245,6 +267,20 @@ def _no_rows(res: QueryResult) -> bool:
     return isinstance(res, SelectResult) and not res.rows
 
 
+def carried_ids(store: Store, query: NamedQuery, params: dict[str, str]) -> dict[str, str]:
+    """An IRI parameter given as an id a command printed (``--param comparison=3f9a0c1d``)
+    bound to what its document is about (the comparison's IRI): any value without a
+    scheme goes through the one resolver; an IRI is bound as written."""
+    from reprokg.store.catalog import resolve
+
+    out = dict(params)
+    for name, value in params.items():
+        param = query.param(name)
+        if param is not None and param.type == "iri" and value and ":" not in value:
+            out[name] = str(resolve(store, value).target)
+    return out
+
+
 def cmd_query(args: argparse.Namespace) -> int:
     footer = None
     if args.name:
@@ -254,6 +290,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         params = named_queries.parse_param_args(args.param or [])
         query = named_queries.get_query(args.name)
         with _store(args, read_only=args.read_only) as store:
+            params = carried_ids(store, query, params)
             if args.all:
                 sparql = query.bind(params, whole=True)
             else:
@@ -290,26 +327,11 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def resolve_document(store: Store, doc_id: str) -> URIRef:
-    """A document IRI from an IRI, its sha256 id, or a unique id prefix (≥ 8 characters)."""
-    from rdflib import URIRef
+    """The document ``doc_id`` names: the one resolver (:func:`reprokg.store.catalog.resolve`)
+    takes a short id or prefix, the full id, a document IRI or a stored result's IRI."""
+    from reprokg.store.catalog import resolve
 
-    from reprokg.core.identifiers import document_iri
-
-    if "://" in doc_id:
-        iri = URIRef(doc_id)
-        if store.has_document(iri):
-            return iri
-        raise UsageError(f"no document {doc_id}")
-    iri = document_iri(doc_id)
-    if store.has_document(iri):
-        return iri
-    if len(doc_id) >= 8:
-        hits = [d for d in store.documents() if str(d).rsplit("/", 1)[-1].startswith(doc_id)]
-        if len(hits) == 1:
-            return hits[0]
-        if len(hits) > 1:
-            raise UsageError(f"{doc_id!r} matches {len(hits)} documents; give more characters")
-    raise UsageError(f"no document {doc_id!r}")
+    return resolve(store, doc_id).document
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -389,6 +411,60 @@ def export_crate(args: argparse.Namespace, ident: str) -> int:
         raise UsageError("export crate needs -o DIR or -o FILE.zip")
     args.id = ident
     return _export_crate(args)
+
+
+# --------------------------------------------------------------------------- list
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """What the store holds: kind, id (the short id every command accepts), title, date."""
+    from reprokg.store.catalog import catalog
+
+    if args.limit < 1 or args.offset < 0:
+        raise UsageError("--limit must be at least 1 and --offset at least 0")
+    with _store(args, read_only=args.read_only) as store:
+        page = catalog(
+            store,
+            kind=args.kind,
+            text=args.text,
+            limit=None if args.all else args.limit,
+            offset=args.offset,
+        )
+    if args.format == "json":
+        import json
+
+        print(json.dumps(page.to_json(), indent=2))
+        if page.truncated:
+            print(f"reprokg list: {_list_footer(page)}", file=sys.stderr)
+        return 0
+    if not page.entries:
+        looked = [f"kind {args.kind}" if args.kind else "", repr(args.text) if args.text else ""]
+        what = " and ".join(x for x in looked if x)
+        print(
+            f"(no documents{' matching ' + what if what else ''} in the store "
+            f"{store_location(args.store)}"
+            + (f"; {page.total} match, none from offset {args.offset}" if page.total else "")
+            + ")"
+        )
+        return 0
+    rows = [(e.kind, e.id, e.title, e.date[:19].replace("T", " ")) for e in page.entries]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_LIST_HEAD)]
+    widths[2] = min(widths[2], 60)
+    for row in [_LIST_HEAD, *rows]:
+        cells = [c if len(c) <= w else c[: w - 1] + "…" for c, w in zip(row, widths, strict=True)]
+        print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
+    print(f"({_list_footer(page)})")
+    return 0
+
+
+_LIST_HEAD = ("kind", "id", "title", "date")
+
+
+def _list_footer(page: Catalog) -> str:
+    text = page.sentence()
+    if page.truncated:
+        text += f"; next page: --offset {page.offset + len(page.entries)}; every one: --all"
+    return text
 
 
 # ------------------------------------------------------------------ dump / restore / backup
@@ -488,6 +564,7 @@ def register(command: Command) -> None:
         "-v", "--verbose", action="store_true", help="one line per document, every file skipped"
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress counter")
+    add_all_option(p)
     add_store_option(p)
 
     p = command("validate", "validate source files without writing anything", cmd_validate)
@@ -524,6 +601,21 @@ def register(command: Command) -> None:
     p.add_argument("--format", choices=["turtle", "nquads", "yaml"], default="turtle")
     p.add_argument("--read-only", action="store_true")
     add_crate_export(p)
+    add_store_option(p)
+
+    p = command(
+        "list",
+        "what the store holds: each document's kind, id (the short id every command "
+        "accepts), title and date, newest first",
+        cmd_list,
+    )
+    p.add_argument("text", nargs="?", help="only documents whose title, id or source has it")
+    p.add_argument("--kind", help="only documents of this kind (run, comparison, …)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--limit", type=int, default=50, help="documents per page (default 50)")
+    p.add_argument("--offset", type=int, default=0, help="the first document of the page")
+    p.add_argument("--all", action="store_true", help="every document, no page")
+    p.add_argument("--read-only", action="store_true", help="open the store read-only")
     add_store_option(p)
 
     p = command(

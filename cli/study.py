@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reprokg.cli.base import Command, add_store_option, store_location, tell
+from reprokg.cli.base import Command, add_store_option, saved_id, store_location, tell
 
 
 def register(command: Command) -> None:
@@ -116,8 +116,9 @@ def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]
                 iri, status = outcome.iri, outcome.status
                 label = ", ".join(f"{k}={v}" for k, v in study.explicit(opts).items())
                 tell(
-                    f"saved {name} ({method}{', ' + label if label else ''}) as {iri} "
-                    f"({status}) in the store {store_location(args.store)}"
+                    f"saved {name} ({method}{', ' + label if label else ''}) as "
+                    f"{saved_id(store, iri)} ({iri}, {status}) "
+                    f"in the store {store_location(args.store)}"
                 )
     return 0
 

@@ -36,6 +36,27 @@ _IRI_PATH = re.compile(
 )
 
 OFFERS = ["text/html", *RDF_MEDIA_TYPES]
+#: a document id or a prefix of one, as ``reprokg list`` and every ``--save`` print it
+_SHORT_ID = re.compile("[0-9a-fA-F]{4,64}")
+
+
+def _carried(store: Store, ident: str, base: str, request: Request) -> Response:
+    """``/id/0925391c``: 303 to the page of what the document is about (the one resolver,
+    :func:`reprokg.store.catalog.resolve`; an ambiguous prefix is a 400 naming them)."""
+    from fastapi.responses import RedirectResponse
+
+    from reprokg.store.catalog import resolve
+
+    found = resolve(store, ident, base=base)
+    target = str(found.target)
+    if not target.startswith(base):  # a DOI or an ORCID: the document's own page
+        target = str(found.document)
+    url = "/id/" + target.removeprefix(base)
+    if request.url.query:
+        url += "?" + request.url.query
+    return RedirectResponse(url, status_code=303)
+
+
 LABEL_PROPS = (RDFS.label, SKOS.prefLabel, SCHEMA.name, SCHEMA.headline)
 
 
@@ -70,6 +91,8 @@ def dereference(
         # control characters, spaces, <>"{}|\^` and the like make no IRI (the store
         # refused the query with a syntax error: a 500 before)
         raise NotFound("not an IRI path")
+    if "/" not in path and _SHORT_ID.fullmatch(path):  # an id a command printed
+        return _carried(store, path, settings.base, request)
     iri = URIRef(settings.base + path)
     media = negotiate(format or request.headers.get("accept"), OFFERS, aliases={})
     try:

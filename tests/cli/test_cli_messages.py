@@ -8,6 +8,7 @@ silently; ``study --save`` printed its note on stdout, inside the JSON of
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,10 @@ def test_compare_save_names_the_comparison_and_the_store(store: str, capsys: Any
     )
     assert code == 0, err
     iri = json.loads(out)["iri"]  # stdout is the JSON alone
-    assert f"saved the comparison as {iri} in the store {store}" in err
+    said = re.search(r"saved the comparison as ([0-9a-f]{8,}) \((\S+)\) in the store (\S+)", err)
+    assert said and said.group(2) == iri and said.group(3) == store, err
+    code, out, err = _run(capsys, "list", "--store", store, "--kind", "comparison")
+    assert said.group(1) in out  # the short id, as reprokg list shows it
 
 
 @pytest.mark.slow
@@ -60,8 +64,8 @@ def test_evaluate_save_names_the_evaluation_and_the_store(store: str, capsys: An
         "json",
     )
     assert code == 0, err
-    iri = json.loads(out)["iri"]
-    assert f"saved the evaluation as {iri} in the store {store}" in err
+    data = json.loads(out)
+    assert f"saved the evaluation as {data['id']} ({data['iri']}) in the store {store}" in err
 
 
 def test_load_dump_restore_and_backup_name_their_files_and_stores(
@@ -117,7 +121,8 @@ def test_study_json_stays_json_with_save_and_charts(
     )
     assert code == 0, err
     assert "n_audits" in json.loads(out)  # the note no longer lands inside the JSON
-    assert "saved audits (published) as https://" in err and f"in the store {store}" in err
+    assert re.search(r"saved audits \(published\) as [0-9a-f]{8,} \(https://", err)
+    assert f"in the store {store}" in err
     written = sorted(p.name for p in charts.iterdir())
     assert written and f"wrote {len(written)} chart(s) to {charts}: " in err
     assert all(name in err for name in written)

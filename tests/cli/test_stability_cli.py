@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -57,11 +58,11 @@ def test_table_charts_and_save(store_dir: Path, tmp_path: Path, capsys) -> None:
         assert section in out, section
     assert "m-net-adam-1 - m-net-adam-2" in out
     assert "illustrative (rk:isIllustrative true)" in out
-    assert "saved stability analysis as https://" in err and "(added)" in err
+    assert re.search(r"saved stability analysis as [0-9a-f]{8,} \(https://\S+, added\)", err)
     names = {p.name for p in charts.iterdir()}
     assert len(names) == 2 and {n.rsplit(".", 1)[1] for n in names} == {"svg", "png"}
     code, _, err = _run(capsys, *argv, "--save")
-    assert code == 0 and "(unchanged)" in err  # the same observations again: idempotent
+    assert code == 0 and ", unchanged)" in err  # the same observations again: idempotent
 
 
 def test_list(store_dir: Path, capsys) -> None:

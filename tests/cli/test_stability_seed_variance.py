@@ -102,7 +102,9 @@ def test_saved_results_are_typed_documents(store_dir: Path, capsys) -> None:
     out = json.loads(captured.out)
     assert "saved seed-comparison" in captured.err and "saved critical-difference" in captured.err
     assert main(argv) == 0
-    assert captured.err.count("(added)") == 2 and capsys.readouterr().err.count("(unchanged)") == 2
+    assert (
+        captured.err.count(", added)") == 2 and capsys.readouterr().err.count(", unchanged)") == 2
+    )
     from reprokg.stability.seed_document import stored_critical_differences
     from reprokg.store import open_store
 

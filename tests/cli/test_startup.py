@@ -12,6 +12,7 @@ import pytest
 HEAVY = ("scipy", "rdflib", "pandas", "fastapi", "pyoxigraph", "matplotlib", "numpy")
 COMMANDS = (
     "load",
+    "list",
     "validate",
     "query",
     "export",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -103,7 +104,7 @@ def test_save_then_query(worked: Path, tmp_path: Path, capsys) -> None:
     argv = ["intrinsic-dimension", str(worked), "--columns", "f1,f2,f3", "--features"]
     assert main([*argv, "--save", "--store", str(store), "--dataset", "10.1000/Worked"]) == 0
     err = capsys.readouterr().err
-    assert err.startswith("added: https://w3id.org/reprokg/id/intrinsic-dimension/")
+    assert re.match(r"added: [0-9a-f]{8,} https://w3id.org/reprokg/id/intrinsic-dimension/", err)
     assert main([*argv, "--save", "--store", str(store), "--dataset", "10.1000/Worked"]) == 0
     assert capsys.readouterr().err.startswith("unchanged: ")
     assert (
