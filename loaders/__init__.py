@@ -84,6 +84,9 @@ if TYPE_CHECKING:
         openml,
         qrels,
     )
+    #: the loaders with the capabilities ``reprokg import`` asks for, checked alike
+    TYPED_FOLDER_LOADERS: tuple[FolderLoader, ...] = (rocrate, mlflow)
+    TYPED_DATABASE_LOADERS: tuple[DatabaseLoader, ...] = (mlflow,)
 
 log = logging.getLogger(__name__)
 

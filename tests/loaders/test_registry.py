@@ -157,3 +157,15 @@ def test_import_takes_the_formats_the_loaders_name() -> None:
         main(["import", "nosuch", "x"])
     choices = err.getvalue().split("choose from ", 1)[1].split(")")[0]
     assert [c.strip(" '") for c in choices.split(",")] == list(formats)
+
+
+def test_folder_and_database_capabilities_are_declared_by_the_loaders() -> None:
+    """An MLflow store and a crate folder are read by their loaders as one input; an OpenML
+    or ir_metadata folder is a folder of files; only MLflow opens a database file."""
+    from reprokg.loaders.contract import DatabaseLoader, FolderLoader
+
+    found = loaders.import_formats()
+    folders = {f for f, m in found.items() if isinstance(m, FolderLoader)}
+    databases = {f for f, m in found.items() if isinstance(m, DatabaseLoader)}
+    assert folders == {"mlflow", "rocrate"}
+    assert databases == {"mlflow"}
