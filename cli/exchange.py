@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 
 from reprokg.cli.base import (
     Command,
@@ -24,24 +25,48 @@ from reprokg.cli.base import (
     written_lines,
 )
 
-#: import formats -> the loader kind that reads them
-IMPORT_FORMATS = {
-    "rocrate": "rocrate",
-    "mlflow": "mlflow",
-    "openml": "openml",
-    "ir_metadata": "run",
-    "tirex": "run",
-}
+
+class _Formats:
+    """The formats ``reprokg import`` takes: the loader registry's
+    (:func:`reprokg.loaders.import_formats`), asked only when a format is checked or the
+    help is shown, so building the parser imports no loader."""
+
+    def _names(self) -> list[str]:
+        from reprokg.loaders import import_formats
+
+        return list(import_formats())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+
+class _FormatsHelp(argparse.HelpFormatter):
+    """``import --help`` lists each format with what it reads (``INFO.reads``)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if not isinstance(action.choices, _Formats):
+            return action.help
+        from reprokg.loaders import import_formats
+
+        lines = [f"{f}: {m.INFO.reads}" for f, m in import_formats().items()]
+        return f"{action.help}; one of: " + "; ".join(lines).replace("%", "%%")
 
 
 def _import(args: argparse.Namespace) -> int:
     from reprokg.ingest import ingest
+    from reprokg.loaders.contract import LoadOptions
     from reprokg.loaders.importers import import_path
     from reprokg.store.catalog import document_id, short_ids
 
-    kind = IMPORT_FORMATS[args.format]
     skipped: list = []
-    docs = import_path(args.path, kind, skipped)
+    options = LoadOptions(experiment_from=tuple(args.experiment_from))
+    docs = import_path(args.path, args.format, skipped, options)
     print_skips(skipped, [], verbose=False)
     if args.dry_run:
         from reprokg.validation.batching import validate_documents
@@ -144,14 +169,22 @@ def register(command: Command) -> None:
 
     p = command(
         "import",
-        "import runs from another tool: an RO-Crate (folder, ZIP or metadata file), an "
-        "MLflow file store (mlruns/ or its ZIP) or runs/search JSON, OpenML run "
-        "descriptions (XML or JSON, a file or a folder of them), "
-        "standalone ir_metadata YAML (tirex-tracker); validated like every document",
+        "import runs from another tool (RO-Crate, MLflow, OpenML, ir_metadata/tirex-tracker; "
+        "import --help lists what each format reads); validated like every document",
         _import,
     )
-    p.add_argument("format", choices=sorted(IMPORT_FORMATS))
-    p.add_argument("path", metavar="PATH")
+    p.formatter_class = _FormatsHelp
+    p.add_argument("format", metavar="FORMAT", choices=_Formats(), help="the other tool's format")
+    p.add_argument("path", metavar="PATH", help="a file, a folder or a database")
+    p.add_argument(
+        "--experiment-from",
+        action="append",
+        default=[],
+        metavar="PARAM",
+        help="(mlflow) a logged parameter whose values define the experiment, as well as "
+        "the MLflow experiment (repeatable: --experiment-from optimizer "
+        "--experiment-from dataset); the other parameters stay the configuration",
+    )
     p.add_argument("--dry-run", action="store_true", help="validate only; write nothing")
     p.add_argument("-v", "--verbose", action="store_true")
     p.add_argument("--format-out", choices=["text", "json"], default="text")

@@ -28,7 +28,15 @@ from reprokg.core.errors import (
     UnrecognisedSource,
     UnsupportedInput,
 )
-from reprokg.loaders.contract import BinaryLoader, Claim, Loader, LoaderInfo, SummarisingLoader
+from reprokg.loaders.contract import (
+    BinaryLoader,
+    Claim,
+    DatabaseLoader,
+    FolderLoader,
+    Loader,
+    LoaderInfo,
+    SummarisingLoader,
+)
 from reprokg.loaders.limits import current_limits
 
 if TYPE_CHECKING:
@@ -76,6 +84,9 @@ if TYPE_CHECKING:
         openml,
         qrels,
     )
+    #: the loaders with the capabilities ``reprokg import`` asks for, checked alike
+    TYPED_FOLDER_LOADERS: tuple[FolderLoader, ...] = (rocrate, mlflow)
+    TYPED_DATABASE_LOADERS: tuple[DatabaseLoader, ...] = (mlflow,)
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +147,34 @@ def loader_for(kind: str) -> Loader:
             details={"known": list(found)},
         )
     return found[kind]
+
+
+@cache
+def import_formats() -> dict[str, Loader]:
+    """The loaders by the names of the other tools' formats they read (``INFO.formats``),
+    sorted by name: the formats ``reprokg import FORMAT`` takes."""
+    out: dict[str, Loader] = {}
+    for mod in loaders().values():
+        for fmt in mod.INFO.formats:
+            if fmt in out:
+                raise TypeError(
+                    f"loaders {out[fmt].INFO.name} and {mod.INFO.name} share format {fmt!r}"
+                )
+            out[fmt] = mod
+    return dict(sorted(out.items()))
+
+
+def loader_for_format(fmt: str) -> Loader:
+    """The loader reading another tool's format ``fmt``; an unknown one is refused with
+    the known ones."""
+    found = import_formats()
+    if fmt not in found:
+        raise UnsupportedInput(
+            f"no loader reads the format {fmt!r}; known formats: {', '.join(found)}",
+            field="format",
+            details={"known": list(found)},
+        )
+    return found[fmt]
 
 
 def claims(name: str, head: str, kinds: Collection[str] | None = None) -> dict[str, Claim]:
@@ -296,12 +335,16 @@ __all__ = [
     "HEAD_BYTES",
     "LOADER_MODULES",
     "Claim",
+    "DatabaseLoader",
+    "FolderLoader",
     "Loader",
     "LoaderInfo",
     "SummaryHook",
     "claims",
     "detect_kind",
+    "import_formats",
     "load_source",
     "loader_for",
+    "loader_for_format",
     "loaders",
 ]

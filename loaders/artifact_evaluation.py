@@ -55,6 +55,7 @@ from reprokg.loaders.evidence import (
     rejected_record,
     typed_year,
 )
+from reprokg.loaders.limits import check_records
 from reprokg.loaders.source import decode_text, not_a_scalar, parse_json
 from reprokg.loaders.summary import LoadSummary
 
@@ -117,18 +118,23 @@ def load_with_summary(data: bytes, name: str) -> tuple[list[Document], LoadSumma
 
 
 def _elements(text: str, name: str) -> list[tuple[Any, int, str]]:
-    """The array's elements with the line each starts on and its own text."""
-    parsed = parse_json(text, name)
+    """The array's elements with the line each starts on and its own text; the node limit
+    holds per record (each is a document), so an export of any number of records is read."""
+    parsed = parse_json(text, name, per_record=True)
     if not isinstance(parsed, list):
         raise LoadError("expected a JSON array of artifacts or papers", source=name, line=1)
+    check_records(parsed, name, "record")
     decoder = json.JSONDecoder()
     out = []
     pos = text.index("[") + 1
+    line, counted = 1, 0
     for _ in parsed:
         while text[pos] in " \t\r\n,":
             pos += 1
         value, end = decoder.raw_decode(text, pos)
-        out.append((value, text.count("\n", 0, pos) + 1, text[pos:end]))
+        line += text.count("\n", counted, pos)
+        counted = pos
+        out.append((value, line, text[pos:end]))
         pos = end
     return out
 

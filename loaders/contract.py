@@ -13,18 +13,32 @@ reads (an audit whose ``audit:`` version is 99). When no loader says yes, the re
 loads the file with the near claimers, so the user reads that loader's own error (file,
 line, field, expected) instead of "no loader claims this". A file with NUL bytes is binary:
 only a :class:`BinaryLoader`'s ``sniff_bytes`` is asked, in the same way.
+
+What ``reprokg import FORMAT PATH`` reads is said here too, so the command is the
+registry's (:func:`reprokg.loaders.import_formats`): a loader names the other tools'
+formats it reads in ``INFO.formats`` (with ``INFO.reads``, what the command's help says of
+them); a file is its bytes (``load``); a folder is the loader's own when it is a
+:class:`FolderLoader` (an MLflow store, an RO-Crate folder), else each file in it; a
+database file is opened where it lies by a :class:`DatabaseLoader` (MLflow's
+``mlflow.db``, so a write-ahead log beside it is read too).
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # importing the registry (e.g. for loaders.trec) loads no rdflib
+    from pathlib import Path
+
     from rdflib import Graph, URIRef
 
     from reprokg.core.document import Document, Message
+    from reprokg.core.errors import LoadError
     from reprokg.loaders.summary import LoadSummary
 
 
@@ -55,6 +69,13 @@ class LoaderInfo:
     kind: str
     name: str
     version: str
+    #: the names of other tools' formats ``reprokg import FORMAT`` reads with this loader
+    #: (none: the loader reads reprokg's own inputs, through ``reprokg load``)
+    formats: tuple[str, ...] = ()
+    #: what ``reprokg import`` reads in these formats, in words (the command's help)
+    reads: str = ""
+    #: the :class:`LoadOptions` fields this loader reads (others given are refused)
+    options: tuple[str, ...] = ()
 
     def document(
         self,
@@ -85,6 +106,40 @@ class LoaderInfo:
             attachments=attachments if attachments is not None else {},
             subject=subject,
         )
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """What a user says of one import besides its input (``reprokg import`` options); a
+    loader reads those its ``INFO.options`` name, with :func:`load_options`, wherever its
+    input comes from (a file, a folder, a database, an upload)."""
+
+    #: the logged parameters whose values, with the experiment, define an experiment
+    #: (``--experiment-from``: optimizer × seed logged in one MLflow experiment are one
+    #: experiment per optimizer)
+    experiment_from: tuple[str, ...] = ()
+
+    def given(self) -> list[str]:
+        """The options given (those not at their defaults), by field name."""
+        return [f.name for f in fields(self) if getattr(self, f.name) != f.default]
+
+
+_OPTIONS: ContextVar[LoadOptions | None] = ContextVar("load_options", default=None)
+
+
+def load_options() -> LoadOptions:
+    """The options of the load under way (the defaults when none were given)."""
+    return _OPTIONS.get() or LoadOptions()
+
+
+@contextmanager
+def loading_with(options: LoadOptions) -> Iterator[None]:
+    """Loads inside the block read ``options`` (a context variable: per thread and task)."""
+    token = _OPTIONS.set(options)
+    try:
+        yield
+    finally:
+        _OPTIONS.reset(token)
 
 
 @runtime_checkable
@@ -121,4 +176,29 @@ class SummarisingLoader(Loader, Protocol):
 
     def load_with_summary(self, data: bytes, name: str) -> tuple[list[Document], LoadSummary]:
         """``load``'s documents, and the file's :class:`LoadSummary`."""
+        ...
+
+
+@runtime_checkable
+class FolderLoader(Loader, Protocol):
+    """A loader that reads a folder another tool writes as one input (an MLflow file store,
+    an RO-Crate folder) rather than as a folder of files, each a source."""
+
+    def load_folder(self, path: Path, skipped: list[LoadError] | None = None) -> list[Document]:
+        """The documents of the folder ``path``; a symbolic link leading out of it is never
+        followed but added to ``skipped`` (or refused, when it is what the folder is)."""
+        ...
+
+
+@runtime_checkable
+class DatabaseLoader(Loader, Protocol):
+    """A loader that opens a database file where it lies, read-only, instead of reading
+    its bytes (so a write-ahead log beside it is read too)."""
+
+    def is_database(self, head: bytes) -> bool:
+        """Whether a file whose first bytes are ``head`` is a database this loader opens."""
+        ...
+
+    def load_database(self, path: Path) -> list[Document]:
+        """The documents of the database file ``path``."""
         ...

@@ -33,6 +33,7 @@ from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
 from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import read_doi
+from reprokg.loaders.limits import check_records
 from reprokg.loaders.source import decode_text, parse_json
 
 INFO = LoaderInfo(kind="grsi", name="reprokg.loaders.grsi", version="1")
@@ -56,17 +57,22 @@ def sniff(name: str, head: str) -> bool:
 
 def _records(text: str, name: str) -> list[tuple[Any, int]]:
     """The array's elements with the line each starts on."""
-    parsed = parse_json(text, name)  # nesting and size checked first, as every JSON source
+    # nesting and escapes checked first, as every JSON source; the node limit per record
+    parsed = parse_json(text, name, per_record=True)
     if not isinstance(parsed, list):
         raise LoadError("expected a JSON array of stamped papers", source=name, line=1)
+    check_records(parsed, name, "record")
     decoder = json.JSONDecoder()
     out: list[tuple[Any, int]] = []
     pos = text.index("[") + 1
+    line, counted = 1, 0
     for _ in parsed:
         while text[pos] in " \t\r\n,":
             pos += 1
         value, end = decoder.raw_decode(text, pos)
-        out.append((value, text.count("\n", 0, pos) + 1))
+        line += text.count("\n", counted, pos)
+        counted = pos
+        out.append((value, line))
         pos = end
     return out
 

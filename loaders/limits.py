@@ -18,7 +18,7 @@ holds the limits, what a scan reports, and the JSON and line checks.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate
 
 from reprokg.core.errors import InputTooLarge, LimitExceeded, LoadError
@@ -31,6 +31,8 @@ __all__ = [
     "LimitExceeded",
     "ScanStats",
     "check_json",
+    "check_records",
+    "count_nodes",
     "lone_surrogate",
     "check_line_length",
     "check_lines",
@@ -225,12 +227,21 @@ def lone_surrogate(text: str) -> int | None:
     return pending
 
 
-def check_json(text: str, name: str = "<input>", limits: InputLimits | None = None) -> None:
+def check_json(
+    text: str,
+    name: str = "<input>",
+    limits: InputLimits | None = None,
+    *,
+    per_record: bool = False,
+) -> None:
     """Refuse JSON nesting deeper than ``max_depth`` or with more than ``max_nodes`` values,
     and a lone surrogate escape (:func:`lone_surrogate`), located.
 
     The C decoder of :mod:`json` recurses per level (``RecursionError`` at ~1,000 in the
-    main thread); the limit keeps every consumer of the result shallow as well.
+    main thread); the limit keeps every consumer of the result shallow as well. With
+    ``per_record`` (a file of many records, each its own document) the nodes are not
+    counted here but per record, once parsed (:func:`check_records`): a file is bounded
+    by ``max_source_bytes``, a document by ``max_nodes``.
     """
     if "\\u" in text and (pos := lone_surrogate(text)) is not None:
         line, column = line_and_column(text, pos)
@@ -242,6 +253,8 @@ def check_json(text: str, name: str = "<input>", limits: InputLimits | None = No
             column=column,
         )
     limits = limits or current_limits()
+    if per_record:
+        limits = replace(limits, max_nodes=len(text) + 1)
     if text.count("[") + text.count("{") <= limits.max_depth and len(text) < limits.max_nodes:
         return
     stats = json_stats(text)
@@ -264,6 +277,39 @@ def check_json(text: str, name: str = "<input>", limits: InputLimits | None = No
         if nodes > limits.max_nodes:
             raise too_many("nodes", limits.max_nodes, name, *line_and_column(text, m.start()))
     raise AssertionError("json_stats and the token scan disagree")  # pragma: no cover
+
+
+def count_nodes(value: object, limit: int) -> int:
+    """The values and keys of a parsed JSON value, counted as :func:`json_stats` bounds
+    them; stops once over ``limit`` (iterative: the value's depth is already checked)."""
+    n, stack = 0, [value]
+    while stack and n <= limit:
+        v = stack.pop()
+        n += 1
+        if isinstance(v, dict):
+            n += len(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return n
+
+
+def check_records(
+    records: list[object], name: str, what: str, limits: InputLimits | None = None
+) -> None:
+    """Refuse a record (one document's source) of more than ``max_nodes`` values, naming
+    it (``what[i]``): the node limit of a file of many records, applied per record."""
+    limits = limits or current_limits()
+    for i, rec in enumerate(records):
+        if count_nodes(rec, limits.max_nodes) > limits.max_nodes:
+            raise InputTooLarge(
+                f"{what}[{i}] holds more than {limits.max_nodes} values (the limit of one "
+                "record, each a document)",
+                limit="nodes",
+                value=limits.max_nodes,
+                source=name,
+                field=f"{what}[{i}]",
+            )
 
 
 # --------------------------------------------------------------------- CSV, TREC lines

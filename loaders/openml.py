@@ -38,7 +38,13 @@ from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_metadata.tree import run_document
 from reprokg.loaders.source import decode_text, not_a_scalar, parse_json, scalar_text
 
-INFO = LoaderInfo(kind="openml", name="reprokg.loaders.openml", version="1")
+INFO = LoaderInfo(
+    kind="openml",
+    name="reprokg.loaders.openml",
+    version="1",
+    formats=("openml",),
+    reads="OpenML run descriptions (XML or JSON, a file or a folder of them)",
+)
 OML = "http://openml.org/openml"
 SITE = "https://www.openml.org"
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -38,9 +38,15 @@ from reprokg.core.namespaces import SCHEMA
 from reprokg.loaders.archive import is_zip, read_zip
 from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_metadata.tree import COMPONENTS, flatten, run_document, unflatten
-from reprokg.loaders.source import decode_text, parse_json
+from reprokg.loaders.source import decode_text, leaves, parse_json, read_bytes
 
-INFO = LoaderInfo(kind="rocrate", name="reprokg.loaders.rocrate", version="1")
+INFO = LoaderInfo(
+    kind="rocrate",
+    name="reprokg.loaders.rocrate",
+    version="1",
+    formats=("rocrate",),
+    reads="an RO-Crate (folder, ZIP or metadata file)",
+)
 
 METADATA_NAMES = ("ro-crate-metadata.json", "ro-crate-metadata.jsonld")
 CONTEXTS = {
@@ -521,6 +527,21 @@ def load(data: bytes, name: str) -> list[Document]:
     return docs
 
 
+def load_folder(path: Path, skipped: list[LoadError] | None = None) -> list[Document]:
+    """A crate folder: its ``ro-crate-metadata.json`` (the data files are not read); a
+    metadata file that is a symbolic link out of the folder is refused."""
+    meta = next((path / n for n in METADATA_NAMES if (path / n).is_file()), None)
+    if meta is None:
+        raise LoadError(
+            "the folder has no ro-crate-metadata.json; expected an RO-Crate folder",
+            source=str(path),
+        )
+    if (out := leaves(path, meta)) is not None:
+        raise out
+    data, _ = read_bytes(meta)
+    return load(data, str(meta))
+
+
 __all__ = [
     "INFO",
     "PRIMAD_PROPERTY",
@@ -528,6 +549,7 @@ __all__ = [
     "Crate",
     "action_tree",
     "load",
+    "load_folder",
     "run_entities",
     "sniff",
 ]

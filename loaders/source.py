@@ -158,9 +158,12 @@ def decode_text(data: bytes, name: str) -> str:
     return text.replace("\r\n", "\n")
 
 
-def parse_json(text: str, name: str) -> Any:
-    """A JSON value, its nesting, size and escapes checked first (:func:`check_json`)."""
-    check_json(text, name)
+def parse_json(text: str, name: str, *, per_record: bool = False) -> Any:
+    """A JSON value, its nesting, size and escapes checked first (:func:`check_json`).
+
+    With ``per_record`` (a file of many records, each a document) the node limit is left to
+    the caller, per record (:func:`reprokg.loaders.limits.check_records`)."""
+    check_json(text, name, per_record=per_record)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -67,13 +67,19 @@ EXAMPLE_REQUESTS = [
 ]
 
 
+#: example folders that are not the demo's data: other tools' inputs for ``reprokg import``
+#: (docs/exchange.md's walk-through)
+NOT_DEMO = ("exchange",)
+
+
 def demo_documents(root: Path) -> tuple[list, list]:
     """Documents of every example file a loader claims (named ``examples/...``), and the
     files that could not be loaded (licence notices and data no loader claims are left
     out)."""
     from reprokg.loaders.files import SourceWalk
 
-    walk = SourceWalk([root], names=(root, "examples/"))
+    folders = [p for p in sorted(root.iterdir()) if p.name not in NOT_DEMO]
+    walk = SourceWalk(folders, names=(root, "examples/"))
     docs = list(walk.documents())
     return docs, walk.errors
 

@@ -16,6 +16,8 @@ Within a round the commands alternate (a change in load hits each alike); median
 ``--reps`` rounds.
 
     python -m benchmarks.exchange.run [--reps 3] [--experiments 10] [--seeds 20] [--json OUT]
+    python -m benchmarks.exchange.run --mlflow-only --experiments 10 --seeds 50    # 500 runs
+    python -m benchmarks.exchange.run --mlflow-only --experiments 10 --seeds 1000 --reps 1
 """
 
 from __future__ import annotations
@@ -29,35 +31,41 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.machine import cpu_shares, cpu_times
 
 REPO = Path(__file__).resolve().parents[2]
 WRITE = r"""
-import sys, numpy as np, mlflow
+import sys, time, numpy as np, mlflow
+from mlflow.entities import Metric
 root, n_exp, n_seed, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 mlflow.set_tracking_uri("file://" + root)
+client = mlflow.MlflowClient()
 rng = np.random.default_rng(1)
 for e in range(n_exp):
     mlflow.set_experiment(f"exp-{e}")
     for s in range(n_seed):
-        with mlflow.start_run(run_name=f"exp-{e}-seed-{s}"):
+        with mlflow.start_run(run_name=f"exp-{e}-seed-{s}") as run:
             mlflow.log_params({"seed": s, "lr": 0.001 * (1 + e), "batch": 64})
-            for step in range(steps):
-                mlflow.log_metrics({"acc": float(rng.uniform()), "loss": float(rng.uniform()),
-                                    "f1": float(rng.uniform())}, step=step)
+            now = int(time.time() * 1000)
+            # one batch per run (MLflow's own log_batch; the same files as log_metrics)
+            client.log_batch(run.info.run_id, metrics=[
+                Metric(k, float(rng.uniform()), now + step, step)
+                for step in range(steps) for k in ("acc", "loss", "f1")])
 """
 READ = r"""
-import sys
+import sys, mlflow
 from mlflow.tracking import MlflowClient
+mlflow.set_tracking_uri(sys.argv[1])
 c = MlflowClient(tracking_uri=sys.argv[1])
-n = 0
-for e in c.search_experiments():
-    for r in c.search_runs([e.experiment_id], max_results=50000):
-        n += len(r.data.params) + len(r.data.tags)
-        for k in r.data.metrics:
-            n += len(c.get_metric_history(r.info.run_id, k))
+ids = [e.experiment_id for e in c.search_experiments()]
+runs = mlflow.search_runs(experiment_ids=ids, max_results=100000)
+n = runs.size
+for run_id in runs["run_id"]:
+    for k in ("acc", "loss", "f1"):
+        n += len(c.get_metric_history(run_id, k))
 print(n)
 """
 ROCRATE = r"""
@@ -81,6 +89,14 @@ with responses.RequestsMock(assert_all_requests_are_fired=False) as rs:
 """
 
 
+#: a command and what to do before each timing of it
+Command = tuple[list[str], Callable[[], None] | None]
+PEER = "MLflow client: search_runs, then get_metric_history of every run and metric"
+OURS = "reprokg import mlflow --dry-run (read, PRIMAD, validate)"
+SQLITE_PEER = "MLflow client: the same, from the SQLite database"
+SQLITE_OURS = "reprokg import mlflow mlflow.db --dry-run (the same, SQLite)"
+
+
 def _reprokg() -> list[str]:
     exe = Path(sys.executable).with_name("reprokg")
     return [str(exe)] if exe.is_file() else [sys.executable, "-m", "reprokg"]
@@ -94,6 +110,66 @@ def _time(cmd: list[str], env: dict[str, str], before=None) -> float:
     return time.perf_counter() - t
 
 
+def _store_commands(rk: list[str], store: Path, tmp: Path) -> dict[str, Command]:
+    """The file store read by MLflow's client and by ``reprokg import``."""
+    return {
+        PEER: ([sys.executable, "-c", READ, f"file://{store}"], None),
+        OURS: ([*rk, "import", "mlflow", str(store), "--dry-run"], None),
+        "reprokg import mlflow (into a new store)": (
+            [*rk, "import", "mlflow", str(store), "--store", str(tmp / "kg-mlflow")],
+            lambda: shutil.rmtree(tmp / "kg-mlflow", ignore_errors=True),
+        ),
+    }
+
+
+def _other_commands(rk: list[str], tmp: Path, env: dict[str, str]) -> dict[str, Command]:
+    """MLflow's SQLite database (migrated from the store) and RO-Crate."""
+    db = tmp / "mlflow.db"
+    subprocess.run(
+        [sys.executable, "-m", "mlflow", "migrate-filestore", "--source", str(tmp),
+         "--target", f"sqlite:///{db}", "--no-progress"],
+        check=True, env=env, capture_output=True,
+    )  # fmt: skip
+    kg = tmp / "kg"
+    # a crate of the bundled examples' comparison
+    ex = REPO / "examples" / "runs"
+    subprocess.run(
+        [*rk, "load", "--store", str(kg), str(ex / "annotated_run_example.txt"),
+         str(ex / "reproduced_run.txt"), str(ex / "qrels.toy")],
+        check=True, env=env, capture_output=True,
+    )  # fmt: skip
+    subprocess.run(
+        [*rk, "compare", "--qrels", str(ex / "qrels.toy"), "--orig-base",
+         str(ex / "annotated_run_example.txt"), "--rep-base", str(ex / "reproduced_run.txt"),
+         "--save", "--store", str(kg), "--format", "json"],
+        check=True, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    doc = subprocess.run(
+        [*rk, "query", "--store", str(kg), "--format", "csv",
+         "SELECT ?g WHERE { GRAPH ?g { ?g <https://w3id.org/reprokg/ontology#documentKind> "
+         '"comparison" } }'],
+        check=True, env=env, capture_output=True, text=True,
+    ).stdout.splitlines()[1].strip()  # fmt: skip
+    crate = tmp / "crate"
+    ctx = REPO / "tests" / "exchange" / "data" / "ro-crate-context"
+    return {
+        SQLITE_PEER: ([sys.executable, "-c", READ, f"sqlite:///{db}"], None),
+        SQLITE_OURS: ([*rk, "import", "mlflow", str(db), "--dry-run"], None),
+        "reprokg export crate (comparison)": (
+            [*rk, "export", "crate", doc, "-o", str(crate), "--store", str(kg)],
+            lambda: shutil.rmtree(crate, ignore_errors=True),
+        ),
+        "ro-crate-py: read that crate and write it again": (
+            [sys.executable, "-c", ROCRATE, str(crate), str(tmp / "crate-copy")],
+            lambda: shutil.rmtree(tmp / "crate-copy", ignore_errors=True),
+        ),
+        "roc-validator: validate it (required level)": (
+            [sys.executable, "-c", VALIDATE, str(crate), str(ctx)],
+            None,
+        ),
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
@@ -101,85 +177,33 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--steps", type=int, default=50)
     ap.add_argument("--json")
+    ap.add_argument(
+        "--mlflow-only",
+        action="store_true",
+        help="only the file store: MLflow's client and reprokg import (no SQLite, no crate)",
+    )
     args = ap.parse_args()
     env = {**os.environ, "MLFLOW_ALLOW_FILE_STORE": "true", "GIT_PYTHON_REFRESH": "quiet"}
     rk = _reprokg()
     tmp = Path(tempfile.mkdtemp(prefix="bench-exchange-"))
     try:
         store = tmp / "mlruns"
+        t = time.perf_counter()
         subprocess.run(
             [sys.executable, "-c", WRITE, str(store), str(args.experiments), str(args.seeds),
              str(args.steps)],
             check=True, env=env, capture_output=True,
         )  # fmt: skip
-        db = tmp / "mlflow.db"
-        subprocess.run(
-            [sys.executable, "-m", "mlflow", "migrate-filestore", "--source", str(tmp),
-             "--target", f"sqlite:///{db}", "--no-progress"],
-            check=True, env=env, capture_output=True,
-        )  # fmt: skip
-        kg = tmp / "kg"
-        # a crate of the bundled examples' comparison
-        ex = REPO / "examples" / "runs"
-        subprocess.run(
-            [*rk, "load", "--store", str(kg), str(ex / "annotated_run_example.txt"),
-             str(ex / "reproduced_run.txt"), str(ex / "qrels.toy")],
-            check=True, env=env, capture_output=True,
-        )  # fmt: skip
-        out = subprocess.run(
-            [*rk, "compare", "--qrels", str(ex / "qrels.toy"), "--orig-base",
-             str(ex / "annotated_run_example.txt"), "--rep-base", str(ex / "reproduced_run.txt"),
-             "--save", "--store", str(kg), "--format", "json"],
-            check=True, env=env, capture_output=True, text=True,
-        )  # fmt: skip
-        del out
-        doc = subprocess.run(
-            [*rk, "query", "--store", str(kg), "--format", "csv",
-             "SELECT ?g WHERE { GRAPH ?g { ?g <https://w3id.org/reprokg/ontology#documentKind> "
-             '"comparison" } }'],
-            check=True, env=env, capture_output=True, text=True,
-        ).stdout.splitlines()[1].strip()  # fmt: skip
-        crate = tmp / "crate"
-        ctx = REPO / "tests" / "exchange" / "data" / "ro-crate-context"
-        commands = {
-            "MLflow client: read every run and metric history": (
-                [sys.executable, "-c", READ, f"file://{store}"],
-                None,
-            ),
-            "MLflow client: the same, from the SQLite database": (
-                [sys.executable, "-c", READ, f"sqlite:///{db}"],
-                None,
-            ),
-            "reprokg import mlflow mlflow.db --dry-run (the same, SQLite)": (
-                [*rk, "import", "mlflow", str(db), "--dry-run"],
-                None,
-            ),
-            "reprokg import mlflow --dry-run (read, PRIMAD, validate)": (
-                [*rk, "import", "mlflow", str(store), "--dry-run"],
-                None,
-            ),
-            "reprokg import mlflow (into a new store)": (
-                [*rk, "import", "mlflow", str(store), "--store", str(tmp / "kg-mlflow")],
-                lambda: shutil.rmtree(tmp / "kg-mlflow", ignore_errors=True),
-            ),
-            "reprokg export crate (comparison)": (
-                [*rk, "export", "crate", doc, "-o", str(crate), "--store", str(kg)],
-                lambda: shutil.rmtree(crate, ignore_errors=True),
-            ),
-            "ro-crate-py: read that crate and write it again": (
-                [sys.executable, "-c", ROCRATE, str(crate), str(tmp / "crate-copy")],
-                lambda: shutil.rmtree(tmp / "crate-copy", ignore_errors=True),
-            ),
-            "roc-validator: validate it (required level)": (
-                [sys.executable, "-c", VALIDATE, str(crate), str(ctx)],
-                None,
-            ),
-        }
+        print(f"MLflow wrote the store in {time.perf_counter() - t:.1f} s", flush=True)
+        commands = _store_commands(rk, store, tmp)
+        if not args.mlflow_only:
+            commands |= _other_commands(rk, tmp, env)
         times: dict[str, list[float]] = {k: [] for k in commands}
         before = cpu_times()
         for _ in range(args.reps):
             for name, (cmd, setup) in commands.items():
                 times[name].append(_time(cmd, env, setup))
+                print(f"{times[name][-1]:8.2f} s  {name}", flush=True)
         shares = cpu_shares(before, cpu_times())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -190,12 +214,10 @@ def main() -> None:
           f"machine {shares}")  # fmt: skip
     for k, v in medians.items():
         print(f"{v:8.2f} s  {k}")
-    peer = medians["MLflow client: read every run and metric history"]
-    ours = medians["reprokg import mlflow --dry-run (read, PRIMAD, validate)"]
-    print(f"reprokg import --dry-run / MLflow client: {ours / peer:.2f}x")
-    peer = medians["MLflow client: the same, from the SQLite database"]
-    ours = medians["reprokg import mlflow mlflow.db --dry-run (the same, SQLite)"]
-    print(f"SQLite: reprokg import --dry-run / MLflow client: {ours / peer:.2f}x")
+    print(f"reprokg import --dry-run / MLflow client: {medians[OURS] / medians[PEER]:.2f}x")
+    if SQLITE_PEER in medians:
+        ratio = medians[SQLITE_OURS] / medians[SQLITE_PEER]
+        print(f"SQLite: reprokg import --dry-run / MLflow client: {ratio:.2f}x")
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": runs, "medians": medians, "times": times,
                                                "machine": shares}, indent=2))  # fmt: skip

@@ -42,7 +42,13 @@ from reprokg.loaders.source import decode_text
 from reprokg.loaders.trec import RUN_LINE, Run, RunSummary, parse_run_text
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
-INFO = LoaderInfo(kind="run", name="reprokg.loaders.ir_metadata", version="1.0.0")
+INFO = LoaderInfo(
+    kind="run",
+    name="reprokg.loaders.ir_metadata",
+    version="1.0.0",
+    formats=("ir_metadata", "tirex"),
+    reads="standalone ir_metadata YAML (what tirex-tracker writes), a file or a folder of them",
+)
 
 START, END = "ir_metadata.start", "ir_metadata.end"
 _MARKER_RE = re.compile(r"^\s*(#\s*)?ir_metadata\.(start|end)\s*$")

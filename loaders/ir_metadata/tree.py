@@ -100,10 +100,19 @@ def _sequences(node: Any) -> Any:
 
 
 def tree_yaml(tree: dict[str, Any]) -> bytes:
-    """The tree as ir_metadata YAML (what ``reprokg export --format yaml`` writes back)."""
-    from reprokg.loaders.ir_metadata.export import dump_yaml
-
-    return dump_yaml(tree).encode("utf-8")
+    """The tree as ir_metadata YAML, for the run loader to read: libyaml's emitter where
+    PyYAML has it (the pure-Python one was a third of an MLflow import's time; the text is
+    read back at once, never shown, so its layout may differ from ``dump_yaml``'s)."""
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    text = yaml.dump(
+        tree,
+        Dumper=dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=4096,
+    )
+    return text.encode("utf-8")
 
 
 def run_document(
@@ -125,8 +134,7 @@ def run_document(
     from reprokg.loaders.ir_metadata.loader import load_run_file
 
     data = tree_yaml(tree)
-    try:
-        yaml.safe_load(data)  # the dump is YAML a reader reads (a guard on the dumper)
+    try:  # the run loader reads the dump (a dump it cannot read is its LoadError)
         doc, _run = load_run_file(data, name, assume_yaml=True, source=record)
     except LoadError as exc:
         exc.line = exc.column = None

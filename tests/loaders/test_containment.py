@@ -113,7 +113,7 @@ def test_an_sqlite_log_linked_outside_is_refused(tmp_path: Path) -> None:
     (tmp_path / "wal").write_text(SECRET)
     wal = db.with_name("mlflow.db-wal")
     wal.symlink_to(tmp_path / "wal")
-    from reprokg.loaders.mlflow_sqlite import records_from_file
+    from reprokg.loaders.mlflow.sqlite import records_from_file
 
     with pytest.raises(LoadError, match="outside the input") as exc:
         records_from_file(db)
@@ -150,7 +150,7 @@ def test_crate_metadata_linked_inside_still_reads(tmp_path: Path) -> None:
 
 
 def _outside_source(tmp_path: Path, fmt: str) -> Path:
-    if fmt == "run":
+    if fmt in ("run", "tirex"):
         text = TIREX.read_text().replace("dataset: toy", f"dataset: {SECRET}", 1)
         name = "ir_metadata.yml"
     else:
@@ -163,12 +163,12 @@ def _outside_source(tmp_path: Path, fmt: str) -> Path:
     return out
 
 
-@pytest.mark.parametrize("kind", ["run", "openml"])
+@pytest.mark.parametrize("kind", ["tirex", "openml"])
 def test_folder_file_linked_outside_is_skipped_and_named(tmp_path: Path, kind: str) -> None:
     outside = _outside_source(tmp_path, kind)
     folder = tmp_path / "in"
     folder.mkdir()
-    (folder / outside.name).write_bytes((TIREX if kind == "run" else OPENML).read_bytes())
+    (folder / outside.name).write_bytes((TIREX if kind == "tirex" else OPENML).read_bytes())
     link = folder / f"linked{outside.suffix}"
     link.symlink_to(outside)
     skipped: list[LoadError] = []
@@ -177,12 +177,12 @@ def test_folder_file_linked_outside_is_skipped_and_named(tmp_path: Path, kind: s
     assert _named(skipped, link)
 
 
-@pytest.mark.parametrize("kind", ["run", "openml"])
+@pytest.mark.parametrize("kind", ["tirex", "openml"])
 def test_folder_linked_outside_is_skipped_and_named(tmp_path: Path, kind: str) -> None:
     outside = _outside_source(tmp_path, kind)
     folder = tmp_path / "in"
     folder.mkdir()
-    (folder / outside.name).write_bytes((TIREX if kind == "run" else OPENML).read_bytes())
+    (folder / outside.name).write_bytes((TIREX if kind == "tirex" else OPENML).read_bytes())
     link = folder / "sub"
     link.symlink_to(outside.parent, target_is_directory=True)
     skipped: list[LoadError] = []

@@ -136,3 +136,36 @@ def test_validate_kind_qrels_on_the_real_qrels(shared_data: Path, name: str) -> 
     assert report["conforms"] and report["source"].endswith(name)
     # the one warning: the file names no collection (a first '# ir_datasets:' line)
     assert [r["path"] for r in report["results"] if r["severity"] == "Warning"] == ["ir_datasets"]
+
+
+def test_import_takes_the_formats_the_loaders_name() -> None:
+    """``reprokg import FORMAT``'s formats are the registry's (``INFO.formats``), listed in
+    its help with what each reads; the CLI keeps no table of its own."""
+    import reprokg.cli.exchange as exchange_cli
+
+    assert not hasattr(exchange_cli, "IMPORT_FORMATS")
+    formats = loaders.import_formats()
+    assert set(formats) == {"ir_metadata", "mlflow", "openml", "rocrate", "tirex"}
+    assert formats["tirex"] is formats["ir_metadata"] is loaders.loader_for("run")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        main(["import", "--help"])
+    shown = "".join(out.getvalue().split())  # argparse wraps lines (and after hyphens)
+    for fmt, mod in formats.items():
+        assert "".join(f"{fmt}: {mod.INFO.reads}".split()) in shown
+    with contextlib.redirect_stderr(err), pytest.raises(SystemExit):
+        main(["import", "nosuch", "x"])
+    choices = err.getvalue().split("choose from ", 1)[1].split(")")[0]
+    assert [c.strip(" '") for c in choices.split(",")] == list(formats)
+
+
+def test_folder_and_database_capabilities_are_declared_by_the_loaders() -> None:
+    """An MLflow store and a crate folder are read by their loaders as one input; an OpenML
+    or ir_metadata folder is a folder of files; only MLflow opens a database file."""
+    from reprokg.loaders.contract import DatabaseLoader, FolderLoader
+
+    found = loaders.import_formats()
+    folders = {f for f, m in found.items() if isinstance(m, FolderLoader)}
+    databases = {f for f, m in found.items() if isinstance(m, DatabaseLoader)}
+    assert folders == {"mlflow", "rocrate"}
+    assert databases == {"mlflow"}

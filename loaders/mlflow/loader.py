@@ -3,15 +3,20 @@
 Four inputs give the same documents:
 
 * an MLflow file store (``mlruns/``, what ``mlflow`` writes with a ``file:`` tracking URI):
-  a folder (``reprokg import mlflow mlruns/``, read by :func:`read_store_folder`) or a ZIP
-  of it (an upload);
+  a folder (``reprokg import mlflow mlruns/``, read by :func:`load_folder`) or a ZIP
+  of it (an upload), read one run folder at a time;
 * an MLflow SQLite database (``mlflow.db``, MLflow 3's default ``sqlite:///mlflow.db``),
-  read with the standard library's :mod:`sqlite3` (:mod:`reprokg.loaders.mlflow_sqlite`)
+  read with the standard library's :mod:`sqlite3` (:mod:`reprokg.loaders.mlflow.sqlite`)
   into the same run records as a file store, so a store and the database it was migrated
   to (``mlflow migrate-filestore``) give the same documents;
 * the MLflow REST API's ``runs/search`` answer (``{"runs": [{"info", "data"}]}``), with
   ``experiments`` from ``experiments/search`` where known (latest metric values only);
-* the records :func:`read_store_folder` writes (``{"format": "reprokg-mlflow", …}``).
+* the normalised records earlier versions wrote of a folder (``{"format": "reprokg-mlflow",
+  …}``).
+
+Every input is limited per run (each run is one document: ``max_nodes`` values), never
+per store, so a store of any number of runs is read; a folder or ZIP is read one run at
+a time.
 
 Each run becomes PRIMAD (docs/exchange.md): the Implementation from the tags MLflow sets
 (``mlflow.source.git.commit``, ``mlflow.source.git.repoURL``, ``mlflow.source.name``,
@@ -21,7 +26,10 @@ shows it: the highest step, then the latest timestamp), each with its whole hist
 of an experiment whose parameters include a seed (or a repeat index) are also the
 observations of one stability study (``stability`` document, the CSV format of
 ``loaders/stability.py``): experiment = the MLflow experiment, configuration = the other
-parameters, one observation per metric, ready for ``reprokg stability``.
+parameters, one observation per metric, ready for ``reprokg stability``. Conditions
+logged as parameters of one MLflow experiment (optimizer × seed) are experiments of their
+own when the load's options name them (``reprokg import mlflow --experiment-from
+optimizer``; :class:`~reprokg.loaders.contract.LoadOptions`).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -37,14 +46,15 @@ from rdflib import Literal
 from rdflib.namespace import PROV, RDF, RDFS, XSD
 
 from reprokg.core.document import Document
-from reprokg.core.errors import LoadError
+from reprokg.core.errors import InputTooLarge, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import MLS, RK, SCHEMA
 from reprokg.loaders.archive import is_zip, read_zip
-from reprokg.loaders.contract import Claim, LoaderInfo
+from reprokg.loaders.contract import Claim, LoaderInfo, load_options
 from reprokg.loaders.ir_metadata.tree import run_document
-from reprokg.loaders.mlflow_sqlite import (
+from reprokg.loaders.limits import check_records, current_limits
+from reprokg.loaders.mlflow.sqlite import (
     is_sqlite,
     looks_like_mlflow,
     records_from_bytes,
@@ -53,7 +63,15 @@ from reprokg.loaders.mlflow_sqlite import (
 from reprokg.loaders.source import decode_text, leaves, parse_json, read_bytes
 from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
 
-INFO = LoaderInfo(kind="mlflow", name="reprokg.loaders.mlflow", version="1")
+INFO = LoaderInfo(
+    kind="mlflow",
+    name="reprokg.loaders.mlflow",
+    version="1",
+    formats=("mlflow",),
+    reads="an MLflow file store (mlruns/ or its ZIP), its SQLite database (mlflow.db) or "
+    "runs/search JSON",
+    options=("experiment_from",),
+)
 RECORDS = "reprokg-mlflow"
 #: parameter names that are a run's random seed, and its repeat index
 SEED_KEYS = ("seed", "random_seed", "random_state", "rng_seed")
@@ -135,35 +153,82 @@ def run_info(raw: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def records_from_files(files: dict[str, bytes], name: str) -> dict[str, Any]:
+class _FolderFiles(Mapping[str, bytes]):
+    """A store folder's files by their ``/``-separated path, each read (under the source
+    size limit) only when asked for: a store is read one run at a time."""
+
+    def __init__(self, root: Path, paths: dict[str, Path]) -> None:
+        self.root, self.paths = root, paths
+
+    def __getitem__(self, rel: str) -> bytes:
+        return read_bytes(self.paths[rel])[0]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
+def records_from_files(files: Mapping[str, bytes], name: str) -> dict[str, Any]:
     """The normalised records of a file store given as path -> bytes (paths relative to the
     store's root, ``/``-separated; a single top folder, as in a ZIP of ``mlruns/``, is
-    stripped)."""
-    tops = {p.split("/", 1)[0] for p in files}
+    stripped). The experiments are read at once; the runs (``"runs"``) are a generator
+    reading one run folder's files at a time, so a store of any number of runs is read
+    in the memory of one run, each run under the node limit of one document."""
+    paths = sorted(files)
+    tops = {p.split("/", 1)[0] for p in paths}
     prefix = ""
-    if len(tops) == 1 and not any(p.count("/") == 1 and p.endswith("/meta.yaml") for p in files):
+    if len(tops) == 1 and not any(p.count("/") == 1 and p.endswith("/meta.yaml") for p in paths):
         prefix = f"{next(iter(tops))}/"
-        files = {p[len(prefix) :]: b for p, b in files.items() if "/" in p}
+        paths = [p for p in paths if "/" in p]
     experiments: dict[str, dict[str, Any]] = {}
-    runs: dict[tuple[str, str], dict[str, Any]] = {}
-    for path in sorted(files):
-        parts = path.split("/")
-        where = f"{name}!{prefix}{path}"
+    has_runs = False
+    for path in paths:
+        parts = path[len(prefix) :].split("/")
         if parts[0] in (".trash", "models") or len(parts) < 2:
             continue
         if len(parts) == 2 and parts[1] == "meta.yaml":
-            meta = _meta(files[path], where)
+            meta = _meta(files[path], f"{name}!{path}")
             experiments[parts[0]] = {
                 "experiment_id": str(meta.get("experiment_id", parts[0])),
                 "name": str(meta.get("name", parts[0])),
                 "lifecycle_stage": meta.get("lifecycle_stage"),
             }
-            continue
-        if len(parts) < 3:
-            continue
-        run = runs.setdefault(
-            (parts[0], parts[1]), {"info": {}, "params": {}, "tags": {}, "metrics": {}}
+        elif len(parts) >= 3:
+            has_runs = True
+    if not experiments and not has_runs:
+        raise LoadError(
+            "no MLflow experiment (<id>/meta.yaml) or run (<id>/<run>/meta.yaml) found; "
+            "expected an MLflow file store (mlruns/)",
+            source=name,
         )
+    return {
+        "format": RECORDS,
+        "experiments": [e for _k, e in sorted(experiments.items())],
+        "runs": _store_runs(files, paths, prefix, name),
+    }
+
+
+def _store_runs(
+    files: Mapping[str, bytes], paths: list[str], prefix: str, name: str
+) -> Iterator[dict[str, Any]]:
+    """The runs of a file store, one run folder at a time (sorted paths keep each run's
+    files together), deleted runs left out."""
+    current: tuple[str, str] | None = None
+    run: dict[str, Any] = {}
+    for path in [*paths, None]:
+        parts = path[len(prefix) :].split("/") if path is not None else []
+        if path is not None and (parts[0] in (".trash", "models") or len(parts) < 3):
+            continue
+        key = (parts[0], parts[1]) if path is not None else None
+        if key != current:
+            if current is not None and (done := _finish_run(run, current, prefix, name)):
+                yield done
+            current, run = key, {"info": {}, "params": {}, "tags": {}, "metrics": {}}
+        if path is None:
+            break
+        where = f"{name}!{path}"
         section, rest = parts[2], "/".join(parts[3:])
         if section == "meta.yaml" and not rest:
             run["info"] = _meta(files[path], where)
@@ -173,40 +238,52 @@ def records_from_files(files: dict[str, bytes], name: str) -> dict[str, Any]:
             run["tags"][rest] = decode_text(files[path], where)
         elif section == "metrics" and rest:
             run["metrics"][rest] = _metric_history(files[path], where)
-    out_runs = []
-    for (exp, run_dir), run in sorted(runs.items()):
-        info = run["info"]
-        if not info:
-            raise LoadError(
-                "run folder without meta.yaml; expected an MLflow file store",
-                source=f"{name}!{prefix}{exp}/{run_dir}",
-            )
-        if info.get("lifecycle_stage") == "deleted":
-            continue
-        info.setdefault("experiment_id", exp)
-        run["info"] = run_info(info)
-        out_runs.append(run)
-    if not experiments and not out_runs:
+
+
+def _finish_run(
+    run: dict[str, Any], at: tuple[str, str], prefix: str, name: str
+) -> dict[str, Any] | None:
+    """A run folder's record once all its files are read; ``None`` for a deleted run."""
+    exp, run_dir = at
+    info = run["info"]
+    if not info:
         raise LoadError(
-            "no MLflow experiment (<id>/meta.yaml) or run (<id>/<run>/meta.yaml) found; "
-            "expected an MLflow file store (mlruns/)",
+            "run folder without meta.yaml; expected an MLflow file store",
+            source=f"{name}!{prefix}{exp}/{run_dir}",
+        )
+    if info.get("lifecycle_stage") == "deleted":
+        return None
+    info.setdefault("experiment_id", exp)
+    run["info"] = run_info(info)
+    check_run_size(run, f"{name}!{prefix}{exp}/{run_dir}")
+    return run
+
+
+def check_run_size(run: dict[str, Any], name: str) -> None:
+    """Refuse a run of more than ``max_nodes`` values (its parameters, tags and every
+    logged metric value): the node limit of one document, which a run is."""
+    limit = current_limits().max_nodes
+    size = 2 * (len(run["info"]) + len(run["params"]) + len(run["tags"])) + sum(
+        2 + 4 * len(h) for h in run["metrics"].values()
+    )
+    if size > limit:
+        raise InputTooLarge(
+            f"the run holds about {size} values (parameters, tags, logged metric values); "
+            f"the limit of one document is {limit} (max_nodes)",
+            limit="nodes",
+            value=limit,
             source=name,
         )
-    return {
-        "format": RECORDS,
-        "experiments": [e for _k, e in sorted(experiments.items())],
-        "runs": out_runs,
-    }
 
 
-def read_store_folder(path: str | Path, skipped: list[LoadError] | None = None) -> bytes:
-    """An MLflow file store folder as the normalised records (JSON bytes), each file read
-    under the source size limit (the folder as a whole under the archive's limits).
+def store_folder_files(path: str | Path, skipped: list[LoadError] | None = None) -> _FolderFiles:
+    """An MLflow file store folder's files (artifacts, trash and models left out), read
+    when asked for, each under the source size limit.
 
     A symbolic link that leads outside the folder (``params/x -> /etc/passwd``) is never
     followed: it is added to ``skipped`` (named), and nothing outside the store is read."""
     root = Path(path)
-    files: dict[str, bytes] = {}
+    found: dict[str, Path] = {}
     for f in sorted(root.rglob("*")):
         rel = f.relative_to(root).as_posix()
         if rel.split("/", 1)[0] in (".trash", "models"):
@@ -220,12 +297,13 @@ def read_store_folder(path: str | Path, skipped: list[LoadError] | None = None) 
             continue
         if not f.is_file():
             continue
-        files[rel] = read_bytes(f)[0]
-    return _dump(records_from_files(files, str(root)))
+        found[rel] = f
+    return _FolderFiles(root, found)
 
 
-def _dump(records: dict[str, Any]) -> bytes:
-    return json.dumps(records, sort_keys=True, ensure_ascii=False).encode("utf-8")
+def load_folder(path: Path, skipped: list[LoadError] | None = None) -> list[Document]:
+    """The documents of an MLflow file store folder (``mlruns/``), read run by run."""
+    return documents(records_from_files(store_folder_files(path, skipped), str(path)), f"{path}/")
 
 
 def _pairs(value: Any, name: str, where: str) -> dict[str, str]:
@@ -281,7 +359,7 @@ def _from_rest(doc: dict[str, Any], name: str) -> dict[str, Any]:
 
 def read_records(data: bytes, name: str) -> dict[str, Any]:
     """The run records of an upload's or a file's bytes: a ZIP of a file store, an SQLite
-    database, the REST API's JSON or the records themselves."""
+    database, the REST API's JSON or the records themselves (the node limit per run)."""
     if is_sqlite(data):
         return _database_records(records_from_bytes(data, name))
     if is_zip(data):
@@ -291,10 +369,13 @@ def read_records(data: bytes, name: str) -> dict[str, Any]:
             lambda m: "/artifacts/" not in f"/{m}" and not m.startswith((".trash/", "models/")),
         )
         return records_from_files(members, name)
-    doc = parse_json(decode_text(data, name), name)
-    if isinstance(doc, dict) and doc.get("format") == RECORDS:
-        return doc
+    doc = parse_json(decode_text(data, name), name, per_record=True)
     if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
+        check_records(doc["runs"], name, "runs")
+        if isinstance(doc.get("experiments"), list):
+            check_records(doc["experiments"], name, "experiments")
+        if doc.get("format") == RECORDS:
+            return doc
         return _from_rest(doc, name)
     raise LoadError(
         "expected an MLflow file store (a ZIP of mlruns/), an MLflow SQLite database "
@@ -322,7 +403,12 @@ def _database_records(found: dict[str, Any]) -> dict[str, Any]:
     return {"format": RECORDS, "experiments": found["experiments"], "runs": runs}
 
 
-def load_database(path: str | Path) -> list[Document]:
+def is_database(head: bytes) -> bool:
+    """An SQLite database file, by its first bytes (``mlflow.db``)."""
+    return is_sqlite(head)
+
+
+def load_database(path: Path) -> list[Document]:
     """The documents of an MLflow SQLite database file, opened read-only where it lies
     (``reprokg import mlflow mlflow.db``; a ``-wal`` file beside it is read too)."""
     return documents(_database_records(records_from_file(path)), str(path))
@@ -428,35 +514,50 @@ def _param(params: dict[str, str], keys: tuple[str, ...]) -> tuple[str | None, s
     return None, None
 
 
-def stability_csv(records: dict[str, Any], title: str) -> bytes | None:
-    """The stability observations of the runs that name a seed (CSV of loaders/stability.py),
-    or ``None``: one row per run and metric (the latest value)."""
-    names = {e["experiment_id"]: e["name"] for e in records["experiments"]}
-    rows = []
-    hp_names: set[str] = set()
-    for run in records["runs"]:
-        params = run["params"]
-        seed_key, seed = _param(params, SEED_KEYS)
-        repeat_key, repeat = _param(params, REPEAT_KEYS)
-        if seed is None and repeat is None:
-            continue
-        if (seed is not None and not _INT.match(seed)) or (
-            repeat is not None and not _INT.match(repeat)
-        ):
-            continue
-        exp = names.get(
-            str(run["info"].get("experiment_id")), str(run["info"].get("experiment_id"))
+#: one stability observation: experiment, seed, repeat, metric, value, hyper-parameters
+Observation = tuple[str, str | None, str | None, str, str, dict[str, str]]
+
+
+def observations(
+    run: dict[str, Any], experiment: str, experiment_from: Sequence[str] = ()
+) -> list[Observation]:
+    """A run's stability observations when it names a seed (or a repeat index), else none:
+    one per metric (the latest value). The experiment is the MLflow experiment, and with
+    ``experiment_from`` the values of those parameters too (``exp-1 optimizer=adam``):
+    conditions logged as parameters of one MLflow experiment become experiments of their
+    own; the other parameters are the configuration."""
+    params = run["params"]
+    seed_key, seed = _param(params, SEED_KEYS)
+    repeat_key, repeat = _param(params, REPEAT_KEYS)
+    if seed is None and repeat is None:
+        return []
+    if (seed is not None and not _INT.match(seed)) or (
+        repeat is not None and not _INT.match(repeat)
+    ):
+        return []
+    if experiment_from:
+        experiment = " ".join(
+            [experiment] + [f"{p}={params.get(p, '(not logged)')}" for p in experiment_from]
         )
-        hps = {k: v for k, v in params.items() if k not in (seed_key, repeat_key)}
-        hp_names |= set(hps)
-        for metric in sorted(run["metrics"]):
-            history = run["metrics"][metric]
-            if not history or not _NUMBER.match(repr(latest(history))):
-                continue
-            rows.append((exp, seed, repeat, metric, repr(float(latest(history))), hps))
+    hps = {
+        k: v
+        for k, v in params.items()
+        if k not in (seed_key, repeat_key) and k not in experiment_from
+    }
+    out: list[Observation] = []
+    for metric in sorted(run["metrics"]):
+        history = run["metrics"][metric]
+        if not history or not _NUMBER.match(repr(latest(history))):
+            continue
+        out.append((experiment, seed, repeat, metric, repr(float(latest(history))), hps))
+    return out
+
+
+def stability_csv(rows: list[Observation], title: str) -> bytes | None:
+    """The stability observations as the CSV of loaders/stability.py, or ``None``."""
     if not rows:
         return None
-    hp_cols = sorted(hp_names)
+    hp_cols = sorted({h for row in rows for h in row[5]})
     buf = io.StringIO()
     buf.write("# stability: 1\n")
     buf.write(f"# title: {title}\n")
@@ -480,12 +581,18 @@ def load(data: bytes, name: str) -> list[Document]:
 
 
 def documents(records: dict[str, Any], name: str) -> list[Document]:
-    """The documents of the run records of any input (one code path for every store)."""
+    """The documents of the run records of any input (one code path for every store), run
+    by run: a run's record is dropped once its document is made. The parameters that
+    define an experiment are the load's options (:func:`load_options`)."""
+    experiment_from = load_options().experiment_from
     names = {str(e["experiment_id"]): str(e["name"]) for e in records.get("experiments", [])}
     docs = []
+    rows: list[Observation] = []
+    seen: set[str] = set()
     for run in records["runs"]:
         exp_id = str(run["info"].get("experiment_id"))
         experiment = names.get(exp_id, exp_id)
+        seen.add(names.get(exp_id, ""))
         run_id = _run_id(run)
         record = json.dumps(
             {"format": "mlflow-run", "experiment": experiment, **run},
@@ -501,13 +608,13 @@ def documents(records: dict[str, Any], name: str) -> list[Document]:
         )
         _add_mlflow_facts(doc, run, experiment)
         docs.append(doc)
-    exps = sorted({names.get(str(r["info"].get("experiment_id")), "") for r in records["runs"]})
-    title = f"MLflow runs by seed: {', '.join(e for e in exps if e)}"
-    observations = stability_csv(records, title)
-    if observations is not None:
+        rows += observations(run, experiment, experiment_from)
+    title = f"MLflow runs by seed: {', '.join(e for e in sorted(seen) if e)}"
+    csv_bytes = stability_csv(rows, title)
+    if csv_bytes is not None:
         from reprokg.loaders.stability import load as load_stability
 
-        for doc in load_stability(observations, f"{PurePosixPath(name).name}.stability.csv"):
+        for doc in load_stability(csv_bytes, f"{PurePosixPath(name).name}.stability.csv"):
             doc.loader, doc.loader_version = INFO.name, INFO.version
             docs.append(doc)
     return docs
