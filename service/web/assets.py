@@ -29,6 +29,7 @@ VENDOR_DIR = STATIC_DIR / "vendor"
 #: the views in the header, in order (path, label)
 NAV: list[tuple[str, str]] = [
     ("/papers", "Papers"),
+    ("/evidence", "Evidence"),
     ("/leaderboards", "Leaderboards"),
     ("/runs", "Runs"),
     ("/comparisons", "Comparisons"),

@@ -46,6 +46,12 @@ class PaperRecord:
     outcomes: set[str] = field(default_factory=set)
     #: sources give the work (a DOI) conflicting titles
     conflict: bool = False
+    #: some source assesses whether it was reproduced (its passport has verdicts)
+    assessed: bool = False
+    #: (kind of evidence, kind of document, outcome) of each assessment in force
+    answers: set[tuple[str, str, str]] = field(default_factory=set)
+    #: a computed verdict in force lacks the evidence its rules need
+    insufficient: bool = False
     n: int = 0  # position in the index (posting lists hold these)
     title_lc: str = ""
 
@@ -135,6 +141,17 @@ def fold(rows: Iterable[dict[str, Any]]) -> dict[str, PaperRecord]:
     return out
 
 
+def answer_patterns(answer: tuple[str, str, str]) -> list[str]:
+    """The ``answer`` posting keys of one (kind, document kind, outcome): each with any of
+    the three left open (``*``), so kind, ``assessed_in`` and outcome filters given together
+    match one assessment, not three different ones."""
+    out = []
+    for mask in range(8):
+        parts = [v if mask & (1 << i) else "*" for i, v in enumerate(answer)]
+        out.append("|".join(parts))
+    return out
+
+
 @dataclass(frozen=True)
 class Filters:
     q: str = ""
@@ -144,19 +161,40 @@ class Filters:
     code: str = ""
     source: str = ""
     outcome: str = ""
+    #: an assessment of this kind of evidence (``committee``, ``re-execution``, …)
+    kind: str = ""
+    #: an assessment stated in a document of this kind (``rescience``, …)
+    assessed_in: str = ""
+    #: ``yes``: some source assesses it; ``no``: none does
+    assessed: str = ""
+    #: ``yes``: sources give its DOI conflicting titles
+    conflict: str = ""
+    #: ``yes``: a computed verdict lacks evidence
+    insufficient: str = ""
 
     def empty(self) -> bool:
         return not self.params()
+
+    def answer(self) -> str | None:
+        """The ``answer`` posting key of the kind/assessed_in/outcome filters (None: none)."""
+        if not (self.kind or self.assessed_in or self.outcome):
+            return None
+        return "|".join(v or "*" for v in (self.kind, self.assessed_in, self.outcome))
 
     def postings(self) -> list[tuple[str, str]]:
         """The (facet, value) pairs a posting list answers (all but the title words)."""
         pairs = [("year", str(self.year))] if self.year is not None else []
         pairs += [
             (k, getattr(self, k))
-            for k in ("venue", "topic", "code", "source", "outcome")
+            for k in ("venue", "topic", "code", "source", "assessed", "conflict", "insufficient")
             if getattr(self, k)
         ]
-        return pairs
+        answer = self.answer()
+        return pairs + ([("answer", answer)] if answer else [])
+
+    def _answers(self, r: PaperRecord) -> bool:
+        want = (self.kind, self.assessed_in, self.outcome)
+        return any(all(not w or w == v for w, v in zip(want, a, strict=True)) for a in r.answers)
 
     def matches(self, r: PaperRecord) -> bool:
         return (
@@ -172,7 +210,10 @@ class Filters:
             and (not self.topic or self.topic in r.topics)
             and (not self.code or r.code == self.code)
             and (not self.source or self.source in r.sources)
-            and (not self.outcome or self.outcome in r.outcomes)
+            and (self.answer() is None or self._answers(r))
+            and (not self.assessed or r.assessed == (self.assessed == "yes"))
+            and (not self.conflict or r.conflict == (self.conflict == "yes"))
+            and (not self.insufficient or r.insufficient == (self.insufficient == "yes"))
         )
 
     def params(self) -> dict[str, str]:
@@ -210,6 +251,9 @@ class PaperIndex:
             rec.outcomes = set(w.outcomes)
             rec.sources |= w.document_kinds
             rec.conflict = w.summary.conflict
+            rec.assessed = True
+            rec.answers = set(w.answers)
+            rec.insufficient = w.insufficient
         records = list(folded.values())
         postings: dict[tuple[str, str], set[int]] = {}
         words: dict[str, set[int]] = {}
@@ -219,12 +263,17 @@ class PaperIndex:
             keys += [("year", str(r.year))] if r.year is not None else []
             keys += [("topic", t) for t in r.topics]
             keys += [("source", s) for s in r.sources]
-            keys += [("outcome", o) for o in r.outcomes]
+            keys += [("answer", p) for a in r.answers for p in answer_patterns(a)]
+            keys += [("assessed", "yes" if r.assessed else "no")]
+            keys += [("conflict", "yes" if r.conflict else "no")]
+            keys += [("insufficient", "yes" if r.insufficient else "no")]
             for k in keys:
                 postings.setdefault(k, set()).add(i)
             for w in WORD_RE.findall(r.title_lc):
                 words.setdefault(w, set()).add(i)
         self._records = records
+        #: every assessed work's answer (the list's and ``/evidence``'s one read model)
+        self.outcomes: Mapping[str, WorkOutcome] = outcomes or {}
         self._postings, self._words = postings, words
         self._vocabulary = sorted(words)
         self._orders: dict[str, list[PaperRecord]] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from reprokg.service.web.routes import (
     analyses,
     comparisons,
+    evidence,
     home,
     leaderboards,
     paper,
@@ -18,6 +19,7 @@ from reprokg.service.web.routes import (
 ROUTERS = [
     home.router,
     papers.router,
+    evidence.router,
     paper.router,
     people.router,
     runs.router,

@@ -17,7 +17,7 @@ from fastapi.responses import Response
 from reprokg.core.errors import UsageError
 from reprokg.evidence.outcomes import work_outcomes
 from reprokg.evidence.passport import ASSESSMENTS
-from reprokg.evidence.scheme import OUTCOME_WORDS
+from reprokg.evidence.scheme import KINDS, OUTCOME_WORDS
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web import charts
 from reprokg.service.web.papers import COLUMNS, PAGE_SIZES, Filters, PaperIndex, code_by, facets
@@ -26,6 +26,7 @@ from reprokg.service.web.view_queries import view_query
 from reprokg.store.base import SelectResult, Store
 
 router = APIRouter(include_in_schema=False)
+KINDS_BY_SLUG = {k.slug: k for k in KINDS}
 
 Sort = Literal["title", "year", "venue", "code", "sources"]
 
@@ -55,6 +56,14 @@ def papers(
     outcome: Literal[
         "", "reproduced", "partially-reproduced", "not-reproduced", "inconclusive", "not-attempted"
     ] = "",
+    # the filters /evidence links to: an assessment of a kind, stated in a kind of document
+    kind: Literal[
+        "", "committee", "replication", "re-execution", "stamp", "computed", "audit", "other"
+    ] = "",
+    assessed_in: Annotated[str, Query(max_length=100)] = "",
+    assessed: Literal["", "yes", "no"] = "",
+    conflict: Literal["", "yes", "no"] = "",
+    insufficient: Literal["", "yes", "no"] = "",
     sort: Sort = "title",
     desc: bool = False,
     page_no: Annotated[int, Query(alias="page", ge=1, le=1_000_000)] = 1,
@@ -70,6 +79,11 @@ def papers(
         code=code,
         source=source,
         outcome=outcome,
+        kind=kind,
+        assessed_in=assessed_in,
+        assessed=assessed,
+        conflict=conflict,
+        insufficient=insufficient,
     )
     index = paper_index(store)
     selected = index.select(filters, sort, desc)
@@ -116,6 +130,7 @@ def papers(
         link=link,
         columns=COLUMNS,
         outcome_words=OUTCOME_WORDS,
+        evidence_filters=_evidence_filters(filters, link),
         chart_year=charts.proportion_chart(by_year, "Share of papers with code, per year"),
         chart_topic=charts.proportion_chart(by_topic, "Share of papers with code, per topic"),
         by_year=by_year,
@@ -123,6 +138,28 @@ def papers(
         alternates=alternates(request),
         sparql_behind=[sparql_of("papers-index"), sparql_of(ASSESSMENTS)],
     )
+
+
+#: the filters /evidence links to that the form does not offer: (name, words)
+EVIDENCE_FILTERS: tuple[tuple[str, str], ...] = (
+    ("kind", "assessed by kind of evidence"),
+    ("assessed_in", "assessed in a document of kind"),
+    ("assessed", "assessed by some source"),
+    ("conflict", "conflicting claims on its DOI"),
+    ("insufficient", "a computed verdict lacking evidence"),
+)
+
+
+def _evidence_filters(filters: Filters, link: Any) -> list[tuple[str, str, str, str]]:
+    """The /evidence filters in force: (words, value, the list without it), shown above the
+    table (kept as hidden fields of the form)."""
+    out = []
+    for name, words in EVIDENCE_FILTERS:
+        value = getattr(filters, name)
+        if value:
+            label = KINDS_BY_SLUG[value].label if name == "kind" else value
+            out.append((name, words, label, link(**{name: "", "page": 1})))
+    return out
 
 
 def _charts(rows: list) -> tuple[list[charts.Proportion], list[charts.Proportion]]:

@@ -468,6 +468,7 @@ def test_docs_are_offline(client) -> None:
     [
         "/",
         "/papers?year=2018",
+        "/evidence",
         "/runs",
         "/leaderboards",
         "/comparisons",
