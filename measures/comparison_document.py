@@ -245,6 +245,24 @@ def comparison_json(g, node: URIRef) -> dict:
     }
 
 
+#: the document a comparison node was stored in
+DOCUMENT_QUERY = "measures/sparql/comparison-document.rq"
+
+
+def stored_comparison(store: Store, node: str) -> dict | None:
+    """The stored comparison ``node`` (an IRI) as compare's JSON (:func:`comparison_json`);
+    None when the store holds no such comparison. The API's ``GET /comparisons/{id}`` and
+    the comparison page read it through here."""
+    from reprokg.sparql.named import package_query
+    from reprokg.sparql.rows import select_rows
+
+    rows = select_rows(store, package_query(DOCUMENT_QUERY).bind({"comparison": node}))
+    if not rows:
+        return None
+    doc = rows[0]["g"]
+    return comparison_json(store.get_document(URIRef(str(doc))), URIRef(node))
+
+
 def save_comparison(store: Store, study: Compared) -> str:
     """Store the comparison document (and the run/qrels documents read from files)."""
     docs = [q.source for q in (study.qrels, study.qrels_rpl) if q is not None and q.source]
