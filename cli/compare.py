@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from reprokg.core.forked import Later
     from reprokg.measures.comparison import Side
+    from reprokg.measures.headline import ComparisonSummary
     from reprokg.measures.inputs import QrelsInput, RunInput
     from reprokg.measures.registry import Options
     from reprokg.measures.run_comparison import RunComparison
@@ -100,6 +101,20 @@ def register(command: Command) -> None:
         "rule there is no verdict",
     )
     p.add_argument("--rules", metavar="FILE", help="a YAML file of your own named rules")
+    p.add_argument(
+        "--measure",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="an effectiveness measure the summary reports (repeatable; default: the measures "
+        "the rules judge, else those the original run reports, else AP, P@10 and nDCG@10)",
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="after the summary, every measure and statistic (the full tables) and each "
+        "rule's verdict in detail",
+    )
 
 
 def _needs_store(args: argparse.Namespace) -> bool:
@@ -227,21 +242,93 @@ def _compare_runs(args: argparse.Namespace) -> int:
             out["verdicts"] = [v.to_json() for v in verdicts]
         if whole is not None:
             out["verdict"] = whole.to_json()
+        summary = summarise(study, rules, verdicts, whole, args.measure, out.get("iri"))
         if args.format == "json":
-            json.dump(out, sys.stdout, indent=2)
+            json.dump({"summary": summary.to_json(), **out}, sys.stdout, indent=2)
             sys.stdout.write("\n")
         else:
-            sys.stdout.write(format_table(study, out.get("iri")))
-            for v in verdicts:
-                sys.stdout.write(format_verdict(v, stored=args.save))
-            if whole is not None:
-                sys.stdout.write(format_comparison_verdict(whole, stored=args.save))
+            sys.stdout.write("\n".join(summary.lines()) + "\n")
+            if args.full:
+                sys.stdout.write("\n" + format_table(study, out.get("iri")))
+                for v in verdicts:
+                    sys.stdout.write(format_verdict(v, stored=args.save))
+                if whole is not None:
+                    sys.stdout.write(format_comparison_verdict(whole, stored=args.save))
+            else:
+                sys.stdout.write(format_rest(study, summary.more))
         if store is None:
             exit_quickly()  # nothing to close: skip freeing the rankings at exit
         return 0
     finally:
         if store is not None:
             store.close()
+
+
+def summarise(
+    study: RunComparison,
+    rules: list,
+    verdicts: list,
+    whole: object | None,
+    chosen: list[str],
+    stored: str | None = None,
+) -> ComparisonSummary:
+    """The comparison's summary (measures/headline.py): runs, collection, PRIMAD in words,
+    the headline measures with their intervals, the verdict and its reason."""
+    from reprokg.measures.headline import comparison_summary, flat_values, verdict_summary
+
+    c = study.comparison
+    runs = {}
+    for role, inp in study.inputs.items():
+        tag = inp.run.tag
+        runs[role] = f"{inp.name}" + (f" (tag {tag})" if tag and tag != inp.name else "")
+    collection = _collection_text(study)
+    verdict = None
+    if whole is not None:
+        reasons = []
+        for v in verdicts:
+            prefix = f"{v.rule.name}: " if len(verdicts) > 1 else ""
+            reasons += [prefix + r.text() for r in v.results]
+            reasons += [prefix + f"insufficient evidence: {s}" for s in v.shortfall]
+        w = whole.to_json()  # type: ignore[attr-defined]
+        reasons.append(f"judges {w['work']}")
+        verdict = verdict_summary(w["outcome"], [v.rule.name for v in verdicts], reasons)
+    reported = [ir for ir, _mean in study.reported.get("orig_base", {}).values() if ir]
+    return comparison_summary(
+        runs=runs,
+        collection=collection,
+        kind=c.kind,
+        primad=c.primad,
+        values=flat_values(c.measures),
+        available=list(c.options.measures),
+        chosen=chosen,
+        judged=[cond.at for r in rules for cond in r.conditions if cond.at],
+        reported=reported,
+        level=c.options.level,
+        verdict=verdict,
+        stored=stored,
+    )
+
+
+def _collection_text(study: RunComparison) -> str:
+    """The test collection(s) by their ir_datasets id, and the qrels that judged the runs."""
+    q = study.qrels
+    text = f"{q.collection or 'not named'} (qrels {q.name})"
+    if study.qrels_rpl is not None:
+        r = study.qrels_rpl
+        text += f"; reproduced runs: {r.collection or 'not named'} (qrels {r.name})"
+    return text
+
+
+def format_rest(study: RunComparison, more: int) -> str:
+    """Under the summary: the comparison's warnings and where the rest is."""
+    c = study.comparison
+    lines = [""]
+    lines += [f"warning: {w}" for w in c.warnings]
+    lines.append(
+        f"(--full: all {len(c.options.measures)} effectiveness measures ({more} more) with "
+        "RMSE, p-values, effect sizes and intervals; --measure NAME to choose the headline)"
+    )
+    return "\n".join(lines) + "\n"
 
 
 def _rules(args: argparse.Namespace) -> list:

@@ -128,6 +128,8 @@ def _freeze(args: argparse.Namespace) -> int:
         version=args.version,
         doi=args.doi,
         ro_crate=args.ro_crate,
+        full=args.full,
+        measures=args.measure,
     )
     tell(f"froze {content.kind} {content.subject} into {out}")
     for name in sorted(p.name for p in out.iterdir() if p.is_file()):
@@ -165,6 +167,20 @@ def register(command: Command) -> None:
         "--doi", help="the DOI the deposit will have (default: a DataCite test-prefix 10.5072/…)"
     )
     p.add_argument("--ro-crate", choices=["1.1", "1.2"], default="1.1")
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="a comparison's table with every value (measure, side, effect, value) instead "
+        "of its headline measures sized for a paper",
+    )
+    p.add_argument(
+        "--measure",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a headline measure of a comparison's table (repeatable; default: those its "
+        "rules judge, else AP, P@10, nDCG@10)",
+    )
     add_store_option(p)
 
     p = command(

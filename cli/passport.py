@@ -1,6 +1,7 @@
 """``reprokg passport DOI|IRI --store S [--format text|json]``: what the graph knows of a paper,
-led by whether it was reproduced (the same data as the web view ``/paper``: one verdict
-summary over every source, each assessment with its source, outcome, evidence and date)."""
+led by its title, identifiers and whether it was reproduced (the same data as the web view
+``/paper``: one verdict summary over every source, each assessment with its source,
+outcome, evidence and date)."""
 
 from __future__ import annotations
 
@@ -55,21 +56,16 @@ def _passport(args: argparse.Namespace) -> int:
     return 0
 
 
-#: the passport's other parts, in words (``assessments`` are GK2018's documentation ones)
-PART_WORDS = {
-    "authors": "authors",
-    "reviews": "survey reviews",
-    "assessments": "documentation assessments",
-    "audits": "audits",
-    "runs": "runs",
-}
-
-
 def format_text(found: Passport) -> str:
-    """The answer first: title, identifiers, one line per kind of evidence; then each
-    decision with its sources; then what else the graph joins on the work."""
+    """The answer first: title (or, once, that no source gives one), identifiers, one line
+    per kind of evidence; then each decision with its sources; then what else the graph
+    joins on the work, each count saying what it counts."""
     s = found.summary
-    lines = [found.title or "(no source gives a title)", " · ".join(found.identifiers), ""]
+    ids = " · ".join(f"{scheme} {value}" for scheme, value in found.labelled_identifiers)
+    lines = [found.title or "Untitled: no source in the graph gives this paper's title", ids]
+    if found.published:
+        lines.append(f"published in {found.published}")
+    lines.append("")
     if found.resolved_from:
         lines.append(f"(found through its artifact {found.resolved_from})")
     for o in found.replication_of:
@@ -94,7 +90,10 @@ def format_text(found: Passport) -> str:
     if decisions:
         lines.append("")
         extra = f" stated by {s.records} records" if s.records != s.decisions else ""
-        lines.append(f"{s.decisions} decision{'s' if s.decisions != 1 else ''}{extra}:")
+        lines.append(
+            f"{s.decisions} decision{'s' if s.decisions != 1 else ''} on whether it was "
+            f"reproduced{extra}, each with its source:"
+        )
     for v in decisions:
         state = " [superseded]" if v["superseded_by"] else " [disputed]" if v["disputed"] else ""
         where = " ".join(str(x) for x in (v["venue"], v["year"]) if x)
@@ -110,6 +109,8 @@ def format_text(found: Passport) -> str:
         if v.get("by"):
             lines.append(f"  {'':<40} by {', '.join(v['by'])}")
         for caveat in v.get("caveats", []):
+            if v["note"] and caveat in v["note"]:
+                continue  # the note above says it already
             lines.append(f"  {'':<40} note: {caveat}")
         for link in v["links"]:
             lines.append(f"  {'':<40} {link}")
@@ -118,11 +119,12 @@ def format_text(found: Passport) -> str:
             when = f" ({d['date'][:10]})" if d["date"] else ""
             lines.append(f"  {'':<40} disputed by {who}{when}: {d['reason']}")
     lines.append("")
-    counts = [f"{len(found.authors)} authors"]
-    counts += [
-        f"{len(found.parts.get(k, []))} {w}" for k, w in PART_WORDS.items() if k != "authors"
-    ]
-    lines.append(
-        "Also in the graph: " + ", ".join(counts) + f", {len(found.facts)} statements about it"
-    )
+    counts = found.counts()
+    held = [c for c in counts if c.n]
+    if held:
+        lines.append("Also in the graph:")
+        lines += [f"  {c.n:>3} {c.what}" for c in held]
+    missing = [c.what for c in counts if not c.n]
+    if missing:
+        lines.append("Not in the graph: " + "; ".join(missing))
     return "\n".join(lines) + "\n"

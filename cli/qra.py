@@ -45,6 +45,13 @@ def register(command: Command) -> None:
     )
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument("--save", action="store_true", help="write the assessment back as a document")
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="every quantity: a stored comparison's at each of its effectiveness measures "
+        "(default for a paper without --measure: the headline measures, AP, P@10, nDCG@10 "
+        "and those the runs report; audits, reported scores and stability studies all)",
+    )
 
 
 def _qra(args: argparse.Namespace) -> int:
@@ -64,10 +71,11 @@ def _qra(args: argparse.Namespace) -> int:
             scale_min=scale_minima(args.scale_min),
             level=args.level,
         )
+        shown = result if args.full or args.measure else result.headline_only()
         if args.format == "json":
-            print(json.dumps(result.to_json(), indent=2, allow_nan=False))
+            print(json.dumps(shown.to_json(), indent=2, allow_nan=False))
         else:
-            print(format_table(result.to_json()))
+            print(format_table(shown.to_json()))
         if args.save:
             from reprokg.ingest import write_result
 
@@ -112,4 +120,11 @@ def format_table(out: dict) -> str:
             f"sources and {len(c['quantities'])} quantities"
         )
     lines += [f"! {w}" for w in out["warnings"]]
+    if out.get("other_quantities"):
+        lines.append(
+            f"({out['other_quantities']} more quantities of other measures: --full, or "
+            f"--measure NAME; shown: {', '.join(out['headline_measures'])} and the "
+            "measures audits, runs and stability studies report)"
+        )
+    lines += [f"note: {n}" for n in out.get("notes", [])]
     return "\n".join(lines)

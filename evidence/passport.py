@@ -10,6 +10,7 @@ SPARQL behind each part is in ``evidence/sparql/`` (``sparql()`` gives it bound)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +133,36 @@ def artifact_locations(rows: list[dict[str, Any]]) -> list[ArtifactLocation]:
     return list(out.values())
 
 
+DOI_PREFIX = re.compile(r"(?i)^(?:doi:\s*|https?://(?:dx\.)?doi\.org/)")
+RK_NS = "https://w3id.org/reprokg/ontology#"
+DBLP = RK_NS + "dblp"
+YEAR = RK_NS + "publicationYear"
+VENUES = (RK_NS + "conferenceName", RK_NS + "journalName", "http://schema.org/isPartOf")
+
+
+def _words(prop: str) -> str:
+    """A property IRI's local name in words (``publicationYear`` -> "publication year")."""
+    local = re.split(r"[#/]", prop)[-1]
+    if local.lower() in ("dblp", "doi", "url"):
+        return local.upper() + " record" if local.lower() == "dblp" else local.upper()
+    if local == "type":
+        return "type"
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", local).lower().split()
+    return " ".join(w.upper() if w in ("doi", "url", "orcid") else w for w in words)
+
+
+@dataclass(frozen=True)
+class Count:
+    """How many of one kind of thing the graph joins on the work, and what they are."""
+
+    key: str
+    n: int
+    what: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"part": self.key, "count": self.n, "counts": self.what}
+
+
 @dataclass
 class Passport:
     """What the graph knows of one work, led by whether it was reproduced."""
@@ -170,15 +201,58 @@ class Passport:
                 out.append(str(f["value"]))
         return out
 
+    @property
+    def labelled_identifiers(self) -> list[tuple[str, str]]:
+        """(scheme, identifier) of the work for people: its DOI (bare), the DOIs written for
+        it, its DBLP record; the IRI itself when it is no DOI."""
+        out: list[tuple[str, str]] = []
+        for i in self.identifiers:
+            bare = DOI_PREFIX.sub("", i)
+            pair = ("DOI", bare) if bare != i else ("IRI", i)
+            if pair not in out:
+                out.append(pair)
+        out += [("DBLP", str(f["value"])) for f in self.facts if f["property"] == DBLP]
+        return out
+
+    @property
+    def published(self) -> str | None:
+        """Venue and year as the facts state them (``ECIR 2019``), else None."""
+        venue = next((str(f["value"]) for f in self.facts if f["property"] in VENUES), None)
+        year = next((str(f["value"]) for f in self.facts if f["property"] == YEAR), None)
+        return " ".join(x for x in (venue, year) if x) or None
+
+    def counts(self) -> list[Count]:
+        """Everything else the graph joins on the work, each count saying what it counts:
+        decisions are the answer's (``verdict_summary``), not counted here again."""
+        runs = {str(r["run"]) for r in self.parts.get("runs", [])}
+        shown = [p for p in dict.fromkeys(_words(f["property"]) for f in self.facts)]
+        out = [
+            Count("authors", len(self.authors), "authors"),
+            Count("reviews", len(self.parts.get("reviews", [])), "code-replicability reviews"),
+            Count(
+                "assessments",
+                len(self.parts.get("assessments", [])),
+                "documentation variables assessed by Gundersen & Kjensmo (2018)",
+            ),
+            Count("audits", len({str(r["audit"]) for r in self.parts.get("audits", [])}), "audits"),
+            Count("runs", len(runs), "runs whose ir_metadata header names it"),
+            Count("studies", len(self.parts.get("studies", [])), "studies that include it"),
+            Count("qra", len(self.parts.get("qra", [])), "QRA quantities stored about it"),
+            Count("facts", len(self.facts), "facts stated about it: " + ", ".join(shown)),
+        ]
+        return out
+
     def to_json(self) -> dict[str, Any]:
         """The passport's JSON (``/paper?format=json``, ``reprokg passport --format json``):
-        the answer first."""
+        title and identifiers, then the answer, then what else the graph joins on it."""
         return {
+            "title": self.title,
+            "identifiers": self.identifiers,
+            "published": self.published,
             "paper": self.work,
             "verdict_summary": self.summary.to_json(),
             "verdicts": [d.to_json() for d in self.decisions],
-            "title": self.title,
-            "identifiers": self.identifiers,
+            "counts": [c.to_json() for c in self.counts()],
             "replication_of": self.replication_of,
             "facts": self.facts,
             "authors": self.authors,

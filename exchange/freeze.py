@@ -4,13 +4,15 @@ The folder holds what a Zenodo or DataCite deposit needs: ``crate.zip`` (the RO-
 :mod:`reprokg.exchange.crate`), ``datacite.xml`` and ``datacite.json`` (DataCite 4.7:
 creators with ORCIDs, ``IsDerivedFrom`` the inputs and runs, ``Other``/"reproduces" the
 original publication, ``References`` what else it cites, the software versions, the
-licence) and the result's table as ``table.tex`` (a LaTeX ``tabular``) and ``table.csv``.
+licence) and the result's table as ``table.tex`` (a LaTeX ``tabular``) and ``table.csv``: a
+comparison's at its headline measures, sized for a paper, or with ``full`` every value.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from reprokg.core.errors import IdentifierError, UsageError
@@ -166,8 +168,12 @@ def freeze(
     version: str = "1",
     doi: str | None = None,
     ro_crate: str = "1.1",
+    full: bool = False,
+    measures: Sequence[str] = (),
 ) -> Path:
-    """Write the frozen deposit of ``content`` into the new or empty folder ``output``."""
+    """Write the frozen deposit of ``content`` into the new or empty folder ``output``: a
+    comparison's table at its headline ``measures`` (sized for a paper), or every value
+    (``full``)."""
     license = license or DEFAULT_LICENSE
     content.license = license
     files = crate_files(content, ro_crate)
@@ -184,7 +190,7 @@ def freeze(
         files=files,
         verdicts=(data or {}).get("verdicts", []) if content.kind != "passport" else [],
     )
-    table = table_of(content.kind, data)
+    table = table_of(content.kind, data, full=full, chosen=measures)
     out: dict[str, bytes] = {
         "crate.zip": zip_bytes(files),
         "datacite.xml": to_xml(record),

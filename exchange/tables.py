@@ -1,10 +1,12 @@
 """A result's table, for a paper or a spreadsheet: CSV and a LaTeX ``tabular``.
 
-:func:`table_of` flattens a result's JSON into rows: a comparison's measures as
-(measure, side, effect, value), with the statistics compare reports among them; a passport's
-verdicts; any other result as (path, value) for every scalar it holds. The CSV holds every
-value exactly as the JSON does (``repr`` of floats), so reading it back gives the JSON's
-numbers; the LaTeX table rounds them for print (4 significant digits).
+:func:`table_of` flattens a result's JSON into rows: a comparison's headline measures
+sized for a paper (:func:`headline_table`, the default of ``reprokg freeze``) or every
+measure as (measure, side, effect, value), with the statistics compare reports among
+them; a passport's verdicts; any other result as (path, value) for every scalar it
+holds. The CSV holds every value exactly as the JSON does (``repr`` of floats), so
+reading it back gives the JSON's numbers; the LaTeX table rounds them for print (4
+significant digits).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import csv
 import io
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,10 +71,15 @@ def _scalars(value: Any, path: str = "") -> list[list[Any]]:
     return [[path, value]]
 
 
-def table_of(kind: str, data: dict[str, Any] | None) -> Table | None:
-    """The table of a result's JSON (``None`` without JSON)."""
+def table_of(
+    kind: str, data: dict[str, Any] | None, full: bool = True, chosen: Sequence[str] = ()
+) -> Table | None:
+    """The table of a result's JSON (``None`` without JSON); a comparison's every value
+    (``full``) or its headline measures (:func:`headline_table`)."""
     if data is None:
         return None
+    if kind == "comparison" and isinstance(data.get("measures"), dict) and not full:
+        return headline_table(data, chosen)
     if kind == "comparison" and isinstance(data.get("measures"), dict):
         return Table(
             ["measure", "side", "effect", "value"],
@@ -86,6 +94,55 @@ def table_of(kind: str, data: dict[str, Any] | None) -> Table | None:
         ]
         return Table(["source", "outcome", "method", "date"], rows, "was it reproduced?")
     return Table(["path", "value"], _scalars(data), f"every value of the {kind} result")
+
+
+def headline_table(data: dict[str, Any], chosen: Sequence[str] = ()) -> Table:
+    """A comparison's table sized for a paper: one row per headline measure and side
+    (``measures/headline.py``: ``chosen``, else the measures its verdicts' rules judge,
+    else the declared default), with each run's mean, the difference original − reproduced
+    and its interval, RMSE and ER; the rankings' agreement and PRIMAD in the caption."""
+    from reprokg.measures.headline import comparison_summary, flat_values
+
+    opts = data.get("options") or {}
+    judged: list[str] = []
+    for v in data.get("verdicts", []):
+        from reprokg.core.errors import NotFound
+        from reprokg.evidence.verdicts import resolve
+
+        try:  # a preset's measures; a rule of a user's own file is not known here
+            judged += [c.at for c in resolve(str(v.get("rule"))).conditions if c.at]
+        except NotFound:
+            continue
+    s = comparison_summary(
+        runs={},
+        collection=None,
+        kind=str(data.get("kind") or ""),
+        primad=data.get("primad"),
+        values=flat_values(data.get("measures") or {}),
+        available=list(opts.get("measures") or []),
+        chosen=chosen,
+        judged=judged,
+        level=float(opts.get("level", 0.95)),
+    )
+    with_er = any(r.er is not None for r in s.rows)
+    header = ["measure", "side", "original", "reproduced", "difference", "low", "high", "RMSE"]
+    rows = [
+        [r.measure, r.side, r.original, r.reproduced, r.mean_diff, r.low, r.high, r.rmse]
+        + ([r.er] if with_er else [])
+        for r in s.rows
+    ]
+    rankings = "; ".join(
+        ", ".join(f"{k.upper()} {x:.3f}" for k, x in v.items() if x is not None) + f" ({side})"
+        for side, v in s.rankings.items()
+    )
+    caption = (
+        f"Reproduction of {', '.join(s.measures)} ({s.kind}; PRIMAD {s.primad or 'not known'}: "
+        f"{s.primad_text}): each run's mean, the mean per-topic difference original minus "
+        f"reproduced with its {100 * s.level:g}% BCa interval, RMSE"
+        + (", effect ratio" if with_er else "")
+        + (f"; rankings' agreement {rankings}" if rankings else "")
+    )
+    return Table(header + (["ER"] if with_er else []), rows, caption)
 
 
 def csv_bytes(table: Table) -> bytes:

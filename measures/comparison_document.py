@@ -31,6 +31,7 @@ from reprokg.measures.inputs import QrelsInput, RunInput, judging_qrels
 from reprokg.measures.leaderboard import add_reported_scores
 from reprokg.measures.registry import CROSS, REGISTRY, SAME
 from reprokg.measures.reported import Scores
+from reprokg.store.base import Store
 
 if TYPE_CHECKING:
     from reprokg.measures.primad import PrimadComparison
@@ -243,6 +244,24 @@ def comparison_json(g, node: URIRef) -> dict:
         "warnings": sorted(str(c) for c in g.objects(node, RDFS.comment)),
         "options": options,
     }
+
+
+#: the document a comparison node was stored in
+DOCUMENT_QUERY = "measures/sparql/comparison-document.rq"
+
+
+def stored_comparison(store: Store, node: str) -> dict | None:
+    """The stored comparison ``node`` (an IRI) as compare's JSON (:func:`comparison_json`);
+    None when the store holds no such comparison. The API's ``GET /comparisons/{id}`` and
+    the comparison page read it through here."""
+    from reprokg.sparql.named import package_query
+    from reprokg.sparql.rows import select_rows
+
+    rows = select_rows(store, package_query(DOCUMENT_QUERY).bind({"comparison": node}))
+    if not rows:
+        return None
+    doc = rows[0]["g"]
+    return comparison_json(store.get_document(URIRef(str(doc))), URIRef(node))
 
 
 def _statistics_options(params: dict[str, str]) -> dict:

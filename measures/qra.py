@@ -205,6 +205,10 @@ class QRAResult:
     # --- what it was computed from (not in the JSON answer)
     documents: tuple[str, ...] = ()
     queries: Mapping[str, str] = field(default_factory=dict)
+    #: the headline measures the quantities shown were kept to (None: every measure)
+    headline: tuple[str, ...] | None = None
+    #: quantities of other measures left out of what is shown (``--full`` shows them)
+    left_out: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -217,7 +221,36 @@ class QRAResult:
             "agreements": [a.to_json() for a in self.agreements],
             "concordances": [c.to_json() for c in self.concordances],
             "warnings": list(self.warnings),
+            "headline_measures": None if self.headline is None else list(self.headline),
+            "other_quantities": self.left_out,
+            "notes": small_n_notes(self.quantities, self.level),
         }
+
+    def headline_only(self) -> QRAResult:
+        """The result kept to the headline measures (``measures/headline.py``): the
+        quantities of a stored comparison (one per effectiveness measure it computed, 58
+        by default) only at :data:`HEADLINE_MEASURES` and at the measures the runs report;
+        quantities of audits, reported scores and stability studies all (they are the
+        measures their sources chose). The rest is counted in ``left_out``."""
+        from dataclasses import replace
+
+        from reprokg.measures.headline import HEADLINE_MEASURES
+
+        reported = {q.measure for q in self.quantities if q.origin == "reported"}
+        wanted = (
+            *HEADLINE_MEASURES,
+            *sorted(set(measure_names(reported)) - set(HEADLINE_MEASURES)),
+        )
+        kept = [q for q in self.quantities if q.origin != "comparison" or q.measure in wanted]
+        measures = {q.measure for q in kept}
+        return replace(
+            self,
+            quantities=kept,
+            agreements=[a for a in self.agreements if a.measure in measures],
+            concordances=[c for c in self.concordances if c.measure in measures],
+            headline=wanted,
+            left_out=len(self.quantities) - len(kept),
+        )
 
     @property
     def key(self) -> str:
@@ -565,6 +598,35 @@ def set_measures(
                 Concordance(paper, measure, origin, ("original", *full), keys, kendall_w(matrix))
             )
     return agreements, concordances
+
+
+#: why a small-n CV* interval reaches below 0 (docs/statistics.md, "QRA: small samples")
+SMALL_N_NOTE = (
+    "n = {n}: the {pct}% interval of CV* is its standard deviation's estimate plus or minus "
+    "t({df}) = {t:.3g} standard errors; with {n} measurements t exceeds the estimate's own "
+    "ratio to its standard error ({ratio:.3g}), so the lower end is below 0 whatever the "
+    "values. CV* itself is never negative: a lower end below 0 says the measurements are "
+    "too few to bound the variation from below (more reproductions narrow it), not that "
+    "it could be negative."
+)
+
+
+def small_n_notes(quantities: Sequence[MeasuredQuantity], level: float) -> list[str]:
+    """One note per sample size among the quantities whose interval must reach below 0
+    (t of n - 1 degrees of freedom above sqrt(2 (n - 1)) / c4(n)^2, the ratio of the
+    bias-corrected SD to its standard error as :func:`~reprokg.stats.qra.cv_star` takes
+    them): at 95% every n up to 4."""
+    from reprokg.stats.qra import c4
+    from reprokg.stats.student_t import t_quantile
+
+    out = []
+    for n in sorted({len(q.measurements) for q in quantities if q.qra is not None}):
+        t = t_quantile(1.0 - (1.0 - level) / 2.0, n - 1)
+        ratio = math.sqrt(2.0 * (n - 1)) / c4(n) ** 2
+        if t > ratio:
+            pct = f"{100 * level:g}"
+            out.append(SMALL_N_NOTE.format(n=n, pct=pct, df=n - 1, t=t, ratio=ratio))
+    return out
 
 
 def scale_minima(specs: Iterable[str]) -> dict[str, float]:

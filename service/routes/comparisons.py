@@ -19,7 +19,6 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request, status
 from pydantic import BaseModel, Field
-from rdflib import URIRef
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
@@ -33,7 +32,7 @@ from reprokg.evidence.verdicts import (
     verdicts_on_saved,
 )
 from reprokg.ingest import write_result
-from reprokg.measures.comparison_document import comparison_json
+from reprokg.measures.comparison_document import stored_comparison
 from reprokg.measures.inputs import (
     document_ref,
     qrels_from_bytes,
@@ -51,8 +50,7 @@ from reprokg.service.deps import (
     error_responses,
     refuse_non_finite,
 )
-from reprokg.sparql.named import package_query
-from reprokg.store.base import SelectResult, Store
+from reprokg.store.base import Store
 
 router = APIRouter(tags=["comparisons"])
 
@@ -344,9 +342,6 @@ async def post_comparison(
     return await run_in_threadpool(_compute, request, store, refs, files, settings)
 
 
-DOCUMENT_QUERY = "measures/sparql/comparison-document.rq"
-
-
 @router.get(
     "/comparisons/{comparison_id}",
     summary="A stored comparison, as compare's JSON",
@@ -357,12 +352,9 @@ DOCUMENT_QUERY = "measures/sparql/comparison-document.rq"
 )
 def get_comparison(comparison_id: str, store: StoreDep) -> dict:
     node = mint("comparison", comparison_id)
-    res = store.query(package_query(DOCUMENT_QUERY).bind({"comparison": str(node)}))
-    assert isinstance(res, SelectResult)
-    if not res.rows:
+    out = stored_comparison(store, str(node))
+    if out is None:
         raise NotFound(f"no comparison {comparison_id}")
-    g = store.get_document(URIRef(str(res.rows[0][0])))
-    out = comparison_json(g, node)
     out["iri"] = str(node)
     out["id"] = comparison_id
     verdicts = stored_verdicts(store, str(node))

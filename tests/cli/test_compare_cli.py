@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from reprokg.cli import main
+from reprokg.core.resources import data_dir
 from reprokg.measures import primad
 from reprokg.measures.inputs import run_from_bytes
 
@@ -146,6 +147,7 @@ def test_table_output(toy: Path, capsys):
         "--qrels", str(toy / "qrels.toy"),
         "--orig-base", str(toy / "run_a"),
         "--rep-base", str(toy / "run_a"),
+        "--full",
     )  # fmt: skip
     assert code == 0
     assert "KTU      baseline 1.0000" in out and "\nAP " in out
@@ -444,5 +446,96 @@ def test_correction_option_and_corrected_values(toy: Path, capsys) -> None:
     for (s, e, _), ref in zip(defined, expected, strict=True):
         assert m["wilcoxon_adjusted"][s][e] == pytest.approx(ref, abs=1e-12), (s, e)
     assert all(m["wilcoxon_adjusted"][s][e] is None for s, e, p in flat if p is None)
-    code, table, _ = run_cli(capsys, *args, "--correction", "fdr")
+    code, table, _ = run_cli(capsys, *args, "--correction", "fdr", "--full")
     assert code == 0 and "corrected by BH" in table
+
+
+# --------------------------------------------------------------------------- the summary
+
+TOUR = data_dir("examples") / "runs"
+TOUR_ARGS = [
+    "compare",
+    "--qrels", str(TOUR / "qrels.toy"),
+    "--orig-base", str(TOUR / "annotated_run_example.txt"),
+    "--rep-base", str(TOUR / "reproduced_run.txt"),
+]  # fmt: skip
+
+
+def _mean_ap(name: str) -> float:
+    """The run's mean AP over the toy qrels, by ir_measures itself (repro_eval's ARP)."""
+    import ir_measures
+
+    lines = [ln.split() for ln in (TOUR / name).read_text().splitlines() if ln[:1] != "#"]
+    run = [ir_measures.ScoredDoc(f[0], f[2], float(f[4])) for f in lines if len(f) == 6]
+    qrels = [
+        ir_measures.Qrel(f[0], f[2], int(f[3]))
+        for f in (ln.split() for ln in (TOUR / "qrels.toy").read_text().splitlines())
+    ]
+    return ir_measures.calc_aggregate([ir_measures.AP], qrels, run)[ir_measures.AP]
+
+
+def test_the_answer_comes_first(capsys) -> None:
+    """README step 5: the runs, PRIMAD in words, the rule's measure (AP, each run's mean as
+    ir_measures computes it) and the verdict with its reason within the first 15 lines; the
+    58-measure tables only with --full, after the summary."""
+    code, out, _ = run_cli(capsys, *TOUR_ARGS, "--rule", "arp-within-5pct")
+    assert code == 0
+    text = out.split("\n\n")[0]  # the summary: then the warnings, the pointer to --full
+    head = text.splitlines()
+    assert len(head) <= 15
+    assert "verdict:" in text and "insufficient-evidence (rule arp-within-5pct)" in text
+    assert "needs at least 25" in text  # the reason: 3 topics
+    assert "platform and actor changed" in text  # PrimAd in words
+    (ap,) = [ln for ln in head if ln.startswith("AP (baseline)")]
+    cells = ap.split()
+    assert float(cells[2]) == pytest.approx(_mean_ap("annotated_run_example.txt"), abs=5e-5)
+    assert float(cells[3]) == pytest.approx(_mean_ap("reproduced_run.txt"), abs=5e-5)
+    assert "P@1000" not in out and "statistics:" not in out and len(out.splitlines()) < 20
+    code, full, _ = run_cli(capsys, *TOUR_ARGS, "--rule", "arp-within-5pct", "--full")
+    assert code == 0 and full.startswith(text)
+    assert "P@1000" in full and "statistics: original - reproduced" in full
+
+
+def test_json_summary_first_and_headline_measures(capsys) -> None:
+    """The JSON leads with ``summary`` (the existing keys after it); its headline measures
+    are the rule's (AP), those chosen with --measure, else the declared default."""
+    from reprokg.measures.headline import HEADLINE_MEASURES
+
+    code, out, _ = run_cli(capsys, *TOUR_ARGS, "--rule", "arp-within-5pct", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and list(doc)[:6] == [
+        "summary",
+        "primad",
+        "kind",
+        "measures",
+        "warnings",
+        "options",
+    ]
+    s = doc["summary"]
+    assert s["headline_measures"] == ["AP"] and s["verdict"]["outcome"] == "insufficient-evidence"
+    assert s["headline"][0]["original"] == doc["measures"]["original_mean"]["baseline"]["AP"]
+    code, out, _ = run_cli(
+        capsys, *TOUR_ARGS, "--measure", "nDCG@10", "--measure", "RR", "--format", "json"
+    )
+    assert json.loads(out)["summary"]["headline_measures"] == ["nDCG@10", "RR"]
+    # no rule, and the toy qrels' runs without headers report nothing: the default
+    code, out, _ = run_cli(
+        capsys, "compare", "--qrels", str(TOUR / "qrels.toy"), "--orig-base",
+        str(TOUR / "run_a"), "--rep-base", str(TOUR / "run_a"), "--format", "json",
+    )  # fmt: skip
+    assert json.loads(out)["summary"]["headline_measures"] == list(HEADLINE_MEASURES)
+    assert main([*TOUR_ARGS, "--measure", "MAP@7"]) == 2
+    assert "--measure MAP@7: not among" in capsys.readouterr().err
+
+
+def test_primad_in_words() -> None:
+    """Upper case is a changed component (docs/comparisons.md, ir_metadata's signature)."""
+    from reprokg.measures.headline import PRIMAD_WORDS, primad_words
+
+    assert primad_words("PrimAd") == (
+        "platform and actor changed; research goal, implementation, method and data unchanged"
+    )
+    assert primad_words("priMad").startswith("method changed;")
+    assert primad_words("primad") == "nothing changed (every component the same)"
+    assert primad_words(None).startswith("not known")
+    assert tuple(key for _l, key, _p in primad.COMPONENTS) == PRIMAD_WORDS

@@ -56,7 +56,15 @@ def test_passport_json_leads_with_the_verdict(store_dir: tuple[Path, str]) -> No
     code, out = _run("passport", original, "--store", str(d), "--format", "json")
     assert code == 0
     data = json.loads(out)
-    assert list(data)[:3] == ["paper", "verdict_summary", "verdicts"]
+    # title and identifiers first (as the text and the page), then the answer
+    assert list(data)[:6] == [
+        "title",
+        "identifiers",
+        "published",
+        "paper",
+        "verdict_summary",
+        "verdicts",
+    ]
     summary = data["verdict_summary"]
     assert summary["outcomes"] == {"not-reproduced": 1}
     assert summary["sources"] == ["ReScience C"]
@@ -126,3 +134,64 @@ def test_named_query_reproduction_assessments(store_dir: tuple[Path, str]) -> No
     assert len(json.loads(out)["results"]["bindings"]) == 1
     _, out = _run(*base, "--param", "outcome=reproduced")
     assert json.loads(out)["results"]["bindings"] == []
+
+
+def _untitled_passport():
+    """A passport as the README tour's paper has it: no title, a DBLP record, venue and
+    year, one computed decision, two rows of one run, nothing else."""
+    from reprokg.evidence.assessments import fold, summarise
+    from reprokg.evidence.passport import Passport
+
+    rk = "https://w3id.org/reprokg/ontology#"
+    work = "https://doi.org/10.1007/978-3-030-15712-8_26"
+    rows = [
+        {"assessment": "a1", "concept": rk + "OutcomeInconclusive",
+         "source": rk + "ComputedVerdicts", "rule": "arp-within-5pct"},
+    ]  # fmt: skip
+    summary, decided = summarise(fold(rows))
+    facts = [
+        {"property": "http://www.w3.org/1999/02/22-rdf-syntax-ns#type",
+         "value": "http://schema.org/ScholarlyArticle"},
+        {"property": rk + "dblp", "value": "https://dblp.org/rec/conf/ecir/YuXL19"},
+        {"property": rk + "conferenceName", "value": "ECIR"},
+        {"property": rk + "publicationYear", "value": 2019},
+    ]  # fmt: skip
+    runs = [{"run": "https://example.org/run/1", "comparison": c} for c in ("c1", "c2")]
+    parts = {"reviews": [], "assessments": [], "audits": [], "runs": runs, "studies": [], "qra": []}
+    return Passport(work, summary, decided, facts, parts=parts)
+
+
+def test_passport_leads_with_title_and_identifiers_and_every_count_says_what() -> None:
+    """Untitled said once; the identifiers by scheme; no count of nothing under the answer
+    (the old "0 assessments" under one assessment), none unexplained ("7 facts")."""
+    from reprokg.cli.passport import format_text
+
+    text = format_text(_untitled_passport())
+    lines = text.splitlines()
+    assert lines[0] == "Untitled: no source in the graph gives this paper's title"
+    assert (
+        lines[1] == "DOI 10.1007/978-3-030-15712-8_26 · DBLP https://dblp.org/rec/conf/ecir/YuXL19"
+    )
+    assert lines[2] == "published in ECIR 2019" and lines[4].startswith("Was it reproduced?")
+    assert text.count("no source") == 1 and "rule rule" not in text
+    assert not re.search(r"(^|\s)0 \w", text), text  # no count of nothing
+    assert "  1 runs whose ir_metadata header names it" in text  # one run, two rows
+    assert "4 facts stated about it: type, DBLP record, conference name, publication year" in text
+    assert "Not in the graph: authors; code-replicability reviews;" in text
+
+
+def test_passport_json_in_the_same_order() -> None:
+    """The JSON leads as the text does: title, identifiers, then the answer; counts say
+    what they count."""
+    data = _untitled_passport().to_json()
+    assert list(data)[:6] == [
+        "title",
+        "identifiers",
+        "published",
+        "paper",
+        "verdict_summary",
+        "verdicts",
+    ]
+    counts = {c["part"]: c for c in data["counts"]}
+    assert counts["runs"]["count"] == 1 and counts["facts"]["count"] == 4
+    assert all(c["counts"] for c in data["counts"])

@@ -288,3 +288,60 @@ def test_qra_document_conforms_and_a_broken_one_is_rejected(nts_store: Path) -> 
     (report,) = validate_documents([doc])
     assert not report.conforms
     assert any("role" in str(r) for r in report.results)
+
+
+@pytest.mark.slow
+def test_a_comparison_is_assessed_at_its_headline_measures(tmp_path: Path, capsys) -> None:
+    """A stored comparison holds 58 quantities (repro_eval 0.5.0's default measures, one
+    run mean each): by default QRA shows the headline ones (AP, P@10, nDCG@10), counts the
+    other 55, and says why the n = 2 intervals reach below 0; ``--full`` shows all 58."""
+    orig, rerun = RUNS / "annotated_run_example.txt", RUNS / "reproduced_run.txt"
+    store = str(tmp_path / "kg")
+    assert main(["load", "--store", store, str(orig), str(rerun)]) == 0
+    argv = ["--qrels", str(RUNS / "qrels.toy"), "--orig-base", str(orig), "--rep-base", str(rerun)]
+    assert main(["compare", "--store", store, "--save", *argv]) == 0
+    capsys.readouterr()
+    out = _json(capsys, "qra", "--store", store, RUNS_DOI, "--format", "json")
+    assert [q["measure"] for q in out["quantities"]] == ["AP", "P@10", "nDCG@10"]
+    assert out["other_quantities"] == 55 and out["headline_measures"][:3] == [
+        "AP",
+        "P@10",
+        "nDCG@10",
+    ]
+    (ap,) = [q for q in out["quantities"] if q["measure"] == "AP"]
+    assert ap["n"] == 2 and ap["cv_star_low"] < 0 < ap["cv_star"]
+    (note,) = out["notes"]
+    assert note.startswith("n = 2:") and "t(1) = 12.7" in note  # scipy: t.ppf(0.975, 1)
+    assert main(["qra", "--store", store, RUNS_DOI]) == 0
+    text = capsys.readouterr().out
+    assert "55 more quantities" in text and "note: n = 2:" in text and "P@1000" not in text
+    full = _json(capsys, "qra", "--store", store, RUNS_DOI, "--full", "--format", "json")
+    assert len(full["quantities"]) == 58 and full["other_quantities"] == 0
+
+
+def test_small_n_intervals_cross_zero_up_to_four_measurements() -> None:
+    """The interval is SD +- t(n-1) SE(SD) with SD/SE(SD) = sqrt(2(n-1))/c4(n)^2: its lower
+    end is below 0 for every sample exactly when t exceeds that ratio. Reference: scipy's t
+    quantiles and c4 from scipy's gamma function; at 95% that is n = 2, 3, 4 and not 5."""
+    from scipy.special import gamma
+    from scipy.stats import t
+
+    from reprokg.measures.qra import MeasuredQuantity, Measurement, small_n_notes
+    from reprokg.stats.qra import cv_star
+
+    def c4(n: int) -> float:
+        return math.sqrt(2 / (n - 1)) * gamma(n / 2) / gamma((n - 1) / 2)
+
+    crossing = [n for n in range(2, 9) if t.ppf(0.975, n - 1) > math.sqrt(2 * (n - 1)) / c4(n) ** 2]
+    assert crossing == [2, 3, 4]
+    quantities = []
+    for n in range(2, 7):
+        values = [0.40 + 0.01 * i for i in range(n)]
+        q = MeasuredQuantity(
+            "comparison", None, "AP", {}, [Measurement(v, "run", "s", "x") for v in values]
+        )
+        q.qra = cv_star(values)
+        assert (q.qra.cv_star_low < 0) == (n in crossing)  # whatever the values: these ones
+        quantities.append(q)
+    notes = small_n_notes(quantities, 0.95)
+    assert [int(n.split()[2].rstrip(":")) for n in notes] == crossing

@@ -9,7 +9,14 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
 from reprokg.core.errors import NotFound, UsageError
-from reprokg.evidence.verdicts import stored_verdicts
+from reprokg.evidence.verdicts import resolve, stored_comparison_verdicts, stored_verdicts
+from reprokg.measures.comparison_document import stored_comparison
+from reprokg.measures.headline import (
+    ComparisonSummary,
+    comparison_summary,
+    flat_values,
+    verdict_summary,
+)
 from reprokg.service.deps import ReadStoreDep
 from reprokg.service.web import charts
 from reprokg.service.web.render import (
@@ -92,6 +99,57 @@ def forest_plots(rows: list[dict], chosen: str) -> list[dict[str, str]]:
     return out
 
 
+def page_summary(
+    store: ReadStoreDep,
+    target: str,
+    inputs: list[dict],
+    verdicts: list[dict],
+    chosen: list[str],
+) -> ComparisonSummary | None:
+    """The comparison's summary (measures/headline.py), as ``reprokg compare`` prints it
+    first: runs, collection, PRIMAD in words, headline measures, the verdict and its
+    reason (the stored comparison verdict's, else each rule's note)."""
+    stored = stored_comparison(store, target)
+    if stored is None:
+        return None
+    runs: dict[str, str] = {}
+    for r in inputs:
+        if r.get("role") in ("original", "reproduced") and r.get("run"):
+            role = "orig_base" if r["role"] == "original" else "rep_base"
+            if role in runs:  # the second run of a side: its advanced run
+                role = role.replace("base", "adv")
+            runs[role] = str(r["run"])
+    whole = [w for w in stored_comparison_verdicts(store, target) if not w["superseded"]]
+    verdict = None
+    if whole:
+        reasons = [f"{v['rule']}: {v['outcome']}" for v in verdicts if len(verdicts) > 1]
+        reasons += [f"judges {whole[0]['work']}: {whole[0]['reason']}"]
+        verdict = verdict_summary(whole[0]["outcome"], [v["rule"] for v in verdicts], reasons)
+    elif verdicts:
+        v = verdicts[0]
+        verdict = verdict_summary(v["outcome"], [v["rule"]], [v["note"]] if v["note"] else [])
+    opts = stored.get("options", {})
+    judged = []
+    for v in verdicts:
+        try:  # a preset's measures; a rule of the user's own file is not known here
+            judged += [c.at for c in resolve(v["rule"]).conditions if c.at]
+        except NotFound:
+            continue
+    return comparison_summary(
+        runs=runs,
+        collection=None,
+        kind=stored["kind"],
+        primad=stored["primad"],
+        values=flat_values(stored["measures"]),
+        available=list(opts.get("measures", [])),
+        chosen=[m for m in chosen if m in opts.get("measures", [])],
+        judged=judged,
+        level=float(opts.get("level", 0.95)),
+        verdict=verdict,
+        stored=target,
+    )
+
+
 @router.get(
     "/comparisons",
     tags=["web pages"],
@@ -149,6 +207,8 @@ def comparison(
             return tabular(fmt, topic_rows, cols, "comparison-topics")
         return tabular(fmt, rows, MEASURE_COLUMNS, "comparison")
     info = next((r for r in rows_of(store, "comparisons") if r["comparison"] == target), {})
+    verdicts = stored_verdicts(store, target)
+    summary = page_summary(store, target, inputs, verdicts, [measure] if measure else [])
     headline = [
         (f"{r['measure']} {r.get('side') or ''} {r.get('effectiveness') or ''}".strip(), r["value"])
         for r in rows
@@ -176,7 +236,8 @@ def comparison(
         deltas=deltas,
         topic_note=note,
         topic_charts=topic_charts,
-        verdicts=stored_verdicts(store, target),
+        verdicts=verdicts,
+        summary=summary,
         forest=forest_plots(rows, chosen),
         active="/comparisons",
         chart=charts.bar_chart(headline, f"Reproducibility measures ({chosen})")

@@ -90,6 +90,9 @@ def paper(
         "paper.html",
         title=title,
         untitled=name is None,
+        # untitled, the heading is the DOI: the line under it does not repeat it
+        identifiers=found.labelled_identifiers[1 if name is None else 0 :],
+        published=found.published,
         iri=target,
         facts=by_prop,
         stamps=stamps,

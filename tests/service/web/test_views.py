@@ -506,3 +506,29 @@ def test_every_example_link_returns_rows(client) -> None:
         assert r.status_code == 200, path
         if path.startswith("/queries/") and "?" in path:
             assert r.json()["results"]["bindings"], path
+
+
+def test_comparison_page_leads_with_the_summary(client, demo_store) -> None:
+    """The comparison page in the order ``reprokg compare`` prints: the summary (PRIMAD in
+    words, the headline measures, the verdict with its reason) before the charts and the
+    table of every measure; the headline's means are the stored ones."""
+    iri = _comparison(demo_store)
+    page = html(client, f"/comparison?iri={iri}")
+    summary, verdict, every = (
+        page.index('id="summary"'),
+        page.index('id="summary-verdict"'),
+        page.index("All measures"),
+    )
+    assert summary < verdict < page.index('id="verdicts"') < every
+    assert summary < page.index('id="chart-measures"')
+    assert "platform and actor changed" in page[summary:verdict]
+    assert "insufficient evidence" in page[verdict : page.index("</dd>", verdict)]
+    (stored,) = ask(
+        demo_store,
+        f"SELECT ?v WHERE {{ <{iri}> rk:measureValue ?x . ?x rk:measureName "
+        '"original_mean" ; rk:irMeasuresName "AP" ; mls:hasValue ?v }',
+    )
+    table = page[page.index('id="headline-table"') : page.index("</table>", summary)]
+    # the rule's measure (arp-within-5pct reads AP) is the headline
+    assert table.count("(baseline)") == 1 and "AP (baseline)" in table
+    assert f">{float(stored['v']):.4g}<" in table
