@@ -107,9 +107,9 @@ def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, byte
                     "parameters": {"result_id": "$response.body#/stored/result_id"},
                 }
             },
-        }
-    }
-    | error_responses(400, 401, 403, 413, 422, 429, 503, 507),
+        },
+        **error_responses(400, 401, 403, 413, 422, 429, 503, 507),
+    },
     summary="Geometric intrinsic dimension of an uploaded data file (stored with save=true)",
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )

@@ -18,6 +18,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from reprokg.core.errors import UsageError
+from reprokg.core.settings import Settings
 from reprokg.service.analysis import get_analyses
 from reprokg.service.deps import (
     OPTIONAL_WRITE_SECURITY,
@@ -28,12 +29,13 @@ from reprokg.service.deps import (
     error_responses,
 )
 from reprokg.service.results import StoredModel, store_result
+from reprokg.store.base import Store
 
 router = APIRouter(prefix="/measures/qra", tags=["measures"])
 
 Origin = Literal["audit", "comparison", "reported", "stability"]
 #: every origin, in the order measures.qra.ORIGINS names them (numpy is not loaded at start)
-ORIGINS: tuple[str, ...] = get_args(Origin)
+ORIGINS: tuple[Origin, ...] = get_args(Origin)
 
 
 class MeasurementModel(BaseModel):
@@ -117,11 +119,11 @@ class QRARequest(BaseModel):
         description="a measure's lowest value (key '' for every measure); default 0",
     )
     level: float = Field(0.95, gt=0, lt=1)
-    save: bool = Field(False, description="store the result (needs the bearer token)")
+    save: bool = Field(default=False, description="store the result (needs the bearer token)")
 
 
 def qra_result(
-    store,
+    store: Store,
     paper: str | None,
     measures: list[str],
     origins: list[str],
@@ -134,10 +136,15 @@ def qra_result(
     return assess(store, paper, measures, origins=origins, scale_min=scale_min, level=level)
 
 
-def _assess(request: Request, store, body: QRARequest) -> dict:
-    """Computed in an analysis worker; stored here (``save``)."""
+def _assess(
+    request: Request, response: Response, store: Store, settings: Settings, body: QRARequest
+) -> dict[str, Any]:
+    """GET's and POST's one handler: the bearer token checked before any computing
+    (``save``), computed in an analysis worker, stored here, 201 when stored."""
     from reprokg.measures.qra import paper_iri
 
+    if body.save:
+        check_write_token(settings, request.headers.get("authorization"))
     if not body.paper and not body.measures:
         raise UsageError("give a paper (a DOI) or a measure, or both")
     paper = paper_iri(body.paper) if body.paper else None
@@ -147,13 +154,16 @@ def _assess(request: Request, store, body: QRARequest) -> dict:
     out = result.to_json()
     if body.save and result.quantities:
         out["stored"] = store_result(store, result)
+        response.status_code = 201
     return out
 
 
 @router.get("", response_model=QRAModel, responses=error_responses(400, 413, 503))
 def qra(
     request: Request,
+    response: Response,
     store: ReadStoreDep,
+    settings: SettingsDep,
     paper: Annotated[str | None, Query(description="a DOI (any form) or the paper's IRI")] = None,
     measure: Annotated[list[str] | None, Query(description="only these measures")] = None,
     origin: Annotated[list[Origin] | None, Query(description="only these origins")] = None,
@@ -161,7 +171,7 @@ def qra(
         list[str] | None, Query(description="MIN (every measure) or MEASURE=MIN, repeatable")
     ] = None,
     level: Annotated[float, Query(gt=0, lt=1, description="confidence level")] = 0.95,
-) -> dict:
+) -> dict[str, Any]:
     """CV* with its interval of every quantity measured by an original and reproductions
     (audits, stored comparisons, runs' reported scores, stability studies), and QRA++'s
     agreements of sets."""
@@ -174,24 +184,21 @@ def qra(
         scale_min=scale_minima(scale_min or []),
         level=level,
     )
-    return _assess(request, store, body)
+    return _assess(request, response, store, settings, body)
 
 
 @router.post(
     "",
     response_model=QRAModel,
-    responses={201: {"description": "computed and stored (save=true)"}}
-    | error_responses(400, 401, 403, 413, 422, 503),
+    responses={
+        201: {"description": "computed and stored (save=true)"},
+        **error_responses(400, 401, 403, 413, 422, 503),
+    },
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
 def post_qra(
     body: QRARequest, request: Request, response: Response, store: StoreDep, settings: SettingsDep
-) -> dict:
+) -> dict[str, Any]:
     """As GET, from a JSON body; with ``save: true`` (bearer token) the assessment is
     stored as a ``qra`` document (201)."""
-    if body.save:
-        check_write_token(settings, request.headers.get("authorization"))
-    out = _assess(request, store, body)
-    if out.get("stored"):
-        response.status_code = 201
-    return out
+    return _assess(request, response, store, settings, body)

@@ -15,7 +15,7 @@ alpha outside (0, 1) 400, both with the studies there are.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
@@ -334,7 +334,7 @@ def _seed_variance(request: Request, store, kind: str, save: bool, **kw) -> dict
     return body
 
 
-_WRITES = {201: {"description": "computed and stored (save=true)"}}
+_WRITES: dict[int | str, Any] = {201: {"description": "computed and stored (save=true)"}}
 
 
 def _saving(
