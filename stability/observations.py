@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import TypedDict
+
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.loaders.stability import ROW_KEYS
 from reprokg.sparql.named import package_query
@@ -26,6 +28,17 @@ OBSERVATIONS_QUERY = "stability/sparql/observations.rq"
 STUDIES_QUERY = "stability/sparql/studies.rq"
 #: the columns of :func:`observation_frame`
 COLUMNS = (*ROW_KEYS, "experiment_iri", "document")
+
+
+class StudyJSON(TypedDict):
+    """A stability study (``GET /measures/stability/studies``: the service declares this
+    shape as its response model)."""
+
+    study: str
+    id: str
+    title: str | None
+    illustrative: bool
+    documents: list[str]
 
 
 @dataclass(frozen=True)
@@ -42,7 +55,7 @@ class StudyInfo:
         """The last segment of the IRI (the key minted from the study's source)."""
         return self.iri.rstrip("/").rsplit("/", 1)[-1]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StudyJSON:
         return {
             "study": self.iri,
             "id": self.id,

@@ -31,115 +31,14 @@ from reprokg.service.deps import (
     error_responses,
 )
 from reprokg.service.results import StoredModel, store_result
+from reprokg.service.shapes import describe
+from reprokg.stability.observations import StudyJSON
+from reprokg.stability.result import Method, StabilityJSON
 
 router = APIRouter(prefix="/measures/stability", tags=["measures"])
 
-Method = Literal["REML", "ML"]
 
-
-class FixedEffect(BaseModel):
-    """One coefficient: lme4's ``summary(m)`` row with lmerTest's Satterthwaite df."""
-
-    estimate: float | None
-    se: float | None
-    df: float | None = Field(description="Satterthwaite degrees of freedom")
-    t: float | None
-    p: float | None
-
-
-class VarianceComponent(BaseModel):
-    variance: float | None
-    sd: float | None
-
-
-class VarianceComponents(BaseModel):
-    seed: VarianceComponent
-    repeat: VarianceComponent
-    residual: VarianceComponent
-
-
-class RandomEffectTest(BaseModel):
-    """``lmerTest::ranova``: the model without this random term (npar, logLik, AIC) and the
-    likelihood-ratio test against the full model."""
-
-    npar: int | None
-    loglik: float | None
-    aic: float | None
-    lrt: float | None
-    df: int | None
-    p: float | None
-
-
-class RandomEffectsTests(BaseModel):
-    seed: RandomEffectTest = Field(description="H2")
-    repeat: RandomEffectTest = Field(description="H1")
-
-
-class FTest(BaseModel):
-    """``anova(m)``: Type III F test with Satterthwaite denominator df."""
-
-    sum_sq: float | None
-    mean_sq: float | None
-    num_df: int | None
-    den_df: float | None
-    f: float | None
-    p: float | None
-
-
-class Contrast(BaseModel):
-    """``contest(m, L, joint = FALSE, confint = TRUE)`` of ``a - b`` (95% interval)."""
-
-    estimate: float | None
-    se: float | None
-    df: float | None
-    t: float | None
-    lower: float | None
-    upper: float | None
-    p: float | None
-
-
-class Hypothesis(BaseModel):
-    test: str | None = Field(description="the test and the level alpha, in words")
-    p: float | None
-    decision: Literal["rejected", "not_rejected"] | None
-
-
-class Hypotheses(BaseModel):
-    H1: Hypothesis = Field(description="stable across repeats: the repeat LRT")
-    H2: Hypothesis = Field(description="stable across seeds: the seed LRT")
-    H3: Hypothesis = Field(description="reruns give the same mean: the smallest rerun-pair p")
-
-
-class StabilityAnalysis(BaseModel):
-    """The analysis; undefined numbers are ``null`` with a sentence in ``warnings``."""
-
-    study: str | None = Field(description="the study's IRI")
-    n: int = Field(description="observations fitted (after dropping unusable rows)")
-    model: str = Field(description="the fitted model, lme4 syntax")
-    method: Method
-    singular: bool | None = Field(description="lme4::isSingular (tol 1e-4)")
-    loglik: float | None = Field(description="logLik (REML criterion / -2 for REML)")
-    fixed_effects: dict[str, FixedEffect] = Field(
-        description="by lme4 term name: (Intercept), experimentNAME (treatment contrasts, "
-        "experiments in sorted order)"
-    )
-    variance_components: VarianceComponents
-    random_effects_tests: RandomEffectsTests
-    anova: dict[str, FTest] = Field(description="{'experiment': …}; empty for one experiment")
-    contrasts: dict[str, Contrast] = Field(
-        description="'a - b' for every rerun pair (same algorithm, implementation, "
-        "optimizer) and every pair asked for"
-    )
-    hypotheses: Hypotheses
-    warnings: list[str]
-
-
-class StudySummary(BaseModel):
-    study: str
-    id: str
-    title: str | None
-    illustrative: bool
-    documents: list[str]
+describe(StabilityJSON, StudyJSON)
 
 
 StudyParam = Annotated[
@@ -183,7 +82,7 @@ def _analysis_json(store, study, method, alpha, metric, pair) -> dict:
     return _analyse(store, study, method, alpha, metric, pair).result.to_json()
 
 
-@router.get("", response_model=StabilityAnalysis, responses=error_responses(400, 404, 413, 503))
+@router.get("", response_model=StabilityJSON, responses=error_responses(400, 404, 413, 503))
 def stability_analysis(
     request: Request,
     analyses: AnalysesDep,
@@ -198,8 +97,8 @@ def stability_analysis(
     return analyses.run(request, _analysis_json, study, method, alpha, metric, pair)
 
 
-@router.get("/studies", response_model=list[StudySummary])
-def stability_studies(store: ReadStoreDep) -> list[dict]:
+@router.get("/studies", response_model=list[StudyJSON])
+def stability_studies(store: ReadStoreDep) -> list[StudyJSON]:
     """The stability studies in the store (their ids are what ``study=`` takes)."""
     from reprokg.stability.observations import list_studies
 
