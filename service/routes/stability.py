@@ -34,6 +34,7 @@ from reprokg.service.results import StoredModel, store_result
 from reprokg.service.shapes import describe
 from reprokg.stability.observations import StudyJSON
 from reprokg.stability.result import Method, StabilityJSON
+from reprokg.stability.seed_shapes import Block, CriticalDifferenceJSON, SeedComparisonJSON
 
 router = APIRouter(prefix="/measures/stability", tags=["measures"])
 
@@ -143,59 +144,21 @@ def _chart(store, study, method, alpha, metric, fmt) -> bytes:
 # save=true and the bearer token, stores the typed result as its document.
 
 
-class Interval(BaseModel):
-    value: float | None
-    low: float | None
-    high: float | None
+class SeedComparisonAnswer(SeedComparisonJSON, total=False):
+    """The comparison, the analysis' notes and, when saved, where it went."""
+
+    notes: list[str]
+    stored: StoredModel | None
 
 
-class Probability(Interval):
-    level: float
+class CriticalDifferenceAnswer(CriticalDifferenceJSON, total=False):
+    """The ranking, the analysis' notes and, when saved, where it went."""
+
+    notes: list[str]
+    stored: StoredModel | None
 
 
-class AsoModel(BaseModel):
-    epsilon_min_a_over_b: float = Field(description="below 0.5: A almost stochastically better")
-    epsilon_min_b_over_a: float
-    violation_ratio_a_over_b: float
-    reading: str
-
-
-class SeedComparisonModel(BaseModel):
-    """Experiment A against B over their runs (``reprokg stability --compare A B``)."""
-
-    study: str | None
-    metric: str | None
-    a: str
-    b: str
-    runs: dict[str, int] = Field(description="{'a': runs of A, 'b': runs of B}")
-    aso: AsoModel
-    p_a_beats_b: Probability = Field(description="P(A > B) with its bootstrap interval")
-    iqm: dict[str, Interval] = Field(description="each experiment's interquartile mean")
-    level: float
-    seed: int | None
-    resamples: dict[str, int]
-    notes: list[str] = []
-    stored: StoredModel | None = None
-
-
-class CriticalDifferenceModel(BaseModel):
-    """Every experiment ranked over blocks of runs (``reprokg stability --cd``)."""
-
-    study: str | None
-    metric: str | None
-    block: Literal["seed", "configuration", "repeat"]
-    blocks: int
-    average_ranks: dict[str, float] = Field(description="1 = best")
-    friedman_statistic: float | None
-    friedman_pvalue: float | None
-    critical_difference: float | None
-    alpha: float
-    groups: list[list[str]] = Field(description="experiments whose ranks do not differ")
-    notes: list[str] = []
-    stored: StoredModel | None = None
-
-
-Block = Literal["seed", "configuration", "repeat"]
+describe(SeedComparisonAnswer, CriticalDifferenceAnswer)
 
 
 class SeedComparisonRequest(BaseModel):
@@ -250,7 +213,7 @@ def _saving(
 
 @router.get(
     "/compare",
-    response_model=SeedComparisonModel,
+    response_model=SeedComparisonAnswer,
     responses=error_responses(400, 404, 413, 503),
 )
 def seed_comparison(
@@ -288,7 +251,7 @@ def _compare(request: Request, store, body: SeedComparisonRequest) -> dict:
 
 @router.post(
     "/compare",
-    response_model=SeedComparisonModel,
+    response_model=SeedComparisonAnswer,
     responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422, 503, 507),
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
@@ -306,7 +269,7 @@ def post_seed_comparison(
 
 @router.get(
     "/cd",
-    response_model=CriticalDifferenceModel,
+    response_model=CriticalDifferenceAnswer,
     responses=error_responses(400, 404, 413, 503),
 )
 def critical_difference(
@@ -345,7 +308,7 @@ def _critical_difference(request: Request, store, body: CriticalDifferenceReques
 
 @router.post(
     "/cd",
-    response_model=CriticalDifferenceModel,
+    response_model=CriticalDifferenceAnswer,
     responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422, 503, 507),
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
