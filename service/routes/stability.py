@@ -191,8 +191,8 @@ def _seed_variance_result(store, kind: str, **kw) -> tuple:
 def _seed_variance(request: Request, store, kind: str, save: bool, **kw) -> dict:
     """Computed in an analysis worker; stored here (``save``)."""
     result, body = get_analyses(request).run(request, _seed_variance_result, kind, **kw)
-    if save:
-        body["stored"] = store_result(store, result)
+    # where the result went when saved, else null (always in the answer)
+    body["stored"] = store_result(store, result) if save else None
     return body
 
 
