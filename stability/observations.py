@@ -13,12 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from typing_extensions import TypedDict
-
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.loaders.stability import ROW_KEYS
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.stability.shapes import StudyJSON
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the service starts without it
     import pandas as pd
@@ -28,17 +27,6 @@ OBSERVATIONS_QUERY = "stability/sparql/observations.rq"
 STUDIES_QUERY = "stability/sparql/studies.rq"
 #: the columns of :func:`observation_frame`
 COLUMNS = (*ROW_KEYS, "experiment_iri", "document")
-
-
-class StudyJSON(TypedDict):
-    """A stability study (``GET /measures/stability/studies``: the service declares this
-    shape as its response model)."""
-
-    study: str
-    id: str
-    title: str | None
-    illustrative: bool
-    documents: list[str]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from reprokg.core.errors import UsageError
-from reprokg.stability.seed_shapes import (
+from reprokg.stability.shapes import (
     Block,
     CriticalDifferenceJSON,
     IntervalJSON,

@@ -32,9 +32,8 @@ from reprokg.service.deps import (
 )
 from reprokg.service.results import StoredModel, store_result
 from reprokg.service.shapes import describe
-from reprokg.stability.observations import StudyJSON
 from reprokg.stability.result import Method, StabilityJSON
-from reprokg.stability.seed_shapes import Block, CriticalDifferenceJSON, SeedComparisonJSON
+from reprokg.stability.shapes import Block, CriticalDifferenceJSON, SeedComparisonJSON, StudyJSON
 
 router = APIRouter(prefix="/measures/stability", tags=["measures"])
 

@@ -125,7 +125,7 @@ def test_a_typed_dict_answer_is_filtered_to_its_shape() -> None:
     declared shape, as a pydantic model's was)."""
     from fastapi.testclient import TestClient
 
-    from reprokg.stability.observations import StudyJSON
+    from reprokg.stability.shapes import StudyJSON
 
     app = FastAPI()
 

@@ -1,8 +1,10 @@
-"""The JSON shapes of the seed-variance results (:mod:`reprokg.stability.seed_comparison`),
-written once: their ``to_json()`` returns these and the service declares them as the
-response models of ``/measures/stability/compare`` and ``/cd``. Apart from the results so
-that the service declares them without loading numpy (the results compute with it).
-``typing_extensions.TypedDict``: pydantic reads no other on Python 3.11.
+"""The JSON shapes of stability results written once, apart from the modules that compute
+them (numpy, pandas, the loaders) so that the service declares them at start: the studies
+(:class:`reprokg.stability.observations.StudyInfo`) and the seed-variance results
+(:mod:`reprokg.stability.seed_comparison`). Their ``to_json()`` returns these, and the
+service declares them as the response models of ``/measures/stability/studies``,
+``/compare`` and ``/cd``. ``typing_extensions.TypedDict``: pydantic reads no other on
+Python 3.11.
 """
 
 from __future__ import annotations
@@ -12,6 +14,16 @@ from typing import Literal
 from typing_extensions import TypedDict
 
 Block = Literal["seed", "configuration", "repeat"]
+
+
+class StudyJSON(TypedDict):
+    """A stability study in the store."""
+
+    study: str
+    id: str
+    title: str | None
+    illustrative: bool
+    documents: list[str]
 
 
 class IntervalJSON(TypedDict):
