@@ -13,7 +13,7 @@ import gc
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from reprokg.cli.base import (
     Command,
@@ -216,7 +216,7 @@ def _compare_runs(args: argparse.Namespace) -> int:
             for pending in [later, *(steps or [])]:
                 if pending is not None:
                     pending.discard()
-        out = study.to_json()
+        out: dict[str, Any] = dict(study.to_json())
         verdicts: list = []
         whole = None
         if args.save:

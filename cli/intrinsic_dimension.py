@@ -169,7 +169,7 @@ def _intrinsic_dimension(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(result, indent=2, allow_nan=False))
     else:
-        print(format_table(result, table, done))
+        print(format_table(dict(result), table, done))
     if args.save:
         from reprokg.cli.base import open_cli_store
         from reprokg.ingest import write_result

@@ -75,7 +75,7 @@ def _qra(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(json.dumps(shown.to_json(), indent=2, allow_nan=False))
         else:
-            print(format_table(shown.to_json()))
+            print(format_table(dict(shown.to_json())))
         if args.save:
             from reprokg.ingest import write_result
 

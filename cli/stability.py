@@ -121,7 +121,11 @@ def _stability(args: argparse.Namespace) -> int:
         else:
             title = analysis.study.title or ""
             metric = f" (metric: {analysis.metric})" if analysis.metric else ""
-            print(format_table(analysis.result.to_json(), f"Stability analysis: {title}{metric}"))
+            print(
+                format_table(
+                    dict(analysis.result.to_json()), f"Stability analysis: {title}{metric}"
+                )
+            )
         if args.charts:
             out = Path(args.charts)
             out.mkdir(parents=True, exist_ok=True)

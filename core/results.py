@@ -42,7 +42,7 @@ class ComputedResult(Protocol):
     #: the document kind (``shapes/{KIND}.ttl`` validates it)
     KIND: ClassVar[str]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Mapping[str, Any]:
         """The JSON answer (``--format json``, the HTTP API), JSON-ready values only."""
         ...
 

@@ -22,9 +22,10 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
+from typing_extensions import TypedDict
 
 from reprokg.intrinsic_dimension.compute import (
     DEFAULT_SUPPORT_LENGTH,
@@ -67,6 +68,49 @@ def _num(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
 
+# The JSON answer's shapes, written once: ``to_json()`` returns these and the service
+# declares them (``/measures/intrinsic-dimension``). ``typing_extensions``' TypedDict:
+# pydantic reads no other on Python 3.11.
+
+
+class BoundsJSON(TypedDict):
+    discriminability: tuple[float, float]
+    "[Δ₋, Δ₊]"
+    id: tuple[float | None, float | None]
+    "[1/Δ₊², 1/Δ₋²]; null for an infinite bound"
+    relative_error: float | None
+    "(1/Δ₋² − 1/Δ₊²)/(1/Δ₊²)"
+    support: list[int]
+    "the support sequence 2 = s₁ < … < s_l = n"
+
+
+class FeatureJSON(TypedDict):
+    delta: float
+    "normalized discriminability δ_f"
+    id: float | None
+    "normalized intrinsic dimension 1/δ_f² (null: ∞)"
+    rank: int
+    "1 = highest NID, discarded first"
+
+
+class IntrinsicDimensionJSON(TypedDict):
+    """The result of ``reprokg intrinsic-dimension --format json``."""
+
+    n: int
+    d: int
+    observable_diameter: float
+    discriminability: float | None
+    "exact Δ (null when only bounded)"
+    id: float | None
+    "exact ID = 1/Δ² (null when only bounded or ∞)"
+    exact: bool
+    bounds: BoundsJSON | None
+    features: dict[str, FeatureJSON] | None
+    hops: dict[str, float | None] | None
+    "ID at hop 0..K (midpoints of certified bounds with a support sequence)"
+    warnings: list[str]
+
+
 @dataclass(frozen=True)
 class CertifiedBounds:
     """Δ and ID bounds from a support sequence (an ID bound may be ∞: ``None``)."""
@@ -85,16 +129,20 @@ class CertifiedBounds:
             tuple(int(k) for k in b.support.tolist()),
         )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "discriminability": list(self.discriminability),
-            "id": list(self.id),
-            "relative_error": self.relative_error,
-            "support": list(self.support),
-        }
+    def to_json(self) -> BoundsJSON:
+        # lists, as the JSON has them (the schema's pairs are arrays of two)
+        return cast(
+            BoundsJSON,
+            {
+                "discriminability": list(self.discriminability),
+                "id": list(self.id),
+                "relative_error": self.relative_error,
+                "support": list(self.support),
+            },
+        )
 
 
-def bounds_json(b: Bounds) -> dict[str, Any]:
+def bounds_json(b: Bounds) -> BoundsJSON:
     """The ``bounds`` object of the JSON result."""
     return CertifiedBounds.of(b).to_json()
 
@@ -107,7 +155,7 @@ class FeatureDimension:
     id: float | None
     rank: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FeatureJSON:
         return {"delta": self.delta, "id": self.id, "rank": self.rank}
 
 
@@ -183,7 +231,7 @@ class IntrinsicDimensionResult:
     #: what it was computed from (for its document)
     source: DataSource | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> IntrinsicDimensionJSON:
         return {
             "n": self.n,
             "d": self.d,
@@ -260,7 +308,9 @@ class Analysis:
     hops: list[HopResult] | None
 
 
-def analyse(X: object, names: Sequence[str] | None = None, **options: Any) -> dict[str, Any]:
+def analyse(
+    X: object, names: Sequence[str] | None = None, **options: Any
+) -> IntrinsicDimensionJSON:
     """The issue's JSON dict for ``X`` (see :func:`analysis` for the options)."""
     return analysis(X, names, **options).result.to_json()
 

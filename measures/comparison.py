@@ -16,7 +16,9 @@ Measures that do not apply (no advanced runs, cross-collection) are absent.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, cast
+
+from typing_extensions import TypedDict
 
 from reprokg.core.forked import Later, in_child
 from reprokg.loaders.trec import Qrels, Ranking, Run
@@ -29,10 +31,29 @@ from reprokg.measures.registry import (
     Inputs,
     Measure,
     Options,
+    OptionsJSON,
     applicable,
     draw_ahead,
 )
 from reprokg.measures.trec import prepare
+
+
+class ComparisonJSON(TypedDict):
+    """``reprokg compare --format json``: the shape ``Comparison.to_json()`` returns and the
+    service declares (``/comparisons``)."""
+
+    primad: str | None
+    kind: Literal["same-collection", "cross-collection"]
+    measures: dict[str, Any]
+    (
+        "measure -> {side -> value or {effectiveness measure -> value}} or "
+        "{effectiveness measure -> value}: repro_eval's measures (ktu, rbo, rmse, nrmse, "
+        "pvalue, er, dri), each run's mean (original_mean, reproduced_mean), then the "
+        "statistics (wilcoxon, randomization, mean_diff with its BCa interval, dz and gz "
+        "with noncentral-t intervals, the corrected p-values)"
+    )
+    warnings: list[str]
+    options: OptionsJSON
 
 
 @dataclass
@@ -47,10 +68,10 @@ class Comparison:
     #: topic means of each run role: the runs' measured effectiveness
     means: dict[str, dict[str, float]] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ComparisonJSON:
         return {
             "primad": self.primad,
-            "kind": self.kind,
+            "kind": cast(Literal["same-collection", "cross-collection"], self.kind),
             "measures": self.measures,
             "warnings": list(self.warnings),
             "options": self.options.to_json(),

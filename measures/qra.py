@@ -37,7 +37,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, NotRequired, cast
+
+from typing_extensions import TypedDict
 
 from reprokg.core.errors import UsageError
 from reprokg.core.hashing import stable_key
@@ -54,6 +56,97 @@ ROLES = ("original", "reproduction", "run")
 MIN_SET = 3
 
 
+# The JSON answer's shapes, written once: ``to_json()`` returns these and the service
+# declares them (``/measures/qra``). ``typing_extensions``' TypedDict: pydantic reads no
+# other on Python 3.11.
+
+Origin = Literal["audit", "comparison", "reported", "stability"]
+Role = Literal["original", "reproduction", "run"]
+
+
+class MeasurementJSON(TypedDict):
+    value: float
+    role: Role
+    source: str
+    "the node the value was read from"
+    label: str
+    "who measured it"
+    run: str | None
+
+
+class QuantityJSON(TypedDict):
+    """One measured quantity, its measurements and CV* (null with a warning when undefined)."""
+
+    key: str
+    origin: Origin
+    paper: str | None
+    measure: str
+    label: str
+    parts: dict[str, str]
+    "what defines the quantity besides the measure"
+    scale_min: float
+    "subtracted from every value before CV*"
+    n: int
+    measurements: list[MeasurementJSON]
+    mean: float | None
+    sd: float | None
+    "unbiased standard deviation s / c4(n)"
+    sd_low: float | None
+    sd_high: float | None
+    cv: float | None
+    cv_star: float | None
+    "CV* in percent; 0 = reproduced exactly"
+    cv_star_low: float | None
+    cv_star_high: float | None
+    within_one_sd: NotRequired[float | None]
+    within_two_sd: NotRequired[float | None]
+    warnings: list[str]
+
+
+class AgreementJSON(TypedDict):
+    """QRA++: one reproduction against the original over a set of quantities."""
+
+    paper: str | None
+    measure: str
+    origin: Origin
+    reproduction: str
+    label: str
+    quantities: list[str]
+    n: int
+    pearson_r: float | None
+    spearman_rho: float | None
+    kendall_tau: float | None
+
+
+class ConcordanceJSON(TypedDict):
+    paper: str | None
+    measure: str
+    origin: Origin
+    sources: list[str]
+    quantities: list[str]
+    kendall_w: float | None
+
+
+class QRAJSON(TypedDict):
+    """The assessment (``reprokg qra --format json``)."""
+
+    paper: str | None
+    measures: list[str]
+    origins: list[Origin]
+    level: float
+    scale_min: dict[str, float]
+    quantities: list[QuantityJSON]
+    agreements: list[AgreementJSON]
+    concordances: list[ConcordanceJSON]
+    warnings: list[str]
+    #: the headline measures the quantities shown were kept to (None: every measure)
+    headline_measures: list[str] | None
+    #: quantities of other measures left out of what is shown (``--full`` shows them)
+    other_quantities: int
+    #: why a small-n interval can cross 0, when one does
+    notes: list[str]
+
+
 @dataclass(frozen=True)
 class Measurement:
     """One measured value of a quantity, and who measured it."""
@@ -66,10 +159,10 @@ class Measurement:
     label: str
     run: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> MeasurementJSON:
         return {
             "value": self.value,
-            "role": self.role,
+            "role": cast(Role, self.role),
             "source": self.source,
             "label": self.label,
             "run": self.run,
@@ -105,7 +198,7 @@ class MeasuredQuantity:
     def values(self, role: str | None = None) -> list[float]:
         return [m.value for m in self.measurements if role is None or m.role == role]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> QuantityJSON:
         out: dict[str, Any] = {
             "key": self.key,
             "origin": self.origin,
@@ -119,7 +212,7 @@ class MeasuredQuantity:
         }
         out.update(_qra_json(self.qra))
         out["warnings"] = list(self.warnings)
-        return out
+        return cast(QuantityJSON, out)
 
 
 #: parts that identify a quantity but mean nothing to a reader (IRIs shown as links instead)
@@ -150,16 +243,19 @@ class Agreement:
     quantities: tuple[str, ...]
     result: SetAgreement
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "paper": self.paper,
-            "measure": self.measure,
-            "origin": self.origin,
-            "reproduction": self.reproduction,
-            "label": self.label,
-            "quantities": list(self.quantities),
-            **self.result.to_json(),
-        }
+    def to_json(self) -> AgreementJSON:
+        return cast(
+            AgreementJSON,
+            {
+                "paper": self.paper,
+                "measure": self.measure,
+                "origin": self.origin,
+                "reproduction": self.reproduction,
+                "label": self.label,
+                "quantities": list(self.quantities),
+                **self.result.to_json(),
+            },
+        )
 
 
 @dataclass(frozen=True)
@@ -173,11 +269,11 @@ class Concordance:
     quantities: tuple[str, ...]
     w: float | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ConcordanceJSON:
         return {
             "paper": self.paper,
             "measure": self.measure,
-            "origin": self.origin,
+            "origin": cast(Origin, self.origin),
             "sources": list(self.sources),
             "quantities": list(self.quantities),
             "kendall_w": self.w,
@@ -210,11 +306,11 @@ class QRAResult:
     #: quantities of other measures left out of what is shown (``--full`` shows them)
     left_out: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> QRAJSON:
         return {
             "paper": self.paper,
             "measures": list(self.measures),
-            "origins": list(self.origins),
+            "origins": [cast(Origin, o) for o in self.origins],
             "level": self.level,
             "scale_min": dict(self.scale_min),
             "quantities": [q.to_json() for q in self.quantities],

@@ -14,7 +14,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, cast
+
+from typing_extensions import TypedDict
 
 from reprokg.loaders.trec import Run
 from reprokg.measures import reproducibility as rp
@@ -605,6 +607,28 @@ REGISTRY: dict[str, Measure] = {
 }
 
 
+class OptionsJSON(TypedDict):
+    """The options a comparison was computed with (``reprokg compare``'s): the JSON shape
+    ``Options.to_json()`` returns and the service declares; a comparison stored before the
+    statistics' options has none of them."""
+
+    depth: int
+    order: Literal["file", "score"]
+    rbo_p: float
+    rbo_depth: int
+    rbo_extrapolated: bool
+    measures: list[str]
+    correction: NotRequired[str | None]
+    "p.adjust's method (none: uncorrected)"
+    family: NotRequired[str | None]
+    "the p-values one correction adjusts together"
+    resamples: NotRequired[int | None]
+    "Monte Carlo resamples (randomization, bootstrap)"
+    seed: NotRequired[int | None]
+    level: NotRequired[float | None]
+    "confidence level of the intervals"
+
+
 @dataclass
 class Options:
     """The parameters of a comparison; the defaults are the measures' (repro_eval 0.5.0's)."""
@@ -627,10 +651,10 @@ class Options:
     #: confidence level of the effect sizes' and the mean difference's intervals
     level: float = 0.95
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> OptionsJSON:
         return {
             "depth": self.depth,
-            "order": self.order,
+            "order": cast(Literal["file", "score"], self.order),
             "rbo_p": self.rbo_p,
             "rbo_depth": self.rbo_depth,
             "rbo_extrapolated": self.rbo_extrapolated,

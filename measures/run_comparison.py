@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from reprokg.core.errors import ReprokgError
-from reprokg.measures.comparison import Comparison, Side, compare
+from reprokg.measures.comparison import Comparison, ComparisonJSON, Side, compare
 from reprokg.measures.inputs import QrelsInput, RunInput, judging_qrels
 from reprokg.measures.registry import CROSS, SAME, Options
 from reprokg.measures.reported import Scores, evaluate_reported
@@ -49,7 +49,7 @@ class RunComparison:
     #: per role: reported measure name as written -> (ir-measures name, mean score)
     reported: dict[str, Scores] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ComparisonJSON:
         return self.comparison.to_json()
 
     def source_documents(self) -> list[Document]:

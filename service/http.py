@@ -31,9 +31,12 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reprokg.core.settings import Settings
+
+if TYPE_CHECKING:
+    from uvicorn._types import ASGI3Application, ASGIReceiveCallable, ASGISendCallable, Scope
 
 log = logging.getLogger("reprokg.service")
 
@@ -67,10 +70,12 @@ class ConnectionLimits:
     request_budget: int | None = Settings.limit_concurrency
     #: open connections per client address, shared by the connections of this process
     per_client: dict[str, int]
+    #: the ASGI app uvicorn's protocol class serves (set by it; wrapped per connection here)
+    app: ASGI3Application
 
     # --- connections ------------------------------------------------------------------
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:
         super().connection_made(transport)  # type: ignore[misc]
         self._head_bytes = 0
         self._head_timer: asyncio.TimerHandle | None = None
@@ -109,16 +114,18 @@ class ConnectionLimits:
             self._peer = ""
         super().connection_lost(exc)  # type: ignore[misc]
 
-    def _budgeted(self, app: Any) -> Any:
+    def _budgeted(self, app: ASGI3Application) -> ASGI3Application:
         budget = self.request_budget
         if budget is None:
             return app
         connections, tasks = self.connections, self.tasks  # type: ignore[attr-defined]
 
-        async def budgeted(scope: dict, receive: Any, send: Any) -> None:
+        async def budgeted(
+            scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable
+        ) -> None:
             # ``tasks`` holds this request's own task already
             spent = len(connections) >= budget or len(tasks) > budget
-            if spent and scope.get("type") == "http":
+            if spent and scope["type"] == "http":
                 path = scope.get("raw_path") or scope.get("path", "").encode()
                 if path not in LIVENESS_PATHS:
                     from uvicorn.protocols.http.flow_control import service_unavailable
@@ -288,10 +295,15 @@ class ConnectionLimits:
 def protocol_class(settings: Settings) -> type:
     """uvicorn's HTTP protocol (httptools when installed, else h11) with
     :class:`ConnectionLimits` set from ``settings``."""
+    base: type
     try:
-        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        base = HttpToolsProtocol
     except ImportError:  # uvicorn without the [standard] extra
-        from uvicorn.protocols.http.h11_impl import H11Protocol as base
+        from uvicorn.protocols.http.h11_impl import H11Protocol
+
+        base = H11Protocol
 
     return type(
         "ReprokgHttpProtocol",

@@ -45,10 +45,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import NotRequired
 
 from rdflib import BNode, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.term import Identifier
+from typing_extensions import TypedDict
 
 from reprokg.core.errors import IdentifierError, NotFound, ReprokgError
 from reprokg.core.identifiers import doi_iri, leaderboard_iri, mint, orcid_iri
@@ -84,6 +86,41 @@ class UnknownNamedQuery(NamedQueryError, NotFound):
     """No named query of that name."""
 
 
+# The JSON shapes, written once: ``to_dict()`` returns these and the service declares them
+# (``GET /queries``). ``typing_extensions``' TypedDict: pydantic reads no other on 3.11.
+
+
+class ParamJSON(TypedDict):
+    name: str
+    type: str
+    "iri, doi, orcid, collection, string, integer or decimal"
+    optional: bool
+    doc: str
+    many: NotRequired[bool]
+    "takes a list of values (the parameter repeated)"
+
+
+class DerivedJSON(TypedDict):
+    """``?name`` bound to ``function(*args)`` of the bound parameters (``# bind:``)."""
+
+    name: str
+    function: str
+    args: list[str]
+
+
+class NamedQueryJSON(TypedDict):
+    """A named query: its parameters, examples and SPARQL template."""
+
+    name: str
+    title: str
+    description: str
+    params: list[ParamJSON]
+    examples: list[dict[str, str]]
+    "query strings that run it, as parameter -> value"
+    derived: list[DerivedJSON]
+    sparql: str
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -93,8 +130,8 @@ class Param:
     #: takes a list of values (one ``VALUES`` block of them)
     many: bool = False
 
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
+    def to_dict(self) -> ParamJSON:
+        out: ParamJSON = {
             "name": self.name,
             "type": self.type,
             "optional": self.optional,
@@ -122,7 +159,7 @@ class Derived:
     function: str
     args: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> DerivedJSON:
         return {"name": self.name, "function": self.function, "args": list(self.args)}
 
 
@@ -146,7 +183,7 @@ class NamedQuery:
 
         return urlencode(self.examples[0]) if self.examples else ""
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> NamedQueryJSON:
         return {
             "name": self.name,
             "title": self.title,

@@ -16,6 +16,7 @@ Nothing here reads a store or speaks HTTP: callers hand over a DataFrame and get
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -269,7 +270,7 @@ def analyse(
     reml: bool = True,
     alpha: float = DEFAULT_ALPHA,
     pairs: list[tuple[str, str]] | None = None,
-) -> Json:
+) -> Mapping[str, Any]:
     """Fit eq. 5 and run the paper's tests; the issue's JSON dict (keys exactly so), i.e.
     :func:`report`'s :class:`StabilityResult` as JSON.
 

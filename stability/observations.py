@@ -17,6 +17,7 @@ from reprokg.core.errors import NotFound, UsageError
 from reprokg.loaders.stability import ROW_KEYS
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.stability.shapes import StudyJSON
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the service starts without it
     import pandas as pd
@@ -42,7 +43,7 @@ class StudyInfo:
         """The last segment of the IRI (the key minted from the study's source)."""
         return self.iri.rstrip("/").rsplit("/", 1)[-1]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StudyJSON:
         return {
             "study": self.iri,
             "id": self.id,

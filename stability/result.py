@@ -26,12 +26,14 @@ analysis of the same study, method and metric revises the old one.
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS, XSD
+from typing_extensions import TypedDict
 
 from reprokg.core.document import Document
 from reprokg.core.errors import UsageError
@@ -51,17 +53,146 @@ CONFIDENCE_LEVEL = 0.95
 RANDOM_TERMS = ("seed", "repeat")  # the paper's random intercepts, in lme4 term order
 
 
-class _Numbers:
-    """A row of numbers: its JSON object is its fields in order; nulls are ``None``."""
+# --------------------------------------------------------------------------- the JSON
+# The answer's shape, written once: ``to_json()`` returns these and the service declares
+# them as its response model (``GET /measures/stability``), their attribute docstrings the
+# OpenAPI descriptions. ``typing_extensions.TypedDict``: pydantic reads no other on 3.11.
+
+Method = typing.Literal["REML", "ML"]
+Decision = typing.Literal["rejected", "not_rejected"]
+
+
+class FixedEffectJSON(TypedDict):
+    """One coefficient: lme4's ``summary(m)`` row with lmerTest's Satterthwaite df."""
+
+    estimate: float | None
+    se: float | None
+    df: float | None
+    "Satterthwaite degrees of freedom"
+    t: float | None
+    p: float | None
+
+
+class VarianceComponentJSON(TypedDict):
+    variance: float | None
+    sd: float | None
+
+
+class VarianceComponentsJSON(TypedDict):
+    seed: VarianceComponentJSON
+    repeat: VarianceComponentJSON
+    residual: VarianceComponentJSON
+
+
+class RandomEffectTestJSON(TypedDict):
+    """``lmerTest::ranova``: the model without this random term (npar, logLik, AIC) and the
+    likelihood-ratio test against the full model."""
+
+    npar: int | None
+    loglik: float | None
+    aic: float | None
+    lrt: float | None
+    df: int | None
+    p: float | None
+
+
+class RandomEffectsTestsJSON(TypedDict):
+    seed: RandomEffectTestJSON
+    "H2"
+    repeat: RandomEffectTestJSON
+    "H1"
+
+
+class FTestJSON(TypedDict):
+    """``anova(m)``: Type III F test with Satterthwaite denominator df."""
+
+    sum_sq: float | None
+    mean_sq: float | None
+    num_df: int | None
+    den_df: float | None
+    f: float | None
+    p: float | None
+
+
+class ContrastJSON(TypedDict):
+    """``contest(m, L, joint = FALSE, confint = TRUE)`` of ``a - b`` (95% interval)."""
+
+    estimate: float | None
+    se: float | None
+    df: float | None
+    t: float | None
+    lower: float | None
+    upper: float | None
+    p: float | None
+
+
+class HypothesisJSON(TypedDict):
+    test: str | None
+    "the test and the level alpha, in words"
+    p: float | None
+    decision: Decision | None
+
+
+class HypothesesJSON(TypedDict):
+    H1: HypothesisJSON
+    "stable across repeats: the repeat LRT"
+    H2: HypothesisJSON
+    "stable across seeds: the seed LRT"
+    H3: HypothesisJSON
+    "reruns give the same mean: the smallest rerun-pair p"
+
+
+class StabilityJSON(TypedDict):
+    """The analysis; undefined numbers are ``null`` with a sentence in ``warnings``."""
+
+    study: str | None
+    "the study's IRI"
+    n: int
+    "observations fitted (after dropping unusable rows)"
+    model: str
+    "the fitted model, lme4 syntax"
+    method: Method
+    singular: bool | None
+    "lme4::isSingular (tol 1e-4)"
+    loglik: float | None
+    "logLik (REML criterion / -2 for REML)"
+    fixed_effects: dict[str, FixedEffectJSON]
+    (
+        "by lme4 term name: (Intercept), experimentNAME (treatment contrasts, "
+        "experiments in sorted order)"
+    )
+    variance_components: VarianceComponentsJSON
+    random_effects_tests: RandomEffectsTestsJSON
+    anova: dict[str, FTestJSON]
+    "{'experiment': …}; empty for one experiment"
+    contrasts: dict[str, ContrastJSON]
+    (
+        "'a - b' for every rerun pair (same algorithm, implementation, optimizer) and every "
+        "pair asked for"
+    )
+    hypotheses: HypothesesJSON
+    warnings: list[str]
+
+
+J = TypeVar("J")
+
+
+class _Numbers(Generic[J]):
+    """A row of numbers: its JSON object (``J``) is its fields in order; nulls are ``None``."""
 
     #: field -> the property that holds it in the graph
     PROPERTIES: ClassVar[dict[str, URIRef]] = {}
+    #: fields not in the JSON object
+    NOT_IN_JSON: ClassVar[tuple[str, ...]] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+    def to_json(self) -> J:
+        fs = fields(self)  # type: ignore[arg-type]  # every subclass is a dataclass
+        return cast(
+            J, {f.name: getattr(self, f.name) for f in fs if f.name not in self.NOT_IN_JSON}
+        )
 
     def nulls(self) -> list[str]:
-        return [k for k, v in self.to_json().items() if v is None]
+        return [k for k, v in cast(dict[str, Any], self.to_json()).items() if v is None]
 
     def computed(self) -> bool:
         """Whether the row was computed at all (a term left out of the model was not)."""
@@ -88,7 +219,7 @@ _T_PROPS = {
 
 
 @dataclass(frozen=True)
-class FixedEffect(_Numbers):
+class FixedEffect(_Numbers[FixedEffectJSON]):
     """One coefficient: lme4's ``summary(m)`` row with lmerTest's Satterthwaite df."""
 
     estimate: float | None
@@ -101,7 +232,7 @@ class FixedEffect(_Numbers):
 
 
 @dataclass(frozen=True)
-class VarianceComponent(_Numbers):
+class VarianceComponent(_Numbers[VarianceComponentJSON]):
     variance: float | None = None
     sd: float | None = None
 
@@ -115,7 +246,7 @@ class VarianceComponent(_Numbers):
 
 
 @dataclass(frozen=True)
-class RandomEffectTest(_Numbers):
+class RandomEffectTest(_Numbers[RandomEffectTestJSON]):
     """``lmerTest::ranova``: the model without the term, and the likelihood-ratio test."""
 
     npar: int | None = None
@@ -139,7 +270,7 @@ class RandomEffectTest(_Numbers):
 
 
 @dataclass(frozen=True)
-class FTest(_Numbers):
+class FTest(_Numbers[FTestJSON]):
     """``anova(m)``: Type III F test with Satterthwaite denominator df."""
 
     sum_sq: float | None
@@ -160,7 +291,7 @@ class FTest(_Numbers):
 
 
 @dataclass(frozen=True)
-class Contrast(_Numbers):
+class Contrast(_Numbers[ContrastJSON]):
     """``a - b`` (``contest(m, L, joint = FALSE, confint = TRUE)``, 95% interval)."""
 
     minuend: str
@@ -173,6 +304,7 @@ class Contrast(_Numbers):
     upper: float | None
     p: float | None
 
+    NOT_IN_JSON: ClassVar[tuple[str, ...]] = ("minuend", "subtrahend")
     PROPERTIES: ClassVar[dict[str, URIRef]] = {
         **_T_PROPS,
         "lower": RK.confidenceLower,
@@ -183,11 +315,6 @@ class Contrast(_Numbers):
     def name(self) -> str:
         return f"{self.minuend} - {self.subtrahend}"
 
-    def to_json(self) -> dict[str, Any]:
-        out = super().to_json()
-        del out["minuend"], out["subtrahend"]
-        return out
-
 
 @dataclass(frozen=True)
 class HypothesisOutcome:
@@ -197,8 +324,8 @@ class HypothesisOutcome:
     p: float | None = None
     decision: str | None = None  # "rejected" | "not_rejected" | None (not tested)
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_json(self) -> HypothesisJSON:
+        return cast(HypothesisJSON, asdict(self))
 
 
 def _untested() -> dict[str, HypothesisOutcome]:
@@ -252,20 +379,28 @@ class StabilityResult:
     def contrast(self, name: str) -> Contrast:
         return next(c for c in self.contrasts if c.name == name)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> StabilityJSON:
         return {
             "study": self.study,
             "n": self.n,
             "model": self.model,
-            "method": self.method,
+            "method": cast(Method, self.method),
             "singular": self.singular,
             "loglik": self.loglik,
             "fixed_effects": {k: v.to_json() for k, v in self.fixed_effects.items()},
-            "variance_components": {k: v.to_json() for k, v in self.variance_components.items()},
-            "random_effects_tests": {k: v.to_json() for k, v in self.random_effects_tests.items()},
+            "variance_components": cast(
+                VarianceComponentsJSON,
+                {k: v.to_json() for k, v in self.variance_components.items()},
+            ),
+            "random_effects_tests": cast(
+                RandomEffectsTestsJSON,
+                {k: v.to_json() for k, v in self.random_effects_tests.items()},
+            ),
             "anova": {k: v.to_json() for k, v in self.anova.items()},
             "contrasts": {c.name: c.to_json() for c in self.contrasts},
-            "hypotheses": {k: v.to_json() for k, v in self.hypotheses.items()},
+            "hypotheses": cast(
+                HypothesesJSON, {k: v.to_json() for k, v in self.hypotheses.items()}
+            ),
             "warnings": list(self.warnings),
         }
 

@@ -14,12 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pandas as pd
 
 from reprokg.core.errors import UsageError
+from reprokg.stability.shapes import (
+    Block,
+    CriticalDifferenceJSON,
+    IntervalJSON,
+    ProbabilityJSON,
+    SeedComparisonJSON,
+)
 from reprokg.stats.ranks import RankComparison, friedman_nemenyi
 from reprokg.stats.seeds import aso, iqm, prob_improvement
 
@@ -48,8 +55,8 @@ class ExperimentComparison:
     aso_a_over_b: float
     aso_b_over_a: float
     violation_ratio: float
-    prob_a_beats_b: dict[str, float]
-    iqm: dict[str, dict[str, float]]
+    prob_a_beats_b: ProbabilityJSON
+    iqm: dict[str, IntervalJSON]
     seed: int | None
     resamples: dict[str, int]
     level: float = 0.95
@@ -58,7 +65,7 @@ class ExperimentComparison:
     metric: str | None = None
     source: Source = field(default_factory=lambda: Source())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SeedComparisonJSON:
         return {
             "study": self.study,
             "metric": self.metric,
@@ -167,12 +174,12 @@ class CriticalDifference:
     metric: str | None = None
     source: Source = field(default_factory=lambda: Source())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CriticalDifferenceJSON:
         cd = self.ranks
         return {
             "study": self.study,
             "metric": self.metric,
-            "block": self.block,
+            "block": cast(Block, self.block),
             "blocks": cd.blocks,
             "average_ranks": dict(zip(cd.names, cd.average_ranks, strict=True)),
             "friedman_statistic": cd.statistic,

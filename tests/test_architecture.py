@@ -433,11 +433,12 @@ RDF_PARSE_MODULE = "core/rdf_parse.py"
 def _not_rdflib(receiver: ast.expr, deps: dict[str, str]) -> bool:
     """A ``.parse`` receiver that is not rdflib: pyoxigraph's module (``ox.parse``: no JSON-LD
     document loader is ever set, tests/core/test_rdf_parse.py), the service's parse pool
-    (uploads to the loaders, in workers) or a classmethod of our own (``cls.parse``)."""
+    (uploads to the loaders, in workers), a classmethod of our own (``cls.parse``) or the
+    standard library's Python parser (``ast.parse``)."""
     if isinstance(receiver, ast.Name) and deps.get(receiver.id) == "pyoxigraph":
         return True
     text = ast.unparse(receiver)
-    return text == "cls" or text.endswith("parse_pool")
+    return text in ("cls", "ast") or text.endswith("parse_pool")
 
 
 def _rdflib_parse_calls(path: Path) -> Iterator[int]:

@@ -6,16 +6,50 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
+from typing import cast
 
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import RDF, SH
 from rdflib.term import Node
+from typing_extensions import TypedDict
 
 from reprokg.core.lazy_graph import exact_literal
 from reprokg.core.namespaces import RK, bind_prefixes
 
 SEVERITIES = ("Violation", "Warning", "Info")
 _SEVERITY_IRI = {"Violation": SH.Violation, "Warning": SH.Warning, "Info": SH.Info}
+
+
+# The JSON shapes, written once: ``to_dict()`` returns these, and the service declares them
+# in its answers (``POST /validate``, ``/documents``, ``/shacl``). ``typing_extensions``'
+# TypedDict: pydantic reads no other on Python 3.11.
+
+
+class ResultJSON(TypedDict):
+    """One finding (SHACL terms, plus the source file and line a person edits)."""
+
+    severity: str
+    "Violation, Warning or Info"
+    message: str
+    path: str | None
+    focus_node: str | None
+    value: str | None
+    line: int | None
+    source: str | None
+    "the file's name"
+    shape: str | None
+    constraint: str | None
+    result_path: str | None
+    "the SHACL result path in SPARQL syntax"
+
+
+class ReportJSON(TypedDict):
+    """The findings of one source; ``document`` its document's IRI when it has one."""
+
+    source: str
+    document: str | None
+    conforms: bool
+    results: list[ResultJSON]
 
 
 @dataclass(frozen=True)
@@ -52,8 +86,10 @@ class Result:
     #: RDF terms for the report graph (the SHACL engine's results); not in JSON
     terms: ResultTerms | None = field(default=None, repr=False, compare=False)
 
-    def to_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "terms"}
+    def to_dict(self) -> ResultJSON:
+        return cast(
+            ResultJSON, {f.name: getattr(self, f.name) for f in fields(self) if f.name != "terms"}
+        )
 
     def to_text(self) -> str:
         where = self.source or ""
@@ -87,7 +123,7 @@ class Report:
         counts = ", ".join(f"{self.count(s)} {s.lower()}(s)" for s in SEVERITIES)
         return f"{self.source}: {'conforms' if self.conforms else 'does not conform'} ({counts})"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> ReportJSON:
         return {
             "source": self.source,
             "document": self.document,

@@ -15,10 +15,9 @@ stored here. GET rebuilds the same object from the graph.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter, Request, status
-from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
@@ -32,6 +31,7 @@ from reprokg.evidence.verdicts import (
     verdicts_on_saved,
 )
 from reprokg.ingest import write_result
+from reprokg.measures.comparison import ComparisonJSON
 from reprokg.measures.comparison_document import stored_comparison
 from reprokg.measures.inputs import (
     document_ref,
@@ -50,60 +50,38 @@ from reprokg.service.deps import (
     error_responses,
     refuse_non_finite,
 )
+from reprokg.service.shapes import describe
 from reprokg.store.base import Store
 
 router = APIRouter(tags=["comparisons"])
 
 
-class ComparisonOptions(BaseModel):
-    """The options the comparison was computed with (``reprokg compare``'s)."""
-
-    depth: int
-    order: Literal["file", "score"]
-    rbo_p: float
-    rbo_depth: int
-    rbo_extrapolated: bool
-    measures: list[str]
-    correction: str | None = Field(None, description="p.adjust's method (none: uncorrected)")
-    family: str | None = Field(None, description="the p-values one correction adjusts together")
-    resamples: int | None = Field(
-        None, description="Monte Carlo resamples (randomization, bootstrap)"
-    )
-    seed: int | None = None
-    level: float | None = Field(None, description="confidence level of the intervals")
+class StoredComparison(ComparisonJSON):
+    iri: str
+    "the comparison's IRI"
+    id: str
+    "what GET /comparisons/{comparison_id} takes"
 
 
-class ComparisonModel(BaseModel):
+class ComparisonAnswer(StoredComparison, total=False):
     """``reprokg compare --format json`` with the comparison's ``iri`` and ``id``."""
 
-    primad: str | None
-    kind: Literal["same-collection", "cross-collection"]
-    measures: dict[str, Any] = Field(
-        description="measure -> {side -> value or {effectiveness measure -> value}} or "
-        "{effectiveness measure -> value}: repro_eval's measures (ktu, rbo, rmse, nrmse, "
-        "pvalue, er, dri), each run's mean (original_mean, reproduced_mean), then the "
-        "statistics (wilcoxon, randomization, mean_diff with its BCa interval, dz and gz "
-        "with noncentral-t intervals, the corrected p-values)"
+    verdicts: list[dict[str, Any]] | None
+    (
+        "each acceptance rule's verdict of the comparison (outcome, conditions, "
+        "insufficient_evidence, the comparison's warnings)"
     )
-    warnings: list[str]
-    options: ComparisonOptions
-    iri: str
-    id: str
-    verdicts: list[dict[str, Any]] | None = Field(
-        None,
-        description="each acceptance rule's verdict of the comparison (outcome, conditions, "
-        "insufficient_evidence, the comparison's warnings)",
+    verdict: dict[str, Any] | None
+    (
+        "the comparison's one verdict over its rules (reproduced only if every rule says "
+        "reproduced): its outcome, each rule's, the work it judges (the paper only when the "
+        "original run is the paper's own), why, and the comparison's warnings"
     )
-    verdict: dict[str, Any] | None = Field(
-        None,
-        description="the comparison's one verdict over its rules (reproduced only if every "
-        "rule says reproduced): its outcome, each rule's, the work it judges (the paper "
-        "only when the original run is the paper's own), why, and the comparison's warnings",
-    )
-    comparison_verdicts: list[dict[str, Any]] | None = Field(
-        None,
-        description="GET: the comparison's stored verdicts over its rules, superseded ones marked",
-    )
+    comparison_verdicts: list[dict[str, Any]] | None
+    "GET: the comparison's stored verdicts over its rules, superseded ones marked"
+
+
+describe(ComparisonAnswer)
 
 
 RUN_FIELDS = ("orig_base", "rep_base", "orig_adv", "rep_adv")
@@ -296,7 +274,7 @@ def _json(data: str | bytes, source: str) -> Any:
         }
     },
     operation_id="post_comparison",
-    response_model=ComparisonModel,
+    response_model=ComparisonAnswer,
     response_model_exclude_unset=True,
 )
 async def post_comparison(
@@ -347,7 +325,7 @@ async def post_comparison(
     summary="A stored comparison, as compare's JSON",
     responses=error_responses(404),
     operation_id="get_comparison",
-    response_model=ComparisonModel,
+    response_model=ComparisonAnswer,
     response_model_exclude_unset=True,
 )
 def get_comparison(comparison_id: str, store: StoreDep) -> dict:

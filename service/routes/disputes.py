@@ -51,8 +51,10 @@ class DisputeModel(BaseModel):
     status_code=status.HTTP_201_CREATED,
     response_model=DisputeModel,
     summary="Dispute a stored reproduction assessment (a document of its own)",
-    responses={200: {"description": "the same dispute was stored already (unchanged)"}}
-    | error_responses(400, 401, 403, 404, 413, 422, 503),
+    responses={
+        200: {"description": "the same dispute was stored already (unchanged)"},
+        **error_responses(400, 401, 403, 404, 413, 422, 503),
+    },
 )
 def post_dispute(
     body: DisputeRequest, response: Response, store: StoreDep, _auth: WriteAccess

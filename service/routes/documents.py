@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NotRequired, cast
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
 from rdflib import Graph, URIRef
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
+from typing_extensions import TypedDict
 
 from reprokg.core.errors import LoadError, NotFound, UnsupportedInput
 from reprokg.core.identifiers import document_iri
 from reprokg.core.namespaces import RK, SPARQL_PREFIXES
 from reprokg.core.settings import Settings
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
+from reprokg.service.shapes import describe
 from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import SelectResult, Store
+from reprokg.validation.report import Report, ReportJSON, ResultJSON
 
 if TYPE_CHECKING:
     from reprokg.validation.batching import Validated
@@ -143,24 +146,78 @@ def _parse(request: Request, uploads: list[Upload], kind: str | None) -> list[Va
     return request.app.state.parse_pool.parse(sources, kind)
 
 
-def _warnings(reports: list) -> list[dict]:
+StoredStatus = Literal["added", "unchanged", "revised", "rejected"]
+
+
+class StoredDocument(TypedDict):
+    """One uploaded document and what ingest did with it."""
+
+    iri: str
+    id: str
+    "the sha256 GET /documents/{doc_id} takes"
+    status: StoredStatus
+    source: str
+    "the file's name"
+    kind: str
+    revision_of: str | None
+    "the document it revised"
+
+
+class Stored(TypedDict):
+    """``POST /documents``: every document stored, and the validation's warnings."""
+
+    conforms: bool
+    documents: list[StoredDocument]
+    warnings: list[ResultJSON]
+
+
+class Validation(TypedDict):
+    """``POST /validate`` and ``POST /shacl``: one report per source."""
+
+    conforms: bool
+    reports: list[ReportJSON]
+
+
+class DocumentRecord(TypedDict):
+    """A stored document: its provenance where the graph has it."""
+
+    iri: str
+    id: str
+    kind: NotRequired[str]
+    source: NotRequired[str]
+    sha256: NotRequired[str]
+    source_key: NotRequired[str]
+    generated: NotRequired[str]
+    "when ingest wrote it (xsd:dateTime)"
+    revisionOf: NotRequired[str]
+
+
+class DocumentList(TypedDict):
+    count: int
+    documents: list[DocumentRecord]
+
+
+describe(Stored, Validation, DocumentList)
+
+
+def _warnings(reports: list[Report]) -> list[ResultJSON]:
     return [
-        {**r.__dict__} for rep in reports for r in rep.results if r.severity in ("Warning", "Info")
+        r.to_dict() for rep in reports for r in rep.results if r.severity in ("Warning", "Info")
     ]
 
 
-def _store_documents(store: Store, validated: list[Validated]) -> list[dict]:
+def _store_documents(store: Store, validated: list[Validated]) -> list[StoredDocument]:
     from reprokg.ingest import ingest
 
     # validated by the parse worker; the upload kept as its original, as `reprokg load` does
     result = ingest(store, validated)
-    out = []
+    out: list[StoredDocument] = []
     for item in result.documents:
         out.append(
             {
                 "iri": str(item.iri),
                 "id": str(item.iri).rsplit("/", 1)[-1],
-                "status": item.status,
+                "status": cast(StoredStatus, item.status),
                 "source": item.source,
                 "kind": item.kind,
                 "revision_of": str(item.revision_of) if item.revision_of else None,
@@ -191,6 +248,7 @@ def _store_documents(store: Store, validated: list[Validated]) -> list[dict]:
     },
     openapi_extra={"requestBody": UPLOAD_BODY},
     operation_id="post_documents",
+    response_model=Stored,
 )
 async def post_documents(
     request: Request,
@@ -223,6 +281,7 @@ async def post_documents(
     responses=error_responses(400, 413, 415, 422, 429, 503),
     openapi_extra={"requestBody": UPLOAD_BODY},
     operation_id="validate",
+    response_model=Validation,
 )
 async def post_validate(
     request: Request,
@@ -257,11 +316,11 @@ SELECT ?g ?kind ?source ?sha ?key ?time ?revisionOf WHERE {
 )
 
 
-def document_records(store) -> list[dict]:
+def document_records(store: Store) -> list[DocumentRecord]:
     """One record per stored document: provenance where the graph has it, else just the IRI."""
     res = store.query(_LIST_QUERY)
     assert isinstance(res, SelectResult)
-    records: dict[str, dict] = {}
+    records: dict[str, dict[str, str]] = {}
     for row in res.dicts():
         g = str(row["g"])
         rec = records.setdefault(g, {"iri": g, "id": g.rsplit("/", 1)[-1]})
@@ -272,15 +331,17 @@ def document_records(store) -> list[dict]:
                 )
     for g in store.documents():
         records.setdefault(str(g), {"iri": str(g), "id": str(g).rsplit("/", 1)[-1]})
-    return sorted(records.values(), key=lambda r: (r.get("kind") or "", r.get("source") or ""))
+    listed = sorted(records.values(), key=lambda r: (r.get("kind") or "", r.get("source") or ""))
+    return cast(list[DocumentRecord], listed)
 
 
 @router.get(
     "/documents",
     summary="Stored documents with kind, source file and sha256",
     operation_id="list_documents",
+    response_model=DocumentList,
 )
-def list_documents(store: StoreDep) -> dict:
+def list_documents(store: StoreDep) -> DocumentList:
     docs = document_records(store)
     return {"count": len(docs), "documents": docs}
 
@@ -322,6 +383,7 @@ def _original(store: Store, graph: Graph, iri: URIRef) -> tuple[bytes, str, str]
         **error_responses(404, 406),
     },
     operation_id="get_document",
+    response_class=Response,
 )
 def get_document(
     doc_id: str,
@@ -358,6 +420,7 @@ def get_document(
     summary="Delete a stored document",
     responses=error_responses(401, 403, 404, 507),
     operation_id="delete_document",
+    response_class=Response,
 )
 def delete_document(
     doc_id: str, store: StoreDep, settings: SettingsDep, _auth: WriteAccess

@@ -16,13 +16,16 @@ query worker, and ``/health`` waited behind them, past any probe's patience.
 from __future__ import annotations
 
 import os
+from typing import Literal, NotRequired
 
 import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from typing_extensions import TypedDict
 
 from reprokg import __version__
 from reprokg.service.deps import SettingsDep, StoreDep
+from reprokg.service.shapes import describe
 from reprokg.store.base import Counters, Liveness
 
 router = APIRouter(tags=["service"])
@@ -31,12 +34,33 @@ router = APIRouter(tags=["service"])
 LIVENESS_THREADS = 2
 
 
+class Health(TypedDict):
+    """The service's state; on a 503 ``status`` is ``unavailable`` with the ``error``."""
+
+    version: str
+    demo: bool
+    read_only: bool
+    writes_enabled: bool
+    "a write token is set and the store is writable"
+    worker_pid: int
+    "which of several worker processes answered"
+    documents: NotRequired[int | None]
+    "null: this store keeps no count (never counted here)"
+    store_version: NotRequired[int]
+    "changes with every committed write"
+    status: Literal["ok", "unavailable"]
+    store: Literal["reachable", "unreachable"]
+    error: NotRequired[str]
+
+
+describe(Health)
+
+
 @router.get(
     "/health",
     summary="Service health: store reachable, document count, version",
-    responses={
-        503: {"description": "the store is unreachable", "content": {"application/json": {}}}
-    },
+    response_model=Health,
+    responses={503: {"description": "the store is unreachable", "model": Health}},
 )
 async def health(request: Request, store: StoreDep, settings: SettingsDep) -> JSONResponse:
     state = request.app.state
@@ -52,7 +76,7 @@ def _health(store: StoreDep, settings: SettingsDep) -> JSONResponse:
         "demo": settings.demo,
         "read_only": settings.read_only,
         "writes_enabled": bool(settings.write_token) and not settings.read_only,
-        "worker_pid": os.getpid(),  # which of several worker processes answered
+        "worker_pid": os.getpid(),
     }
     try:
         if isinstance(store, Liveness):

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from reprokg.core.errors import TooLarge, UsageError
 from reprokg.core.settings import Settings
+from reprokg.intrinsic_dimension.result import IntrinsicDimensionJSON
 from reprokg.service.deps import (
     OPTIONAL_WRITE_SECURITY,
     SettingsDep,
@@ -29,23 +30,9 @@ from reprokg.service.deps import (
     check_write_token,
     error_responses,
 )
+from reprokg.service.shapes import describe
 
 router = APIRouter(prefix="/measures/intrinsic-dimension", tags=["measures"])
-
-
-class BoundsModel(BaseModel):
-    discriminability: tuple[float, float] = Field(description="[Δ₋, Δ₊]")
-    id: tuple[float | None, float | None] = Field(
-        description="[1/Δ₊², 1/Δ₋²]; null for an infinite bound"
-    )
-    relative_error: float | None = Field(description="(1/Δ₋² − 1/Δ₊²)/(1/Δ₊²)")
-    support: list[int] = Field(description="the support sequence 2 = s₁ < … < s_l = n")
-
-
-class FeatureModel(BaseModel):
-    delta: float = Field(description="normalized discriminability δ_f")
-    id: float | None = Field(description="normalized intrinsic dimension 1/δ_f² (null: ∞)")
-    rank: int = Field(description="1 = highest NID, discarded first")
 
 
 class DataFileModel(BaseModel):
@@ -63,22 +50,13 @@ class StoredModel(BaseModel):
     score: str | None = Field(description="the per-feature score, when features were computed")
 
 
-class IntrinsicDimensionModel(BaseModel):
+class IntrinsicDimensionAnswer(IntrinsicDimensionJSON):
     """The result of ``reprokg intrinsic-dimension --format json`` plus ``stored``."""
 
-    n: int
-    d: int
-    observable_diameter: float
-    discriminability: float | None = Field(description="exact Δ (null when only bounded)")
-    id: float | None = Field(description="exact ID = 1/Δ² (null when only bounded or ∞)")
-    exact: bool
-    bounds: BoundsModel | None
-    features: dict[str, FeatureModel] | None
-    hops: dict[str, float | None] | None = Field(
-        description="ID at hop 0..K (midpoints of certified bounds with a support sequence)"
-    )
-    warnings: list[str]
-    stored: StoredModel | None = None
+    stored: StoredModel | None
+
+
+describe(IntrinsicDimensionAnswer)
 
 
 def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, bytes]:
@@ -95,11 +73,11 @@ def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, byte
 
 @router.post(
     "",
-    response_model=IntrinsicDimensionModel,
+    response_model=IntrinsicDimensionAnswer,
     status_code=status.HTTP_200_OK,
     responses={
         201: {
-            "model": IntrinsicDimensionModel,
+            "model": IntrinsicDimensionAnswer,
             "description": "computed and stored",
             "links": {
                 "GetIntrinsicDimension": {
@@ -107,9 +85,9 @@ def _read(upload: UploadFile, settings: Settings, field: str) -> tuple[str, byte
                     "parameters": {"result_id": "$response.body#/stored/result_id"},
                 }
             },
-        }
-    }
-    | error_responses(400, 401, 403, 413, 422, 429, 503, 507),
+        },
+        **error_responses(400, 401, 403, 413, 422, 429, 503, 507),
+    },
     summary="Geometric intrinsic dimension of an uploaded data file (stored with save=true)",
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
@@ -166,7 +144,7 @@ def post_intrinsic_dimension(
 @router.get(
     "/{result_id}",
     operation_id="get_intrinsic_dimension",
-    response_model=IntrinsicDimensionModel,
+    response_model=IntrinsicDimensionAnswer,
     responses=error_responses(404),
     summary="A stored intrinsic-dimension result, as it was computed",
 )

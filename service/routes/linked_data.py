@@ -75,6 +75,7 @@ def describe(store: Store, iri: URIRef) -> Graph:
 @router.get(
     "/id/{path:path}",
     summary="Dereference an instance IRI minted under the base",
+    response_class=Response,
     responses={
         200: {"content": {t: {} for t in OFFERS}},
         **error_responses(404, 406),

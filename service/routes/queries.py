@@ -20,14 +20,17 @@ import anyio
 import anyio.to_thread
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
+from typing_extensions import TypedDict
 
 from reprokg.core.errors import StoreError, UsageError
 from reprokg.core.settings import Settings
 from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
+from reprokg.service.shapes import describe
 from reprokg.sparql import ranked
 from reprokg.sparql.cache import ResultCache
 from reprokg.sparql.named import (
     NamedQuery,
+    NamedQueryJSON,
     Page,
     get_query,
     load_queries,
@@ -141,13 +144,14 @@ def _run_native(
     import pyoxigraph as ox
 
     res = _native_result(store, sparql, reads_store)
-    csv_rows = media == "text/csv" and isinstance(res, ox.QuerySolutions)
-    if not csv_rows and not isinstance(res, ox.QuerySolutions | ox.QueryBoolean):
+    if not isinstance(res, ox.QuerySolutions | ox.QueryBoolean):
         raise StoreError("named query is not SELECT/ASK")
+    csv_rows = media == "text/csv" and isinstance(res, ox.QuerySolutions)
     out = CappedBuffer(limit)
     try:
         fmt = ox.QueryResultsFormat.CSV if csv_rows else ox.QueryResultsFormat.JSON
-        res.serialize(out, format=fmt)
+        # pyoxigraph's stub says IO[bytes]; it only calls write(), which a RawIOBase has
+        res.serialize(out, format=fmt)  # type: ignore[arg-type]
     except AnswerTooLarge:
         del res
         return _cut_native(store, sparql, media, limit, reads_store)
@@ -193,8 +197,21 @@ def _answer(result: SelectResult | AskResult, media: str, headers: dict[str, str
     )
 
 
+class ListedQuery(NamedQueryJSON):
+    url: str
+    "where it runs (GET, parameters in the query string)"
+
+
+class QueryList(TypedDict):
+    queries: list[ListedQuery]
+
+
+describe(QueryList)
+
+
 @router.get(
     "/queries",
+    response_model=QueryList,
     summary="The named queries with their parameters and examples",
     responses={
         200: {
@@ -208,12 +225,11 @@ def _answer(result: SelectResult | AskResult, media: str, headers: dict[str, str
         }
     },
 )
-def list_queries(request: Request) -> dict:
-    out = []
+def list_queries(request: Request) -> QueryList:
+    out: list[ListedQuery] = []
     for q in load_queries().values():
-        d = q.to_dict()
-        d["url"] = str(request.url_for("run_query", name=q.name))
-        out.append(d)
+        url = str(request.url_for("run_query", name=q.name))
+        out.append({**q.to_dict(), "url": url})
     return {"queries": out}
 
 
@@ -222,6 +238,7 @@ def list_queries(request: Request) -> dict:
     name="run_query",
     operation_id="run_named_query",
     summary="Run a named query; parameters in the query string",
+    response_class=Response,
     responses={
         200: {"description": "the query's results", "content": {t: {} for t in RESULT_TYPES}},
         **error_responses(400, 404, 406, 503),

@@ -18,6 +18,7 @@ from starlette.datastructures import UploadFile
 
 from reprokg.core.errors import LoadError, UnsupportedInput
 from reprokg.service.deps import SettingsDep, error_responses
+from reprokg.service.routes.documents import Validation
 
 router = APIRouter(tags=["validation"])
 
@@ -79,6 +80,7 @@ async def _read(request: Request, max_files: int) -> list[tuple[str, bytes]]:
     },
     openapi_extra={"requestBody": _BODY},
     operation_id="shacl",
+    response_model=Validation,
 )
 async def post_shacl(request: Request, settings: SettingsDep) -> Response:
     sources = await _read(request, settings.max_files)

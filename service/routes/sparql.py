@@ -531,7 +531,13 @@ def sparql_router(
             responses=_OPENAPI_RESPONSES[method],
             openapi_extra=_OPENAPI_EXTRA[method],
         )
-    router.add_api_route(path + "/", endpoint, methods=["GET", "POST"], include_in_schema=False)
+    router.add_api_route(
+        path + "/",
+        endpoint,
+        methods=["GET", "POST"],
+        response_class=Response,
+        include_in_schema=False,
+    )
     return router
 
 

@@ -15,7 +15,7 @@ alpha outside (0, 1) 400, both with the studies there are.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
@@ -32,115 +32,14 @@ from reprokg.service.deps import (
     error_responses,
 )
 from reprokg.service.results import StoredModel, stored_json
+from reprokg.service.shapes import describe
+from reprokg.stability.result import Method, StabilityJSON
+from reprokg.stability.shapes import Block, CriticalDifferenceJSON, SeedComparisonJSON, StudyJSON
 
 router = APIRouter(prefix="/measures/stability", tags=["measures"])
 
-Method = Literal["REML", "ML"]
 
-
-class FixedEffect(BaseModel):
-    """One coefficient: lme4's ``summary(m)`` row with lmerTest's Satterthwaite df."""
-
-    estimate: float | None
-    se: float | None
-    df: float | None = Field(description="Satterthwaite degrees of freedom")
-    t: float | None
-    p: float | None
-
-
-class VarianceComponent(BaseModel):
-    variance: float | None
-    sd: float | None
-
-
-class VarianceComponents(BaseModel):
-    seed: VarianceComponent
-    repeat: VarianceComponent
-    residual: VarianceComponent
-
-
-class RandomEffectTest(BaseModel):
-    """``lmerTest::ranova``: the model without this random term (npar, logLik, AIC) and the
-    likelihood-ratio test against the full model."""
-
-    npar: int | None
-    loglik: float | None
-    aic: float | None
-    lrt: float | None
-    df: int | None
-    p: float | None
-
-
-class RandomEffectsTests(BaseModel):
-    seed: RandomEffectTest = Field(description="H2")
-    repeat: RandomEffectTest = Field(description="H1")
-
-
-class FTest(BaseModel):
-    """``anova(m)``: Type III F test with Satterthwaite denominator df."""
-
-    sum_sq: float | None
-    mean_sq: float | None
-    num_df: int | None
-    den_df: float | None
-    f: float | None
-    p: float | None
-
-
-class Contrast(BaseModel):
-    """``contest(m, L, joint = FALSE, confint = TRUE)`` of ``a - b`` (95% interval)."""
-
-    estimate: float | None
-    se: float | None
-    df: float | None
-    t: float | None
-    lower: float | None
-    upper: float | None
-    p: float | None
-
-
-class Hypothesis(BaseModel):
-    test: str | None = Field(description="the test and the level alpha, in words")
-    p: float | None
-    decision: Literal["rejected", "not_rejected"] | None
-
-
-class Hypotheses(BaseModel):
-    H1: Hypothesis = Field(description="stable across repeats: the repeat LRT")
-    H2: Hypothesis = Field(description="stable across seeds: the seed LRT")
-    H3: Hypothesis = Field(description="reruns give the same mean: the smallest rerun-pair p")
-
-
-class StabilityAnalysis(BaseModel):
-    """The analysis; undefined numbers are ``null`` with a sentence in ``warnings``."""
-
-    study: str | None = Field(description="the study's IRI")
-    n: int = Field(description="observations fitted (after dropping unusable rows)")
-    model: str = Field(description="the fitted model, lme4 syntax")
-    method: Method
-    singular: bool | None = Field(description="lme4::isSingular (tol 1e-4)")
-    loglik: float | None = Field(description="logLik (REML criterion / -2 for REML)")
-    fixed_effects: dict[str, FixedEffect] = Field(
-        description="by lme4 term name: (Intercept), experimentNAME (treatment contrasts, "
-        "experiments in sorted order)"
-    )
-    variance_components: VarianceComponents
-    random_effects_tests: RandomEffectsTests
-    anova: dict[str, FTest] = Field(description="{'experiment': …}; empty for one experiment")
-    contrasts: dict[str, Contrast] = Field(
-        description="'a - b' for every rerun pair (same algorithm, implementation, "
-        "optimizer) and every pair asked for"
-    )
-    hypotheses: Hypotheses
-    warnings: list[str]
-
-
-class StudySummary(BaseModel):
-    study: str
-    id: str
-    title: str | None
-    illustrative: bool
-    documents: list[str]
+describe(StabilityJSON, StudyJSON)
 
 
 StudyParam = Annotated[
@@ -184,7 +83,7 @@ def _analysis_json(store, study, method, alpha, metric, pair) -> dict:
     return _analyse(store, study, method, alpha, metric, pair).result.to_json()
 
 
-@router.get("", response_model=StabilityAnalysis, responses=error_responses(400, 404, 413, 503))
+@router.get("", response_model=StabilityJSON, responses=error_responses(400, 404, 413, 503))
 def stability_analysis(
     request: Request,
     analyses: AnalysesDep,
@@ -199,8 +98,8 @@ def stability_analysis(
     return analyses.run(request, _analysis_json, study, method, alpha, metric, pair)
 
 
-@router.get("/studies", response_model=list[StudySummary])
-def stability_studies(store: ReadStoreDep) -> list[dict]:
+@router.get("/studies", response_model=list[StudyJSON])
+def stability_studies(store: ReadStoreDep) -> list[StudyJSON]:
     """The stability studies in the store (their ids are what ``study=`` takes)."""
     from reprokg.stability.observations import list_studies
 
@@ -245,59 +144,21 @@ def _chart(store, study, method, alpha, metric, fmt) -> bytes:
 # save=true and the bearer token, stores the typed result as its document.
 
 
-class Interval(BaseModel):
-    value: float | None
-    low: float | None
-    high: float | None
+class SeedComparisonAnswer(SeedComparisonJSON, total=False):
+    """The comparison, the analysis' notes and, when saved, where it went."""
+
+    notes: list[str]
+    stored: StoredModel | None
 
 
-class Probability(Interval):
-    level: float
+class CriticalDifferenceAnswer(CriticalDifferenceJSON, total=False):
+    """The ranking, the analysis' notes and, when saved, where it went."""
+
+    notes: list[str]
+    stored: StoredModel | None
 
 
-class AsoModel(BaseModel):
-    epsilon_min_a_over_b: float = Field(description="below 0.5: A almost stochastically better")
-    epsilon_min_b_over_a: float
-    violation_ratio_a_over_b: float
-    reading: str
-
-
-class SeedComparisonModel(BaseModel):
-    """Experiment A against B over their runs (``reprokg stability --compare A B``)."""
-
-    study: str | None
-    metric: str | None
-    a: str
-    b: str
-    runs: dict[str, int] = Field(description="{'a': runs of A, 'b': runs of B}")
-    aso: AsoModel
-    p_a_beats_b: Probability = Field(description="P(A > B) with its bootstrap interval")
-    iqm: dict[str, Interval] = Field(description="each experiment's interquartile mean")
-    level: float
-    seed: int | None
-    resamples: dict[str, int]
-    notes: list[str] = []
-    stored: StoredModel | None = None
-
-
-class CriticalDifferenceModel(BaseModel):
-    """Every experiment ranked over blocks of runs (``reprokg stability --cd``)."""
-
-    study: str | None
-    metric: str | None
-    block: Literal["seed", "configuration", "repeat"]
-    blocks: int
-    average_ranks: dict[str, float] = Field(description="1 = best")
-    friedman_statistic: float | None
-    friedman_pvalue: float | None
-    critical_difference: float | None
-    alpha: float
-    groups: list[list[str]] = Field(description="experiments whose ranks do not differ")
-    notes: list[str] = []
-    stored: StoredModel | None = None
-
-
-Block = Literal["seed", "configuration", "repeat"]
+describe(SeedComparisonAnswer, CriticalDifferenceAnswer)
 
 
 class SeedComparisonRequest(BaseModel):
@@ -330,12 +191,12 @@ def _seed_variance_result(store, kind: str, **kw) -> tuple:
 def _seed_variance(request: Request, store, kind: str, save: bool, **kw) -> dict:
     """Computed in an analysis worker; stored here (``save``)."""
     result, body = get_analyses(request).run(request, _seed_variance_result, kind, **kw)
-    if save:
-        body["stored"] = stored_json(write_result(store, result))
+    # where the result went when saved, else null (always in the answer)
+    body["stored"] = stored_json(write_result(store, result)) if save else None
     return body
 
 
-_WRITES = {201: {"description": "computed and stored (save=true)"}}
+_WRITES: dict[int | str, Any] = {201: {"description": "computed and stored (save=true)"}}
 
 
 def _saving(
@@ -352,7 +213,7 @@ def _saving(
 
 @router.get(
     "/compare",
-    response_model=SeedComparisonModel,
+    response_model=SeedComparisonAnswer,
     responses=error_responses(400, 404, 413, 503),
 )
 def seed_comparison(
@@ -390,7 +251,7 @@ def _compare(request: Request, store, body: SeedComparisonRequest) -> dict:
 
 @router.post(
     "/compare",
-    response_model=SeedComparisonModel,
+    response_model=SeedComparisonAnswer,
     responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422, 503, 507),
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )
@@ -408,7 +269,7 @@ def post_seed_comparison(
 
 @router.get(
     "/cd",
-    response_model=CriticalDifferenceModel,
+    response_model=CriticalDifferenceAnswer,
     responses=error_responses(400, 404, 413, 503),
 )
 def critical_difference(
@@ -447,7 +308,7 @@ def _critical_difference(request: Request, store, body: CriticalDifferenceReques
 
 @router.post(
     "/cd",
-    response_model=CriticalDifferenceModel,
+    response_model=CriticalDifferenceAnswer,
     responses=_WRITES | error_responses(400, 401, 403, 404, 413, 422, 503, 507),
     openapi_extra=OPTIONAL_WRITE_SECURITY,
 )

@@ -46,6 +46,7 @@ def survey_measures(
 
 @router.get(
     "/charts/{name}",
+    response_class=Response,
     responses={
         200: {"description": "the chart", "content": {"image/svg+xml": {}, "image/png": {}}},
         **error_responses(404, 413, 503),

@@ -49,7 +49,8 @@ def render(request: Request, store: Store, iri: URIRef, graph: Graph, base: str)
         title=names.get(iri) or str(iri),
         iri=str(iri),
         view=view if view and not view.startswith(("/id/", "http")) else None,
-        types=[term(o) for o in sorted(g.objects(iri, RDF.type))],
+        # rdflib orders its terms (Identifier.__lt__); the stub's Node does not say so
+        types=[term(o) for o in sorted(g.objects(iri, RDF.type))],  # type: ignore[type-var]
         statements=[
             (term(p), term(o)) for p, o in sorted(g.predicate_objects(iri)) if p != RDF.type
         ],

@@ -11,12 +11,20 @@ comparisons only (a cross-collection study has no common topics to subtract).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from reprokg.core.errors import ReprokgError
 from reprokg.measures.effectiveness import Evaluator
-from reprokg.measures.inputs import qrels_from_store, run_from_store
+from reprokg.measures.inputs import RunInput, qrels_from_store, run_from_store
 from reprokg.measures.primad import baseline_tags, run_tag
 from reprokg.store.base import Store
+
+
+class TopicRow(TypedDict):
+    topic: str
+    original: float
+    reproduced: float | None
+    delta: float | None  # reproduced - original
 
 
 @dataclass
@@ -24,7 +32,7 @@ class TopicDeltas:
     side: str  # baseline or advanced
     original: str  # run IRIs
     reproduced: str
-    rows: list[dict]  # topic, original, reproduced, delta
+    rows: list[TopicRow]
 
 
 def per_topic(store: Store, inputs: list[dict], measure: str) -> tuple[list[TopicDeltas], str]:
@@ -37,16 +45,17 @@ def per_topic(store: Store, inputs: list[dict], measure: str) -> tuple[list[Topi
         return [], "the qrels of this comparison are not stored"
     try:
         qrels = qrels_from_store(store, qrels_docs[0])
-        by_role: dict[str, list] = {}
+        by_role: dict[str, list[RunInput]] = {}
         for r in inputs:
             if r["role"] != "qrels" and r.get("doc"):
                 by_role.setdefault(r["role"], []).append(run_from_store(store, r["doc"]))
-        sides: dict[str, dict[str, object]] = {}
+        sides: dict[str, dict[str, RunInput]] = {}
         for role, runs in by_role.items():
             # an advanced run names the tag of its baseline (another run of its role)
-            tags = {run_tag(r.graph, r.subject) for r in runs if r.graph is not None}
+            tags = {run_tag(*d) for r in runs if (d := r.described()) is not None}
             for run in runs:
-                named = set(baseline_tags(run.graph, run.subject)) if run.graph else set()
+                d = run.described()
+                named = set(baseline_tags(*d)) if d is not None else set()
                 side = "advanced" if len(runs) > 1 and named & tags else "baseline"
                 sides.setdefault(side, {})[role] = run
     except ReprokgError as exc:
@@ -59,17 +68,11 @@ def per_topic(store: Store, inputs: list[dict], measure: str) -> tuple[list[Topi
             continue
         orig, rep = (evaluator.evaluate(pair[k].run) for k in ("original", "reproduced"))
         rep_by_topic = dict(zip(rep.topics, rep.column(measure), strict=True))
-        rows = [
-            {
-                "topic": t,
-                "original": float(o),
-                "reproduced": float(rep_by_topic[t]) if t in rep_by_topic else None,
-            }
-            for t, o in zip(orig.topics, orig.column(measure), strict=True)
-        ]
-        for row in rows:
-            rep_v = row["reproduced"]
-            row["delta"] = None if rep_v is None else rep_v - row["original"]
+        rows: list[TopicRow] = []
+        for t, o in zip(orig.topics, orig.column(measure), strict=True):
+            rep_v = float(rep_by_topic[t]) if t in rep_by_topic else None
+            delta = None if rep_v is None else rep_v - float(o)
+            rows.append({"topic": t, "original": float(o), "reproduced": rep_v, "delta": delta})
         out.append(
             TopicDeltas(side, str(pair["original"].subject), str(pair["reproduced"].subject), rows)
         )

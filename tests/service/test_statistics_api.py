@@ -92,6 +92,7 @@ def test_seed_comparison_and_critical_difference(client: TestClient) -> None:
     out, _ = seed_variance(client.app.state.store, None, compare=(pair["a"], pair["b"]))
     assert body["p_a_beats_b"] == out["compare"]["p_a_beats_b"]
     assert body["aso"] == out["compare"]["aso"] and body["notes"] == out["notes"]
+    assert body["stored"] is None  # not saved: null, as the answer's schema says
     r = client.get("/measures/stability/cd", params={"block": "configuration"})
     assert r.status_code == 200 and r.json()["blocks"] == 5
     assert "seed-comparison" not in _kinds(client)

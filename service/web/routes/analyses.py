@@ -6,6 +6,7 @@ document kinds), so a family that changes its terms is adapted there.
 
 from __future__ import annotations
 
+from functools import partial
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
@@ -103,7 +104,7 @@ def survey_summary(store) -> dict | None:
         }
         for tid, t in result["tests"].items()
     ]
-    provenance = next(
+    provenance: dict[str, str] = next(
         (t["provenance"] for t in result["tests"].values() if t.get("provenance")), {}
     )
     return {
@@ -140,7 +141,7 @@ def stability(request: Request, store: ReadStoreDep) -> Response:
         # interval), not every observation: a study has thousands; they are a CSV away.
         # Kept until the store changes: reading them took most of the page's time.
         s["summary"], s["charts"] = cache.get(
-            store, f"stability-summary {s['study']}", lambda s=s: _summary(store, s["study"])
+            store, f"stability-summary {s['study']}", partial(_summary, store, s["study"])
         )
         s["cd"] = critical_difference_diagrams(store, s["study"], s.get("label") or "")
         s["observations_csv"] = "/stability?" + urlencode(

@@ -145,7 +145,7 @@ def _flat(data: object, prefix: str = "") -> dict[str, object]:
 
 def tree(g: Graph, node: Any, depth: int = 0, seen: frozenset = frozenset()) -> list[dict]:
     """A node's statements as nested items for the PRIMAD card (labels, not IRIs)."""
-    items = []
+    items: list[dict[str, object]] = []
     for p, o in sorted(g.predicate_objects(node)):
         if p == RDF.type or p == URIRef(RK + "sequenceOrder") or o in seen:
             continue
