@@ -21,13 +21,12 @@ import functools
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rdflib import URIRef
-
-from reprokg.core.hashing import stable_key
-from reprokg.core.identifiers import mint
 from reprokg.core.resources import data_dir
+
+if TYPE_CHECKING:
+    from rdflib import URIRef
 
 #: the IRI prefix of a collection the catalogue knows (how ir_metadata headers write one)
 IR_DATASETS = "https://ir-datasets.com/"
@@ -65,10 +64,21 @@ def known_id(text: str) -> str | None:
 def collection_iri(collection: str) -> URIRef:
     """The test collection node shared by every run header and qrels document naming it:
     ``https://ir-datasets.com/<id>`` for an id of the catalogue, else minted from the name."""
+    from rdflib import URIRef  # here: naming a collection (display_name) needs no rdflib
+
+    from reprokg.core.hashing import stable_key
+    from reprokg.core.identifiers import mint
+
     ident = known_id(collection)
     if ident is not None:
         return URIRef(IR_DATASETS + ident)
     return mint("collection", stable_key("test-collection", collection.strip()))
+
+
+def display_name(collection: str) -> str:
+    """How a collection reads: its ir_datasets id (``nyt``) when the catalogue lists it,
+    else the name as written."""
+    return known_id(collection) or collection.strip()
 
 
 def _refresh(target: Path) -> int:
