@@ -61,3 +61,15 @@ def test_the_study_kind_reads_the_same_on_comparison_and_passport(client, demo_s
     page = _text(html(client, f"/comparison?iri={quote(listed['comparison'], safe='')}"))
     assert "Study kind independent repeat" in page
     assert "original independent repeat" in _text(html(client, PAPER))
+
+
+def test_an_intrinsic_dimension_estimate_is_titled_by_its_data_set(client) -> None:
+    """The demo's estimate is of UCI's data set 109, which the UCI Machine Learning
+    Repository titles "Wine": the section says so, not "intrinsic dimension of
+    examples/intrinsic_dimension/wine.csv" (the file keeps its line under the name)."""
+    page = html(client, "/intrinsic-dimension")
+    headings = [unescape(h).strip() for h in re.findall(r"<h2>(.*?)</h2>", page, flags=re.S)]
+    assert headings[0] == "Wine"
+    assert "examples/intrinsic_dimension/wine.csv" not in headings[0]
+    (row, *_) = rows(client, "/intrinsic-dimension")
+    assert row["dataSetName"] == "Wine"
