@@ -422,13 +422,24 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.4f}"
 
 
+def study_kind_label(signature: str | None) -> str:
+    """The study kind as the pages show it (one label function: measures.primad's)."""
+    if not signature:
+        return "-"  # a run without a header: nothing to import rdflib for
+    from reprokg.measures.primad import study_kind_label as label
+
+    return label(signature)
+
+
 def format_table(study: RunComparison, iri: str | None = None) -> str:
     """A trec_eval-like table: one row per effectiveness measure."""
     c = study.comparison
     m = c.measures
     lines = [
+        study.title,
         f"PRIMAD   {c.primad or '-'}",
         f"kind     {c.kind}",
+        f"study    {study_kind_label(c.primad)}",
     ]
     if iri:
         lines.append(f"stored   {iri}")

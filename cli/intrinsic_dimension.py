@@ -70,6 +70,12 @@ def register(command: Command) -> None:
         help="the data set the file holds (stored with --save; default: minted from the "
         "file's sha256)",
     )
+    p.add_argument(
+        "--dataset-name",
+        metavar="NAME",
+        help="the data set's name (stored with --save as rk:dataSetName; the pages call the "
+        "estimate by it instead of the file's path)",
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument(
         "--save",
@@ -145,7 +151,11 @@ def _intrinsic_dimension(args: argparse.Namespace) -> int:
     if args.dataset:
         dataset_ref(args.dataset, "")  # a bad identifier fails before the data is read
     table = read_data(args.data, columns=columns, array=args.array)
-    dataset = dataset_ref(args.dataset, table.sha256) if args.save or args.dataset else None
+    dataset = (
+        dataset_ref(args.dataset, table.sha256, args.dataset_name)
+        if args.save or args.dataset
+        else None
+    )
     edges = read_edges(args.graph, table.n) if args.graph else None
     support = default_support(table.n, exact=args.exact, support=args.support)
     bar = ProgressBar(sys.stderr) if not args.no_progress else None

@@ -653,10 +653,9 @@ class Attachment:
 
 def _collection_id(text: str) -> str:
     """An ir_datasets id as written (``nyt``, ``https://ir-datasets.com/nyt``) compared."""
-    t = text.strip().lower().rstrip("/")
-    for prefix in ("https://", "http://", "ir-datasets.com/", "www.ir-datasets.com/"):
-        t = t.removeprefix(prefix)
-    return t.removesuffix(".html")
+    from reprokg.loaders.ir_datasets import dataset_id
+
+    return dataset_id(text).lower()
 
 
 def attachment(study: Any, rules: list[Rule], store: Any = None) -> Attachment:

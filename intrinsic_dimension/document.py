@@ -49,16 +49,18 @@ KIND = IntrinsicDimensionResult.KIND
 _IRI_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$", re.IGNORECASE)
 
 
-def dataset_ref(value: str | None, sha256: str) -> DataSetRef:
+def dataset_ref(value: str | None, sha256: str, name: str | None = None) -> DataSetRef:
     """``--dataset``: a DOI (bare, ``doi:`` or ``https://doi.org/…``) or an absolute IRI;
-    without one, a data set minted from the data file's sha256."""
+    without one, a data set minted from the data file's sha256. ``name``
+    (``--dataset-name``) is stored as its ``rk:dataSetName``."""
+    name = name.strip() if name and name.strip() else None
     if value is None or not str(value).strip():
-        return DataSetRef(str(mint("dataset", f"sha256-{sha256}")), minted=True)
+        return DataSetRef(str(mint("dataset", f"sha256-{sha256}")), minted=True, name=name)
     text = str(value).strip()
     if is_doi(text):
-        return DataSetRef(str(doi_iri(text)), doi_as_written=text)
+        return DataSetRef(str(doi_iri(text)), doi_as_written=text, name=name)
     if _IRI_RE.match(text) and not text.lower().startswith("doi:"):
-        return DataSetRef(text)
+        return DataSetRef(text, name=name)
     raise IdentifierError(
         f"--dataset {text!r} is neither a DOI (10.<registrant>/<suffix>, doi:…, "
         "https://doi.org/…) nor an http(s) IRI (https://…)"

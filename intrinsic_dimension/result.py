@@ -202,6 +202,8 @@ class DataSetRef:
     iri: str
     doi_as_written: str | None = None
     minted: bool = False
+    #: its name as the user gives it (``--dataset-name``): what pages call it, not its file
+    name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -489,6 +491,8 @@ def result_document(result: IntrinsicDimensionResult) -> Document:
     g.add((ds, RDF.type, RK.DataSet))
     if source.dataset.doi_as_written:
         g.add((ds, RK.doiAsWritten, Literal(source.dataset.doi_as_written)))
+    if source.dataset.name:
+        g.add((ds, RK.dataSetName, Literal(source.dataset.name)))
     data_file = mint("data-file", source.sha256)
     g.add((data_file, RDF.type, RK.DataFile))
     g.add((data_file, RK.dataFileName, Literal(source.file_name)))

@@ -19,10 +19,10 @@ from rdflib.namespace import DCAT, DCTERMS, PROV, RDF, XSD
 
 from reprokg import __version__
 from reprokg.core.document import Document, Message
-from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders.contract import LoaderInfo
+from reprokg.loaders.ir_datasets import collection_iri
 from reprokg.loaders.source import decode_text
 from reprokg.loaders.trec import Qrels, parse_qrels_text
 
@@ -40,11 +40,6 @@ def sniff(name: str, head: str) -> bool:
         return False
     looks = all(_QRELS_LINE.match(ln) for ln in data[:50])
     return looks and ("qrel" in name.lower() or len(data) >= 3)
-
-
-def collection_iri(collection: str) -> URIRef:
-    """The test collection node shared by every qrels document of the same collection."""
-    return mint("collection", stable_key("test-collection", collection.strip()))
 
 
 def qrels_iri(sha256: str) -> URIRef:

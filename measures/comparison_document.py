@@ -67,6 +67,9 @@ class Compared(Protocol):
     primad: PrimadComparison | None
     reported: dict[str, Scores]
 
+    @property
+    def title(self) -> str: ...
+
     def document(self) -> Document: ...
 
 
@@ -86,7 +89,7 @@ def comparison_document(study: Compared) -> Document:
     g.add((node, RDF.type, RK.ReproductionComparison))
     g.add((node, RDF.type, PROV.Entity))
     g.add((node, DCTERMS.type, Literal(c.kind)))
-    g.add((node, RDFS.label, Literal(f"{c.kind} comparison ({c.primad or 'no PRIMAD signature'})")))
+    g.add((node, RDFS.label, Literal(study.title)))
     for role, inp in study.inputs.items():
         pred = RK.originalRun if role.startswith("orig") else RK.reproducingRun
         run = inp.subject or mint("run", stable_key("run-lines", inp.sha256))

@@ -157,6 +157,16 @@ def study_kinds(signature: str) -> list[URIRef]:
     return [c for c, pattern in _study_kinds() if pattern.search(signature)]
 
 
+def study_kind_label(signature: str | None) -> str:
+    """The study kinds of a PRIMAD signature in the ontology's words (``independent
+    repeat``), as the comparison and passport pages label the stored ``rk:studyKind``
+    (:func:`reprokg.ontology.labels.label`); "-" without a signature or kind."""
+    from reprokg.ontology.labels import label
+
+    kinds = study_kinds(signature) if signature else []
+    return ", ".join(label(str(c)) or str(c) for c in kinds) or "-"
+
+
 def baseline_tags(g: Graph, run: URIRef) -> list[str]:
     """Tags the run names as its baselines (research goal.evaluation.baseline)."""
     return sorted(

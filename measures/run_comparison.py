@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from reprokg.core.errors import ReprokgError
+from reprokg.loaders.ir_datasets import display_name
 from reprokg.measures.comparison import Comparison, ComparisonJSON, Side, compare
 from reprokg.measures.inputs import QrelsInput, RunInput, judging_qrels
 from reprokg.measures.registry import CROSS, SAME, Options
@@ -49,6 +50,20 @@ class RunComparison:
     #: per role: reported measure name as written -> (ir-measures name, mean score)
     reported: dict[str, Scores] = field(default_factory=dict)
 
+    @property
+    def title(self) -> str:
+        """What the comparison is called: its runs and collection
+        (``bm25+rm3 vs bm25+rm3-rerun on nyt``), the name a page, the CLI and the stored
+        document's ``rdfs:label`` give it (never its PRIMAD signature)."""
+        sides = []
+        for prefix, qrels in (("orig", self.qrels), ("rep", self.qrels_rpl or self.qrels)):
+            inputs = [inp for role, inp in self.inputs.items() if role.startswith(prefix)]
+            names = [run_name(inp) for inp in inputs]
+            named = {c for inp in inputs for c in header_collections(inp)}
+            where = sorted(named) if named else [qrels.collection] if qrels.collection else []
+            sides.append((", ".join(names), ", ".join(display_name(c) for c in where)))
+        return comparison_title(*sides)
+
     def to_json(self) -> ComparisonJSON:
         return self.comparison.to_json()
 
@@ -65,6 +80,42 @@ class RunComparison:
         from reprokg.measures.comparison_document import comparison_document  # rdflib
 
         return comparison_document(self)
+
+
+def comparison_title(original: tuple[str, str], reproduced: tuple[str, str]) -> str:
+    """``A vs B on C`` from (runs, collection) per side; ``A on C vs B on D`` when the
+    sides name different collections (a cross-collection study)."""
+    (orig, c1), (rep, c2) = original, reproduced
+    if c1 == c2:
+        return f"{orig} vs {rep}" + (f" on {c1}" if c1 else "")
+    return f"{orig}{' on ' + c1 if c1 else ''} vs {rep}{' on ' + c2 if c2 else ''}"
+
+
+def run_name(inp: RunInput) -> str:
+    """A run by its header's tag, else its run lines' tag, else its file name."""
+    if inp.has_header and (described := inp.described()) is not None:
+        from reprokg.measures.primad import run_tag
+
+        if tag := run_tag(*described):
+            return tag
+    return inp.run.tag or inp.name.rsplit("/", 1)[-1] or "run"
+
+
+def header_collections(inp: RunInput) -> list[str]:
+    """The ir_datasets ids a run's header names (``data.test collection.ir_datasets``)."""
+    described = inp.described() if inp.has_header else None
+    if described is None:
+        return []
+    from reprokg.core.namespaces import RK
+
+    g, run = described
+    return sorted(
+        str(ident)
+        for data in g.objects(run, RK.data)
+        for tc in g.objects(data, RK.testCollection)
+        for ident in g.objects(tc, RK.irDatasetsId)
+        if str(ident).strip()
+    )
 
 
 def _header(inp: RunInput) -> tuple[Graph, URIRef]:

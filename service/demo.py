@@ -125,6 +125,8 @@ def load_demo(store: Store) -> dict[str, int]:
 #: a real data set the demo estimates the intrinsic dimension of (UCI Wine, CC BY 4.0)
 DEMO_ID_DATA = "intrinsic_dimension/wine.csv"
 DEMO_ID_DATASET = "https://archive.ics.uci.edu/dataset/109/wine"
+#: its name as the UCI Machine Learning Repository titles that page
+DEMO_ID_NAME = "Wine"
 
 
 def estimate_demo_dimension(store: Store, root: Path) -> str | None:
@@ -144,7 +146,7 @@ def estimate_demo_dimension(store: Store, root: Path) -> str | None:
     kept = done.result.stored(
         file_name="examples/" + DEMO_ID_DATA,
         sha256=table.sha256,
-        dataset=dataset_ref(DEMO_ID_DATASET, table.sha256),
+        dataset=dataset_ref(DEMO_ID_DATASET, table.sha256, DEMO_ID_NAME),
     )
     return write_result(store, kept).status
 

@@ -77,6 +77,9 @@ GPU = {
     "number of cores": F("int", RK.numberOfCores),
 }
 PUBLICATION = {
+    # ``title`` is reprokg's extension of ir_metadata 0.1 (whose publication has no title):
+    # the paper's title as the header's writer states it, the passport's and pages' name
+    "title": F("str", SCHEMA.name),
     "dblp": F("uri", RK.dblp),
     "doi": F("doi", RK.doiAsWritten),
     "arxiv": F("uri", RK.arxiv),

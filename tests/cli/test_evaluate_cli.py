@@ -36,7 +36,17 @@ def test_evaluate_prints_reported_measures(capsys) -> None:
     assert run["tag"] == "bm25+rm3"
     assert run["scores"]["map"] == {"ir_measures": "AP", "value": pytest.approx(0.5)}
     assert run["scores"]["P_10"] == {"ir_measures": "P@10", "value": pytest.approx(0.5)}
-    assert run["leaderboard_collection"]
+    # the collection the header names (data.test collection.ir_datasets), not a hash IRI
+    assert run["leaderboard_collection"] == "https://ir-datasets.com/nyt"
+
+
+def test_evaluate_names_the_collection_as_the_header_writes_it(capsys) -> None:
+    """The text output names the run's collection by its ir_datasets IRI (issue 41)."""
+    runs = [str(RUNS / "annotated_run_example.txt"), "--qrels", str(RUNS / "qrels.toy")]
+    assert main(["evaluate", *runs]) == 0
+    out = capsys.readouterr().out
+    assert "bm25+rm3  (https://ir-datasets.com/nyt)" in out
+    assert "/collection/" not in out
 
 
 @pytest.mark.slow
@@ -90,6 +100,11 @@ def test_evaluate_save_puts_runs_on_the_leaderboard_once(tmp_path, capsys) -> No
         ("bm25+rm3", 0.5),
         ("bm25+rm3-rerun", 0.4143),
     ]
+    # the collection printed is the one passed (issue 41), and the bare id finds the same
+    assert {r["collection"]["value"] for r in rows} == {"https://ir-datasets.com/nyt"}
+    find = ["query", "--store", store_dir, "--name", "find-baselines", "--format", "json"]
+    assert main([*find, "--param", "collection=nyt", "--param", "measure=map"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["results"]["bindings"]) == 2
     with open_store(store_dir, read_only=True) as store:
         kinds = {
             str(k)

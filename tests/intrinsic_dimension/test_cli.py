@@ -195,3 +195,18 @@ def test_an_npy_needs_numpy_alone(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_saved_data_set_keeps_the_name_it_is_given(worked: Path, tmp_path: Path) -> None:
+    """``--dataset-name`` is stored as the data set's rk:dataSetName (what the
+    /intrinsic-dimension page titles the estimate by, issue 41)."""
+    store = tmp_path / "store"
+    argv = ["intrinsic-dimension", str(worked), "--columns", "f1,f2,f3", "--save"]
+    argv += ["--store", str(store), "--dataset", "10.1000/Worked", "--dataset-name", "Worked"]
+    assert main(argv) == 0
+    with open_store(str(store), read_only=True) as s:
+        names = s.query(
+            "SELECT ?n WHERE { <https://doi.org/10.1000/worked> "
+            "<https://w3id.org/reprokg/ontology#dataSetName> ?n }"
+        ).rows
+    assert [str(n) for (n,) in names] == ["Worked"]

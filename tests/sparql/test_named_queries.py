@@ -296,7 +296,25 @@ def test_a_collection_parameter_takes_the_shared_node_too() -> None:
     node = collection_iri("https://ir-datasets.com/nyt")
     assert to_term(p, str(node)) == node
     assert to_term(p, "https://ir-datasets.com/nyt") == node
-    assert to_term(p, "nyt") == collection_iri("nyt") != node
+    # a collection outside the ir_datasets catalogue keeps a minted node; fed back, it is it
+    minted = collection_iri("our-own-collection")
+    assert str(minted).startswith("https://w3id.org/reprokg/id/collection/")
+    assert to_term(p, str(minted)) == minted
+
+
+def test_a_collection_is_one_node_however_its_ir_datasets_id_is_written() -> None:
+    """``nyt``, ``https://ir-datasets.com/nyt`` and the site's page address name one
+    collection, the IRI the ir_metadata headers write (issue 41: the user passed
+    ``https://ir-datasets.com/nyt`` and was shown a hash)."""
+    from reprokg.loaders.qrels import collection_iri
+    from reprokg.sparql.named import Param, to_term
+
+    p = Param("collection", "collection")
+    want = "https://ir-datasets.com/nyt"
+    written = ("nyt", "https://ir-datasets.com/nyt", "http://ir-datasets.com/nyt.html", " NYT ")
+    assert {str(to_term(p, w)) for w in written} == {want}
+    # a subset id of the catalogue (ir_datasets' metadata.json lists nyt/trec-core-2017)
+    assert str(collection_iri("nyt/trec-core-2017")) == want + "/trec-core-2017"
 
 
 PAGED = """# title: Things, a page at a time

@@ -46,7 +46,7 @@ STABILITY_COLUMNS = [
 ]
 #: the observations of one study (``?part=observations&study=…``), as the analysis reads them
 OBSERVATION_COLUMNS = list(ROW_KEYS)
-ID_COLUMNS = ["estimate", "dataSet", "label", "id", "approximated", "feature", "nid"]
+ID_COLUMNS = ["estimate", "dataSet", "dataSetName", "label", "id", "approximated", "feature", "nid"]
 
 
 def _context(request: Request, key: str) -> dict:

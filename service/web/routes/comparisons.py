@@ -37,6 +37,7 @@ router = APIRouter()
 
 LIST_COLUMNS = [
     "comparison",
+    "title",
     "kind",
     "signature",
     "studyKinds",
@@ -64,6 +65,14 @@ EFFECTS = (
         "with its BCa bootstrap interval (0: no difference; the dashed line)",
     ),
 )
+
+
+def shown(row: dict) -> dict:
+    """A comparisons row as a page shows it: titled by its runs and collection (the stored
+    ``rdfs:label``, else its runs' tags), its study kinds one IRI each (for their labels)."""
+    tags = (row.get("originalTags") or "?", row.get("reproducingTags") or "?")
+    kinds = [k for k in (row.get("studyKinds") or "").split(", ") if k]
+    return {**row, "title": row.get("title") or " vs ".join(tags), "kinds": kinds}
 
 
 def forest_plots(rows: list[dict], chosen: str) -> list[dict[str, str]]:
@@ -168,7 +177,7 @@ def comparisons(request: Request, store: ReadStoreDep) -> Response:
         request,
         "comparisons.html",
         title="Comparisons",
-        rows=rows,
+        rows=[shown(r) for r in rows],
         paged=paged,
         alternates=alternates(request),
         sparql_behind=[paged.behind],
@@ -206,7 +215,8 @@ def comparison(
             cols = ["side", "topic", "original", "reproduced", "delta"]
             return tabular(fmt, topic_rows, cols, "comparison-topics")
         return tabular(fmt, rows, MEASURE_COLUMNS, "comparison")
-    info = next((r for r in rows_of(store, "comparisons") if r["comparison"] == target), {})
+    found = [r for r in rows_of(store, "comparisons") if r["comparison"] == target]
+    info = shown(found[0]) if found else {}
     verdicts = stored_verdicts(store, target)
     summary = page_summary(store, target, inputs, verdicts, [measure] if measure else [])
     headline = [
@@ -226,7 +236,7 @@ def comparison(
     return page(
         request,
         "comparison.html",
-        title=info.get("signature") and f"Comparison {info['signature']}" or "Comparison",
+        title=info.get("title") or "Comparison",
         iri=target,
         info=info,
         inputs=inputs,
