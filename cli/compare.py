@@ -293,7 +293,11 @@ def summarise(
         reasons.append(f"judges {w['work']}")
         verdict = verdict_summary(w["outcome"], [v.rule.name for v in verdicts], reasons)
     reported = [ir for ir, _mean in study.reported.get("orig_base", {}).values() if ir]
+    from reprokg.measures.primad import study_kind_label
+
     return comparison_summary(
+        title=study.title,
+        study=study_kind_label(c.primad),
         runs=runs,
         collection=collection,
         kind=c.kind,
@@ -311,11 +315,25 @@ def summarise(
 
 def _collection_text(study: RunComparison) -> str:
     """The test collection(s) by their ir_datasets id, and the qrels that judged the runs."""
+    from reprokg.loaders.ir_datasets import display_name
+    from reprokg.measures.run_comparison import header_collections
+
+    def named(qrels, prefix: str) -> str:
+        # the qrels' collection, else the one the runs' headers name (as the title does)
+        headers = {
+            c
+            for r, inp in study.inputs.items()
+            if r.startswith(prefix)
+            for c in header_collections(inp)
+        }
+        found = [qrels.collection] if qrels.collection else sorted(headers)
+        return ", ".join(display_name(c) for c in found) or "not named"
+
     q = study.qrels
-    text = f"{q.collection or 'not named'} (qrels {q.name})"
+    text = f"{named(q, 'orig')} (qrels {q.name})"
     if study.qrels_rpl is not None:
         r = study.qrels_rpl
-        text += f"; reproduced runs: {r.collection or 'not named'} (qrels {r.name})"
+        text += f"; reproduced runs: {named(r, 'rep')} (qrels {r.name})"
     return text
 
 

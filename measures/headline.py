@@ -180,6 +180,10 @@ class ComparisonSummary:
     stored: str | None = None
     #: effectiveness measures the comparison has that the summary leaves out
     more: int = 0
+    #: what the comparison is called (its runs and collection)
+    title: str | None = None
+    #: its study kinds in the ontology's words (``independent repeat``)
+    study: str | None = None
 
     @property
     def primad_text(self) -> str:
@@ -187,9 +191,11 @@ class ComparisonSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "title": self.title,
             "runs": dict(self.runs),
             "collection": self.collection,
             "kind": self.kind,
+            "study": self.study,
             "primad": {"signature": self.primad, "in_words": self.primad_text},
             "headline_measures": list(self.measures),
             "headline": [r.to_json() for r in self.rows],
@@ -202,13 +208,14 @@ class ComparisonSummary:
 
     def lines(self) -> list[str]:
         """The summary as text, at most 15 lines for two runs and one rule."""
-        out = []
+        out = [self.title] if self.title else []
         for role in ("orig_base", "rep_base", "orig_adv", "rep_adv"):
             if role in self.runs:
                 out.append(f"{ROLE_WORDS[role] + ':':<21} {self.runs[role]}")
         out.append(f"{'collection:':<21} {self.collection or 'not named (--collection ID)'}")
         out.append(f"{'PRIMAD ' + (self.primad or '-') + ':':<21} {self.primad_text}")
-        out.append(f"{'study:':<21} {self.kind}")
+        study = f"{self.study} ({self.kind})" if self.study and self.study != "-" else self.kind
+        out.append(f"{'study:':<21} {study}")
         for side, values in self.rankings.items():
             shown = ", ".join(f"{k.upper()} {_f(x)}" for k, x in values.items())
             out.append(f"{'rankings (' + side + '):':<21} {shown} (1 = the same ranking)")
@@ -256,6 +263,8 @@ def comparison_summary(
     level: float = 0.95,
     verdict: dict[str, Any] | None = None,
     stored: str | None = None,
+    title: str | None = None,
+    study: str | None = None,
 ) -> ComparisonSummary:
     """The summary of one comparison from its values (:func:`flat_values` of compare's
     JSON, or the stored comparison's rows)."""
@@ -277,6 +286,8 @@ def comparison_summary(
         verdict=verdict,
         stored=stored,
         more=len([m for m in available if m not in measures]),
+        title=title,
+        study=study,
     )
 
 

@@ -19,7 +19,7 @@ def test_compare_names_the_comparison_and_its_study_kind(capsys) -> None:
     assert main(args) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "bm25+rm3 vs bm25+rm3-rerun on nyt"
-    assert "study    independent repeat" in out
+    assert "study:                independent repeat (same-collection)" in out
 
 
 def test_a_comparison_without_headers_is_named_by_its_run_lines(capsys) -> None:
@@ -29,7 +29,7 @@ def test_a_comparison_without_headers_is_named_by_its_run_lines(capsys) -> None:
     assert main(args) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "ipm-repro vs ipm-repro"
-    assert "study    -" in out
+    assert "study:                same-collection" in out  # no study kind without PRIMAD
 
 
 def _publication(name: str) -> dict:
