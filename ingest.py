@@ -41,12 +41,12 @@ from rdflib.namespace import PROV, RDF, RDFS, XSD
 from rdflib.term import Node
 
 from reprokg import __version__
+from reprokg.core.computed import ComputedResult
 from reprokg.core.document import Document
 from reprokg.core.errors import IdentifierError, LoadError, ValidationFailed
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint, orcid_iri
 from reprokg.core.namespaces import RK, SCHEMA, SPARQL_PREFIXES
-from reprokg.core.results import ComputedResult
 from reprokg.core.settings import settings
 from reprokg.store.base import DocumentWrite, SelectResult, Store
 from reprokg.store.terms import to_ntriples
@@ -395,7 +395,7 @@ def write_result(
     inputs: Sequence[Document] = (),
 ) -> DocumentOutcome:
     """The one way a computed result is stored: its document
-    (:func:`reprokg.core.results.result_document`) written back like every document —
+    (:func:`reprokg.core.computed.result_document`) written back like every document —
     validated, with provenance, a new result of the same source key revising the old one,
     the same content again unchanged, its source kept like any other's
     (:data:`KEEP_ORIGINALS`). ``inputs`` are the documents stored with it in the same call

@@ -35,7 +35,7 @@ def register(command: Command) -> None:
 
 def cmd_annotate(args: argparse.Namespace) -> int:
     from reprokg.loaders.ir_metadata.annotate import annotate
-    from reprokg.loaders.source import read_bytes
+    from reprokg.loaders.reading.source import read_bytes
 
     run, run_name = read_bytes(args.run)
     meta, meta_name = (None, "metadata.yaml")

@@ -34,7 +34,7 @@ from reprokg.cli.base import (
 if TYPE_CHECKING:
     from reprokg.ingest import IngestResult
     from reprokg.loaders.files import SourceWalk
-    from reprokg.loaders.summary import LoadSummary
+    from reprokg.loaders.reading.summary import LoadSummary
 
 
 def register(command: Command) -> None:

@@ -60,8 +60,8 @@ class _FormatsHelp(argparse.HelpFormatter):
 
 def _import(args: argparse.Namespace) -> int:
     from reprokg.ingest import ingest
-    from reprokg.loaders.contract import LoadOptions
     from reprokg.loaders.importers import import_path
+    from reprokg.loaders.reading.contract import LoadOptions
     from reprokg.store.catalog import document_id, short_ids
 
     skipped: list = []

@@ -239,11 +239,11 @@ def print_result(res: QueryResult, fmt: str, footer: str | None = None) -> None:
         print(g.serialize(format="json-ld" if fmt == "json" else "turtle"))
         return
     if fmt == "json" or (fmt == "csv" and isinstance(res, AskResult)):
-        from reprokg.sparql.results import JSON, serialize
+        from reprokg.sparql.result_formats import JSON, serialize
 
         sys.stdout.write(serialize(res, JSON).decode("utf-8") + "\n")
     elif fmt == "csv":
-        from reprokg.sparql.results import CSV, serialize
+        from reprokg.sparql.result_formats import CSV, serialize
 
         sys.stdout.write(serialize(res, CSV).decode("utf-8"))
     elif isinstance(res, AskResult):

@@ -82,7 +82,7 @@ def _list(fmt: str) -> int:
 def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]) -> int:
     """Read, compute, print, draw and save one study (``study NAME`` and ``survey-stats``)."""
     from reprokg.cli.base import open_cli_store
-    from reprokg.studies import results
+    from reprokg.studies import study_result
     from reprokg.studies.registry import get
 
     study = get(name)
@@ -112,7 +112,7 @@ def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]
             from reprokg.ingest import write_result
 
             for opts, res in _per_document(study, result, options):
-                outcome = write_result(store, results.StudyResult.of(study, res, method, opts))
+                outcome = write_result(store, study_result.StudyResult.of(study, res, method, opts))
                 iri, status = outcome.iri, outcome.status
                 label = ", ".join(f"{k}={v}" for k, v in study.explicit(opts).items())
                 tell(

@@ -8,7 +8,7 @@ Each setting is declared once, as a field of :class:`Settings` made by :func:`se
 its default, its environment variable (``REPROKG_<FIELD>``) and the parser that reads
 the variable. Reading, writing back (:meth:`Settings.to_env`) and the documentation's
 table (docs/configuration.md, kept in step by tests/core/test_settings.py) all follow
-those fields; objects that carry a few limits (:class:`~reprokg.loaders.limits.InputLimits`,
+those fields; objects that carry a few limits (:class:`~reprokg.loaders.reading.limits.InputLimits`,
 the SPARQL router's limits) take their defaults from here and are built with
 :func:`view`. A value the parser refuses is a :class:`~reprokg.core.errors.UsageError`
 naming the variable, the value and what was expected.

@@ -13,7 +13,7 @@ decisions) and no loader matched them already. Each match says why in words and 
 records it rests on (``prov:wasDerivedFrom``). One scan and a dictionary: linear in the
 papers, where a match at load time would query the store once per record.
 
-:class:`CandidateMatches` is a typed result (core/results.py): its JSON is ``reprokg
+:class:`CandidateMatches` is a typed result (core/computed.py): its JSON is ``reprokg
 evidence match``'s answer, its document (kind ``candidate-matches``) holds every match of
 the pass and is revised when the pass runs again on a changed store.
 """
@@ -101,7 +101,7 @@ class CandidateMatches:
         }
 
     def _computation(self):
-        from reprokg.core.results import Computation, software_versions
+        from reprokg.core.computed import Computation, software_versions
 
         return Computation(
             label="candidate matches across records (reprokg evidence match)",
@@ -132,7 +132,7 @@ class CandidateMatches:
         return g
 
     def document(self):
-        from reprokg.core.results import canonical_json, result_document
+        from reprokg.core.computed import canonical_json, result_document
 
         computation = self._computation()
         return result_document(

@@ -15,7 +15,7 @@ comparison reports (intervals included, when it reports them). Without a rule th
 verdict: nothing calls :func:`apply` without one, and the shapes reject a computed
 assessment that names no rule.
 
-:class:`Verdict` is a typed result (``core/results.py``): one rule's, its JSON an item of
+:class:`Verdict` is a typed result (``core/computed.py``): one rule's, its JSON an item of
 ``verdicts`` in what ``reprokg compare --rule`` prints and ``POST /comparisons`` answers,
 its document a ``rk:ReproductionAssessment`` (kind ``assessment``) of the comparison
 (evidence and assessed work), whose ``rk:acceptanceRule`` is the rule, with each
@@ -269,8 +269,8 @@ def presets() -> dict[str, Rule]:
 
 def rules_from_file(path: str) -> dict[str, Rule]:
     """The rules of a user's YAML or JSON file (read with the input limits)."""
-    from reprokg.loaders.source import decode_text, read_bytes
-    from reprokg.loaders.yaml_scalars import parse_yaml
+    from reprokg.loaders.reading.source import decode_text, read_bytes
+    from reprokg.loaders.reading.yaml_scalars import parse_yaml
 
     data, name = read_bytes(path)
     parsed = parse_yaml(decode_text(data, name), name)
@@ -279,7 +279,7 @@ def rules_from_file(path: str) -> dict[str, Rule]:
 
 def _plain(v: Any) -> Any:
     """YAML scalars kept as written -> the values YAML means (numbers for bounds)."""
-    from reprokg.loaders.yaml_scalars import Scalar
+    from reprokg.loaders.reading.yaml_scalars import Scalar
 
     if isinstance(v, dict):
         return {str(k): _plain(x) for k, x in v.items()}
@@ -606,7 +606,7 @@ class Verdict:
     def document(self):
         from rdflib import URIRef
 
-        from reprokg.core.results import (
+        from reprokg.core.computed import (
             Computation,
             canonical_json,
             result_document,
@@ -825,7 +825,7 @@ class ComparisonVerdict:
     def document(self):
         from rdflib import URIRef
 
-        from reprokg.core.results import (
+        from reprokg.core.computed import (
             Computation,
             canonical_json,
             result_document,
@@ -1078,7 +1078,7 @@ class Dispute:
     def document(self):
         from rdflib import URIRef
 
-        from reprokg.core.results import Computation, result_document, software_versions
+        from reprokg.core.computed import Computation, result_document, software_versions
 
         # the source names the document: the same dispute again is unchanged
         payload = json.dumps({"disputes": self.assessment, "by": self.by, "reason": self.reason})

@@ -1,6 +1,6 @@
 """What a crate holds, read from the store: a stored result of any kind, a run, a passport.
 
-Every computed result is a document with the same provenance (:mod:`reprokg.core.results`):
+Every computed result is a document with the same provenance (:mod:`reprokg.core.computed`):
 its subject ``prov:wasGeneratedBy`` an activity that ``prov:used`` its inputs, the software
 with versions, the parameters and the SPARQL it read. :func:`document_content` reads that,
 whatever the kind, and adds what is kind-specific: the result's JSON (a comparison's is

@@ -4,7 +4,7 @@
 result (with its :class:`~reprokg.intrinsic_dimension.result.DataSource`) into one
 :class:`~reprokg.core.document.Document` of kind ``intrinsic-dimension`` (validated
 against ``shapes/intrinsic-dimension.ttl``) through the one result-document builder
-(:func:`reprokg.core.results.result_document`), written through
+(:func:`reprokg.core.computed.result_document`), written through
 :func:`reprokg.ingest.write_result` like every computed result (:func:`stored_answer` is
 what the answer says of the write):
 

@@ -469,12 +469,12 @@ def result_document(result: IntrinsicDimensionResult) -> Document:
     from rdflib import Literal, URIRef
     from rdflib.namespace import RDF, RDFS
 
+    from reprokg.core.computed import Computation, software_versions
+    from reprokg.core.computed import result_document as build
     from reprokg.core.errors import UsageError
     from reprokg.core.hashing import stable_key
     from reprokg.core.identifiers import mint
     from reprokg.core.namespaces import RK, new_graph
-    from reprokg.core.results import Computation, software_versions
-    from reprokg.core.results import result_document as build
 
     _double, _int = _literals()
     source = result.source

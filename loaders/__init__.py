@@ -1,6 +1,6 @@
 """The loader registry, and :func:`load_source`: the one way a source's bytes become documents.
 
-A loader module satisfies :class:`~reprokg.loaders.contract.Loader` (``INFO``, ``sniff``,
+A loader module satisfies :class:`~reprokg.loaders.reading.contract.Loader` (``INFO``, ``sniff``,
 ``load``; docs/architecture.md › Sources and loaders) and is listed in
 :data:`LOADER_MODULES` (tests/loaders/test_registry.py fails on a module with an ``INFO``
 that is not). Modules are imported on first use, and an import error is an error: a broken
@@ -28,7 +28,7 @@ from reprokg.core.errors import (
     UnrecognisedSource,
     UnsupportedInput,
 )
-from reprokg.loaders.contract import (
+from reprokg.loaders.reading.contract import (
     BinaryLoader,
     Claim,
     DatabaseLoader,
@@ -37,7 +37,7 @@ from reprokg.loaders.contract import (
     LoaderInfo,
     SummarisingLoader,
 )
-from reprokg.loaders.limits import current_limits
+from reprokg.loaders.reading.limits import current_limits
 
 if TYPE_CHECKING:
     from reprokg.core.document import Document
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
         rocrate,
         stability,
     )
-    from reprokg.loaders.summary import LoadSummary
+    from reprokg.loaders.reading.summary import LoadSummary
 
     #: the registered modules, checked against the contract by the type checker (the
     #: registry checks them again when it imports them; tests/loaders/test_registry.py
@@ -114,7 +114,7 @@ LOADER_MODULES: tuple[str, ...] = (
 HEAD_BYTES = 4096
 #: bytes checked for NUL (binary input) and UTF-8 before any loader is asked
 CHECK_BYTES = 16384
-#: what a caller wanting each file's :class:`~reprokg.loaders.summary.LoadSummary` passes
+#: what a caller wanting each file's :class:`~reprokg.loaders.reading.summary.LoadSummary` passes
 SummaryHook = Callable[["LoadSummary"], None]
 
 
@@ -126,7 +126,7 @@ def loaders() -> dict[str, Loader]:
         mod = importlib.import_module(name)
         if not isinstance(mod, Loader) or not isinstance(mod.INFO, LoaderInfo):
             raise TypeError(
-                f"loader {name} does not satisfy reprokg.loaders.contract.Loader "
+                f"loader {name} does not satisfy reprokg.loaders.reading.contract.Loader "
                 "(INFO: LoaderInfo, sniff(name, head), load(data, name))"
             )
         kind = mod.INFO.kind
@@ -213,7 +213,7 @@ def load_source(
     nearly claim it (:attr:`Claim.NEAR`) read it, and the first one's own error is raised
     when none can. When no loader claims it at all, :class:`UnrecognisedSource` names the
     loaders tried (and why, for binary or non-UTF-8 input). ``summary`` is handed the
-    load's :class:`~reprokg.loaders.summary.LoadSummary` when it succeeds.
+    load's :class:`~reprokg.loaders.reading.summary.LoadSummary` when it succeeds.
     """
     if kind is not None:
         return _load(loader_for(kind), data, name, summary)
@@ -306,7 +306,7 @@ def _load(loader: Loader, data: bytes, name: str, summary: SummaryHook | None) -
         if isinstance(loader, SummarisingLoader):
             docs, told = loader.load_with_summary(data, name)
         else:
-            from reprokg.loaders.summary import LoadSummary
+            from reprokg.loaders.reading.summary import LoadSummary
 
             docs = list(loader.load(data, name))
             told = LoadSummary(name, kind, records=len(docs), documents=len(docs))

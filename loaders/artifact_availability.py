@@ -27,10 +27,10 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import minter
 from reprokg.core.namespaces import RK, new_graph
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import describe_source, link
-from reprokg.loaders.source import decode_text, parse_json
-from reprokg.loaders.summary import LoadSummary
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.source import decode_text, parse_json
+from reprokg.loaders.reading.summary import LoadSummary
 
 INFO = LoaderInfo(
     kind="artifact-availability", name="reprokg.loaders.artifact_availability", version="1"

@@ -43,7 +43,6 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import (
     Assessment,
     agent,
@@ -55,9 +54,10 @@ from reprokg.loaders.evidence import (
     rejected_record,
     typed_year,
 )
-from reprokg.loaders.limits import check_records
-from reprokg.loaders.source import decode_text, not_a_scalar, parse_json
-from reprokg.loaders.summary import LoadSummary
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.limits import check_records
+from reprokg.loaders.reading.source import decode_text, not_a_scalar, parse_json
+from reprokg.loaders.reading.summary import LoadSummary
 
 INFO = LoaderInfo(
     kind="artifact-evaluation", name="reprokg.loaders.artifact_evaluation", version="1"
@@ -344,7 +344,7 @@ def _venue_year(name: str) -> tuple[str, int]:
 
 
 def _load_results_page(text: str, name: str, summary: LoadSummary) -> list[Document]:
-    from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
+    from reprokg.loaders.reading.yaml_scalars import Scalar, parse_yaml
 
     venue, year = _venue_year(name)
     front, body, body_line = _split_front_matter(text)

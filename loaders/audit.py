@@ -27,9 +27,9 @@ from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.literals import decimal_literal
 from reprokg.core.namespaces import RK, new_graph, rkx_term
 from reprokg.core.namespaces import SCHEMA as SDO
-from reprokg.loaders.contract import Claim, LoaderInfo
-from reprokg.loaders.source import decode_text, parse_json
-from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
+from reprokg.loaders.reading.contract import Claim, LoaderInfo
+from reprokg.loaders.reading.source import decode_text, parse_json
+from reprokg.loaders.reading.yaml_scalars import Scalar, parse_yaml
 
 INFO = LoaderInfo(kind="audit", name="reprokg.loaders.audit", version="1")
 

@@ -9,7 +9,7 @@ Every outcome is a ``rk:ReproductionAssessment`` (:class:`Assessment`), whose ou
 concept of ``rk:ReproductionOutcomeScheme``. A malformed record becomes a document holding
 only a located Violation (:func:`rejected_record`): validation rejects it, nothing of it is
 written, and the other records of the file are stored; each loader reports what it
-normalised and skipped in a :class:`~reprokg.loaders.summary.LoadSummary`.
+normalised and skipped in a :class:`~reprokg.loaders.reading.summary.LoadSummary`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from reprokg.core.errors import IdentifierError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, repair_doi
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
-from reprokg.loaders.contract import LoaderInfo
-from reprokg.loaders.summary import LoadSummary
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.summary import LoadSummary
 
 _URL_RE = re.compile(r"^https?://[^\s<>\"{}|\\^`]+$", re.IGNORECASE)
 _DOI_URL_RE = re.compile(

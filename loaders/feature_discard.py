@@ -44,9 +44,9 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
-from reprokg.loaders.contract import Claim, LoaderInfo
-from reprokg.loaders.source import decode_text, scalar_text
-from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
+from reprokg.loaders.reading.contract import Claim, LoaderInfo
+from reprokg.loaders.reading.source import decode_text, scalar_text
+from reprokg.loaders.reading.yaml_scalars import Scalar, parse_yaml
 
 INFO = LoaderInfo(kind="feature-discard", name="reprokg.loaders.feature_discard", version="1")
 

@@ -7,7 +7,7 @@ a special file (a named pipe, a device, a socket) is skipped without being opene
 file in a folder that no loader claims is skipped and named (:attr:`SourceWalk.unclaimed`),
 so the user learns of each, and every good document is still loaded. A folder's files are
 the files inside it: a symbolic link (to a file or a folder) that leads outside the folder
-named is skipped and named, never followed (:func:`reprokg.loaders.source.leaves`).
+named is skipped and named, never followed (:func:`reprokg.loaders.reading.source.leaves`).
 
 ``reprokg evidence load`` walks the same way, restricted to the evidence loaders
 (``kinds``), reading the results pages a folder walk otherwise leaves out as documentation
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from reprokg.core.errors import LoadError, UnrecognisedSource, UsageError
 from reprokg.loaders import SummaryHook, load_source, loader_for
-from reprokg.loaders.source import leaves, not_a_file, read_bytes
+from reprokg.loaders.reading.source import leaves, not_a_file, read_bytes
 
 if TYPE_CHECKING:
     from reprokg.core.document import Document
@@ -61,7 +61,7 @@ class SourceWalk:
     :data:`SKIP_NAMES` and :data:`SKIP_SUFFIXES` (less ``read_suffixes``). :meth:`documents`
     streams, :meth:`per_file` gives each file's documents together; the lists fill as it
     goes, and ``summary`` is handed each loaded file's
-    :class:`~reprokg.loaders.summary.LoadSummary`.
+    :class:`~reprokg.loaders.reading.summary.LoadSummary`.
     """
 
     def __init__(

@@ -31,10 +31,10 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import read_doi
-from reprokg.loaders.limits import check_records
-from reprokg.loaders.source import decode_text, parse_json
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.limits import check_records
+from reprokg.loaders.reading.source import decode_text, parse_json
 
 INFO = LoaderInfo(kind="grsi", name="reprokg.loaders.grsi", version="1")
 

@@ -22,8 +22,8 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
-from reprokg.loaders.contract import LoaderInfo
-from reprokg.loaders.source import csv_record, csv_rows
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.source import csv_record, csv_rows
 
 INFO = LoaderInfo(kind="gk2018", name="reprokg.loaders.gundersen_kjensmo", version="1")
 

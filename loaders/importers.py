@@ -1,6 +1,6 @@
 """``reprokg import FORMAT PATH``: another tool's file, folder or database as documents.
 
-What each format reads is the loader's to say (:mod:`reprokg.loaders.contract`): the
+What each format reads is the loader's to say (:mod:`reprokg.loaders.reading.contract`): the
 format names the registry knows (:func:`reprokg.loaders.import_formats`); a folder is the
 loader's own when it reads folders (an MLflow ``mlruns/`` store, an RO-Crate folder), else
 each file in it (OpenML run descriptions, ir_metadata files); a database file is opened
@@ -17,15 +17,15 @@ from pathlib import Path
 from reprokg.core.document import Document
 from reprokg.core.errors import LoadError, UsageError
 from reprokg.loaders import load_source, loader_for_format
-from reprokg.loaders.contract import (
+from reprokg.loaders.files import load_path
+from reprokg.loaders.reading.contract import (
     DatabaseLoader,
     FolderLoader,
     Loader,
     LoadOptions,
     loading_with,
 )
-from reprokg.loaders.files import load_path
-from reprokg.loaders.source import read_bytes
+from reprokg.loaders.reading.source import read_bytes
 
 #: bytes of a file a database loader is shown to say whether it opens it
 DATABASE_HEAD = 100

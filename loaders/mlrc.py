@@ -27,10 +27,10 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import CITO, RK, RKX, SCHEMA, new_graph
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import read_doi
-from reprokg.loaders.source import decode_text
-from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.source import decode_text
+from reprokg.loaders.reading.yaml_scalars import Scalar, parse_yaml
 
 INFO = LoaderInfo(kind="mlrc", name="reprokg.loaders.mlrc", version="1")
 

@@ -34,9 +34,9 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import MLS, RK, SCHEMA
 from reprokg.core.rdf_parse import xml_declaration
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_metadata.tree import run_document
-from reprokg.loaders.source import decode_text, not_a_scalar, parse_json, scalar_text
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.source import decode_text, not_a_scalar, parse_json, scalar_text
 
 INFO = LoaderInfo(
     kind="openml",

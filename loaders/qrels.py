@@ -21,10 +21,10 @@ from reprokg import __version__
 from reprokg.core.document import Document, Message
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_datasets import collection_iri
-from reprokg.loaders.source import decode_text
-from reprokg.loaders.trec import Qrels, parse_qrels_text
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.source import decode_text
+from reprokg.loaders.trec_files import Qrels, parse_qrels_text
 
 INFO = LoaderInfo(kind="qrels", name="reprokg.loaders.qrels", version=__version__)
 QRELS_MEDIA_TYPE = "text/x-trec-qrels"

@@ -49,10 +49,10 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, minter
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import Assessment, agent
-from reprokg.loaders.source import decode_text
-from reprokg.loaders.summary import LoadSummary
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.source import decode_text
+from reprokg.loaders.reading.summary import LoadSummary
 
 INFO = LoaderInfo(kind="re-execution", name="reprokg.loaders.re_execution", version="1")
 

@@ -39,9 +39,9 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.core.resources import data_dir
-from reprokg.loaders.contract import LoaderInfo
-from reprokg.loaders.limits import check_json
-from reprokg.loaders.source import decode_text, scalar_text
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.limits import check_json
+from reprokg.loaders.reading.source import decode_text, scalar_text
 
 INFO = LoaderInfo(kind="survey", name="reprokg.loaders.replicability_graphics", version="1")
 

@@ -34,7 +34,6 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.evidence import (
     Assessment,
     agent,
@@ -43,8 +42,9 @@ from reprokg.loaders.evidence import (
     read_doi,
     rejected_record,
 )
-from reprokg.loaders.source import decode_text
-from reprokg.loaders.summary import LoadSummary
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.source import decode_text
+from reprokg.loaders.reading.summary import LoadSummary
 
 INFO = LoaderInfo(kind="rescience", name="reprokg.loaders.rescience", version="1")
 

@@ -35,10 +35,10 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import content_hash, stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import SCHEMA
-from reprokg.loaders.archive import is_zip, read_zip
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_metadata.tree import COMPONENTS, flatten, run_document, unflatten
-from reprokg.loaders.source import decode_text, leaves, parse_json, read_bytes
+from reprokg.loaders.reading.archive import is_zip, read_zip
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.source import decode_text, leaves, parse_json, read_bytes
 
 INFO = LoaderInfo(
     kind="rocrate",

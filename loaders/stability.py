@@ -29,10 +29,10 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
-from reprokg.loaders.contract import Claim, LoaderInfo
-from reprokg.loaders.limits import check_lines
-from reprokg.loaders.source import decode_text, scalar_text
-from reprokg.loaders.yaml_scalars import parse_yaml
+from reprokg.loaders.reading.contract import Claim, LoaderInfo
+from reprokg.loaders.reading.limits import check_lines
+from reprokg.loaders.reading.source import decode_text, scalar_text
+from reprokg.loaders.reading.yaml_scalars import parse_yaml
 
 INFO = LoaderInfo(kind="stability", name="reprokg.loaders.stability", version="2")
 

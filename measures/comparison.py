@@ -21,9 +21,10 @@ from typing import Any, Literal, cast
 from typing_extensions import TypedDict
 
 from reprokg.core.forked import Later, in_child
-from reprokg.loaders.trec import Qrels, Ranking, Run
+from reprokg.loaders.trec_files import Qrels, Ranking, Run
 from reprokg.measures import reproducibility as rp
 from reprokg.measures.effectiveness import Evaluator, TopicScores
+from reprokg.measures.rankings import prepare
 from reprokg.measures.registry import (
     CROSS,
     MONTE_CARLO,
@@ -35,7 +36,6 @@ from reprokg.measures.registry import (
     applicable,
     draw_ahead,
 )
-from reprokg.measures.trec import prepare
 
 
 class ComparisonJSON(TypedDict):

@@ -3,7 +3,7 @@
 :func:`comparison_document` writes what :func:`reprokg.measures.run_comparison.compare_inputs`
 computed (:meth:`RunComparison.document`) as the triples documented in
 ``docs/comparisons.md``, through the one result-document builder
-(:func:`reprokg.core.results.result_document`); :func:`reprokg.ingest.write_result`
+(:func:`reprokg.core.computed.result_document`); :func:`reprokg.ingest.write_result`
 stores it with the run and qrels documents read from files
 (:meth:`RunComparison.source_documents`); :func:`comparison_json` rebuilds ``compare
 --format json`` from stored triples. Apart from the computation so that ``reprokg
@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 from rdflib import Literal, URIRef
 from rdflib.namespace import DCTERMS, PROV, RDF, RDFS, SKOS
 
+from reprokg.core.computed import Computation, result_document, software_versions
 from reprokg.core.document import Document
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.literals import double_literal
 from reprokg.core.namespaces import MLS, RK, new_graph
-from reprokg.core.results import Computation, result_document, software_versions
 from reprokg.measures import primad
 from reprokg.measures.comparison import Comparison
 from reprokg.measures.inputs import QrelsInput, RunInput, judging_qrels

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from reprokg.loaders.trec import Qrels, Run
+from reprokg.loaders.trec_files import Qrels, Run
 
 _CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 

@@ -6,7 +6,7 @@ This is the part of a comparison (:mod:`reprokg.measures.run_comparison`) that d
 need a reproduction: the same functions (:mod:`reprokg.measures.reported`) evaluate and
 write the scores, so a run evaluated here and compared later has one score per measure.
 
-The result (:class:`Evaluation`, a :class:`reprokg.core.results.ComputedResult`) is a
+The result (:class:`Evaluation`, a :class:`reprokg.core.computed.ComputedResult`) is a
 document of kind ``evaluation``: a ``prov:Activity`` that used the qrels, the run files
 and the software, and each run's ``rk:reportedScore`` values on their
 ``rk:Leaderboard``. Its source key names the qrels and the run files, so evaluating the
@@ -22,12 +22,12 @@ from typing import ClassVar
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import RDF, RDFS
 
+from reprokg.core.computed import Computation, result_document, software_versions
 from reprokg.core.document import Document
 from reprokg.core.errors import UsageError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, new_graph
-from reprokg.core.results import Computation, result_document, software_versions
 from reprokg.measures.inputs import QrelsInput, RunInput
 from reprokg.measures.leaderboard import add_reported_scores, score_collection
 from reprokg.measures.reported import Scores, evaluate_reported

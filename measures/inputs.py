@@ -2,7 +2,7 @@
 
 A run given by path is read with the ir_metadata loader (its header graph, for PRIMAD
 and reported measures; the run lines read once with it), or, when the file has no header,
-by :func:`reprokg.loaders.trec.parse_run_text` alone (the document built only if asked
+by :func:`reprokg.loaders.trec_files.parse_run_text` alone (the document built only if asked
 for: ``reprokg compare`` on plain runs needs neither rdflib nor the loader). A run
 given by document id (the document IRI, ``doc/<sha256>`` or the bare sha256) is found in
 the store: the run node of that named graph, its run file's sha256, and the run lines
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, cast
 
 from reprokg.core.errors import LoadError
 from reprokg.core.hashing import content_hash
-from reprokg.loaders.source import decode_text, read_bytes
-from reprokg.loaders.trec import (
+from reprokg.loaders.reading.source import decode_text, read_bytes
+from reprokg.loaders.trec_files import (
     RUN_LINE,
     ParsedQrels,
     Qrels,

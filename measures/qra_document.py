@@ -1,7 +1,7 @@
 """A quantified reproducibility assessment as an RDF document (kind ``qra``), and back.
 
 :func:`qra_document` writes :class:`~reprokg.measures.qra.QRAResult` through the one
-result builder (:func:`reprokg.core.results.result_document`): an
+result builder (:func:`reprokg.core.computed.result_document`): an
 ``rk:QuantifiedReproducibilityAssessment`` with one ``rk:MeasuredQuantity`` per quantity
 (its metric, origin, data set and system when known, scale minimum, n, mean, unbiased
 sd, CV* with its interval) and one ``rk:Measurement`` per value (value, role, the node it
@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 from rdflib import Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS, XSD
 
+from reprokg.core.computed import Computation, canonical_json, result_document, software_versions
 from reprokg.core.document import Document
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.literals import decimal_literal, double_literal
 from reprokg.core.namespaces import RK, new_graph
-from reprokg.core.results import Computation, canonical_json, result_document, software_versions
 
 if TYPE_CHECKING:
     from reprokg.store.base import Store

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, Literal, NotRequired, cast
 
 from typing_extensions import TypedDict
 
-from reprokg.loaders.trec import Run
+from reprokg.loaders.trec_files import Run
 from reprokg.measures import reproducibility as rp
 from reprokg.measures.effectiveness import DEFAULT_MEASURES, TopicScores
-from reprokg.measures.trec import RUN_LENGTH
+from reprokg.measures.rankings import RUN_LENGTH
 
 if TYPE_CHECKING:
     from rdflib import URIRef

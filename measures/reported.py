@@ -8,7 +8,7 @@ them on the leaderboards *find baselines* ranks.
 
 from __future__ import annotations
 
-from reprokg.loaders.trec import Qrels
+from reprokg.loaders.trec_files import Qrels
 from reprokg.measures.effectiveness import Evaluator
 from reprokg.measures.inputs import RunInput
 

@@ -22,7 +22,7 @@ import warnings as _warnings
 
 import numpy as np
 
-from reprokg.loaders.trec import Run
+from reprokg.loaders.trec_files import Run
 from reprokg.measures.effectiveness import TopicScores
 from reprokg.stats.student_t import two_sided_p
 

@@ -3,7 +3,7 @@
 :func:`compare_inputs` ties the pieces together for the CLI and the API: it pairs the runs
 by their metadata, derives the PRIMAD signature and the study kind from the headers and
 computes the measures (:func:`reprokg.measures.comparison.compare`). Its
-:class:`RunComparison` is a computed result (:class:`reprokg.core.results.ComputedResult`):
+:class:`RunComparison` is a computed result (:class:`reprokg.core.computed.ComputedResult`):
 ``to_json()`` is ``reprokg compare --format json``, ``document()`` the ``comparison``
 document (``docs/comparisons.md``), built by :mod:`reprokg.measures.comparison_document`
 only when asked for, so that ``reprokg compare`` without ``--save`` never imports rdflib.

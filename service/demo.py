@@ -33,7 +33,7 @@ from reprokg.core.resources import data_dir
 from reprokg.store.base import Store
 
 if TYPE_CHECKING:
-    from reprokg.core.results import ComputedResult
+    from reprokg.core.computed import ComputedResult
 
 #: run files (with ir_metadata headers and run lines) evaluated on :data:`DEMO_QRELS`
 DEMO_RUNS = (

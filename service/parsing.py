@@ -2,7 +2,7 @@
 
 One upload must not take the service down: a C parser that overflows its stack on a
 crafted file, a quadratic loop, a memory blow-up. The input limits
-(:mod:`reprokg.loaders.limits`) refuse what we know to be dangerous before any parser sees
+(:mod:`reprokg.loaders.reading.limits`) refuse what we know to be dangerous before any parser sees
 it; this is the second wall for what we do not know yet. ``POST /validate`` and
 ``POST /documents`` hand the raw bytes to :func:`parse_job` in a
 :class:`~reprokg.core.pool.WorkerPool` (``parse_workers`` processes, ``parse_timeout``

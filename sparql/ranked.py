@@ -28,7 +28,9 @@ from reprokg.store.base import LeaderboardRanks, QueryResult, Store
 
 _FILTERS = ("toolkit", "method", "platform")
 #: a comment the ranked form starts with (what it was planned on)
-RANKED_MARK = "# find-baselines read from the store's leaderboard ranks (store/ranks.py)"
+RANKED_MARK = (
+    "# find-baselines read from the store's leaderboard ranks (store/leaderboard_ranks.py)"
+)
 
 
 def _find_baselines(

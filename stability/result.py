@@ -16,7 +16,7 @@ read from the same fields:
   hypothesis (H1, H2, H3: method, statistic, p, decision, level), part of the analysis,
 
 plus the full JSON as an ``rdf:JSON`` literal, the warnings as comments and the computation
-(:class:`reprokg.core.results.Computation`: the observations' documents, the SPARQL that
+(:class:`reprokg.core.computed.Computation`: the observations' documents, the SPARQL that
 read them, the software with versions, the parameters). Node IRIs and the document's
 content depend only on the observations' documents, the parameters and the software
 versions, so analysing the same observations again writes nothing (*unchanged*); a new
@@ -35,13 +35,13 @@ from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS, XSD
 from typing_extensions import TypedDict
 
+from reprokg.core.computed import Computation, canonical_json, result_document, software_versions
 from reprokg.core.document import Document
 from reprokg.core.errors import UsageError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.literals import decimal_literal, double_literal
 from reprokg.core.namespaces import RK, new_graph
-from reprokg.core.results import Computation, canonical_json, result_document, software_versions
 
 KIND = "stability-analysis"
 PRODUCER = "reprokg.stability.document"  # as stored since the first analyses (provenance)

@@ -27,7 +27,7 @@ from reprokg.stability.shapes import (
     ProbabilityJSON,
     SeedComparisonJSON,
 )
-from reprokg.stats.ranks import RankComparison, friedman_nemenyi
+from reprokg.stats.rank_tests import RankComparison, friedman_nemenyi
 from reprokg.stats.seeds import aso, iqm, prob_improvement
 
 BLOCKS = ("seed", "configuration", "repeat")

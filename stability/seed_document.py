@@ -2,7 +2,7 @@
 ``seed-comparison``) and a critical-difference analysis (kind ``critical-difference``).
 
 Both are written through the one result builder
-(:func:`reprokg.core.results.result_document`) from the typed results of
+(:func:`reprokg.core.computed.result_document`) from the typed results of
 :mod:`reprokg.stability.seed_comparison`: the study, the metric, each number as a node a
 query can reach (``rk:StatisticValue``: ASO's ε_min both ways and the violation ratio,
 P(A > B) and each IQM with their intervals; ``rk:ExperimentRank``: each experiment's
@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 from rdflib import Literal, URIRef
 from rdflib.namespace import PROV, RDF, RDFS, XSD
 
+from reprokg.core.computed import Computation, canonical_json, result_document, software_versions
 from reprokg.core.document import Document
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.literals import double_literal
 from reprokg.core.namespaces import RK, new_graph
-from reprokg.core.results import Computation, canonical_json, result_document, software_versions
 
 if TYPE_CHECKING:
     from rdflib import Graph

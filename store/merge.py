@@ -31,7 +31,7 @@ SCRATCH_GRAPH = "https://w3id.org/reprokg/store#update-scratch"
 COUNTERS_GRAPH = "https://w3id.org/reprokg/store#counters"
 #: empty named graph: the document count and version are kept in COUNTERS_GRAPH (v1)
 COUNTERS_MARKER = "https://w3id.org/reprokg/store#counters-v1"
-#: named graph of the leaderboards' ranked windows (store/ranks.py)
+#: named graph of the leaderboards' ranked windows (store/leaderboard_ranks.py)
 RANKS_GRAPH = "https://w3id.org/reprokg/store#leaderboard-ranks"
 #: empty named graph: every leaderboard's window in RANKS_GRAPH is maintained (v2: packed
 #: windows with the filters' names; a v1 store's ranks are rebuilt at its next writable open)

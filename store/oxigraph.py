@@ -65,7 +65,7 @@ from rdflib.term import Identifier
 
 import reprokg.store.counters as counters
 import reprokg.store.disk as disk
-import reprokg.store.ranks as ranks
+import reprokg.store.leaderboard_ranks as ranks
 from reprokg.core.errors import (
     QuerySyntaxError,
     QueryTimeout,
@@ -428,7 +428,7 @@ class OxigraphStore(
 
     # ------------------------------------------------------------------ ranks
 
-    #: entries ranked per leaderboard (store/ranks.py)
+    #: entries ranked per leaderboard (store/leaderboard_ranks.py)
     ranks_window = ranks.WINDOW
     #: find-baselines' filters the windows answer
     ranks_filters = frozenset(ranks.FILTERS)
@@ -453,7 +453,7 @@ class OxigraphStore(
         self, board: str, limit: int, filters: Mapping[str, Identifier]
     ) -> list[tuple[str, str, tuple[str, ...]]] | None:
         """The first ``limit`` ``(run, score, tags)`` rows of ``board`` passing ``filters``,
-        read from its packed window (store/ranks.py)."""
+        read from its packed window (store/leaderboard_ranks.py)."""
         names = {f: str(to_oxigraph(t)) for f, t in filters.items()}
         return ranks.top(self._store, board, limit, names)
 
@@ -812,8 +812,8 @@ class OxigraphStore(
         ingests all of them at its end or none: memory stays bounded, where one
         transaction held the whole dump (benchmarks/README.md#figures-once-quoted-in-code). The
         document count's delta is the stream's last quad. Around a bulk restore the leaderboard
-        ranks are suspended and rebuilt (:func:`~reprokg.store.ranks.suspend`) and the database is
-        compacted, as after a merge rebuild (the loader's files overlap).
+        ranks are suspended and rebuilt (:func:`~reprokg.store.leaderboard_ranks.suspend`)
+        and the database is compacted, as after a merge rebuild (the loader's files overlap).
 
         Default-graph quads in the file (a dump of a pre-merge store holding triples of
         its own there) go to :data:`LEGACY_DEFAULT_GRAPH`, as when such a store is first

@@ -7,7 +7,7 @@ the authors' own analysis choices, stated one by one) and documented alternative
 ``corrected``. A study module reads its rows from the store (``sparql.rows``), computes
 with pure functions on pandas frames, renders a table and charts, and its result is
 written back as a ``study-result`` document through ``ingest.write_result``
-(:mod:`reprokg.studies.results`).
+(:mod:`reprokg.studies.study_result`).
 
 Importing this package imports nothing heavy; the registry names each study's module,
 which is imported when the study runs.

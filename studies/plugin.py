@@ -4,7 +4,7 @@ A :class:`~reprokg.studies.registry.PublishedStudy` names the module that reads,
 and renders it; the module is a :class:`StudyModule` (checked when it is first imported,
 so a module that lacks a part fails with its name, not later with an ``AttributeError``).
 The numbers a result names are :class:`StudyValue` s, from which the ``study-result``
-document's ``rk:StudyValue`` nodes are written (:mod:`reprokg.studies.results`).
+document's ``rk:StudyValue`` nodes are written (:mod:`reprokg.studies.study_result`).
 
 Nothing here imports pandas, scipy or rdflib: listing the studies stays cheap.
 """

@@ -160,7 +160,7 @@ class SurveyStatistics:
 
     ``to_json()`` is the descriptive part of the study ``siggraph2020``'s answer (each
     section with its provenance); its document is that study's (``study-result``,
-    :class:`reprokg.studies.results.StudyResult`), which names the sharing rates and the
+    :class:`reprokg.studies.study_result.StudyResult`), which names the sharing rates and the
     tests as values.
     """
 

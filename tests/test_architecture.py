@@ -564,7 +564,7 @@ def test_the_store_writes_check_sees_what_it_must(tmp_path: Path) -> None:
 
 #: the builders of a Document: a source's (the loader contract), a computed result's, and
 #: the one that rebuilds a document sent through a pipe (``core.document.unpack``)
-DOCUMENT_BUILDERS = {"loaders/contract.py", "core/results.py", "core/document.py"}
+DOCUMENT_BUILDERS = {"loaders/reading/contract.py", "core/computed.py", "core/document.py"}
 
 
 BUILT_BY_HAND = ("Document", "document.Document")

@@ -500,11 +500,13 @@ def test_a_page_s_rates_code_and_real_paths_pass() -> None:
 
 
 def test_a_real_path_in_package_code_passes() -> None:
-    python = '"""See tests/test_docs.py and core/settings.py."""\nx = 1  # loaders/source.py\n'
+    python = (
+        '"""See tests/test_docs.py and core/settings.py."""\nx = 1  # loaders/reading/source.py\n'
+    )
     named = [
         tok for s in python_snippets(REPO / "ingest.py", python) for tok in path_tokens(s, True)
     ]
-    assert sorted(named) == ["core/settings.py", "loaders/source.py", "tests/test_docs.py"]
+    assert sorted(named) == ["core/settings.py", "loaders/reading/source.py", "tests/test_docs.py"]
     assert all(path_problem(tok) is None for tok in named)
 
 

@@ -7,8 +7,8 @@ import pytest
 from reprokg.core.errors import LoadError
 from reprokg.loaders import load_source
 from reprokg.loaders.files import load_path
-from reprokg.loaders.source import parse_json, read_bytes
-from reprokg.loaders.yaml_scalars import parse_yaml
+from reprokg.loaders.reading.source import parse_json, read_bytes
+from reprokg.loaders.reading.yaml_scalars import parse_yaml
 
 
 def billion_laughs(levels: int = 9) -> str:

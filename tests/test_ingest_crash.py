@@ -239,7 +239,7 @@ def test_kill_during_a_bulk_restore_restores_all_or_nothing(tmp_path) -> None:
     is stored whole or not at all. The merge and the document count are right on the next
     open, the ranks (suspended around the restore) are kept again, no loader files are
     left behind."""
-    from reprokg.store import ranks
+    from reprokg.store import leaderboard_ranks
 
     store_dir = tmp_path / "store"
     rng = random.Random(13)
@@ -270,7 +270,7 @@ def test_kill_during_a_bulk_restore_restores_all_or_nothing(tmp_path) -> None:
         try:
             assert store.query(MERGE_HAS_EVERY_DOCUMENT_TRIPLE).value is True
             assert store.query(MERGE_HAS_ONLY_DOCUMENT_TRIPLES).value is True
-            assert ranks.maintained(store._store)
+            assert leaderboard_ranks.maintained(store._store)
         finally:
             store.close()
         assert not list(store_dir.rglob("bulk-*.sst")), "bulk loader files left behind"

@@ -77,7 +77,7 @@ def with_repro_eval(q: Path, ob: Path, oa: Path, rb: Path, ra: Path) -> dict:
 
 
 def with_reprokg(q: Path, ob: Path, oa: Path, rb: Path, ra: Path) -> dict:
-    from reprokg.loaders.trec import read_qrels, read_run
+    from reprokg.loaders.trec_files import read_qrels, read_run
     from reprokg.measures.comparison import compare
 
     c = compare(read_qrels(q), read_run(ob), read_run(rb), read_run(oa), read_run(ra))

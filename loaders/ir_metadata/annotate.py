@@ -31,7 +31,7 @@ import yaml
 from reprokg.core.errors import LoadError
 from reprokg.loaders.ir_metadata import loader as im
 from reprokg.loaders.ir_metadata.export import graph_to_dict
-from reprokg.loaders.source import decode_text
+from reprokg.loaders.reading.source import decode_text
 
 META_START = "# ir_metadata.start"
 META_END = "# ir_metadata.end"

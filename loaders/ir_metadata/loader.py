@@ -36,11 +36,11 @@ from reprokg.core.hashing import content_hash, stable_key
 from reprokg.core.identifiers import document_iri, doi_iri, mint, minter, orcid_iri
 from reprokg.core.lazy_graph import LazyGraph
 from reprokg.core.namespaces import DOAP, RK, RKX, SCHEMA
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_metadata.spec import SCHEMA_SPEC, F, canonical
-from reprokg.loaders.source import decode_text
-from reprokg.loaders.trec import RUN_LINE, Run, RunSummary, parse_run_text
-from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
+from reprokg.loaders.reading.contract import LoaderInfo
+from reprokg.loaders.reading.source import decode_text
+from reprokg.loaders.reading.yaml_scalars import Scalar, parse_yaml
+from reprokg.loaders.trec_files import RUN_LINE, Run, RunSummary, parse_run_text
 
 INFO = LoaderInfo(
     kind="run",

@@ -19,7 +19,7 @@ import yaml
 
 from reprokg.core.document import Document
 from reprokg.core.errors import LoadError
-from reprokg.loaders.contract import LoaderInfo
+from reprokg.loaders.reading.contract import LoaderInfo
 
 #: top-level keys of a run that are not in one of the six components
 RUN_KEYS = ("schema-version", "run-version", "tag")

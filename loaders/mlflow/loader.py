@@ -29,7 +29,7 @@ observations of one stability study (``stability`` document, the CSV format of
 parameters, one observation per metric, ready for ``reprokg stability``. Conditions
 logged as parameters of one MLflow experiment (optimizer × seed) are experiments of their
 own when the load's options name them (``reprokg import mlflow --experiment-from
-optimizer``; :class:`~reprokg.loaders.contract.LoadOptions`).
+optimizer``; :class:`~reprokg.loaders.reading.contract.LoadOptions`).
 """
 
 from __future__ import annotations
@@ -50,18 +50,18 @@ from reprokg.core.errors import InputTooLarge, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import MLS, RK, SCHEMA
-from reprokg.loaders.archive import is_zip, read_zip
-from reprokg.loaders.contract import Claim, LoaderInfo, load_options
 from reprokg.loaders.ir_metadata.tree import run_document
-from reprokg.loaders.limits import check_records, current_limits
 from reprokg.loaders.mlflow.sqlite import (
     is_sqlite,
     looks_like_mlflow,
     records_from_bytes,
     records_from_file,
 )
-from reprokg.loaders.source import decode_text, leaves, parse_json, read_bytes
-from reprokg.loaders.yaml_scalars import Scalar, parse_yaml
+from reprokg.loaders.reading.archive import is_zip, read_zip
+from reprokg.loaders.reading.contract import Claim, LoaderInfo, load_options
+from reprokg.loaders.reading.limits import check_records, current_limits
+from reprokg.loaders.reading.source import decode_text, leaves, parse_json, read_bytes
+from reprokg.loaders.reading.yaml_scalars import Scalar, parse_yaml
 
 INFO = LoaderInfo(
     kind="mlflow",

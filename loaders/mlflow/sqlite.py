@@ -32,7 +32,7 @@ from urllib.parse import quote
 
 from reprokg.core.errors import LoadError
 from reprokg.core.settings import settings
-from reprokg.loaders.source import leaves
+from reprokg.loaders.reading.source import leaves
 
 #: the first bytes of every SQLite 3 database file
 SQLITE_MAGIC = b"SQLite format 3\x00"

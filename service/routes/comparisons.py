@@ -232,7 +232,7 @@ def _rules(raw: Any) -> list:
 
 def _json(data: str | bytes, source: str) -> Any:
     """A JSON value from a request, its nesting checked before the (recursive) decoder."""
-    from reprokg.loaders.source import decode_text, parse_json
+    from reprokg.loaders.reading.source import decode_text, parse_json
 
     text = decode_text(data, source) if isinstance(data, bytes) else data
     value = parse_json(text, source)

@@ -24,7 +24,7 @@ from reprokg.core.namespaces import RK, SPARQL_PREFIXES
 from reprokg.core.settings import Settings
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.service.shapes import describe
-from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
+from reprokg.sparql.result_formats import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import SelectResult, Store
 from reprokg.validation.report import Report, ReportJSON, ResultJSON
 

@@ -18,7 +18,7 @@ from rdflib.namespace import RDFS, SKOS
 from reprokg.core.errors import NotFound, QuerySyntaxError
 from reprokg.core.namespaces import SCHEMA
 from reprokg.service.deps import ReadStoreDep, SettingsDep, error_responses
-from reprokg.sparql.results import RDF_MEDIA_TYPES, negotiate, serialise_graph
+from reprokg.sparql.result_formats import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import GraphResult, Store
 
 router = APIRouter(tags=["linked data"])

@@ -30,8 +30,8 @@ from reprokg.service.deps import (
     check_write_token,
     error_responses,
 )
-from reprokg.service.results import StoredModel, stored_json
 from reprokg.service.shapes import describe
+from reprokg.service.stored import StoredModel, stored_json
 from reprokg.store.base import Store
 
 router = APIRouter(prefix="/measures/qra", tags=["measures"])

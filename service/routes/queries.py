@@ -38,7 +38,7 @@ from reprokg.sparql.named import (
     results_csv,
     results_json,
 )
-from reprokg.sparql.results import AnswerTooLarge, CappedBuffer, negotiate
+from reprokg.sparql.result_formats import AnswerTooLarge, CappedBuffer, negotiate
 from reprokg.sparql.runner import cut_answer
 from reprokg.store.base import AskResult, NativeQueries, SelectResult
 

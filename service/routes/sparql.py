@@ -51,7 +51,7 @@ from reprokg.core.errors import Busy, NotAcceptable, ReprokgError
 from reprokg.core.settings import Settings, view
 from reprokg.service.deps import OPTIONAL_WRITE_SECURITY, check_write_token, error_responses
 from reprokg.service.service_description import service_description
-from reprokg.sparql import results as fmt
+from reprokg.sparql import result_formats as fmt
 from reprokg.sparql.guard import add_using, prescan, select_star_order
 from reprokg.sparql.runner import (
     QueryJob,

@@ -31,8 +31,8 @@ from reprokg.service.deps import (
     check_write_token,
     error_responses,
 )
-from reprokg.service.results import StoredModel, stored_json
 from reprokg.service.shapes import describe
+from reprokg.service.stored import StoredModel, stored_json
 from reprokg.stability.result import Method, StabilityJSON
 from reprokg.stability.shapes import Block, CriticalDifferenceJSON, SeedComparisonJSON, StudyJSON
 

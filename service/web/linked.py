@@ -14,7 +14,7 @@ from rdflib.namespace import RDF
 from reprokg.core.namespaces import new_graph
 from reprokg.service.web.labels import labels
 from reprokg.service.web.render import href, page, short
-from reprokg.sparql.results import RDF_MEDIA_TYPES
+from reprokg.sparql.result_formats import RDF_MEDIA_TYPES
 from reprokg.store.base import Store
 
 

@@ -136,7 +136,7 @@ def test_a_broken_seed_variance_document_is_rejected(store_dir: Path) -> None:
 
     with open_store(str(store_dir), read_only=True) as store:
         _, results = seed_variance(store, None, compare=("tadam-adam-1", "m-net-adam-1"), cd=True)
-    from reprokg.core.results import ComputedResult
+    from reprokg.core.computed import ComputedResult
 
     assert all(isinstance(r, ComputedResult) for r in results.values())
     docs = [r.document() for r in results.values()]

@@ -146,7 +146,7 @@ def test_limits_objects_are_views_with_the_settings_defaults() -> None:
     runners, the router and the source reader each restated 10 s / 10,000 rows / 64 MiB."""
     import inspect
 
-    from reprokg.loaders.limits import InputLimits
+    from reprokg.loaders.reading.limits import InputLimits
     from reprokg.service.http import ConnectionLimits
     from reprokg.service.routes.sparql import SparqlLimits
     from reprokg.sparql.runner import InlineQueryRunner, ProcessQueryRunner
@@ -174,7 +174,7 @@ def test_limits_objects_are_views_with_the_settings_defaults() -> None:
 
 
 def test_the_source_size_limit_is_a_setting(tmp_path: Path) -> None:
-    from reprokg.loaders.source import read_bytes
+    from reprokg.loaders.reading.source import read_bytes
 
     config.configure(Settings(max_source_bytes=10))
     with pytest.raises(LoadError, match="limit is 10 bytes"):

@@ -186,7 +186,7 @@ CSV_WRITERS = {
     "exchange/tables.py": "neutralised",  # freeze's table.csv, a crate's result.csv
     # written as a format programs read, cells as they are:
     "sparql/named.py": "SPARQL 1.1 Query Results CSV: each value its lexical form",
-    "loaders/source.py": "a CSV source's row kept as the document's source bytes",
+    "loaders/reading/source.py": "a CSV source's row kept as the document's source bytes",
     "loaders/mlflow/loader.py": "MLflow runs as the stability CSV the stability loader reads",
     "stability/simulate.py": "a simulated design (numbers and generated names) for the loader",
 }

@@ -7,9 +7,9 @@ import pytest
 from rdflib.namespace import RDF
 
 from reprokg.core.namespaces import RK
-from reprokg.loaders.contract import LoaderInfo
 from reprokg.loaders.ir_metadata.export import graph_to_dict
 from reprokg.loaders.ir_metadata.tree import flatten, run_document, unflatten
+from reprokg.loaders.reading.contract import LoaderInfo
 from reprokg.validation.engine import validate_document
 
 INFO = LoaderInfo(kind="test", name="reprokg.loaders.test", version="0")

@@ -22,8 +22,8 @@ from reprokg.core.errors import InputTooLarge, UsageError
 from reprokg.core.namespaces import RK
 from reprokg.core.settings import Settings, configure
 from reprokg.loaders import load_source
-from reprokg.loaders.contract import LoadOptions
 from reprokg.loaders.importers import import_path
+from reprokg.loaders.reading.contract import LoadOptions
 
 REPRODB = Path("artifact_evaluation/reprodb/artifacts.json")
 

@@ -19,7 +19,7 @@ import yaml
 
 from reprokg.loaders import ir_metadata as im
 from reprokg.loaders.ir_metadata.export import graph_to_dict, graph_to_yaml
-from reprokg.loaders.yaml_scalars import parse_yaml
+from reprokg.loaders.reading.yaml_scalars import parse_yaml
 
 KEYS = {
     "reported_measures": "reported measures",

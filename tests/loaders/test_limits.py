@@ -1,4 +1,4 @@
-"""The input limits (loaders/limits.py) against the real parsers: exact on generated
+"""The input limits (loaders/reading/limits.py) against the real parsers: exact on generated
 documents, never below libyaml on adversarial text, silent on every real file, located on
 the crash inputs, linear in time. Reference depths come from the parsers' event streams:
 libyaml's event parser keeps its state on the heap (100,000 levels of events are fine);
@@ -20,14 +20,14 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from reprokg.core.errors import InputTooLarge, LimitExceeded
-from reprokg.loaders.limits import (
+from reprokg.loaders.reading.limits import (
     DEFAULT_LIMITS,
     InputLimits,
     check_json,
     check_lines,
     json_stats,
 )
-from reprokg.loaders.yaml_scan import check_yaml, yaml_stats
+from reprokg.loaders.reading.yaml_scan import check_yaml, yaml_stats
 from tests.conftest import REPO, SHARED_DATA, need
 
 _OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
@@ -562,7 +562,7 @@ def test_scan_time_is_linear(make) -> None:
 
 def test_defaults_follow_the_settings() -> None:
     from reprokg.core.settings import Settings, configure
-    from reprokg.loaders.limits import current_limits
+    from reprokg.loaders.reading.limits import current_limits
 
     assert DEFAULT_LIMITS.max_depth == 64 == Settings().max_depth
     assert InputLimits.of(Settings()) == DEFAULT_LIMITS

@@ -13,7 +13,7 @@ import pytest
 
 from reprokg.core.errors import LoadError
 from reprokg.loaders import artifact_evaluation, load_source
-from reprokg.loaders.source import scalar_text
+from reprokg.loaders.reading.source import scalar_text
 from tests.exchange.test_openml_import import FIXTURE, _as_json
 
 WRONG = [({"a": 1}, "an object"), ([1, 2], "a list"), (True, "the boolean true")]

@@ -12,7 +12,7 @@ from rdflib.namespace import DCAT, DCTERMS
 from reprokg.core.errors import LoadError
 from reprokg.core.namespaces import RK
 from reprokg.loaders import qrels
-from reprokg.loaders.trec import read_qrels
+from reprokg.loaders.trec_files import read_qrels
 from reprokg.validation.engine import validate_document
 
 

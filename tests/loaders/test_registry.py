@@ -11,7 +11,7 @@ import pytest
 
 from reprokg import loaders
 from reprokg.cli import main
-from reprokg.loaders.contract import Loader, LoaderInfo
+from reprokg.loaders.reading.contract import Loader, LoaderInfo
 from tests.conftest import REPO
 
 
@@ -85,7 +85,7 @@ def test_every_registered_loader_exposes_the_loader_api() -> None:
 def test_a_module_without_the_contract_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """Checked structurally when the registry imports it: a module that lacks ``INFO``
     (here the source-reading helpers, which have no loader) is named in a TypeError."""
-    monkeypatch.setattr(loaders, "LOADER_MODULES", ("reprokg.loaders.source",))
+    monkeypatch.setattr(loaders, "LOADER_MODULES", ("reprokg.loaders.reading.source",))
     loaders.loaders.cache_clear()
     try:
         with pytest.raises(TypeError, match=r"reprokg\.loaders\.source does not satisfy"):
@@ -162,7 +162,7 @@ def test_import_takes_the_formats_the_loaders_name() -> None:
 def test_folder_and_database_capabilities_are_declared_by_the_loaders() -> None:
     """An MLflow store and a crate folder are read by their loaders as one input; an OpenML
     or ir_metadata folder is a folder of files; only MLflow opens a database file."""
-    from reprokg.loaders.contract import DatabaseLoader, FolderLoader
+    from reprokg.loaders.reading.contract import DatabaseLoader, FolderLoader
 
     found = loaders.import_formats()
     folders = {f for f, m in found.items() if isinstance(m, FolderLoader)}

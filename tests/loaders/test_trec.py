@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reprokg.core.errors import LoadError
-from reprokg.loaders.trec import parse_qrels_text, parse_run_text, read_run, summarise
+from reprokg.loaders.trec_files import parse_qrels_text, parse_run_text, read_run, summarise
 
 IRREGULAR_RUNS = [
     "1 Q0 a 1 2.0 t\n1 Q0 b 2 1.5 t\n",
@@ -137,7 +137,7 @@ def test_numbers_are_read_as_python_reads_them() -> None:
     (and refuse what they refuse), since the line reader is the reference."""
     import numpy as np
 
-    from reprokg.loaders.trec import _numbers, _token_bounds
+    from reprokg.loaders.trec_files import _numbers, _token_bounds
 
     tokens = [b"1", b"-0", b"1e3", b".5", b"5.", b"1_0", b"inf", b"-inf", b"Infinity", b"+3"]
     tokens += [b"0.1000000000000000055511151231257827", b"1e-400", b"1e400", b"9007199254740993"]
@@ -161,7 +161,7 @@ def test_plain_decimals_are_bitwise_what_float_reads() -> None:
 
     import numpy as np
 
-    from reprokg.loaders.trec import _numbers, _plain_decimals, _token_bounds
+    from reprokg.loaders.trec_files import _numbers, _plain_decimals, _token_bounds
 
     rng = random.Random(12)
     tokens = [b"0", b"-0", b"-0.0", b"+0.5", b".5", b"5.", b"-.25", b"007.50", b"1.000"]
@@ -179,7 +179,7 @@ def test_plain_decimals_are_bitwise_what_float_reads() -> None:
     want = np.asarray([float(t) for t in tokens])
     assert got.view(np.int64).tolist() == want.view(np.int64).tolist()
     # the fast path took most of them, and refused what it cannot read exactly
-    from reprokg.loaders.trec import _fixed
+    from reprokg.loaders.trec_files import _fixed
 
     _values, plain = _plain_decimals(_fixed(raw, starts[:, 0], ends[:, 0]))
     assert plain.mean() > 0.5

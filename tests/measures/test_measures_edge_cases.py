@@ -11,9 +11,9 @@ import json
 
 import numpy as np
 
-from reprokg.loaders.trec import Ranking, read_run
+from reprokg.loaders.trec_files import Ranking, read_run
 from reprokg.measures.comparison import compare
-from reprokg.measures.trec import _break_ties_reference, break_ties, prepare
+from reprokg.measures.rankings import _break_ties_reference, break_ties, prepare
 from tests.conftest import need
 
 QRELS = {

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from reprokg.core.errors import LoadError
-from reprokg.loaders.trec import read_run
+from reprokg.loaders.trec_files import read_run
+from reprokg.measures import rankings
 from reprokg.measures import reproducibility as rp
-from reprokg.measures import trec
 
 
 def _reference(text: str) -> tuple[dict[str, list[tuple[str, float]]], str | None]:
@@ -67,7 +67,7 @@ def test_reader_still_refuses_malformed_lines(text: str):
         read_run(text.encode(), "bad")
 
 
-def _random_pair(rng: np.random.Generator, topics: int) -> tuple[trec.Run, trec.Run]:
+def _random_pair(rng: np.random.Generator, topics: int) -> tuple[rankings.Run, rankings.Run]:
     lines = {0: [], 1: []}
     for t in range(topics):
         for side in (0, 1):
@@ -85,10 +85,10 @@ def test_tie_breaking_and_ktu_rbo_match_per_topic_references(seed: int):
     rng = np.random.default_rng(seed)
     orig, rep = _random_pair(rng, 8)
     rp.attach_codes(orig, rep)
-    prepared = [trec.prepare(r, depth=25) for r in (orig, rep)]
+    prepared = [rankings.prepare(r, depth=25) for r in (orig, rep)]
     for raw, done in zip((orig, rep), prepared, strict=True):
         for t, r in raw.topics.items():
-            assert done.topics[t].docs == trec._break_ties_reference(r).docs[:25]
+            assert done.topics[t].docs == rankings._break_ties_reference(r).docs[:25]
     warnings: list[str] = []
     _, ktu = rp.ktu(prepared[0], prepared[1], warnings)
     _, rbo = rp.rbo(prepared[0], prepared[1], warnings)
@@ -145,7 +145,7 @@ def test_direct_evaluation_equals_ir_measures_on_real_runs(shared_data) -> None:
     the direct pytrec_eval path gives ir-measures' ``iter_calc`` values, topic for topic."""
     import ir_measures
 
-    from reprokg.loaders.trec import read_qrels
+    from reprokg.loaders.trec_files import read_qrels
     from reprokg.measures.effectiveness import DEFAULT_MEASURES, Evaluator
 
     toy = shared_data / "trec" / "toy"

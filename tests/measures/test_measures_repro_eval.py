@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reprokg.loaders.trec import read_qrels, read_run
+from reprokg.loaders.trec_files import read_qrels, read_run
 from reprokg.measures import comparison
 from reprokg.measures.comparison import compare
 from tests.conftest import need
@@ -131,7 +131,7 @@ def runs(shared_data: Path, tmp_path_factory) -> dict[str, Path]:
 FORKED_COMPARE = r"""
 import json, sys
 from reprokg.core import forked
-from reprokg.loaders.trec import read_qrels, read_run
+from reprokg.loaders.trec_files import read_qrels, read_run
 from reprokg.measures import comparison
 
 started = []

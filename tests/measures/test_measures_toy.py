@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reprokg.loaders.trec import read_qrels, read_run
+from reprokg.loaders.trec_files import read_qrels, read_run
 from reprokg.measures import reproducibility as rp
 from reprokg.measures.comparison import compare
 from reprokg.measures.effectiveness import Evaluator

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reprokg.core.errors import LoadError
-from reprokg.loaders.trec import read_qrels, read_run
+from reprokg.loaders.trec_files import read_qrels, read_run
 from reprokg.measures.effectiveness import Evaluator
 
 #: trec_eval name -> ir-measures name

@@ -274,7 +274,7 @@ def test_qra_document_conforms_and_a_broken_one_is_rejected(nts_store: Path) -> 
 
     with open_store(str(nts_store), read_only=True) as store:
         result = assess(store, NTS_IRI, ["SARI"])
-    from reprokg.core.results import ComputedResult
+    from reprokg.core.computed import ComputedResult
 
     assert isinstance(result, ComputedResult) and result.KIND == "qra"  # as every result
     doc = result.document()

@@ -13,7 +13,7 @@ from rdflib import URIRef
 from rdflib.namespace import RDF
 
 from reprokg.core.namespaces import MLS, RK
-from reprokg.loaders.trec import read_qrels, read_run
+from reprokg.loaders.trec_files import read_qrels, read_run
 from reprokg.measures import registry
 from reprokg.measures.comparison import compare
 from reprokg.measures.registry import CROSS, REGISTRY, SAME, Options, applicable
@@ -82,7 +82,7 @@ def test_the_document_names_values_by_the_registry_iri(shared_data: Path) -> Non
 def test_comparison_and_evaluation_json_and_graph_come_from_one_object(shared_data: Path) -> None:
     """The comparison's graph reads back (``comparison_json``, what ``GET /comparisons/{id}``
     answers) as its JSON; the evaluation's reported scores in its graph are its JSON's."""
-    from reprokg.core.results import ComputedResult
+    from reprokg.core.computed import ComputedResult
     from reprokg.measures.comparison_document import comparison_json
     from reprokg.measures.evaluation import evaluate_runs
     from reprokg.measures.inputs import qrels_from_bytes, run_from_bytes

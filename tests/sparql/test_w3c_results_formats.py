@@ -208,7 +208,7 @@ def test_w3c_csv_res(service: SparqlApp, case: tuple) -> None:
 def test_w3c_csv_tsv_serialiser_only() -> None:
     """csv03/tsv03 without the engine: data2.ttl's triples, as pyoxigraph parses them."""
     need(bool(CSV_TSV_CASES), "csv-tsv-res manifest missing")
-    from reprokg.sparql.results import select_csv, select_tsv
+    from reprokg.sparql.result_formats import select_csv, select_tsv
     from reprokg.store.base import SelectResult
     from reprokg.store.terms import to_rdflib
 

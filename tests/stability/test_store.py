@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from rdflib import RDF, Graph
 
+from reprokg.core.computed import software_versions
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.core.namespaces import SPARQL_PREFIXES
-from reprokg.core.results import software_versions
 from reprokg.ingest import write_result
 from reprokg.stability.analysis import analyse
 from reprokg.stability.observations import (

@@ -19,7 +19,7 @@ def core17_differences(shared_data: Path, tmp_path_factory) -> tuple[np.ndarray,
     """topics x measures: original minus reproduced scores of two generated 50-topic runs
     (benchmarks/measures' generator) over the core17 qrels."""
     from benchmarks.measures.run import generate
-    from reprokg.loaders.trec import read_qrels, read_run
+    from reprokg.loaders.trec_files import read_qrels, read_run
     from reprokg.measures.effectiveness import Evaluator
 
     qrels_path = shared_data / "trec" / "qrels" / "core17.txt"
@@ -49,7 +49,7 @@ def core17_four_runs(shared_data: Path, tmp_path_factory) -> tuple[list[np.ndarr
     """Four generated 50-topic runs over the core17 qrels (original baseline and advanced,
     reproduced baseline and advanced), each topics x measures in the same topic order."""
     from benchmarks.measures.run import generate
-    from reprokg.loaders.trec import read_qrels, read_run
+    from reprokg.loaders.trec_files import read_qrels, read_run
     from reprokg.measures.effectiveness import Evaluator
 
     qrels_path = shared_data / "trec" / "qrels" / "core17.txt"

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from reprokg.stats.qra import cv_star
-from reprokg.stats.ranks import friedman_nemenyi
+from reprokg.stats.rank_tests import friedman_nemenyi
 from reprokg.stats.seeds import aso, iqm, iqm_point, prob_improvement, prob_improvement_point
 from tests.conftest import need
 

@@ -1,5 +1,5 @@
-"""Leaderboard ranks kept by the embedded store (store/ranks.py): after inserts, revisions,
-deletes, SPARQL updates and reopening, every board's ranked window equals the first rows
+"""Leaderboard ranks kept by the embedded store (store/leaderboard_ranks.py): after inserts,
+revisions, deletes, SPARQL updates and reopening, every board's ranked window equals the first rows
 of a full ``ORDER BY`` over the same data (written here, independently of the store's own
 reference query), and find-baselines answers the same from the ranks as from the template.
 A small window (5 entries in buckets of 2) makes boards overflow it and entries move in
@@ -15,7 +15,7 @@ import pytest
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import XSD
 
-import reprokg.store.ranks as ranks
+import reprokg.store.leaderboard_ranks as ranks
 from reprokg.core.errors import StoreError
 from reprokg.core.identifiers import leaderboard_iri
 from reprokg.core.namespaces import RK

@@ -12,7 +12,7 @@ from rdflib.plugins.sparql import prepareQuery
 
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.ingest import write_result
-from reprokg.studies import results
+from reprokg.studies import study_result
 from reprokg.studies.registry import PUBLISHED, REGISTRY, get
 from tests.studies.stores import load_into, sources
 
@@ -75,11 +75,11 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
     s = get(name)
     method = s.methods[-1].name
     res = s.run(fresh_store, method)
-    first = write_result(fresh_store, results.StudyResult.of(s, res, method))
+    first = write_result(fresh_store, study_result.StudyResult.of(s, res, method))
     iri = first.iri
     assert first.status == "added"
     assert first.report is not None and first.report.conforms
-    again = write_result(fresh_store, results.StudyResult.of(s, res, method))
+    again = write_result(fresh_store, study_result.StudyResult.of(s, res, method))
     assert again.status == "unchanged"
     # the stored document: kind, provenance, the study, the method, the JSON, the values
     got = fresh_store.query(
@@ -96,7 +96,7 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
     assert json.loads(str(payload)) == json.loads(json.dumps(res, default=str))
     assert int(n_values) == len(s.impl().values(res)) > 0
     changed = {**res, "note": "changed"}
-    rev = write_result(fresh_store, results.StudyResult.of(s, changed, method))
+    rev = write_result(fresh_store, study_result.StudyResult.of(s, changed, method))
     iri2 = rev.iri
     assert rev.status == "revised" and rev.revision_of == iri
     assert not fresh_store.has_document(iri)
@@ -106,7 +106,7 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
 def test_values_carry_statistic_p_adjusted_p_and_n(fresh_store: Any) -> None:
     s = get("siggraph2020")
     res = s.run(fresh_store)
-    iri = write_result(fresh_store, results.StudyResult.of(s, res, PUBLISHED)).iri
+    iri = write_result(fresh_store, study_result.StudyResult.of(s, res, PUBLISHED)).iri
     rows = fresh_store.query(
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
         "SELECT ?name ?p ?adj ?n ?pub WHERE { "
@@ -128,11 +128,11 @@ def test_values_carry_statistic_p_adjusted_p_and_n(fresh_store: Any) -> None:
 
 def test_options_at_their_default_do_not_change_the_source_key() -> None:
     s = get("audits")
-    assert results.source_key(s, PUBLISHED, {}) == "study-result:audits:published"
-    assert results.source_key(s, PUBLISHED, {"small_max": "0.02"}) == (
+    assert study_result.source_key(s, PUBLISHED, {}) == "study-result:audits:published"
+    assert study_result.source_key(s, PUBLISHED, {"small_max": "0.02"}) == (
         "study-result:audits:published"
     )
-    assert results.source_key(s, PUBLISHED, {"small_max": "0.03"}) == (
+    assert study_result.source_key(s, PUBLISHED, {"small_max": "0.03"}) == (
         "study-result:audits:published:small_max=0.03"
     )
 
@@ -194,7 +194,7 @@ def test_study_result_json_and_graph_come_from_one_object(fresh_store: Any, name
     from rdflib.namespace import RDF
 
     s = get(name)
-    r = results.StudyResult.of(s, s.run(fresh_store), PUBLISHED)
+    r = study_result.StudyResult.of(s, s.run(fresh_store), PUBLISHED)
     g = r.to_graph()
     rows = g.query(
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "

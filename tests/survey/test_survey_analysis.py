@@ -369,11 +369,11 @@ def test_every_section_carries_sparql_and_method(result: dict[str, Any]) -> None
 def test_saved_result_is_queryable(survey_store: Any, result: dict[str, Any]) -> None:
     from reprokg.ingest import write_result
     from reprokg.store.base import SelectResult
-    from reprokg.studies import results
+    from reprokg.studies import study_result
 
     consolidated = result["consolidated"]
     iri = write_result(
-        survey_store, results.StudyResult.of(SIGGRAPH2020, consolidated, "corrected")
+        survey_store, study_result.StudyResult.of(SIGGRAPH2020, consolidated, "corrected")
     ).iri
     assert survey_store.has_document(iri)
     res = survey_store.query(
@@ -392,7 +392,9 @@ def test_saved_result_is_queryable(survey_store: Any, result: dict[str, Any]) ->
     assert again["tests"]["sharing_2014_vs_2018"]["p"] == pytest.approx(want["p"])
     # a different result for the same study and method is a revision that replaces the first
     changed = {**consolidated, "n_papers": -1}
-    outcome = write_result(survey_store, results.StudyResult.of(SIGGRAPH2020, changed, "corrected"))
+    outcome = write_result(
+        survey_store, study_result.StudyResult.of(SIGGRAPH2020, changed, "corrected")
+    )
     iri2 = outcome.iri
     assert outcome.status == "revised"
     assert iri2 != iri
@@ -469,7 +471,7 @@ def test_survey_statistics_json_and_graph_come_from_one_object(
     """The typed statistics give the study's JSON, and the study's document names each
     sharing rate with the k/n the consolidated JSON file gives (counted here from it)."""
     from reprokg.core.namespaces import RK
-    from reprokg.studies import results
+    from reprokg.studies import study_result
 
     consolidated = frame[frame["dataset"] == "consolidated"]
     stats = sa.survey_statistics(consolidated, "SELECT …")
@@ -477,7 +479,7 @@ def test_survey_statistics_json_and_graph_come_from_one_object(
     overall = stats.sharing_overall
     assert (overall.k, overall.n) == (int(raw["code"].sum()), len(raw)) == (151, 374)
     answer = SIGGRAPH2020.analyze({"consolidated": (consolidated, "SELECT …")})
-    g = results.StudyResult.of(SIGGRAPH2020, answer, "published").to_graph()
+    g = study_result.StudyResult.of(SIGGRAPH2020, answer, "published").to_graph()
     rates = {
         str(g.value(v, RK.valueName)): (
             g.value(v, RK.statisticValue).toPython(),

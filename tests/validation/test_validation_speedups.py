@@ -18,7 +18,7 @@ from rdflib.namespace import RDF, XSD
 from reprokg.core.lazy_graph import LazyGraph, pending_triples
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.loaders import ir_metadata
-from reprokg.loaders.yaml_scalars import _ScalarLoader, parse_yaml
+from reprokg.loaders.reading.yaml_scalars import _ScalarLoader, parse_yaml
 from reprokg.store.base import DocumentWrite
 from reprokg.store.oxigraph import _batch_merged_quads, _batch_nquads
 from reprokg.validation.fast import compiler, queries, runtime

@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from reprokg.core.errors import InputTooLarge, LoadError
-from reprokg.loaders.limits import current_limits
-from reprokg.loaders.yaml_scan import check_yaml
+from reprokg.loaders.reading.limits import current_limits
+from reprokg.loaders.reading.yaml_scan import check_yaml
 
 
 class Scalar(str):
@@ -222,7 +222,7 @@ def parse_yaml(text: str, name: str, *, line_offset: int = 0, check_lines: bool 
     ``line_offset`` shifts reported lines when the YAML was cut out of a larger file
     (a run file's header); ``check_lines=False`` when the caller checked the lines of the
     whole file already. The text is checked against the input limits first
-    (:func:`~reprokg.loaders.yaml_scan.check_yaml`: depth, nodes, aliases, line length), so
+    (:func:`~reprokg.loaders.reading.yaml_scan.check_yaml`: depth, nodes, aliases, line length), so
     neither the C composer nor anything recursive sees a deeper document.
     """
     check_yaml(text, name, line_offset=line_offset, check_lines=check_lines)

@@ -1,6 +1,6 @@
 """Reading untrusted source files: size and encoding checks, JSON syntax with positions.
 
-YAML is :mod:`reprokg.loaders.yaml_scalars` (apart, so that reading run files, which have
+YAML is :mod:`reprokg.loaders.reading.yaml_scalars` (apart, so that reading run files, which have
 no YAML, does not import a YAML parser).
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from reprokg.core.errors import LoadError
 from reprokg.core.settings import settings
-from reprokg.loaders.limits import check_json, check_lines
+from reprokg.loaders.reading.limits import check_json, check_lines
 
 
 def read_bytes(source: str | Path | bytes, name: str | None = None) -> tuple[bytes, str]:
@@ -162,7 +162,7 @@ def parse_json(text: str, name: str, *, per_record: bool = False) -> Any:
     """A JSON value, its nesting, size and escapes checked first (:func:`check_json`).
 
     With ``per_record`` (a file of many records, each a document) the node limit is left to
-    the caller, per record (:func:`reprokg.loaders.limits.check_records`)."""
+    the caller, per record (:func:`reprokg.loaders.reading.limits.check_records`)."""
     check_json(text, name, per_record=per_record)
     try:
         return json.loads(text)

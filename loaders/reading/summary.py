@@ -1,6 +1,6 @@
 """What one source file's load read, normalised, skipped and why: a loader's own account.
 
-A loader that keeps one (:class:`~reprokg.loaders.contract.SummarisingLoader`: the three
+A loader that keeps one (:class:`~reprokg.loaders.reading.contract.SummarisingLoader`: the three
 evidence loaders) gives it from ``load_with_summary``; :func:`reprokg.loaders.load_source`
 hands it to a caller's hook (``reprokg evidence load`` prints one per file). For any other
 loader the summary is the count of its documents.

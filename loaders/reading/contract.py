@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # importing the registry (e.g. for loaders.trec) loads no rdf
 
     from reprokg.core.document import Document, Message
     from reprokg.core.errors import LoadError
-    from reprokg.loaders.summary import LoadSummary
+    from reprokg.loaders.reading.summary import LoadSummary
 
 
 class Claim(enum.Enum):

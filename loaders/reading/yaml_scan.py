@@ -1,6 +1,6 @@
 """The YAML pre-scan: how deep libyaml's composer would nest a text, before any parser runs.
 
-Why: see :mod:`reprokg.loaders.limits` (a C composer that recursed per level, Python
+Why: see :mod:`reprokg.loaders.reading.limits` (a C composer that recursed per level, Python
 parsers that stop at the recursion limit). The scan follows libyaml 0.2.5's scanner (the
 tokens the C composer nests on): flow levels, the block indentation stack
 (``roll_indent``/``unroll_indent``), simple keys, indentless sequences,
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from reprokg.loaders.limits import (
+from reprokg.loaders.reading.limits import (
     InputLimits,
     ScanStats,
     check_line_length,

@@ -26,8 +26,8 @@ import numpy as np
 
 from reprokg.core.errors import LoadError
 from reprokg.core.hashing import content_hash
-from reprokg.loaders.limits import check_lines
-from reprokg.loaders.source import decode_text, read_bytes
+from reprokg.loaders.reading.limits import check_lines
+from reprokg.loaders.reading.source import decode_text, read_bytes
 
 #: Columns of a TREC run line.
 RUN_COLUMNS = ("topic", "iteration", "docno", "rank", "score", "tag")

@@ -11,7 +11,7 @@ scanned here first, in linear time and without recursion, and refused with a loc
 many nodes, aliases or anchors; line-based formats (CSV, TREC runs/qrels) get line-length
 and field-count limits (``line.split()`` of one 8 MB line makes millions of strings).
 
-The YAML scan (:mod:`reprokg.loaders.yaml_scan`) follows libyaml's scanner; this module
+The YAML scan (:mod:`reprokg.loaders.reading.yaml_scan`) follows libyaml's scanner; this module
 holds the limits, what a scan reports, and the JSON and line checks.
 """
 

@@ -27,18 +27,18 @@ from typing import Any, ClassVar
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, XSD
 
+from reprokg.core.computed import Computation, result_document, software_versions
 from reprokg.core.document import Document
 from reprokg.core.hashing import content_hash, stable_key
 from reprokg.core.identifiers import doi_iri, is_doi, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
-from reprokg.core.results import Computation, result_document, software_versions
 from reprokg.sparql.named import package_query
 from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import PublishedStudy
 
 KIND = "study-result"
 DOI_RESOLVER = "https://doi.org/"
-PRODUCER = "reprokg.studies.results"
+PRODUCER = "reprokg.studies.study_result"
 #: the distributions whose versions a study result records
 SOFTWARE = ("numpy", "scipy", "pandas")
 

@@ -1,6 +1,6 @@
 """Rankings prepared the way repro_eval 0.5.0 compares them: ties broken, trimmed.
 
-Runs and qrels are read by :mod:`reprokg.loaders.trec` (the one TREC reader). KTU and RBO
+Runs and qrels are read by :mod:`reprokg.loaders.trec_files` (the one TREC reader). KTU and RBO
 compare rankings in file order with repro_eval's tie-breaking; the score-ordered variant
 (trec_eval's order) is opt-in (:func:`score_order`).
 """
@@ -12,7 +12,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from reprokg.loaders.trec import Ranking, Run
+from reprokg.loaders.trec_files import Ranking, Run
 
 #: repro_eval's RUN_LENGTH: rankings are trimmed to this many documents per topic.
 RUN_LENGTH = 1000
