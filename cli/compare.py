@@ -13,7 +13,7 @@ import gc
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from reprokg.cli.base import (
     Command,
@@ -26,13 +26,7 @@ from reprokg.cli.base import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from reprokg.core.forked import Later
-    from reprokg.measures.comparison import Side
     from reprokg.measures.headline import ComparisonSummary
-    from reprokg.measures.inputs import QrelsInput, RunInput
-    from reprokg.measures.registry import Options
     from reprokg.measures.run_comparison import RunComparison
 
 
@@ -149,10 +143,9 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _compare_runs(args: argparse.Namespace) -> int:
+    from reprokg.measures.compare_refs import compare_refs
     from reprokg.measures.effectiveness import DEFAULT_MEASURES
-    from reprokg.measures.inputs import resolve_qrels, resolve_run
     from reprokg.measures.registry import Options
-    from reprokg.measures.run_comparison import compare_inputs
 
     rules = _rules(args)  # an unknown rule is refused before any run is read
     store = None
@@ -178,44 +171,15 @@ def _compare_runs(args: argparse.Namespace) -> int:
             seed=args.seed,
             **{k: v for k, v in given.items() if v is not None},
         )
-        refs = [args.orig_base, args.rep_base, args.orig_adv, args.rep_adv]
-        # files only (core/forked.py): a cross-collection study's advanced runs are read by a
-        # forked child meanwhile; a same-collection study's child reads them and goes on to
-        # compute their side of the comparison
-        later = _read_in_child(refs[2:]) if store is None and args.qrels_rpl else None
-        steps = None
-        try:
-            qrels = resolve_qrels(args.qrels, store, args.collection)
-            qrels_rpl = (
-                resolve_qrels(args.qrels_rpl, store, args.collection_rpl)
-                if args.qrels_rpl
-                else None
-            )
-            if store is None and not args.qrels_rpl:
-                steps = _advanced_in_child(qrels, refs[2:], options)
-            runs = [resolve_run(r, store) if r else None for r in refs[:2]]
-            if later is not None:
-                runs += later.result()
-            elif steps is not None:
-                runs += cast("list[RunInput | None]", steps[0].result())
-            else:
-                runs += [resolve_run(r, store) if r else None for r in refs[2:]]
-            orig_base, rep_base = runs[0], runs[1]
-            assert orig_base is not None and rep_base is not None  # required arguments
-            study = compare_inputs(
-                qrels,
-                orig_base,
-                rep_base,
-                runs[2],
-                runs[3],
-                qrels_rpl,
-                options,
-                advanced=cast("Later[Side]", steps[1]) if steps is not None else None,
-            )
-        finally:
-            for pending in [later, *(steps or [])]:
-                if pending is not None:
-                    pending.discard()
+        study = compare_refs(
+            args.qrels,
+            [args.orig_base, args.rep_base, args.orig_adv, args.rep_adv],
+            options,
+            store=store,
+            qrels_rpl=args.qrels_rpl,
+            collection=args.collection,
+            collection_rpl=args.collection_rpl,
+        )
         out: dict[str, Any] = dict(study.to_json())
         verdicts: list = []
         whole = None
@@ -387,53 +351,6 @@ def format_comparison_verdict(whole: object, stored: bool = False) -> str:
     if stored:
         lines.append(f"  stored {v['assessment']}")
     return "\n".join(lines) + "\n"
-
-
-#: run file bytes read in a forked child below which the fork costs more than it saves
-CHILD_MIN_BYTES = 1_000_000
-
-
-def _worth_a_child(refs: list[str | None]) -> bool:
-    """Whether the runs ``refs`` are files large enough to be read by a forked child."""
-    paths = [Path(r) for r in refs if r]
-    if not all(p.is_file() for p in paths):
-        return False  # a document id or a missing file: read (or reported) in order
-    return sum(p.stat().st_size for p in paths) >= CHILD_MIN_BYTES
-
-
-def _read_in_child(refs: list[str | None]) -> Later[list[RunInput | None]] | None:
-    """The runs ``refs`` read by a forked child while this process reads the qrels and the
-    baselines (reading is numpy and Python work of about a second per million lines; the
-    child's runs come back pickled in a tenth of that); None when they are too small."""
-    from reprokg.core.forked import in_child
-    from reprokg.measures.inputs import resolve_run
-
-    if not _worth_a_child(refs):
-        return None
-    return in_child(lambda: [resolve_run(r, None) if r else None for r in refs], when_idle=True)
-
-
-def _advanced_in_child(
-    qrels: QrelsInput, refs: list[str | None], options: Options
-) -> list[Later[object]] | None:
-    """A same-collection study's advanced runs read by a forked child, which sends them
-    back (without their rankings where nothing reads them later: no header) and goes on to
-    compute their side of the comparison while this process reads the baselines and
-    computes theirs: no run crosses back, and neither process copies the other's runs'
-    memory. None when the runs are too small (or only one is given)."""
-    from reprokg.core.forked import in_child_steps
-    from reprokg.measures.comparison import advanced_side
-    from reprokg.measures.inputs import resolve_run
-
-    if not all(refs) or not _worth_a_child(refs):
-        return None
-
-    def steps() -> Iterator[object]:
-        read = [resolve_run(r, None) for r in refs if r is not None]
-        yield [r if r.has_header or r.document is not None else r.without_rankings() for r in read]
-        yield advanced_side(qrels.qrels, read[0].run, read[1].run, options)
-
-    return in_child_steps(steps, 2, when_idle=True)
 
 
 def _fmt(x: float | None) -> str:

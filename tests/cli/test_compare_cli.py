@@ -363,7 +363,7 @@ def _process(*args: str) -> subprocess.CompletedProcess:
 def test_the_command_equals_the_serial_comparison(large_runs: dict, capsys, monkeypatch):
     """The process reads and evaluates in forked children (core/forked) when it can; its
     output must be what main() gives with every run read and evaluated in one process."""
-    from reprokg.cli import compare as compare_cli
+    from reprokg.measures import compare_refs as compare_cli
     from reprokg.measures import comparison
 
     assert sum(large_runs[r].stat().st_size for r in RUN_ROLES[2:]) >= compare_cli.CHILD_MIN_BYTES
@@ -385,7 +385,7 @@ def test_the_command_equals_the_serial_comparison_with_headers(
     """Runs with an ir_metadata header (the real example's: PRIMAD, reported measures)
     keep their rankings when the child sends them back, since their reported measures are
     evaluated on them; output as serial as above."""
-    from reprokg.cli import compare as compare_cli
+    from reprokg.measures import compare_refs as compare_cli
     from reprokg.measures import comparison
 
     text = (shared_data / "ir_metadata" / "annotated_run_example.txt").read_text()
