@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from reprokg import __version__
 from reprokg.cli import (
+    alerts,
     annotate,
     compare,
     docs,
@@ -44,6 +45,7 @@ COMMANDS = (
     exchange,
     evidence,
     passport,
+    alerts,
     annotate,
     compare,
     evaluate,

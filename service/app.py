@@ -27,6 +27,7 @@ from reprokg.service.limits import BodyLimitMiddleware, UploadSlots
 from reprokg.service.logs import AccessLogMiddleware, RequestIdMiddleware, configure_access_log
 from reprokg.service.parsing import PRELOAD, ParsePool
 from reprokg.service.routes import (
+    alerts,
     comparisons,
     disputes,
     documents,
@@ -156,6 +157,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None) 
     app.include_router(linked_data.router)
     app.include_router(comparisons.router)
     app.include_router(disputes.router)
+    app.include_router(alerts.router)
     app.include_router(survey.router)
     app.include_router(stability.router)
     app.include_router(qra.router)

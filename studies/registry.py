@@ -466,6 +466,50 @@ ARTIFACT_EVALUATION = _study(
     read_options=("source",),
 )
 
+ARTIFACT_PERMANENCE = _study(
+    name="artifact-permanence",
+    title="Artifact permanence: evaluated artifacts still reachable, by badge level, venue, "
+    "year and host (ReproDB's link checks)",
+    publication="https://reprodb.github.io/",
+    citation="ReproDB (ReproDB/reprodb.github.io): the artifact-evaluation results of systems "
+    "and security venues (artifacts.json) and its checks of every artifact URL "
+    "(artifact_availability.json).",
+    follows="no published analysis: ReproDB shows reachability per platform, venue and year; "
+    "the join with the badges, the hosts from the URL and the exact intervals are ours",
+    data="artifact-evaluation assessments (kind artifact-evaluation) joined by location to "
+    "ReproDB's dated availability observations (kind artifact-availability)",
+    queries=(
+        "studies/sparql/artifact_permanence.rq",
+        "queries/reproduced-then-unreachable.rq",
+    ),
+    methods=[
+        Method(
+            PUBLISHED,
+            "reachable shares of the checked artifact locations, exact binomial intervals",
+            (
+                "a unit = one location (URL or DOI) of an evaluated artifact that was checked, "
+                "per assessment of the source; it joins its checks by location (a DOI URL as "
+                "its DOI IRI); an artifact location nobody checked is left out",
+                "the latest check of a location decides; checks at the same time that "
+                "disagree count as unreachable",
+                "badge level = the highest badge of the assessment: results reproduced or "
+                "replicated (ACM, NISO ROR-R) > functional or reusable (ACM Evaluated, "
+                "Functional, Reusable, NISO ROR) > available only (ACM Available, NISO ORO) "
+                "> no badge (docs/badge-normalisation.md)",
+                "host from the URL: github.com, zenodo.org, figshare.com, gitlab.com, "
+                "bitbucket.org, archive.softwareheritage.org (a subdomain counts as its "
+                "domain), a DOI by its prefix (10.5281 Zenodo, 10.6084 Figshare, else other "
+                "DOI); every other page (personal, institutional, drives) is other",
+                "95% two-sided Clopper-Pearson intervals (scipy binomtest proportion_ci "
+                "method exact, as R's binom.test)",
+            ),
+        ),
+    ],
+    module="reprokg.studies.artifact_permanence",
+    options={"source": Option("the assessments: reprodb or results-pages", "reprodb")},
+    read_options=("source",),
+)
+
 #: Every study, in listing order.
 REGISTRY: dict[str, PublishedStudy] = {
     s.name: s
@@ -477,6 +521,7 @@ REGISTRY: dict[str, PublishedStudy] = {
         GRSI_STAMPS,
         TRISOVIC2022,
         ARTIFACT_EVALUATION,
+        ARTIFACT_PERMANENCE,
     )
 }
 

@@ -24,6 +24,7 @@ COMMANDS = (
     "rebuild-merge",
     "evidence",
     "passport",
+    "alerts",
     "annotate",
     "compare",
     "evaluate",
