@@ -74,15 +74,16 @@ def atom_feed(items: list[Any], *, self_url: str, next_url: str | None, total: i
 
 @router.get(
     "/alerts",
+    response_class=Response,
     summary="Contradictions: works the evidence in force says were reproduced and were not",
     responses={
+        **error_responses(400, 406, 503),
         200: {
             "description": "A page of contradictions (JSON: total, counts by kind, items; "
             "or an Atom feed)",
             "content": {ATOM: {}},
-        }
-    }
-    | error_responses(400, 406, 503),
+        },
+    },
 )
 def get_alerts(
     request: Request,

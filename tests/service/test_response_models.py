@@ -20,6 +20,7 @@ from reprokg.store import open_store
 
 #: the routes answering something other than one JSON shape, and why
 NOT_JSON = {
+    "GET /alerts": "contradictions as JSON or an Atom feed, as asked (format= or Accept)",
     "GET /sparql": "SPARQL results in the negotiated format (JSON, XML, CSV, TSV, Turtle…)",
     "POST /sparql": "SPARQL results or an update's answer, in the negotiated format",
     "GET /sparql/": "/sparql with a trailing slash (not in the OpenAPI document)",
