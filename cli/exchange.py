@@ -112,12 +112,12 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _freeze(args: argparse.Namespace) -> int:
-    from reprokg.cli.store import content_for
     from reprokg.exchange.freeze import freeze, parse_creator
+    from reprokg.exchange.views import crate_content
 
     creators = [parse_creator(c) for c in args.creator]
     with open_cli_store(args.store, read_only=True) as store:
-        content = content_for(store, args.id)
+        content = crate_content(store, args.id)
     out = freeze(
         content,
         args.output,

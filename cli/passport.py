@@ -34,20 +34,10 @@ def register(command: Command) -> None:
 
 def _passport(args: argparse.Namespace) -> int:
     from reprokg.cli.base import open_cli_store
-    from reprokg.core.identifiers import is_doi
-    from reprokg.evidence.passport import passport, work_iri
+    from reprokg.evidence.passport import passport, resolve_work
 
-    work = args.work.strip()
     with open_cli_store(args.store, read_only=True) as store:
-        if is_doi(work):
-            target = work_iri(work, None)
-        elif ":" in work:
-            target = work_iri(None, work)
-        else:  # an id a command printed: what its document is about
-            from reprokg.store.catalog import resolve
-
-            target = work_iri(None, str(resolve(store, work).target))
-        found = passport(store, target)
+        found = passport(store, resolve_work(store, args.work))
     if args.format == "json":
         json.dump(found.to_json(), sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")

@@ -29,10 +29,7 @@ from reprokg.cli.base import (
 from reprokg.core.errors import UsageError
 
 if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a handler runs
-    from rdflib import URIRef
-
-    from reprokg.exchange.crate import CrateContent
-    from reprokg.sparql.named import NamedQuery, Page
+    from reprokg.sparql.named import Page
     from reprokg.store.base import QueryResult, SelectResult, Store
     from reprokg.store.catalog import Catalog
     from reprokg.validation.report import Report, Result
@@ -267,42 +264,16 @@ def _no_rows(res: QueryResult) -> bool:
     return isinstance(res, SelectResult) and not res.rows
 
 
-def carried_ids(store: Store, query: NamedQuery, params: dict[str, str]) -> dict[str, str]:
-    """An IRI parameter given as an id a command printed (``--param comparison=3f9a0c1d``)
-    bound to what its document is about (the comparison's IRI): any value without a
-    scheme goes through the one resolver; an IRI is bound as written."""
-    from reprokg.store.catalog import resolve
-
-    out = dict(params)
-    for name, value in params.items():
-        param = query.param(name)
-        if param is not None and param.type == "iri" and value and ":" not in value:
-            out[name] = str(resolve(store, value).target)
-    return out
-
-
 def cmd_query(args: argparse.Namespace) -> int:
     footer = None
     if args.name:
         from reprokg.sparql import named as named_queries
         from reprokg.sparql import ranked
 
-        params = named_queries.parse_param_args(args.param or [])
-        query = named_queries.get_query(args.name)
+        given = named_queries.parse_param_args(args.param or [])
         with _store(args, read_only=args.read_only) as store:
-            params = carried_ids(store, query, params)
-            if args.all:
-                sparql = query.bind(params, whole=True)
-            else:
-                sparql = ranked.plan(query, params, store)
-            res, page = named_queries.run_paged(
-                store,
-                args.name,
-                params,
-                whole=args.all,
-                timeout=args.timeout,
-                sparql=sparql,
-                total=None if args.all else ranked.known_total(query, params, store),
+            res, page, params = ranked.answer(
+                store, args.name, given, whole=args.all, timeout=args.timeout
             )
         if page is not None:
             footer = page_footer(page)
@@ -326,71 +297,28 @@ def cmd_query(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- export
 
 
-def resolve_document(store: Store, doc_id: str) -> URIRef:
-    """The document ``doc_id`` names: the one resolver (:func:`reprokg.store.catalog.resolve`)
-    takes a short id or prefix, the full id, a document IRI or a stored result's IRI."""
-    from reprokg.store.catalog import resolve
-
-    return resolve(store, doc_id).document
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     if args.target[0] == "crate" and len(args.target) == 2:
         return export_crate(args, args.target[1])
     if len(args.target) != 1:
         raise UsageError("give one DOC_ID, or: export crate ID -o DIR|FILE.zip")
-    args.doc_id = args.target[0]
+    from reprokg.exchange.views import document_text
+
     with _store(args, read_only=args.read_only) as store:
-        iri = resolve_document(store, args.doc_id)
-        graph = store.get_document(iri)
-    if args.format == "yaml":
-        from rdflib.namespace import PROV
-
-        from reprokg.loaders.ir_metadata.export import graph_to_yaml
-
-        subjects = list(graph.subjects(PROV.wasDerivedFrom, iri))
-        if not subjects:
-            raise UsageError(f"{iri} names no subject to export as YAML")
-        sys.stdout.write(graph_to_yaml(graph, str(subjects[0])))
-        return 0
-    if args.format == "nquads":
-        import pyoxigraph as ox
-
-        from reprokg.store.oxigraph import graph_quads
-
-        data = ox.serialize(graph_quads(iri, graph), format=ox.RdfFormat.N_QUADS)
-        assert data is not None  # no output file given: the bytes are returned
-        sys.stdout.write(data.decode("utf-8"))
-        return 0
-    from reprokg.core.namespaces import bind_prefixes
-
-    print(bind_prefixes(graph).serialize(format="turtle"))
+        text = document_text(store, args.target[0], args.format)
+    sys.stdout.write(text if args.format != "turtle" else text + "\n")
     return 0
 
 
 # --------------------------------------------------------------------------- export crate
 
 
-def content_for(store: Store, ident: str) -> CrateContent:
-    """The crate content of ``ident``: a DOI (the paper's passport), or a document (its IRI,
-    sha256 id or a unique prefix): a computed result of any kind, or a run."""
-    from reprokg.core.identifiers import is_doi
-
-    if is_doi(ident.strip()):
-        from reprokg.evidence.passport import work_iri
-        from reprokg.exchange.views import passport_content
-
-        return passport_content(store, work_iri(ident.strip(), None))
-    from reprokg.exchange.views import document_content
-
-    return document_content(store, resolve_document(store, ident))
-
-
 def _export_crate(args: argparse.Namespace) -> int:
     from reprokg.exchange.crate import crate_files, write_files
+    from reprokg.exchange.views import crate_content
 
     with open_cli_store(args.store, read_only=True) as store:
-        content = content_for(store, args.id)
+        content = crate_content(store, args.id)
         files = crate_files(content, args.ro_crate)
     out = write_files(files, args.output)
     tell(

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reprokg.core.errors import NotFound, UsageError
-from reprokg.core.identifiers import doi_iri
+from reprokg.core.identifiers import doi_iri, is_doi
 from reprokg.evidence.assessments import Decision, Summary, fold, summarise
 from reprokg.sparql.named import NamedQueryError, Param, package_query, to_term
 from reprokg.sparql.rows import select_dicts
@@ -63,6 +63,20 @@ def work_iri(doi: str | None, iri: str | None) -> str:
         except NamedQueryError as exc:
             raise UsageError(str(exc)) from exc
     raise UsageError("give doi= (a DOI) or iri= (the publication's IRI)")
+
+
+def resolve_work(store: Store, ident: str) -> str:
+    """The work ``ident`` names, as ``reprokg passport`` and ``reprokg.passport`` take it: a
+    DOI (any accepted form), an IRI, or an id a command printed (what its document is
+    about, through :func:`reprokg.store.catalog.resolve`)."""
+    work = ident.strip()
+    if is_doi(work):
+        return work_iri(work, None)
+    if ":" in work:
+        return work_iri(None, work)
+    from reprokg.store.catalog import resolve
+
+    return work_iri(None, str(resolve(store, work).target))
 
 
 def sparql(work: str) -> dict[str, tuple[str, str]]:

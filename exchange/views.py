@@ -435,3 +435,49 @@ def _latest(store: Store) -> str:
     assert isinstance(res, SelectResult)
     value = res.rows[0][0] if res.rows else None
     return str(value) if value is not None else "1970-01-01T00:00:00Z"
+
+
+#: the formats :func:`document_text` writes a stored document in
+DOCUMENT_FORMATS = ("turtle", "nquads", "yaml")
+
+
+def crate_content(store: Store, ident: str) -> CrateContent:
+    """The crate content of ``ident`` (``reprokg export crate``, ``reprokg.export``): a DOI
+    (the paper's passport), or a document (a short id, id or IRI, through the one resolver
+    :func:`reprokg.store.catalog.resolve`): a computed result of any kind, or a run."""
+    from reprokg.core.identifiers import is_doi
+
+    if is_doi(ident.strip()):
+        from reprokg.evidence.passport import work_iri
+
+        return passport_content(store, work_iri(ident.strip(), None))
+    from reprokg.store.catalog import resolve
+
+    return document_content(store, resolve(store, ident).document)
+
+
+def document_text(store: Store, ident: str, fmt: str = "turtle") -> str:
+    """One stored document (a short id, id or IRI) written back (``reprokg export``,
+    ``reprokg.export``): as Turtle, as N-Quads in its named graph, or as the YAML of the
+    source format it came from (an ir_metadata run header)."""
+    from reprokg.core.errors import UsageError
+    from reprokg.store.catalog import resolve
+
+    if fmt not in DOCUMENT_FORMATS:
+        raise UsageError(f"format {fmt!r}: expected one of {', '.join(DOCUMENT_FORMATS)}")
+    iri = resolve(store, ident).document
+    graph = store.get_document(iri)
+    if fmt == "yaml":
+        subjects = list(graph.subjects(PROV.wasDerivedFrom, iri))
+        if not subjects:
+            raise UsageError(f"{iri} names no subject to export as YAML")
+        return graph_to_yaml(graph, str(subjects[0]))
+    if fmt == "nquads":
+        import pyoxigraph as ox
+
+        from reprokg.store.oxigraph import graph_quads
+
+        data = ox.serialize(graph_quads(iri, graph), format=ox.RdfFormat.N_QUADS)
+        assert data is not None  # no output file given: the bytes are returned
+        return data.decode("utf-8")
+    return bind_prefixes(graph).serialize(format="turtle")

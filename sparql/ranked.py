@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from rdflib.term import Identifier
 
-from reprokg.sparql.named import NamedQuery, get_query, values_block
+from reprokg.sparql.named import NamedQuery, Page, get_query, run_paged, values_block
 from reprokg.store.base import LeaderboardRanks, QueryResult, Store
 
 _FILTERS = ("toolkit", "method", "platform")
@@ -118,3 +118,54 @@ def known_total(query: NamedQuery, values: dict[str, str], store: object) -> int
         return None
     entries = store.ranked_entries(str(board))
     return entries if entries is not None and entries < store.ranks_window else None
+
+
+def carried_ids(store: Store, query: NamedQuery, params: dict[str, str]) -> dict[str, str]:
+    """An IRI parameter given as an id a command printed (``comparison=3f9a0c1d``) bound
+    to what its document is about (the comparison's IRI): any value without a scheme goes
+    through the one resolver (:func:`reprokg.store.catalog.resolve`); an IRI is bound as
+    written."""
+    from reprokg.store.catalog import resolve
+
+    out = dict(params)
+    for name, value in params.items():
+        param = query.param(name)
+        if param is not None and param.type == "iri" and value and ":" not in value:
+            out[name] = str(resolve(store, value).target)
+    return out
+
+
+class Answer(NamedTuple):
+    """A named query's answer, which rows of how many it is, and the parameters as bound."""
+
+    result: QueryResult
+    #: ``None`` for a query without a LIMIT or not a SELECT
+    page: Page | None
+    #: the parameters given, printed ids resolved to IRIs (:func:`carried_ids`)
+    params: dict[str, str]
+
+
+def answer(
+    store: Store,
+    name: str,
+    params: dict[str, str] | None = None,
+    *,
+    whole: bool = False,
+    timeout: float | None = None,
+) -> Answer:
+    """Named query ``name`` as ``reprokg query --name`` and the Python API run it: printed
+    ids resolved, a page planned on the store's ranks where they answer (``whole``: every
+    row, the template's LIMIT dropped), and the page counted."""
+    query = get_query(name)
+    values = carried_ids(store, query, params or {})
+    sparql = query.bind(values, whole=True) if whole else plan(query, values, store)
+    res, page = run_paged(
+        store,
+        query,
+        values,
+        whole=whole,
+        timeout=timeout,
+        sparql=sparql,
+        total=None if whole else known_total(query, values, store),
+    )
+    return Answer(res, page, values)

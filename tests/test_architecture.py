@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("survey", "stability", "intrinsic_dimension", "studies", "evidence"),
     ("exchange",),
     ("service",),
+    ("api",),
     ("cli",),
 )
 #: top-level entries that are not part of the package's code
@@ -120,7 +121,7 @@ def test_layers_only_import_downwards() -> None:
     for module, path in modules.items():
         here = _layer(module)
         if here is None or here == "__main__":
-            continue  # reprokg/__init__ (the version) and python -m reprokg
+            continue  # reprokg/__init__ (the version, the lazy API) and python -m reprokg
         for imported, line in _imports(path, module):
             target = _known(imported, set(modules))
             there = _layer(target) if target else None
@@ -129,6 +130,25 @@ def test_layers_only_import_downwards() -> None:
             if rank[there] > rank[here]:
                 upward.append(f"{path.relative_to(REPO)}:{line} imports {imported} ({there})")
     assert not upward, "imports that go up a layer:\n" + "\n".join(sorted(set(upward)))
+
+
+def test_nothing_imports_the_python_api() -> None:
+    """``api.py`` is an adapter like cli/ and service/ (docs/architecture.md): it calls the
+    domain and nothing calls it; only the package's ``__init__`` re-exports it (lazily)."""
+    importers = [
+        f"{path.relative_to(REPO)}:{line}"
+        for module, path in _modules()
+        if module not in ("reprokg", "reprokg.api")
+        for imported, line in _imports(path, module)
+        if imported == "reprokg.api" or imported.startswith("reprokg.api.")
+    ]
+    assert not importers, f"modules that import the Python API: {importers}"
+    adapters = [
+        f"api.py:{line} imports {imported}"
+        for imported, line in _imports(REPO / "api.py", "reprokg.api")
+        if imported.startswith(("reprokg.service", "reprokg.cli"))
+    ]
+    assert not adapters, f"the Python API calls another adapter: {adapters}"
 
 
 def test_no_import_cycles() -> None:
@@ -501,7 +521,10 @@ def test_views_are_read_through_domain_functions_not_routes() -> None:
 #: what writes documents into the store (``ingest.py``): called only by the adapters
 STORE_WRITERS = {"write_result", "write_results", "ingest", "ingest_walk", "ingest_paths"}
 #: the layers that decide to store what a user asked for; every other package computes
-WRITING_LAYERS = {"cli", "service"}
+WRITING_LAYERS = {"cli", "service", "api"}
+#: the adapter whose ``save`` and ``load`` are the Python names of ``--save`` and ``reprokg load``
+#: (each calls ingest's writer; it stores nothing another way)
+PYTHON_API = "api"
 #: a saver by its name: a second way to store a result beside ``ingest.write_result``
 _SAVER = re.compile(r"^(save|store_result|write_results?)(_|$)")
 
@@ -524,14 +547,16 @@ def _store_writes(path: Path) -> Iterator[tuple[int, str]]:
 def test_results_are_stored_one_way() -> None:
     """``ingest.write_result`` is the one way a computed result is stored (docs/architecture.md,
     Design decisions, Data flow): no package defines a saver of its own, and only the
-    adapters (``cli/``, ``service/``) call ingest's writers — an analysis package computes
-    its result, the command or route that asked stores it."""
+    adapters (``cli/``, ``service/``, the Python API ``api.py``) call ingest's writers — an
+    analysis package computes its result, the command, route or API call that asked stores
+    it. The API's ``save`` and ``load`` are defined there as what its users call."""
     found = [
         f"{path.relative_to(REPO)}:{line}: {what}"
         for module, path in _modules()
         if module != "reprokg.ingest"
         for line, what in _store_writes(path)
-        if what.startswith("defines") or _layer(module) not in WRITING_LAYERS
+        if (what.startswith("defines") and _layer(module) != PYTHON_API)
+        or _layer(module) not in WRITING_LAYERS
     ]
     assert found == [], "a second way to store a result:\n" + "\n".join(found)
 

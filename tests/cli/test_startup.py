@@ -57,6 +57,18 @@ def test_building_the_parser_imports_nothing_heavy() -> None:
     assert _python(code) == "[]"
 
 
+def test_import_reprokg_imports_nothing_heavy() -> None:
+    """``import reprokg`` gives the Python API (docs/python.md) by name, each function
+    imported when first used: the import itself, and naming the API, load none of rdflib,
+    pandas or pyoxigraph (nor the rest of HEAVY)."""
+    code = (
+        "import sys, reprokg\n"
+        "names = reprokg.__all__, dir(reprokg)\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    assert _python(code) == "[]"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], *([c, "--help"] for c in COMMANDS)])
 def test_help_and_version_import_nothing_heavy(argv: list[str]) -> None:
