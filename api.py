@@ -25,12 +25,11 @@ from typing import TYPE_CHECKING, Literal, Protocol, overload, runtime_checkable
 if TYPE_CHECKING:
     import pandas as pd
 
+    from reprokg.core.computed import ComputedResult
     from reprokg.core.document import Document
-    from reprokg.core.results import ComputedResult
     from reprokg.evidence.passport import Passport
     from reprokg.ingest import DocumentOutcome, IngestResult
     from reprokg.measures.evaluation import Evaluation
-    from reprokg.measures.inputs import RunInput
     from reprokg.measures.run_comparison import RunComparison
     from reprokg.stability.study import StudyAnalysis
     from reprokg.store.base import Store
@@ -174,10 +173,9 @@ def compare(
     ``store``): PRIMAD, KTU, RBO, RMSE, ER, ΔRI, the paired tests with ``correction``'s
     corrected p-values. ``save(store, comparison)`` stores it as ``--save`` does."""
     from reprokg.core.errors import UsageError
+    from reprokg.measures.compare_refs import compare_refs
     from reprokg.measures.effectiveness import DEFAULT_MEASURES
-    from reprokg.measures.inputs import resolve_qrels, resolve_run
     from reprokg.measures.registry import Options
-    from reprokg.measures.run_comparison import compare_inputs
     from reprokg.stats.multiplicity import correction_name
 
     try:
@@ -195,14 +193,16 @@ def compare(
         **{k: v for k, v in given.items() if v is not None},  # type: ignore[arg-type]
     )
 
-    def run(ref: PathLike | None) -> RunInput | None:
-        return None if ref is None else resolve_run(str(ref), store)
-
-    judged = resolve_qrels(str(qrels), store, collection)
-    other = resolve_qrels(str(qrels_rpl), store, collection_rpl) if qrels_rpl else None
-    first, second = run(orig_base), run(rep_base)
-    assert first is not None and second is not None  # given
-    return compare_inputs(judged, first, second, run(orig_adv), run(rep_adv), other, options)
+    refs = [None if r is None else str(r) for r in (orig_base, rep_base, orig_adv, rep_adv)]
+    return compare_refs(
+        str(qrels),
+        refs,
+        options,
+        store=store,
+        qrels_rpl=None if qrels_rpl is None else str(qrels_rpl),
+        collection=collection,
+        collection_rpl=collection_rpl,
+    )
 
 
 def evaluate(

@@ -257,11 +257,14 @@ def summarise(
         reasons.append(f"judges {w['work']}")
         verdict = verdict_summary(w["outcome"], [v.rule.name for v in verdicts], reasons)
     reported = [ir for ir, _mean in study.reported.get("orig_base", {}).values() if ir]
-    from reprokg.measures.primad import study_kind_label
+    study_kind = None
+    if c.primad:  # runs without headers have no PRIMAD, and no reason to load rdflib
+        from reprokg.measures.primad import study_kind_label
 
+        study_kind = study_kind_label(c.primad)
     return comparison_summary(
         title=study.title,
-        study=study_kind_label(c.primad),
+        study=study_kind,
         runs=runs,
         collection=collection,
         kind=c.kind,
