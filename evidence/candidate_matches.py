@@ -28,6 +28,7 @@ from reprokg.core.hashing import stable_key
 from reprokg.loaders.evidence import normalise_title
 
 KEYS_QUERY = "evidence/sparql/paper-keys.rq"
+AUTHORS_QUERY = "evidence/sparql/paper-author-names.rq"
 RECORDED_QUERY = "evidence/sparql/recorded-candidates.rq"
 DOI = "https://doi.org/"
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
@@ -54,6 +55,9 @@ def venue_key(venue: str) -> str:
 #: identifier-linked pairs of the field's sources, precision and recall are measured by
 #: benchmarks/linkage/run.py and asserted by tests/evidence/test_linkage.py
 THRESHOLD = 0.95
+#: the least score of a link the store pass records as a candidate (below it, the two are
+#: not worth a person's look: most pairs sharing a rare title word are other works)
+PROPOSE_FLOOR = 0.8
 #: the weight of the title's similarity in the score; the rest is the corroborating fields'
 WEIGHT_TITLE = 0.6
 #: the rarest title words per record that key its blocks (see :func:`blocks`)
@@ -268,19 +272,32 @@ def propose(
 
 @dataclass(frozen=True)
 class Match:
-    """Two paper nodes sharing venue, year and normalised title, from different records."""
+    """Two paper nodes of different records that may be one paper: sharing venue, year and
+    normalised title (score 1), or linked by :func:`propose` (its score and fields); accepted
+    for joins or not, and why."""
 
     a: str
     b: str
-    venue: str
-    year: int
+    venue: str | None
+    year: int | None
     title: str
     #: the records (documents) describing each node, and their kinds
     documents: tuple[str, ...]
     kinds: tuple[str, ...]
+    score: float = 1.0
+    #: each compared field's score (empty: an exact key)
+    fields: tuple[tuple[str, float], ...] = ()
+    accepted: bool = True
+    reason: str = "same venue, year and normalised title: an exact key"
 
     @property
     def evidence(self) -> str:
+        if self.fields:
+            scores = ", ".join(f"{k} {v:.2f}" for k, v in self.fields)
+            return (
+                f"similar titles ({self.title!r}) in different records ({', '.join(self.kinds)}):"
+                f" score {self.score:.3f} ({scores}); no identifier joins them"
+            )
         return (
             f"same venue ({self.venue}), year ({self.year}) and normalised title "
             f"({self.title!r}) in different records ({', '.join(self.kinds)}); no identifier "
@@ -296,6 +313,10 @@ class Match:
             "documents": list(self.documents),
             "kinds": list(self.kinds),
             "evidence": self.evidence,
+            "score": round(self.score, 4),
+            "fields": {k: round(v, 4) for k, v in self.fields},
+            "accepted": self.accepted,
+            "reason": self.reason,
         }
 
 
@@ -333,13 +354,17 @@ class CandidateMatches:
             label="candidate matches across records (reprokg evidence match)",
             key=stable_key("candidate-matches", "across-records"),
             software=software_versions(),
-            parameters={"key": "venue, year and normalised title"},
+            parameters={
+                "key": "venue, year and normalised title",
+                "links": f"propose(): title, year, venue, authors; proposed at {PROPOSE_FLOOR}, "
+                f"accepted at {THRESHOLD}",
+            },
             queries=self.queries,
         )
 
     def to_graph(self):
         from rdflib import RDF, Literal, URIRef
-        from rdflib.namespace import PROV
+        from rdflib.namespace import PROV, XSD
 
         from reprokg.core.identifiers import mint
         from reprokg.core.namespaces import RK, new_graph
@@ -352,6 +377,10 @@ class CandidateMatches:
             g.add((node, RK.candidate, URIRef(m.a)))
             g.add((node, RK.candidate, URIRef(m.b)))
             g.add((node, RK.matchEvidence, Literal(m.evidence)))
+            score = Literal(f"{m.score:.4f}", datatype=XSD.decimal)
+            g.add((node, RK.matchScore, score))
+            g.add((node, RK.matchAccepted, Literal(m.accepted)))
+            g.add((node, RK.matchDecision, Literal(m.reason)))
             g.add((node, PROV.wasGeneratedBy, activity))
             for d in m.documents:
                 g.add((node, PROV.wasDerivedFrom, URIRef(d)))
@@ -373,6 +402,13 @@ class CandidateMatches:
         )
 
 
+def _year(value: Any) -> int | None:
+    try:
+        return None if value is None else int(str(value)[:4])
+    except ValueError:
+        return None
+
+
 def find(store: Any) -> CandidateMatches:
     """The candidate matches across records of everything in ``store``."""
     from reprokg.sparql.named import package_query
@@ -380,16 +416,19 @@ def find(store: Any) -> CandidateMatches:
 
     keys_query = package_query(KEYS_QUERY).bind({})
     recorded_query = package_query(RECORDED_QUERY).bind({})
+    authors_query = package_query(AUTHORS_QUERY).bind({})
     rows = select_rows(store, keys_query)
     recorded = {(r["a"], r["b"]) for r in select_rows(store, recorded_query)}
     # paper -> its keys, and the records (documents) and kinds that describe it
     docs: dict[str, set[str]] = {}
     kinds: dict[str, str] = {}
+    files: dict[str, str] = {}  # document -> its kind and source file: one source of links
     groups: dict[tuple[str, int, str], dict[str, str]] = {}  # key -> paper -> venue as given
     for r in rows:
         paper, document = r["paper"], r["document"]
         docs.setdefault(paper, set()).add(document)
         kinds[document] = r["kind"]
+        files[document] = f"{r['kind']}:{r.get('file') or ''}"
         venue, year = r.get("venue"), r.get("year")
         if venue is None:
             continue
@@ -429,6 +468,39 @@ def find(store: Any) -> CandidateMatches:
                             tuple(sorted({kinds[d] for d in both})),
                         )  # fmt: skip
                     )
+    # links without an exact key (propose, above): nodes that are not both
+    # DOIs, of different records, not matched already; a node's source is the files (and
+    # kinds) of its records: two records of one file are never linked (the loader's call)
+    authors: dict[str, set[str]] = {}
+    for r in select_rows(store, authors_query):
+        authors.setdefault(r["paper"], set()).add(str(r["name"]))
+    titles: dict[str, tuple[str, str | None, int | None]] = {}
+    for r in rows:
+        year = r.get("year")
+        venue = r.get("venue")
+        if year is None and venue is not None and _YEAR_RE.search(str(venue)):
+            year = _YEAR_RE.search(str(venue)).group()  # type: ignore[union-attr]
+        titles.setdefault(
+            r["paper"], (str(r["title"]), None if venue is None else str(venue), _year(year))
+        )
+    records = [
+        LinkRecord(paper, "+".join(sorted({files[d] for d in docs[paper]})), title, year, venue,
+                   family_names(sorted(authors.get(paper, ()))))
+        for paper, (title, venue, year) in sorted(titles.items())
+    ]  # fmt: skip
+    for link in propose(records, THRESHOLD, PROPOSE_FLOOR):
+        a, b = sorted((link.a, link.b))
+        if (a, b) in seen or docs[a] & docs[b] or (a, b) in recorded:
+            continue
+        if a.startswith(DOI) and b.startswith(DOI):
+            continue  # two identifiers: two papers
+        seen.add((a, b))
+        both = sorted(docs[a] | docs[b])
+        title, venue, year = titles[a]
+        matches.append(
+            Match(a, b, venue, year, title, tuple(both), tuple(sorted({kinds[d] for d in both})),
+                  link.score, tuple(link.fields.items()), link.accepted, link.reason)
+        )  # fmt: skip
     keyed = len({p for members in groups.values() for p in members})
     return CandidateMatches(
         papers=len(docs),
@@ -437,5 +509,9 @@ def find(store: Any) -> CandidateMatches:
         matches=matches,
         recorded=already,
         distinct_dois=dois,
-        queries={KEYS_QUERY: keys_query, RECORDED_QUERY: recorded_query},
+        queries={
+            KEYS_QUERY: keys_query,
+            RECORDED_QUERY: recorded_query,
+            AUTHORS_QUERY: authors_query,
+        },
     )

@@ -1,6 +1,6 @@
 """Links without shared identifiers, measured on the pairs the sources link by identifier.
 
-    python benchmarks/linkage/run.py [--data ../shared/data] [--json out.json] [--readme]
+    python benchmarks/linkage/run.py [--data DATA] [--json out.json] [--readme]
 
 Each source's raw file is read here (not through the loaders) into records the matcher sees
 (title, year, venue, authors, URLs) and the identifier that links it to another source, kept
@@ -355,7 +355,8 @@ def markdown(results: list[dict[str, Any]], scaled: dict[str, Any]) -> str:
     lines = [
         "## Links without shared identifiers (issue 42)",
         "",
-        "`python benchmarks/linkage/run.py --readme` (raw files of `../shared/data` read by the",
+        "`python benchmarks/linkage/run.py --readme --data DATA` (the field's raw files, DATA laid",
+        "out as the tests' `REPROKG_SHARED_DATA`, read by the",
         "benchmark itself; the matcher is `evidence/candidate_matches.py`'s `propose`, the",
         f"declared threshold {THRESHOLD}). Per source pair, the records holding the identifier",
         "on both sides, matched with it hidden; *identifier pairs* are the pairs sharing it",
