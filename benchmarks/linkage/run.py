@@ -273,7 +273,7 @@ def evaluate(data: Path, left_name: str, right_name: str) -> dict[str, Any]:
     found = {}
     for link in links:
         if not link.accepted:
-            continue  # below the floor no link is missed by the threshold: ties, not best
+            continue  # a tie or not the best of both records: never accepted, at any threshold
         key = (link.a, link.b) if side.get(link.a) == left_name else (link.b, link.a)
         found[key] = link.score
     curve = []
