@@ -343,7 +343,7 @@ def scale(data: Path) -> dict[str, Any]:
     n = len(records)
     return {
         "records": n,
-        "all_pairs_of_different_sources": n * (n - 1) // 2,
+        "all_pairs": n * (n - 1) // 2,
         "pairs_scored": len(pairs),
         "proposals": len(links),
         "accepted": sum(link.accepted for link in links),
@@ -418,7 +418,7 @@ def markdown(results: list[dict[str, Any]], scaled: dict[str, Any]) -> str:
     lines += [
         "",
         f"Blocking at scale: every reader's records plus ReproDB's papers.json and GK2018 — "
-        f"{scaled['records']:,} records, {scaled['all_pairs_of_different_sources']:,} pairs if "
+        f"{scaled['records']:,} records, {scaled['all_pairs']:,} pairs if "
         f"compared all with all; the rarest-title-word blocks score {scaled['pairs_scored']:,} "
         f"of them ({scaled['proposals']:,} proposals, {scaled['accepted']:,} accepted) in "
         f"{scaled['cpu_seconds']} s of CPU.",
