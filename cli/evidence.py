@@ -203,12 +203,14 @@ def _match(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{found.papers} titled paper node(s) in {found.records} record(s), {found.keyed} with "
-        f"venue, year and title: {len(found.matches)} candidate match(es) across records; "
+        f"venue, year and title: {len(found.matches)} candidate match(es) across records "
+        f"({sum(m.accepted for m in found.matches)} accepted for joins); "
         f"{found.recorded} pair(s) matched by their loader already; "
         f"{len(found.distinct_dois)} pair(s) of distinct DOIs left apart"
     )
     for m in found.matches:
-        print(f"  {m.a}  ~  {m.b}\n    {m.evidence}")
+        state = "accepted" if m.accepted else "not accepted"
+        print(f"  {m.a}  ~  {m.b}  [{state}]\n    {m.evidence}\n    {m.reason}")
     for a, b in found.distinct_dois:
         print(f"  two DOIs, one key (two papers): {a}  {b}")
     if stored is not None:

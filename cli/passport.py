@@ -76,6 +76,10 @@ def format_text(found: Passport) -> str:
     for a in found.artifacts:  # next to the badge: is the artifact still there?
         if a.accessible is not None:
             lines.append(f"  {a.text}")
+    if found.links:  # records of other sources naming the work without a shared identifier
+        accepted = sum(link.accepted for link in found.links)
+        lines.append(f"Linked across sources: {accepted} accepted of {len(found.links)}")
+        lines += [f"  {link.text}" for link in found.links]
     decisions = [d.to_json() for d in found.decisions]
     if decisions:
         lines.append("")

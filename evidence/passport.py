@@ -41,6 +41,7 @@ AUTHOR_ORDER = "evidence/sparql/paper-author-order.rq"
 ORIGINALS = "evidence/sparql/work-originals.rq"
 ARTIFACTS = "evidence/sparql/paper-artifacts.rq"
 ARTIFACT_WORKS = "evidence/sparql/artifact-works.rq"
+LINKS = "evidence/sparql/work-links.rq"
 #: every query the passport reads, in the order its "SPARQL behind" lists them
 QUERIES: tuple[str, ...] = (
     ASSESSMENTS,
@@ -48,6 +49,7 @@ QUERIES: tuple[str, ...] = (
     AUTHORS,
     ORIGINALS,
     ARTIFACTS,
+    LINKS,
     *(q for _k, q in PARTS),
 )
 
@@ -177,6 +179,57 @@ class Count:
         return {"part": self.key, "count": self.n, "counts": self.what}
 
 
+@dataclass(frozen=True)
+class CrossSourceLink:
+    """A record of another source that may name the same work (a candidate match): accepted
+    for joins or not, and why; nothing merged."""
+
+    other: str
+    title: str | None
+    score: float | None
+    #: None: recorded before links carried a decision (an exact key, accepted)
+    accepted: bool
+    decision: str
+    evidence: str
+
+    @property
+    def text(self) -> str:
+        state = "accepted link" if self.accepted else "candidate, not accepted"
+        score = f" (score {self.score:.3f})" if self.score is not None else ""
+        return f"{state}{score}: {self.title or self.other} — {self.decision or self.evidence}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "other": self.other,
+            "title": self.title,
+            "score": self.score,
+            "accepted": self.accepted,
+            "decision": self.decision,
+            "evidence": self.evidence,
+            "text": self.text,
+        }
+
+
+def cross_source_links(rows: list[dict[str, Any]]) -> list[CrossSourceLink]:
+    """The work's candidate matches, accepted first. A match recorded without a decision
+    (the artifact-evaluation loader's, same venue, year and title within a record) counts as
+    accepted: its key is exact."""
+    out = []
+    for r in rows:
+        accepted = r.get("accepted")
+        out.append(
+            CrossSourceLink(
+                other=str(r["other"]),
+                title=None if r.get("title") is None else str(r["title"]),
+                score=None if r.get("score") is None else float(r["score"]),
+                accepted=True if accepted is None else bool(accepted),
+                decision="" if r.get("decision") is None else str(r["decision"]),
+                evidence=str(r["evidence"]),
+            )
+        )
+    return sorted(out, key=lambda x: (not x.accepted, -(x.score or 1.0), x.other))
+
+
 @dataclass
 class Passport:
     """What the graph knows of one work, led by whether it was reproduced."""
@@ -190,6 +243,8 @@ class Passport:
     authors: list[dict[str, Any]] = field(default_factory=list)
     #: the work's artifacts: each location with its latest availability check
     artifacts: list[ArtifactLocation] = field(default_factory=list)
+    #: records of other sources that may name the work: accepted links and candidates
+    links: list[CrossSourceLink] = field(default_factory=list)
     parts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: the artifact location the user looked up, when it led here
     resolved_from: str | None = None
@@ -271,6 +326,7 @@ class Passport:
             "facts": self.facts,
             "authors": self.authors,
             "artifacts": [a.to_json() for a in self.artifacts],
+            "links": [link.to_json() for link in self.links],
             "resolved_from": self.resolved_from,
             **self.parts,
         }
@@ -304,5 +360,6 @@ def passport(store: Store, work: str) -> Passport:
         replication_of=_rows(store, ORIGINALS, work),
         authors=ordered_authors(_rows(store, AUTHORS, work), _rows(store, AUTHOR_ORDER, work)),
         artifacts=artifact_locations(_rows(store, ARTIFACTS, work)),
+        links=cross_source_links(_rows(store, LINKS, work)),
         parts={key: _rows(store, path, work) for key, path in PARTS},
     )

@@ -19,6 +19,7 @@ import pytest
 
 from reprokg.cli import main
 from reprokg.evidence.candidate_matches import find, venue_key
+from reprokg.evidence.passport import passport
 from reprokg.ingest import ingest, write_result
 from reprokg.loaders import artifact_evaluation, gundersen_kjensmo, load_source
 from reprokg.store import open_store
@@ -125,7 +126,7 @@ def test_two_minted_nodes_of_different_records_are_a_candidate(
     dry = io.StringIO()
     with contextlib.redirect_stdout(dry):
         assert main(["evidence", "match", "--dry-run", "--store", str(store)]) == 0
-    assert "1 candidate match(es) across records" in dry.getvalue()
+    assert "1 candidate match(es) across records (1 accepted for joins)" in dry.getvalue()
     with open_store(store) as s:  # --dry-run: the match found, nothing stored
         assert s.query(f"ASK {{ ?d <{RK}documentKind> 'candidate-matches' }}").value is False
     out = io.StringIO()
@@ -135,3 +136,78 @@ def test_two_minted_nodes_of_different_records_are_a_candidate(
     (m,) = data["matches"]
     assert all("/publication/" in c for c in m["candidates"])
     assert data["stored"]["status"] == "added" and data["distinct_dois"] == []
+
+
+def _artifact_titled(title: str) -> bytes:
+    rec = json.loads(_artifact(None))[0]
+    rec["title"] = title
+    return json.dumps([rec]).encode()
+
+
+@pytest.mark.parametrize(
+    ("title", "accepted"),
+    [
+        # British spelling: one letter (rapidfuzz token_sort_ratio of the normalised titles 98.6)
+        ("A Generative Model for Recognising Mixed Group Activities in Still Images", True),
+        # another paper's title sharing the rare words (ratio 88.6): proposed, not accepted
+        ("A Generative Model for Recognizing Mixed Group Activities in Videos", False),
+    ],
+)
+def test_a_similar_title_of_another_record_is_a_scored_candidate(
+    shared_data: Path, tmp_path: Path, title: str, accepted: bool
+) -> None:
+    """No exact key joins them (the titles differ): the link pass proposes the pair with its
+    score and fields, accepted for joins only at the declared threshold; nothing merged."""
+    gk = gundersen_kjensmo.load(_gk_row(shared_data), "evaluations.csv")
+    ae = artifact_evaluation.load(_artifact_titled(title), "artifacts.json")
+    with open_store(tmp_path / "s") as store:
+        assert ingest(store, [*gk, *ae]).count("rejected") == 0
+        found = find(store)
+        (m,) = found.matches
+        assert m.accepted is accepted and dict(m.fields)["year"] == 1.0
+        assert ("at or above the threshold" in m.reason) is accepted
+        assert "similar titles" in m.evidence and m.to_json()["accepted"] is accepted
+        assert write_result(store, found).status == "added"
+        rows = store.query(
+            f"PREFIX rk: <{RK}> SELECT ?s ?a ?d WHERE {{ ?m a rk:CandidateMatch ; "
+            "rk:matchScore ?s ; rk:matchAccepted ?a ; rk:matchDecision ?d }"
+        ).rows
+        (score, flag, _why) = rows[0]
+        assert float(str(score)) == pytest.approx(m.score, abs=1e-4)
+        assert str(flag).lower() == str(accepted).lower()
+        gk_paper = next(str(s) for s in gk[0].graph.subjects() if "/publication/" in str(s))
+        (link,) = passport(store, gk_paper).links  # the read model reads the flag back
+        assert link.accepted is accepted and link.decision == m.reason
+
+
+@pytest.mark.slow  # ~6 s: the web app
+def test_the_passport_shows_the_links_accepted_and_why(shared_data: Path, tmp_path: Path) -> None:
+    """The read model, ``reprokg passport`` and /paper show each link of the work to another
+    source's record: accepted or a candidate, its score and the reason."""
+    from fastapi.testclient import TestClient
+
+    from reprokg.cli.passport import format_text
+    from reprokg.core.settings import Settings
+    from reprokg.service.app import create_app
+
+    gk = gundersen_kjensmo.load(_gk_row(shared_data), "evaluations.csv")
+    british = "A Generative Model for Recognising Mixed Group Activities in Still Images"
+    ae = artifact_evaluation.load(_artifact_titled(british), "artifacts.json")
+    gk_paper = next(str(s) for s in gk[0].graph.subjects() if "/publication/" in str(s))
+    with open_store(tmp_path / "s") as store:
+        ingest(store, [*gk, *ae])
+        (m,) = find(store).matches
+        write_result(store, find(store))
+        other = m.b if m.a == gk_paper else m.a
+        (link,) = passport(store, gk_paper).links
+        assert (link.other, link.accepted) == (other, True)
+        assert link.score == pytest.approx(m.score, abs=1e-4)
+        assert link.title == british and "at or above the threshold 0.95" in link.decision
+        text = format_text(passport(store, gk_paper))
+        assert "Linked across sources: 1 accepted of 1" in text and british in text
+        app = create_app(Settings(store=str(tmp_path / "s"), access_log=False), store=store)
+        with TestClient(app) as client:
+            page = client.get("/paper", params={"iri": gk_paper}).text
+            got = client.get("/paper", params={"iri": gk_paper, "format": "json"}).json()
+    assert 'id="cross-source-links"' in page and "1 accepted of 1" in page
+    assert got["links"][0]["accepted"] is True and got["links"][0]["other"] == other

@@ -111,6 +111,7 @@ def paper(
         alternates=alternates(request),
         replication_of=found.replication_of,
         artifacts=found.artifacts,
+        links=found.links,
         resolved_from=found.resolved_from,
         conflict=found.summary.conflict,
         claims=found.summary.claims,
