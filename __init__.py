@@ -30,20 +30,6 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-#: the names of the Python API, each read from :mod:`reprokg.api` when first asked for
-API = (
-    "analyse_stability",
-    "compare",
-    "evaluate",
-    "export",
-    "load",
-    "open_store",
-    "passport",
-    "query",
-    "save",
-    "validate",
-)
-
 __all__ = [
     "__version__",
     "analyse_stability",
@@ -57,6 +43,9 @@ __all__ = [
     "save",
     "validate",
 ]
+
+#: the names of the Python API, each read from :mod:`reprokg.api` when first asked for
+API = frozenset(__all__) - {"__version__"}
 
 
 def __getattr__(name: str) -> object:
