@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 n_charts = len(impl.charts(res, inputs, "svg"))
                 t_charts = time.perf_counter() - t0
                 t0 = time.perf_counter()
-                results.save(store, results.StudyResult.of(study, res, method))
+                results.save(store, res)
                 t_save = time.perf_counter() - t0
                 rows.append(
                     {
