@@ -8,9 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reprokg.cli.base import Command, add_store_option, saved_id, store_location, tell
+
+if TYPE_CHECKING:
+    from reprokg.studies.plugin import OptionValue
 
 
 def register(command: Command) -> None:
@@ -54,7 +57,7 @@ def _study(args: argparse.Namespace) -> int:
 
     if args.name == "list":
         return _list(args.format)
-    options: dict[str, str] = {}
+    options: dict[str, OptionValue] = {}
     for item in args.param:
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
@@ -79,10 +82,9 @@ def _list(fmt: str) -> int:
     return 0
 
 
-def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]) -> int:
+def recompute_study(args: argparse.Namespace, name: str, options: dict[str, OptionValue]) -> int:
     """Read, compute, print, draw and save one study (``study NAME`` and ``survey-stats``)."""
     from reprokg.cli.base import open_cli_store
-    from reprokg.studies import study_result
     from reprokg.studies.registry import get
 
     study = get(name)
@@ -96,7 +98,7 @@ def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]
             return 1
         result = study.analyze(inputs, method, **options)
         if args.format == "json":
-            print(json.dumps(result, indent=2, default=str))
+            print(json.dumps(result.to_json(), indent=2, default=str))
         else:
             print(impl.format_table(result))
         if args.charts:
@@ -111,20 +113,13 @@ def recompute_study(args: argparse.Namespace, name: str, options: dict[str, Any]
         if args.save:
             from reprokg.ingest import write_result
 
-            for opts, res in _per_document(study, result, options):
-                outcome = write_result(store, study_result.StudyResult.of(study, res, method, opts))
+            for part in result.parts():
+                outcome = write_result(store, part)
                 iri, status = outcome.iri, outcome.status
-                label = ", ".join(f"{k}={v}" for k, v in study.explicit(opts).items())
+                label = ", ".join(f"{k}={v}" for k, v in study.explicit(part.options).items())
                 tell(
                     f"saved {name} ({method}{', ' + label if label else ''}) as "
                     f"{saved_id(store, iri)} ({iri}, {status}) "
                     f"in the store {store_location(args.store)}"
                 )
     return 0
-
-
-def _per_document(study: Any, result: dict[str, Any], options: dict[str, Any]) -> list:
-    """One saved document per data set when a study computed several at once."""
-    if study.name == "siggraph2020" and options.get("dataset") == "both":
-        return [({**options, "dataset": d}, res) for d, res in result.items()]
-    return [(options, result)]

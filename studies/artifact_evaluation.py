@@ -14,13 +14,15 @@ artifact is given beside it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, TypedDict
 
 import pandas as pd
 
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.store.base import Store
 from reprokg.studies.plugin import StudyValue
+from reprokg.studies.study_result import StudyResult
 
 QUERY = "studies/sparql/artifact_evaluation.rq"
 PAPERS = "studies/sparql/artifact_evaluation_papers.rq"
@@ -60,7 +62,44 @@ class Inputs:
     papers: pd.DataFrame  # paper, venue, year, evaluated
 
 
-def read(store: Any, source: str = "reprodb") -> Inputs:
+class Share(TypedDict):
+    """k of n, the rate and its Clopper-Pearson interval (``None``: n is 0)."""
+
+    k: int
+    n: int
+    rate: float | None
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArtifactEvaluationResult(StudyResult):
+    """Badge rates among evaluated artifacts, overall, per venue and per venue and year."""
+
+    STUDY: ClassVar[str] = "artifact-evaluation"
+
+    #: the intervals' confidence level
+    level: float
+    #: badge class -> the normalised terms it counts
+    classes: dict[str, list[str]]
+    #: evaluated_artifacts, badges {class: Share}, results_reproduced, without_badge
+    overall: dict[str, Any]
+    per_venue: list[dict[str, Any]]
+    per_venue_year: list[dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "study": self.STUDY,
+            "method": self.method,
+            "level": self.level,
+            "classes": self.classes,
+            "overall": self.overall,
+            "per_venue": self.per_venue,
+            "per_venue_year": self.per_venue_year,
+        }
+
+
+def read(store: Store, source: str = "reprodb") -> Inputs:
     if source not in SOURCES:
         from reprokg.core.errors import UsageError
 
@@ -96,7 +135,7 @@ def is_empty(inputs: Inputs) -> bool:
     return inputs.assessments.empty
 
 
-def _share(k: int, n: int) -> dict[str, Any]:
+def _share(k: int, n: int) -> Share:
     lo, hi = clopper_pearson(k, n)
     return {"k": k, "n": n, "rate": k / n if n else None, "ci_low": lo, "ci_high": hi}
 
@@ -112,7 +151,7 @@ def _group(df: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def analyze(inputs: Inputs, method: str = "published") -> dict[str, Any]:
+def analyze(inputs: Inputs, method: str = "published") -> ArtifactEvaluationResult:
     df = inputs.assessments
     papers = inputs.papers
     per_venue_year = []
@@ -123,24 +162,23 @@ def analyze(inputs: Inputs, method: str = "published") -> dict[str, Any]:
             row["papers_with_artifact"] = _share(int(p.evaluated.astype(bool).sum()), len(p))
         per_venue_year.append(row)
     per_venue = [{"venue": v, **_group(g)} for v, g in sorted(df.groupby("venue"))]
-    return {
-        "study": "artifact-evaluation",
-        "method": method,
-        "level": LEVEL,
-        "classes": {k: list(v) for k, v in CLASSES.items()},
-        "overall": _group(df),
-        "per_venue": per_venue,
-        "per_venue_year": per_venue_year,
-    }
+    return ArtifactEvaluationResult(
+        method=method,
+        level=LEVEL,
+        classes={k: list(v) for k, v in CLASSES.items()},
+        overall=_group(df),
+        per_venue=per_venue,
+        per_venue_year=per_venue_year,
+    )
 
 
-def _pct(s: dict[str, Any]) -> str:
+def _pct(s: Share) -> str:
     if s["rate"] is None:
         return "-"
     return f"{100 * s['rate']:5.1f}% [{100 * s['ci_low']:4.1f}, {100 * s['ci_high']:5.1f}]"
 
 
-def format_table(result: dict[str, Any]) -> str:
+def format_table(result: ArtifactEvaluationResult) -> str:
     head = (
         f"{'venue':<11}{'year':>5}{'n':>6}  {'available':<22}{'evaluated':<22}"
         f"{'results reproduced':<22}"
@@ -149,13 +187,13 @@ def format_table(result: dict[str, Any]) -> str:
         "Badge rates among evaluated artifacts, 95% Clopper-Pearson intervals",
         head,
     ]
-    for r in result["per_venue_year"]:
+    for r in result.per_venue_year:
         lines.append(
             f"{r['venue']:<11}{r['year']:>5}{r['evaluated_artifacts']:>6}  "
             f"{_pct(r['badges']['available']):<22}{_pct(r['badges']['evaluated']):<22}"
             f"{_pct(r['results_reproduced']):<22}"
         )
-    o = result["overall"]
+    o = result.overall
     lines.append(
         f"{'all':<11}{'':>5}{o['evaluated_artifacts']:>6}  {_pct(o['badges']['available']):<22}"
         f"{_pct(o['badges']['evaluated']):<22}{_pct(o['results_reproduced']):<22}"
@@ -163,10 +201,10 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[StudyValue]:
+def values(result: ArtifactEvaluationResult) -> list[StudyValue]:
     out = []
-    for r in result["per_venue_year"]:
-        s = r["results_reproduced"]
+    for r in result.per_venue_year:
+        s: Share = r["results_reproduced"]
         out.append(
             StudyValue(
                 name=f"results_reproduced.{r['venue']}.{r['year']}",
@@ -175,7 +213,7 @@ def values(result: dict[str, Any]) -> list[StudyValue]:
                 n=s["n"],
             )
         )
-    o = result["overall"]["results_reproduced"]
+    o: Share = result.overall["results_reproduced"]
     out.append(
         StudyValue(
             name="results_reproduced.all",
@@ -187,5 +225,5 @@ def values(result: dict[str, Any]) -> list[StudyValue]:
     return out
 
 
-def charts(result: dict[str, Any], inputs: Inputs, fmt: str = "svg") -> dict[str, bytes]:
+def charts(result: ArtifactEvaluationResult, inputs: Inputs, fmt: str = "svg") -> dict[str, bytes]:
     return {}

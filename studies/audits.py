@@ -23,16 +23,19 @@ world). Over the audits in the graph this module gives
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, ClassVar, TypedDict
 
 import pandas as pd
 
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.store.base import Store
 from reprokg.studies import fca
-from reprokg.studies.plugin import StudyValue
+from reprokg.studies.plugin import OptionValue, StudyValue
 from reprokg.studies.registry import AUDITS, PUBLISHED
+from reprokg.studies.study_result import StudyResult
 
 STUDY = AUDITS
 QUERIES = {
@@ -260,7 +263,65 @@ class AuditInputs:
     sparql: dict[str, str]
 
 
-def read(store: Any) -> AuditInputs:
+class Concept(TypedDict):
+    """A formal concept: its publications and their common attributes."""
+
+    extent: list[str]
+    intent: list[str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditsResult(StudyResult):
+    """The audit analytics (:func:`analyze_frames`'s sections) with the audited
+    publications' titles."""
+
+    STUDY: ClassVar[str] = AUDITS.name
+
+    n_audits: int
+    n_publications: int
+    #: attribute -> publications asserting it
+    frequencies: dict[str, int]
+    #: publication -> the attributes asserted of it
+    attributes: dict[str, list[str]]
+    by_category: dict[str, int]
+    by_subcategory: dict[str, int]
+    #: [A, B]: A at least as reproducible as B
+    order: list[list[str]]
+    equivalent: list[list[str]]
+    hasse: list[list[str]]
+    concepts: list[Concept]
+    #: [lower, upper] concept indexes
+    lattice: list[list[int]]
+    #: :func:`derive`'s answer: thresholds, per publication, summary
+    derived: dict[str, Any]
+    definitions: str
+    titles: dict[str, str]
+    rules: list[str]
+    provenance: dict[str, str | dict[str, str]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "n_audits": self.n_audits,
+            "n_publications": self.n_publications,
+            "frequencies": self.frequencies,
+            "attributes": self.attributes,
+            "by_category": self.by_category,
+            "by_subcategory": self.by_subcategory,
+            "order": self.order,
+            "equivalent": self.equivalent,
+            "hasse": self.hasse,
+            "concepts": self.concepts,
+            "lattice": self.lattice,
+            "derived": self.derived,
+            "definitions": self.definitions,
+            "titles": self.titles,
+            "rules": self.rules,
+            "provenance": self.provenance,
+        }
+
+
+def read(store: Store) -> AuditInputs:
     texts = {k: package_query(q).bind({}) for k, q in QUERIES.items()}
 
     def frame(key: str, columns: list[str]) -> pd.DataFrame:
@@ -293,7 +354,7 @@ def is_empty(inputs: AuditInputs) -> bool:
     return inputs.audits.empty
 
 
-def thresholds(**options: Any) -> Thresholds:
+def thresholds(**options: OptionValue) -> Thresholds:
     """:class:`Thresholds` from options given as numbers or text (``small_max=0.03``)."""
     known = {f.name for f in fields(Thresholds)}
     values = {}
@@ -307,7 +368,7 @@ def thresholds(**options: Any) -> Thresholds:
     return Thresholds(**values)
 
 
-def analyze(inputs: AuditInputs, method: str = PUBLISHED, **options: Any) -> dict[str, Any]:
+def analyze(inputs: AuditInputs, method: str = PUBLISHED, **options: OptionValue) -> AuditsResult:
     """The audit analytics of the audits in the graph (thresholds from ``options``)."""
     if method != PUBLISHED:
         raise ValueError("audits has one method: published")
@@ -327,43 +388,44 @@ def analyze(inputs: AuditInputs, method: str = PUBLISHED, **options: Any) -> dic
     titles = {
         p: t for p, t in zip(inputs.audits["publication"], inputs.audits["title"], strict=True)
     }
-    return {
-        "method": method,
+    return AuditsResult(
+        method=method,
         **res,
-        "titles": {p: titles[p] for p in sorted(titles) if isinstance(titles[p], str)},
-        "rules": list(STUDY.method(method).rules),
-        "provenance": {"sparql": inputs.sparql, "follows": STUDY.follows},
-    }
+        titles={p: titles[p] for p in sorted(titles) if isinstance(titles[p], str)},
+        rules=list(STUDY.method(method).rules),
+        provenance={"sparql": inputs.sparql, "follows": STUDY.follows},
+    )
 
 
-def _short(result: dict[str, Any], iri: str, width: int = 40) -> str:
-    title = result.get("titles", {}).get(iri)
+def _short(titles: Mapping[str, str], iri: str, width: int = 40) -> str:
+    title = titles.get(iri)
     if title:
         return title if len(title) <= width else title[: width - 3] + "..."
     return iri.rsplit("/", 1)[-1]
 
 
-def format_table(result: dict[str, Any]) -> str:
+def format_table(result: AuditsResult) -> str:
+    titles = result.titles
     lines = [
-        f"Audit analytics: {result['n_audits']} audits of {result['n_publications']} "
-        f"publications (method: {result['method']})",
+        f"Audit analytics: {result.n_audits} audits of {result.n_publications} "
+        f"publications (method: {result.method})",
         "",
         "Attributes asserted (publications): "
-        + (", ".join(f"{a} {k}" for a, k in result["frequencies"].items()) or "none"),
-        "  by category: " + ", ".join(f"{c} {k}" for c, k in result["by_category"].items()),
-        "  by subcategory: " + ", ".join(f"{c} {k}" for c, k in result["by_subcategory"].items()),
+        + (", ".join(f"{a} {k}" for a, k in result.frequencies.items()) or "none"),
+        "  by category: " + ", ".join(f"{c} {k}" for c, k in result.by_category.items()),
+        "  by subcategory: " + ", ".join(f"{c} {k}" for c, k in result.by_subcategory.items()),
         "",
         "At least as reproducible as (attributes of A within those of B):",
     ]
-    if not result["order"]:
+    if not result.order:
         lines.append("  no two publications are comparable (an antichain)")
-    for a, b in result["order"]:
-        lines.append(f"  {_short(result, a)}  >=  {_short(result, b)}")
-    lines += ["", f"Formal concepts ({len(result['concepts'])}):"]
-    for c in result["concepts"]:
-        ext = ", ".join(_short(result, p) for p in c["extent"]) or "-"
+    for a, b in result.order:
+        lines.append(f"  {_short(titles, a)}  >=  {_short(titles, b)}")
+    lines += ["", f"Formal concepts ({len(result.concepts)}):"]
+    for c in result.concepts:
+        ext = ", ".join(_short(titles, p) for p in c["extent"]) or "-"
         lines.append(f"  {{{', '.join(c['intent'])}}}: {ext}")
-    d = result["derived"]
+    d = result.derived
     th = d["thresholds"]
     lines += [
         "",
@@ -378,53 +440,53 @@ def format_table(result: dict[str, Any]) -> str:
                 f"{attr} asserted {'yes' if e['asserted'] else 'no'} / derived "
                 f"{'-' if e['derived'] is None else 'yes' if e['derived'] else 'no'}"
             )
-        lines.append(f"  {_short(result, p):<42} " + "; ".join(cells))
+        lines.append(f"  {_short(titles, p):<42} " + "; ".join(cells))
     s = d["summary"]
     lines.append(f"  agree {s['agree']}, disagree {s['disagree']}, unknown {s['unknown']}")
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[StudyValue]:
+def values(result: AuditsResult) -> list[StudyValue]:
     out = [
         StudyValue(
             name=f"frequencies.{a}",
             description=f"audited publications asserting {a}",
             statistic=float(k),
-            n=result["n_publications"],
+            n=result.n_publications,
         )
-        for a, k in result["frequencies"].items()
+        for a, k in result.frequencies.items()
     ]
     out.append(
         StudyValue(
             name="concepts",
             description="formal concepts of publications x attributes",
-            statistic=float(len(result["concepts"])),
-            n=result["n_publications"],
+            statistic=float(len(result.concepts)),
+            n=result.n_publications,
         )
     )
     return out
 
 
-def charts(result: dict[str, Any], inputs: AuditInputs, fmt: str = "svg") -> dict[str, bytes]:
+def charts(result: AuditsResult, inputs: AuditInputs, fmt: str = "svg") -> dict[str, bytes]:
     """``attribute_frequencies`` (bars) and ``hasse`` (the order's Hasse diagram)."""
     from reprokg.studies import plots
 
-    attrs = list(result["frequencies"])
+    attrs = list(result.frequencies)
     freq = plots.render(
         lambda: plots.bars(
             attrs,
-            [result["frequencies"][a] for a in attrs],
+            [result.frequencies[a] for a in attrs],
             ylabel="audited publications asserting it",
             title="Audit attributes asserted (each marks a reproducibility problem)",
         ),
         fmt,
     )
-    attrs_of = {p: set(a) for p, a in result["attributes"].items()}
-    classes = {c[0]: c for c in result["equivalent"]}
+    attrs_of = {p: set(a) for p, a in result.attributes.items()}
+    classes = {c[0]: c for c in result.equivalent}
     nodes = [p for p in attrs_of if not any(p in c[1:] for c in classes.values())]
     # rows: the longest chain of covers above (the most reproducible class at the top)
     above: dict[str, list[str]] = {p: [] for p in nodes}
-    for a, b in result["hasse"]:
+    for a, b in result.hasse:
         above[b].append(a)
     depth: dict[str, int] = {}
 
@@ -435,7 +497,7 @@ def charts(result: dict[str, Any], inputs: AuditInputs, fmt: str = "svg") -> dic
 
     levels = {p: level(p) for p in nodes}
     labels = {
-        p: " = ".join(_short(result, q, 28) for q in classes.get(p, [p]))
+        p: " = ".join(_short(result.titles, q, 28) for q in classes.get(p, [p]))
         + "\n{"
         + ", ".join(a for a in ATTRIBUTES if a in attrs_of[p])
         + "}"
@@ -444,7 +506,7 @@ def charts(result: dict[str, Any], inputs: AuditInputs, fmt: str = "svg") -> dic
     hasse = plots.render(
         lambda: plots.hasse(
             levels,
-            [(a, b) for a, b in result["hasse"]],
+            [(a, b) for a, b in result.hasse],
             labels,
             title="At least as reproducible as (top) - subsets of asserted attributes",
         ),
@@ -457,16 +519,16 @@ def charts(result: dict[str, Any], inputs: AuditInputs, fmt: str = "svg") -> dic
     }
 
 
-def _lattice_figure(result: dict[str, Any]) -> Any:
+def _lattice_figure(result: AuditsResult) -> Any:
     """The concept lattice with reduced labels: each attribute at the highest concept that
     has it, each publication at the lowest (the usual line diagram)."""
     from reprokg.studies import plots
 
-    concepts = result["concepts"]
+    concepts = result.concepts
     ids = [str(i) for i in range(len(concepts))]
     up: dict[str, list[str]] = {i: [] for i in ids}  # upper covers (larger extents)
     down: dict[str, list[str]] = {i: [] for i in ids}
-    for lo, hi in result["lattice"]:
+    for lo, hi in result.lattice:
         up[str(lo)].append(str(hi))
         down[str(hi)].append(str(lo))
     depth: dict[str, int] = {}
@@ -482,7 +544,7 @@ def _lattice_figure(result: dict[str, Any]) -> Any:
         inherited = {a for j in up[i] for a in concepts[int(j)]["intent"]}
         below = {p for j in down[i] for p in concepts[int(j)]["extent"]}
         own = [a for a in c["intent"] if a not in inherited]
-        objects = [_short(result, p, 22) for p in c["extent"] if p not in below]
+        objects = [_short(result.titles, p, 22) for p in c["extent"] if p not in below]
         if not c["extent"] and len(own) > 6:
             text = f"({len(own)} attributes no audit asserts)"
         else:
@@ -490,7 +552,7 @@ def _lattice_figure(result: dict[str, Any]) -> Any:
         labels[i] = "\n".join(x for x in (text, *objects) if x) or " "
     return plots.hasse(
         {i: level(i) for i in ids},
-        [(str(hi), str(lo)) for lo, hi in result["lattice"]],
+        [(str(hi), str(lo)) for lo, hi in result.lattice],
         labels,
         title="Concept lattice of publications x asserted attributes (reduced labels)",
     )

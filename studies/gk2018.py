@@ -28,15 +28,18 @@ is a boolean, or absent when the paper was not scored on it.
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.store.base import Store
 from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import GK2018, PUBLISHED
+from reprokg.studies.study_result import StudyResult
 
 STUDY = GK2018
 QUERY = "studies/sparql/gk2018_assessments.rq"
@@ -81,7 +84,66 @@ FACTORS: dict[str, list[str]] = {"Method": METHOD, "Data": DATA, "Exp": EXPERIME
 PERIODS = {2013: "2013/14", 2014: "2013/14", 2016: "2016"}
 
 
-def read(store: Any) -> pd.DataFrame:
+class Degree(TypedDict):
+    """A degree over papers: mean and variance (ddof = 1) of the per-paper degree, n."""
+
+    mean: float | None
+    variance: float | None
+    n: int
+
+
+class Summary(TypedDict):
+    """The degrees and satisfied counts of a group of experimental papers."""
+
+    n: int
+    degrees: dict[str, Degree]
+    satisfied: dict[str, int]
+    satisfied_factors: dict[str, int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Gk2018Result(StudyResult):
+    """The study over all experimental papers, and by conference, period, venue and year."""
+
+    STUDY: ClassVar[str] = GK2018.name
+
+    #: experimental papers
+    n: int
+    degrees: dict[str, Degree]
+    satisfied: dict[str, int]
+    satisfied_factors: dict[str, int]
+    by_conference: dict[str, Summary]
+    by_period: dict[str, Summary]
+    by_venue: dict[str, Summary]
+    by_year: dict[str, Summary]
+    #: assessed papers, experimental or not
+    n_papers: int
+    rules: list[str]
+    provenance: dict[str, str]
+
+    def overall(self) -> Summary:
+        return {
+            "n": self.n,
+            "degrees": self.degrees,
+            "satisfied": self.satisfied,
+            "satisfied_factors": self.satisfied_factors,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            **self.overall(),
+            "by_conference": self.by_conference,
+            "by_period": self.by_period,
+            "by_venue": self.by_venue,
+            "by_year": self.by_year,
+            "n_papers": self.n_papers,
+            "rules": self.rules,
+            "provenance": self.provenance,
+        }
+
+
+def read(store: Store) -> pd.DataFrame:
     """One row per assessed paper (columns :data:`COLUMNS`), variables True/False/None."""
     rows = select_rows(store, package_query(QUERY).bind({}))
     df = pd.DataFrame(rows)
@@ -128,7 +190,7 @@ def per_paper(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _num01(v: Any) -> Any:
+def _num01(v: object) -> object:
     if v is None or (isinstance(v, float) and np.isnan(v)):
         return np.nan
     if isinstance(v, bool | np.bool_):
@@ -136,8 +198,8 @@ def _num01(v: Any) -> Any:
     return v
 
 
-def _summary(p: pd.DataFrame) -> dict[str, Any]:
-    degrees = {}
+def _summary(p: pd.DataFrame) -> Summary:
+    degrees: dict[str, Degree] = {}
     for name in DEGREES:
         x = p[name].to_numpy(float)
         x = x[~np.isnan(x)]
@@ -154,42 +216,44 @@ def _summary(p: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def _by(p: pd.DataFrame, col: str) -> dict[str, Any]:
+def _by(p: pd.DataFrame, col: str) -> dict[str, Summary]:
     sub = p.dropna(subset=[col])
     return {str(_key(k)): _summary(g) for k, g in sorted(sub.groupby(col), key=lambda kv: kv[0])}
 
 
-def _key(k: Any) -> Any:
+def _key(k: object) -> object:
     return int(k) if isinstance(k, float) and k.is_integer() else k
 
 
-def analyze(df: pd.DataFrame, method: str = PUBLISHED) -> dict[str, Any]:
+def analyze(df: pd.DataFrame, method: str = PUBLISHED) -> Gk2018Result:
     """``{"n", "degrees": {R1D…: {"mean", "variance", "n"}}, "satisfied": {R1, R2, R3}}``
     over all experimental papers, plus the same by conference (venue and year, as the
     notebook groups), by period (2013/14, 2016), by venue and by year."""
     if method != PUBLISHED:
         raise ValueError("gk2018 has one method: published")
     p = per_paper(df)
-    out = {"method": method, **_summary(p)}
-    out["by_conference"] = _by(p, "conference")
-    out["by_period"] = _by(p, "period")
-    out["by_venue"] = _by(p, "venue")
-    out["by_year"] = _by(p, "year")
-    out["n_papers"] = int(len(df))
-    out["rules"] = list(STUDY.method(method).rules)
-    out["provenance"] = {"sparql": package_query(QUERY).bind({}), "follows": STUDY.follows}
-    return out
+    return Gk2018Result(
+        method=method,
+        **_summary(p),
+        by_conference=_by(p, "conference"),
+        by_period=_by(p, "period"),
+        by_venue=_by(p, "venue"),
+        by_year=_by(p, "year"),
+        n_papers=int(len(df)),
+        rules=list(STUDY.method(method).rules),
+        provenance={"sparql": package_query(QUERY).bind({}), "follows": STUDY.follows},
+    )
 
 
-def format_table(result: dict[str, Any]) -> str:
+def format_table(result: Gk2018Result) -> str:
     lines = [
-        f"Gundersen & Kjensmo 2018: {result['n']} experimental of {result['n_papers']} papers "
-        f"(method: {result['method']})",
+        f"Gundersen & Kjensmo 2018: {result.n} experimental of {result.n_papers} papers "
+        f"(method: {result.method})",
         "",
         f"{'':<14}" + "".join(f"{d:>16}" for d in DEGREES),
     ]
 
-    def row(label: str, s: dict[str, Any]) -> str:
+    def row(label: str, s: Summary) -> str:
         cells = []
         for d in DEGREES:
             v = s["degrees"][d]
@@ -198,14 +262,14 @@ def format_table(result: dict[str, Any]) -> str:
             cells.append(f"{mean + ' (' + var + ')':>16}")
         return f"  {label:<12}" + "".join(cells)
 
-    lines.append(row("all", result))
-    for group in ("by_conference", "by_period"):
-        for k, s in result[group].items():
+    lines.append(row("all", result.overall()))
+    for group in (result.by_conference, result.by_period):
+        for k, s in group.items():
             lines.append(row(f"{k} ({s['n']})", s))
     lines.append("  (mean (variance, ddof=1) of the per-paper degree)")
     lines.append("")
-    sat = result["satisfied"]
-    fac = result["satisfied_factors"]
+    sat = result.satisfied
+    fac = result.satisfied_factors
     lines.append(
         "Satisfied (every answered variable documented): "
         + ", ".join(f"{k} {v}" for k, v in {**sat, **fac}.items())
@@ -213,9 +277,9 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[StudyValue]:
+def values(result: Gk2018Result) -> list[StudyValue]:
     out = []
-    for d, v in result["degrees"].items():
+    for d, v in result.degrees.items():
         out.append(
             StudyValue(
                 name=f"degrees.{d}",
@@ -224,23 +288,23 @@ def values(result: dict[str, Any]) -> list[StudyValue]:
                 n=v["n"],
             )
         )
-    for k, v in result["satisfied"].items():
+    for k, n in result.satisfied.items():
         out.append(
             StudyValue(
                 name=f"satisfied.{k}",
                 description=f"papers satisfying {k}",
-                statistic=float(v),
-                n=result["n"],
+                statistic=float(n),
+                n=result.n,
             )
         )
     return out
 
 
-def charts(result: dict[str, Any], inputs: pd.DataFrame, fmt: str = "svg") -> dict[str, bytes]:
+def charts(result: Gk2018Result, inputs: pd.DataFrame, fmt: str = "svg") -> dict[str, bytes]:
     """``degrees_by_conference``: the mean degrees per conference, one group of bars each."""
     from reprokg.studies import plots
 
-    groups = {"all": result, **result["by_conference"]}
+    groups = {"all": result.overall(), **result.by_conference}
     series = {d: [g["degrees"][d]["mean"] or 0.0 for g in groups.values()] for d in DEGREES}
     return {
         "gk2018-degrees_by_conference": plots.render(

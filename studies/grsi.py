@@ -23,7 +23,8 @@ Do stamped papers differ from unstamped ones of the same reviews?
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -31,8 +32,10 @@ from scipy import stats as st
 
 from reprokg.core.errors import UsageError
 from reprokg.sparql.rows import select_rows
+from reprokg.store.base import Store
 from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import CORRECTED, GRSI_STAMPS, PUBLISHED
+from reprokg.studies.study_result import StudyResult
 from reprokg.survey.stats import midranks, rank_sum_normal
 
 STUDY = GRSI_STAMPS
@@ -54,7 +57,48 @@ COLUMNS = (
 )
 
 
-def read(store: Any, survey: str = "consolidated") -> tuple[pd.DataFrame, str]:
+class Reviews(NamedTuple):
+    """What the study reads: the named query's rows for one review data set, and the
+    SPARQL that was run."""
+
+    frame: pd.DataFrame
+    sparql: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class GrsiResult(StudyResult):
+    """Stamped vs unstamped reviewed papers of the years a stamp occurs in."""
+
+    STUDY: ClassVar[str] = GRSI_STAMPS.name
+
+    years: list[int]
+    n_reviews: int
+    n_stamped: int
+    stamped_by_year: dict[str, int]
+    #: the 2x2 table, its rates and (when no margin is 0) Fisher's and chi-squared's p
+    code_shared: dict[str, Any]
+    #: group sizes and (when both groups have one) the rank-sum test
+    replication_score: dict[str, Any]
+    survey_flag_vs_grsi: dict[str, int]
+    rules: list[str]
+    provenance: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "years": self.years,
+            "n_reviews": self.n_reviews,
+            "n_stamped": self.n_stamped,
+            "stamped_by_year": self.stamped_by_year,
+            "code_shared": self.code_shared,
+            "replication_score": self.replication_score,
+            "survey_flag_vs_grsi": self.survey_flag_vs_grsi,
+            "rules": self.rules,
+            "provenance": self.provenance,
+        }
+
+
+def read(store: Store, survey: str = "consolidated") -> Reviews:
     """The named query's rows for one review data set, and the SPARQL that was run."""
     from reprokg.sparql.named import get_query
 
@@ -65,11 +109,11 @@ def read(store: Any, survey: str = "consolidated") -> tuple[pd.DataFrame, str]:
     for col in COLUMNS:
         if col not in df.columns:
             df[col] = None
-    return df[list(COLUMNS)], sparql
+    return Reviews(df[list(COLUMNS)], sparql)
 
 
-def is_empty(inputs: tuple[pd.DataFrame, str]) -> bool:
-    return inputs[0].empty
+def is_empty(inputs: Reviews) -> bool:
+    return inputs.frame.empty
 
 
 def fisher_exact(table: list[list[int]]) -> float:
@@ -88,9 +132,7 @@ def _flag(s: pd.Series) -> pd.Series:
     return s.map(lambda v: bool(v) if isinstance(v, bool | np.bool_) else False).astype(bool)
 
 
-def analyze(
-    inputs: tuple[pd.DataFrame, str], method: str = PUBLISHED, years: list[int] | None = None
-) -> dict[str, Any]:
+def analyze(inputs: Reviews, method: str = PUBLISHED, years: list[int] | None = None) -> GrsiResult:
     """Stamped vs unstamped reviewed papers: code shared (Fisher) and score (rank-sum)."""
     if method not in (PUBLISHED, CORRECTED):
         raise ValueError("method must be published or corrected")
@@ -156,33 +198,33 @@ def analyze(
             }
         )
     flag = _flag(df["survey_flag"])
-    return {
-        "method": method,
-        "years": years,
-        "n_reviews": int(len(df)),
-        "n_stamped": int(df["stamped"].sum()),
-        "stamped_by_year": {
+    return GrsiResult(
+        method=method,
+        years=years,
+        n_reviews=int(len(df)),
+        n_stamped=int(df["stamped"].sum()),
+        stamped_by_year={
             str(int(k)): int(v)
             for k, v in df.loc[df["stamped"], "year"].value_counts().sort_index().items()
         },
-        "code_shared": sharing,
-        "replication_score": scores,
-        "survey_flag_vs_grsi": {
+        code_shared=sharing,
+        replication_score=scores,
+        survey_flag_vs_grsi={
             "both": int((flag & df["stamped"]).sum()),
             "survey_only": int((flag & ~df["stamped"]).sum()),
             "grsi_only": int((~flag & df["stamped"]).sum()),
         },
-        "rules": list(STUDY.method(method).rules),
-        "provenance": {"sparql": sparql, "named_query": QUERY},
-    }
+        rules=list(STUDY.method(method).rules),
+        provenance={"sparql": sparql, "named_query": QUERY},
+    )
 
 
-def format_table(result: dict[str, Any]) -> str:
-    cs, rs = result["code_shared"], result["replication_score"]
+def format_table(result: GrsiResult) -> str:
+    cs, rs = result.code_shared, result.replication_score
     lines = [
-        f"Stamped (GRSI list) vs unstamped among {result['n_reviews']} reviews: "
-        f"{result['n_stamped']} stamped {result['stamped_by_year']} (method: {result['method']})",
-        f"years compared: {', '.join(map(str, result['years']))}",
+        f"Stamped (GRSI list) vs unstamped among {result.n_reviews} reviews: "
+        f"{result.n_stamped} stamped {result.stamped_by_year} (method: {result.method})",
+        f"years compared: {', '.join(map(str, result.years))}",
         "",
         f"code shared: stamped {cs['table'][0][0]}/{sum(cs['table'][0])}, unstamped "
         f"{cs['table'][1][0]}/{sum(cs['table'][1])}",
@@ -202,7 +244,7 @@ def format_table(result: dict[str, Any]) -> str:
             f"{rs['mean_stamped']:.2f} vs {rs['mean_unstamped']:.2f}; W = {rs['statistic']:.1f}, "
             f"p = {rs['p']:.4g}"
         )
-    f = result["survey_flag_vs_grsi"]
+    f = result.survey_flag_vs_grsi
     lines.append(
         f"survey's own stamp flag vs the GRSI list: both {f['both']}, survey only "
         f"{f['survey_only']}, list only {f['grsi_only']}"
@@ -210,9 +252,9 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[StudyValue]:
+def values(result: GrsiResult) -> list[StudyValue]:
     out = []
-    cs, rs = result["code_shared"], result["replication_score"]
+    cs, rs = result.code_shared, result.replication_score
     if "fisher_p" in cs:
         out.append(
             StudyValue(
@@ -236,12 +278,10 @@ def values(result: dict[str, Any]) -> list[StudyValue]:
     return out
 
 
-def charts(
-    result: dict[str, Any], inputs: tuple[pd.DataFrame, str], fmt: str = "svg"
-) -> dict[str, bytes]:
+def charts(result: GrsiResult, inputs: Reviews, fmt: str = "svg") -> dict[str, bytes]:
     from reprokg.studies import plots
 
-    t = result["code_shared"]["table"]
+    t = result.code_shared["table"]
     rates = [r[0] / sum(r) * 100 if sum(r) else 0.0 for r in t]
     return {
         "grsi-stamps-code_shared": plots.render(
@@ -249,7 +289,7 @@ def charts(
                 ["stamped", "unstamped"],
                 rates,
                 ylabel="papers sharing code (%)",
-                title=f"Code shared, SIGGRAPH {', '.join(map(str, result['years']))} papers",
+                title=f"Code shared, SIGGRAPH {', '.join(map(str, result.years))} papers",
                 notes=[f"{r[0]}/{sum(r)}" for r in t],
             ),
             fmt,

@@ -26,16 +26,19 @@ do not match ``rlm``'s.
 from __future__ import annotations
 
 import math
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, NotRequired, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.store.base import Store
 from reprokg.studies import mann_whitney
 from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import PUBLISHED, PWC_CHECKLIST_2019
+from reprokg.studies.study_result import StudyResult
 from reprokg.survey.stats import midranks, rank_sum_normal
 
 STUDY = PWC_CHECKLIST_2019
@@ -47,7 +50,52 @@ MAXIT = 20
 ACC = 1e-4
 
 
-def read(store: Any) -> pd.DataFrame:
+class WilcoxTest(TypedDict):
+    """``wilcox.test(x, y)`` as R reports it, with the sample sizes."""
+
+    statistic: float
+    p: float
+    method: str
+    z: NotRequired[float]
+    n: int
+    n_x: int
+    n_y: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class PwcChecklistResult(StudyResult):
+    """Stars of the Python repositories by checklist score, the robust regression and the
+    rank-sum tests of 5 ticks against each other score."""
+
+    STUDY: ClassVar[str] = PWC_CHECKLIST_2019.name
+
+    #: Python repositories analysed
+    n: int
+    n_repositories: int
+    #: score -> n, proportion and R's summary() of the stars
+    by_score: dict[str, dict[str, float]]
+    #: term -> estimate, se, t (empty when the design is singular)
+    rlm: dict[str, dict[str, float]]
+    rlm_fit: dict[str, float | bool]
+    wilcoxon: dict[str, WilcoxTest]
+    rules: list[str]
+    provenance: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "n": self.n,
+            "n_repositories": self.n_repositories,
+            "by_score": self.by_score,
+            "rlm": self.rlm,
+            "rlm_fit": self.rlm_fit,
+            "wilcoxon": self.wilcoxon,
+            "rules": self.rules,
+            "provenance": self.provenance,
+        }
+
+
+def read(store: Store) -> pd.DataFrame:
     """One row per assessed repository: ``repository`` (IRI), ``stars``, ``python`` and the
     five items as 1/0 (missing where the graph has no value)."""
     df = pd.DataFrame(select_rows(store, package_query(QUERY).bind({})))
@@ -64,7 +112,7 @@ def is_empty(df: pd.DataFrame) -> bool:
     return df.empty
 
 
-def analyze(df: pd.DataFrame, method: str = PUBLISHED) -> dict[str, Any]:
+def analyze(df: pd.DataFrame, method: str = PUBLISHED) -> PwcChecklistResult:
     """``{"n", "by_score", "rlm", "wilcoxon"}`` over the Python repositories of ``df``.
 
     ``df`` has one row per repository: ``stars``, ``python`` and the five items as 0/1
@@ -78,13 +126,13 @@ def analyze(df: pd.DataFrame, method: str = PUBLISHED) -> dict[str, Any]:
     items = t[ITEMS].apply(pd.to_numeric, errors="raise").to_numpy(float)
     score = items.sum(axis=1).astype(int)
     n = len(stars)
-    by_score: dict[str, dict[str, Any]] = {}
+    by_score: dict[str, dict[str, float]] = {}
     for s in sorted(set(score.tolist())):
         x = stars[score == s]
         by_score[str(s)] = {"n": int(len(x)), "proportion": len(x) / n, **r_summary(x)}
     names = ["(Intercept)", *ITEMS]
-    rlm: dict[str, dict[str, Any]] = {}
-    fit_info: dict[str, Any] = {}
+    rlm: dict[str, dict[str, float]] = {}
+    fit_info: dict[str, float | bool] = {}
     if n > len(names) and np.linalg.matrix_rank(np.column_stack([np.ones(n), items])) == 6:
         fit = rlm_huber(np.column_stack([np.ones(n), items]), stars)
         rlm = {
@@ -97,23 +145,23 @@ def analyze(df: pd.DataFrame, method: str = PUBLISHED) -> dict[str, Any]:
             "converged": fit["converged"],
             "df_residual": n - len(names),
         }
-    wilcoxon: dict[str, dict[str, Any]] = {}
+    wilcoxon: dict[str, WilcoxTest] = {}
     top = stars[score == 5]
     for k in range(5):
         other = stars[score == k]
         if len(top) and len(other):
             wilcoxon[f"5 vs {k}"] = wilcox_test(top, other)
-    return {
-        "method": method,
-        "n": n,
-        "n_repositories": int(len(df)),
-        "by_score": by_score,
-        "rlm": rlm,
-        "rlm_fit": fit_info,
-        "wilcoxon": wilcoxon,
-        "rules": list(STUDY.method(method).rules),
-        "provenance": {"sparql": package_query(QUERY).bind({}), "follows": STUDY.follows},
-    }
+    return PwcChecklistResult(
+        method=method,
+        n=n,
+        n_repositories=int(len(df)),
+        by_score=by_score,
+        rlm=rlm,
+        rlm_fit=fit_info,
+        wilcoxon=wilcoxon,
+        rules=list(STUDY.method(method).rules),
+        provenance={"sparql": package_query(QUERY).bind({}), "follows": STUDY.follows},
+    )
 
 
 def r_summary(x: np.ndarray) -> dict[str, float]:
@@ -203,7 +251,7 @@ def rlm_huber(
     }
 
 
-def wilcox_test(x: np.ndarray, y: np.ndarray, correct: bool = True) -> dict[str, Any]:
+def wilcox_test(x: np.ndarray, y: np.ndarray, correct: bool = True) -> WilcoxTest:
     """Two-sample ``wilcox.test(x, y)`` with R's defaults (two-sided, mu = 0).
 
     W = Σ ranks of x − n_x(n_x+1)/2 over mid-ranks of the pooled sample. Exact (the
@@ -247,81 +295,79 @@ def wilcox_test(x: np.ndarray, y: np.ndarray, correct: bool = True) -> dict[str,
 # --- output -----------------------------------------------------------------------------
 
 
-def format_table(result: dict[str, Any]) -> str:
+def format_table(result: PwcChecklistResult) -> str:
     lines = [
-        f"ML Code Completeness Checklist (NeurIPS 2019): {result['n']} Python repositories of "
-        f"{result['n_repositories']} (method: {result['method']})",
+        f"ML Code Completeness Checklist (NeurIPS 2019): {result.n} Python repositories of "
+        f"{result.n_repositories} (method: {result.method})",
         "",
         f"  {'ticks':<6}{'n':>5}{'share':>8}{'min':>8}{'q1':>9}{'median':>9}{'mean':>10}"
         f"{'q3':>9}{'max':>9}",
     ]
-    for s, v in result["by_score"].items():
+    for s, v in result.by_score.items():
         lines.append(
             f"  {s:<6}{v['n']:>5}{v['proportion']:>8.1%}{v['min']:>8.0f}{v['q1']:>9.2f}"
             f"{v['median']:>9.1f}{v['mean']:>10.1f}{v['q3']:>9.2f}{v['max']:>9.0f}"
         )
-    if result["rlm"]:
-        fit = result["rlm_fit"]
+    if result.rlm:
+        fit = result.rlm_fit
         lines += [
             "",
             f"MASS::rlm (Huber), scale {fit['scale']:.2f}, {fit['iterations']} iterations, "
             f"{fit['df_residual']} residual df",
             f"  {'term':<18}{'estimate':>11}{'se':>10}{'t':>8}",
         ]
-        for term, v in result["rlm"].items():
+        for term, v in result.rlm.items():
             lines.append(f"  {term:<18}{v['estimate']:>11.3f}{v['se']:>10.3f}{v['t']:>8.3f}")
-    if result["wilcoxon"]:
+    if result.wilcoxon:
         lines += ["", "wilcox.test, 5 ticks vs each other score"]
-        for name, v in result["wilcoxon"].items():
+        for name, w in result.wilcoxon.items():
             lines.append(
-                f"  {name:<8} W = {v['statistic']:>7.1f}  p = {v['p']:.4g}  ({v['method']})"
+                f"  {name:<8} W = {w['statistic']:>7.1f}  p = {w['p']:.4g}  ({w['method']})"
             )
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[StudyValue]:
+def values(result: PwcChecklistResult) -> list[StudyValue]:
     out = []
-    for term, v in result["rlm"].items():
+    for term, v in result.rlm.items():
         out.append(
             StudyValue(
                 name=f"rlm.{term}",
                 description="MASS::rlm (Huber) estimate of the stars per tick of the item",
                 statistic=v["estimate"],
-                n=result["n"],
+                n=result.n,
             )
         )
-    for name, v in result["wilcoxon"].items():
+    for name, w in result.wilcoxon.items():
         out.append(
             StudyValue(
                 name=f"wilcoxon.{name}",
-                description=v["method"],
-                statistic=v["statistic"],
-                p=v["p"],
-                n=v["n_x"] + v["n_y"],
+                description=w["method"],
+                statistic=w["statistic"],
+                p=w["p"],
+                n=w["n_x"] + w["n_y"],
             )
         )
-    for s, v in result["by_score"].items():
+    for s, v in result.by_score.items():
         out.append(
             StudyValue(
                 name=f"by_score.{s}.median",
                 description=f"median GitHub stars of Python repositories with {s} ticks",
                 statistic=v["median"],
-                n=v["n"],
+                n=int(v["n"]),
             )
         )
     return out
 
 
-def charts(result: dict[str, Any], inputs: pd.DataFrame, fmt: str = "svg") -> dict[str, bytes]:
+def charts(result: PwcChecklistResult, inputs: pd.DataFrame, fmt: str = "svg") -> dict[str, bytes]:
     """``median_stars_by_ticks``: the notebook's bar chart of median stars per score."""
     from reprokg.studies import plots
 
-    scores = list(result["by_score"])
-    medians = [result["by_score"][s]["median"] for s in scores]
-    notes = [
-        f"n={result['by_score'][s]['n']} ({result['by_score'][s]['proportion']:.0%})"
-        for s in scores
-    ]
+    by_score = result.by_score
+    scores = list(by_score)
+    medians = [by_score[s]["median"] for s in scores]
+    notes = [f"n={by_score[s]['n']} ({by_score[s]['proportion']:.0%})" for s in scores]
     return {
         "pwc-checklist-2019-median_stars_by_ticks": plots.render(
             lambda: plots.bars(

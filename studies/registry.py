@@ -8,8 +8,10 @@ alternatives that say what they change. :meth:`Study.run` imports the study's mo
 (pandas, scipy) only when it runs, so listing the studies stays cheap.
 
 A study module is a :class:`~reprokg.studies.plugin.StudyModule`: ``read(store,
-**options)`` (the rows it needs, via SPARQL), ``analyze(inputs, method, **options)``
-(pure: frames in, the JSON result out), ``format_table(result)``, ``values(result)`` (the
+**options)`` (its typed inputs, read via SPARQL), ``analyze(inputs, method, **options)``
+(pure: inputs in, its result dataclass out, a
+:class:`~reprokg.studies.study_result.StudyResult`), ``format_table(result)``,
+``values(result)`` (the
 numbers a result document names, as :class:`~reprokg.studies.plugin.StudyValue` s),
 ``charts(result, inputs, fmt)`` (``{file stem: SVG or PNG bytes}``) and
 ``is_empty(inputs)`` (nothing of the study in the store); :meth:`PublishedStudy.impl`
@@ -19,13 +21,19 @@ checks it when it imports it.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from reprokg.core.errors import NotFound, ReprokgError, UsageError
-from reprokg.studies.plugin import StudyModule, missing_parts
+from reprokg.studies.plugin import OptionValue, StudyAnswer, StudyModule, missing_parts
+
+if TYPE_CHECKING:
+    from reprokg.store.base import Store
+
+#: a study module as the registry sees it: its inputs are only handed back to it
+RegisteredModule = StudyModule[object, StudyAnswer]
 
 PUBLISHED = "published"
 CORRECTED = "corrected"
@@ -39,7 +47,7 @@ class Method:
     summary: str
     rules: tuple[str, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | list[str]]:
         return {"name": self.name, "summary": self.summary, "rules": list(self.rules)}
 
 
@@ -48,9 +56,9 @@ class Option:
     """An option a study accepts: what it chooses, and its default."""
 
     description: str
-    default: Any
+    default: OptionValue
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | OptionValue]:
         return {"description": self.description, "default": self.default}
 
 
@@ -96,7 +104,7 @@ class PublishedStudy:
 
         return {q: package_query(q).sparql for q in self.queries}
 
-    def impl(self) -> StudyModule:
+    def impl(self) -> RegisteredModule:
         """The module that reads, computes and renders the study (imported on first use),
         checked against the plugin contract."""
         module: ModuleType = importlib.import_module(self.module)
@@ -105,9 +113,9 @@ class PublishedStudy:
                 f"study {self.name}: module {self.module} is not a study module; it lacks "
                 + ", ".join(missing_parts(module))
             )
-        return module
+        return cast(RegisteredModule, module)
 
-    def coerce(self, options: Mapping[str, Any]) -> dict[str, Any]:
+    def coerce(self, options: Mapping[str, OptionValue]) -> dict[str, OptionValue]:
         """Option values given as text (command line, query string) as their default's type."""
         self.check_options(options)
         out = {}
@@ -121,12 +129,12 @@ class PublishedStudy:
             out[k] = v
         return out
 
-    def explicit(self, options: Mapping[str, Any]) -> dict[str, Any]:
+    def explicit(self, options: Mapping[str, OptionValue]) -> dict[str, OptionValue]:
         """``options`` without those given at their default (what names a result)."""
         given = self.coerce(options)
         return {k: v for k, v in given.items() if v != self.options[k].default}
 
-    def check_options(self, options: Mapping[str, Any]) -> None:
+    def check_options(self, options: Mapping[str, OptionValue]) -> None:
         unknown = sorted(set(options) - set(self.options))
         if unknown:
             known = ", ".join(self.options) or "none"
@@ -134,27 +142,31 @@ class PublishedStudy:
                 f"study {self.name} has no option {', '.join(unknown)}; its options: {known}"
             )
 
-    def read(self, store: Any, **options: Any) -> Any:
+    def read(self, store: Store, **options: OptionValue) -> object:
         """The study's inputs read from ``store`` (one or more SELECTs); options that are
-        not :attr:`read_options` are accepted and left to :meth:`analyze`."""
+        not :attr:`read_options` are accepted and left to :meth:`analyze`. Their type is
+        the study module's; only it reads them."""
         options = self.coerce(options)
         given = {k: v for k, v in options.items() if k in self.read_options}
         return self.impl().read(store, **given)
 
-    def analyze(self, inputs: Any, method: str | None = None, **options: Any) -> dict[str, Any]:
-        """The study's result on inputs :meth:`read` returned."""
+    def analyze(
+        self, inputs: object, method: str | None = None, **options: OptionValue
+    ) -> StudyAnswer:
+        """The study's result on inputs :meth:`read` returned, with every option given
+        (read ones too: they name its document)."""
         m = self.method(method)
         options = self.coerce(options)
         given = {k: v for k, v in options.items() if k not in self.read_options}
-        return self.impl().analyze(inputs, m.name, **given)
+        return self.impl().analyze(inputs, m.name, **given).with_options(options)
 
-    def run(self, store: Any, method: str | None = None, **options: Any) -> dict[str, Any]:
-        """Read from ``store`` and compute: the result as JSON-ready dict."""
+    def run(self, store: Store, method: str | None = None, **options: OptionValue) -> StudyAnswer:
+        """Read from ``store`` and compute: the study's result."""
         self.method(method)  # refuse an unknown method before reading anything
         self.check_options(options)
         return self.analyze(self.read(store, **options), method, **options)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
             "title": self.title,
@@ -169,12 +181,33 @@ class PublishedStudy:
         }
 
 
-def _study(**kw: Any) -> PublishedStudy:
-    kw["methods"] = tuple(kw["methods"])
-    kw["queries"] = tuple(kw["queries"])
-    kw["options"] = MappingProxyType(kw.get("options", {}))
-    kw["read_options"] = tuple(kw.get("read_options", ()))
-    return PublishedStudy(**kw)
+def _study(
+    *,
+    name: str,
+    title: str,
+    publication: str | None,
+    citation: str,
+    follows: str,
+    data: str,
+    queries: Iterable[str],
+    methods: Iterable[Method],
+    module: str,
+    options: Mapping[str, Option] | None = None,
+    read_options: Iterable[str] = (),
+) -> PublishedStudy:
+    return PublishedStudy(
+        name=name,
+        title=title,
+        publication=publication,
+        citation=citation,
+        follows=follows,
+        data=data,
+        queries=tuple(queries),
+        methods=tuple(methods),
+        module=module,
+        options=MappingProxyType(dict(options or {})),
+        read_options=tuple(read_options),
+    )
 
 
 _GS = "generateStatistics.m"

@@ -34,14 +34,17 @@ scored 0 (published) or dropped (corrected).
 from __future__ import annotations
 
 import math
-from typing import Any, SupportsInt, cast
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, NamedTuple, Self, SupportsInt, cast
 
 import numpy as np
 import pandas as pd
 
 from reprokg.sparql.rows import select_rows
+from reprokg.store.base import Store
 from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import CORRECTED, PUBLISHED, SIGGRAPH2020
+from reprokg.studies.study_result import StudyResult
 from reprokg.survey import analysis as sa
 from reprokg.survey import stats as ss
 
@@ -82,8 +85,71 @@ _TEST_METHOD = {
 # --- the registered study's interface -----------------------------------------------------
 
 
-def read(store: Any, dataset: str = "consolidated") -> dict[str, tuple[pd.DataFrame, str]]:
-    """``{dataset: (paper frame, the SPARQL that read it)}`` for one data set or both."""
+class Papers(NamedTuple):
+    """One data set's reviewed papers (:func:`reprokg.survey.analysis.paper_frame`'s
+    columns) and the SPARQL that read them."""
+
+    frame: pd.DataFrame
+    sparql: str
+
+
+@dataclass(frozen=True)
+class DatasetAnalysis:
+    """The study over one data set: the survey's descriptive sections
+    (:func:`reprokg.survey.analysis.describe_frame`) and this study's tests."""
+
+    dataset: str
+    method: str
+    rules: list[str]
+    n_papers: int
+    years: list[int]
+    sharing: dict[str, Any]
+    #: test id -> method, statistic, p, p_adjusted (the BH family), n, provenance
+    tests: dict[str, dict[str, Any]]
+    citations: dict[str, Any]
+    counts: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """The survey analysis's JSON (what :mod:`reprokg.survey` formats and draws)."""
+        return {
+            "dataset": self.dataset,
+            "method": self.method,
+            "rules": self.rules,
+            "n_papers": self.n_papers,
+            "years": self.years,
+            "sharing": self.sharing,
+            "tests": self.tests,
+            "citations": self.citations,
+            "counts": self.counts,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class SiggraphResult(StudyResult):
+    """The study over one data set or both (``dataset=both``: one saved document each)."""
+
+    STUDY: ClassVar[str] = SIGGRAPH2020.name
+
+    #: data set -> its analysis, in the order read
+    datasets: dict[str, DatasetAnalysis]
+
+    def to_json(self) -> dict[str, Any]:
+        """One data set's analysis, or ``{dataset: analysis}`` when both were read."""
+        if len(self.datasets) == 1:
+            return next(iter(self.datasets.values())).to_json()
+        return {d: a.to_json() for d, a in self.datasets.items()}
+
+    def parts(self) -> list[Self]:
+        if len(self.datasets) == 1:
+            return [self]
+        return [
+            replace(self, datasets={d: a}, options={**self.options, "dataset": d})
+            for d, a in self.datasets.items()
+        ]
+
+
+def read(store: Store, dataset: str = "consolidated") -> dict[str, Papers]:
+    """``{dataset: its papers and the SPARQL that read them}`` for one data set or both."""
     if dataset not in (*DATASETS, "both"):
         from reprokg.core.errors import UsageError
 
@@ -92,23 +158,30 @@ def read(store: Any, dataset: str = "consolidated") -> dict[str, tuple[pd.DataFr
     out = {}
     for d in names:
         sparql = sa.papers_query(d)
-        out[d] = (sa.frame_from_rows(select_rows(store, sparql)), sparql)
+        out[d] = Papers(sa.frame_from_rows(select_rows(store, sparql)), sparql)
     return out
 
 
-def is_empty(inputs: dict[str, tuple[pd.DataFrame, str]]) -> bool:
-    return all(frame.empty for frame, _ in inputs.values())
+def is_empty(inputs: dict[str, Papers]) -> bool:
+    return all(p.frame.empty for p in inputs.values())
 
 
-def analyze(inputs: dict[str, tuple[pd.DataFrame, str]], method: str = PUBLISHED) -> dict[str, Any]:
-    """The result of one data set, or ``{dataset: result}`` when both were read."""
-    results = {d: analyze_frame(frame, sparql, method) for d, (frame, sparql) in inputs.items()}
-    if len(results) == 1:
-        return next(iter(results.values()))
-    return results
+def analyze(inputs: dict[str, Papers], method: str = PUBLISHED) -> SiggraphResult:
+    """The study over each data set read."""
+    return SiggraphResult(
+        method=method,
+        datasets={
+            d: analyze_dataset(frame, sparql, method) for d, (frame, sparql) in inputs.items()
+        },
+    )
 
 
 def analyze_frame(df: pd.DataFrame, sparql: str = "", method: str = PUBLISHED) -> dict[str, Any]:
+    """:func:`analyze_dataset`'s JSON (what the survey's charts and table read)."""
+    return analyze_dataset(df, sparql, method).to_json()
+
+
+def analyze_dataset(df: pd.DataFrame, sparql: str = "", method: str = PUBLISHED) -> DatasetAnalysis:
     """The study over one data set's paper frame: the survey's descriptive sections, the
     method, its rules and every test with its ``n`` (BH family with adjusted p first, then
     the second ANOVA)."""
@@ -119,17 +192,17 @@ def analyze_frame(df: pd.DataFrame, sparql: str = "", method: str = PUBLISHED) -
     prov = {"sparql": sparql, "method": _TEST_METHOD[method]}
     for t in tests.values():
         t["provenance"] = prov
-    return {
-        "dataset": base["dataset"],
-        "method": method,
-        "rules": list(STUDY.method(method).rules),
-        "n_papers": base["n_papers"],
-        "years": base["years"],
-        "sharing": base["sharing"],
-        "tests": tests,
-        "citations": base["citations"],
-        "counts": base["counts"],
-    }
+    return DatasetAnalysis(
+        dataset=base["dataset"],
+        method=method,
+        rules=list(STUDY.method(method).rules),
+        n_papers=base["n_papers"],
+        years=base["years"],
+        sharing=base["sharing"],
+        tests=tests,
+        citations=base["citations"],
+        counts=base["counts"],
+    )
 
 
 def compute_tests(df: pd.DataFrame, method: str = PUBLISHED) -> dict[str, dict[str, Any]]:
@@ -310,39 +383,36 @@ def _num(v: Any) -> float | None:
 # --- output -----------------------------------------------------------------------------
 
 
-def format_table(result: dict[str, Any]) -> str:
+def format_table(result: SiggraphResult) -> str:
     """The survey's table with this study's tests (one data set, or each of both)."""
-    if "sharing" in result:
-        return sa.format_table(result)
+    if len(result.datasets) == 1:
+        return sa.format_table(result.to_json())
     parts = []
-    for d, res in result.items():
-        parts.append(f"== {d} ({res['n_papers']} papers)\n{sa.format_table(res)}")
+    for d, res in result.datasets.items():
+        parts.append(f"== {d} ({res.n_papers} papers)\n{sa.format_table(res.to_json())}")
     return "\n\n".join(parts)
 
 
-def charts(
-    result: dict[str, Any], inputs: dict[str, tuple[pd.DataFrame, str]], fmt: str = "svg"
-) -> dict[str, bytes]:
+def charts(result: SiggraphResult, inputs: dict[str, Papers], fmt: str = "svg") -> dict[str, bytes]:
     """``{file stem: bytes}``: the survey's charts per data set
     (``consolidated-sharing_by_year``, ``…-sharing_by_topic``, ``…-citations``)."""
     from reprokg.survey import charts as sc
 
     out = {}
-    results = result if "sharing" not in result else {next(iter(inputs)): result}
-    for d, res in results.items():
+    for d, res in result.datasets.items():
         for name in sc.CHARTS:
-            out[f"{d}-{name}"] = sc.render(name, res, inputs[d][0], fmt)
+            out[f"{d}-{name}"] = sc.render(name, res.to_json(), inputs[d].frame, fmt)
     return out
 
 
-def values(result: dict[str, Any]) -> list[StudyValue]:
+def values(result: SiggraphResult) -> list[StudyValue]:
     """The sharing rates (``{dataset}.sharing.{by_year|by_topic}.{key}``,
     ``{dataset}.sharing.overall``: the survey's statistics) and the tests
     (``{dataset}.tests.{id}``) as named values for the result document."""
-    results = result if "sharing" not in result else {str(result["dataset"]): result}
     out = []
-    for d, res in results.items():
-        sharing = res["sharing"]
+    for key, res in result.datasets.items():
+        d = str(res.dataset) if len(result.datasets) == 1 else key
+        sharing = res.sharing
         rates = [
             (f"{group}.{key}", p)
             for group in ("by_year", "by_topic")
@@ -358,7 +428,7 @@ def values(result: dict[str, Any]) -> list[StudyValue]:
                     n=p["n"],
                 )
             )
-        for tid, t in res["tests"].items():
+        for tid, t in res.tests.items():
             out.append(
                 StudyValue(
                     name=f"{d}.tests.{tid}",

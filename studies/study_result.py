@@ -1,9 +1,10 @@
 """A published study's result as one typed object: its JSON answer and its document, derived.
 
-:class:`StudyResult` holds what :meth:`PublishedStudy.analyze` computed: the study, the
-method, the options, the study's own JSON answer (``to_json()``: ``reprokg study NAME
---format json``, ``GET /measures/studies/NAME``; each study's shape is documented with its
-module) and the :class:`~reprokg.studies.plugin.StudyValue` s the study names. The
+:class:`StudyResult` is the base of each study module's result dataclass (what
+:meth:`PublishedStudy.analyze` returns): the method, the options, the study's sections as
+fields and its JSON answer (``to_json()``: ``reprokg study NAME --format json``, ``GET
+/measures/studies/NAME``; each study's shape is documented with its module), and the
+:class:`~reprokg.studies.plugin.StudyValue` s the study names. The
 document (``to_graph()``, ``document()``) holds one ``rk:StudyResult`` node: the study's
 registered name, the method it followed, the publication whose analysis it recomputes
 (``rk:recomputedStudy``), the data sets it was derived from (``prov:wasDerivedFrom``), the
@@ -20,9 +21,10 @@ from __future__ import annotations
 
 import json
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Self
 
 from rdflib import Graph, Literal, URIRef
 from rdflib.namespace import PROV, RDF, XSD
@@ -33,8 +35,8 @@ from reprokg.core.hashing import content_hash, stable_key
 from reprokg.core.identifiers import doi_iri, is_doi, mint
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
 from reprokg.sparql.named import package_query
-from reprokg.studies.plugin import StudyValue
-from reprokg.studies.registry import PublishedStudy
+from reprokg.studies.plugin import OptionValue, StudyValue
+from reprokg.studies.registry import PublishedStudy, get
 
 KIND = "study-result"
 DOI_RESOLVER = "https://doi.org/"
@@ -49,13 +51,16 @@ _SURVEYS = {
 }
 
 
-def derived_from(study: PublishedStudy, options: Mapping[str, Any]) -> list[URIRef]:
+def derived_from(study: PublishedStudy, options: Mapping[str, OptionValue]) -> list[URIRef]:
     """The survey or list nodes the study's data belong to."""
     if study.name == "siggraph2020":
-        d = options.get("dataset", "consolidated")
+        d = str(options.get("dataset", "consolidated"))
         return list(_SURVEYS.values()) if d == "both" else [_SURVEYS[d]]
     if study.name == "grsi-stamps":
-        return [RK.GraphicsReplicabilityStampList, _SURVEYS[options.get("survey", "consolidated")]]
+        return [
+            RK.GraphicsReplicabilityStampList,
+            _SURVEYS[str(options.get("survey", "consolidated"))],
+        ]
     return {
         "gk2018": [RK.GundersenKjensmo2018],
         "pwc-checklist-2019": [RK.PapersWithCodeChecklist2019],
@@ -64,43 +69,50 @@ def derived_from(study: PublishedStudy, options: Mapping[str, Any]) -> list[URIR
     }.get(study.name, [])
 
 
-def source_key(study: PublishedStudy, method: str, options: Mapping[str, Any]) -> str:
+def source_key(study: PublishedStudy, method: str, options: Mapping[str, OptionValue]) -> str:
     """``study-result:NAME:METHOD[:k=v,…]`` with the options not at their default."""
     options = study.explicit(options)
     opts = ",".join(f"{k}={options[k]}" for k in sorted(options))
     return f"{KIND}:{study.name}:{method}" + (f":{opts}" if opts else "")
 
 
-@dataclass
-class StudyResult:
-    """One published study recomputed from the graph by one method."""
+@dataclass(frozen=True, kw_only=True)
+class StudyResult(ABC):
+    """One published study recomputed from the graph by one method: each study module's
+    result is a subclass whose fields are its sections, and whose :meth:`to_json` is its
+    JSON answer (its shape is documented with its module)."""
 
     KIND: ClassVar[str] = KIND
+    #: the registered name of the study (:data:`reprokg.studies.registry.REGISTRY`)
+    STUDY: ClassVar[str]
 
-    study: PublishedStudy
     method: str
-    #: the study's JSON answer (its shape is the study module's)
-    answer: dict[str, Any]
-    options: dict[str, Any] = field(default_factory=dict)
-    #: the numbers the result names (the study module's ``values``)
-    values: list[StudyValue] = field(default_factory=list)
+    #: the options it was computed with, as given (read options too; set by
+    #: :meth:`PublishedStudy.analyze`): they name the document
+    options: Mapping[str, OptionValue] = field(default_factory=dict)
 
-    @classmethod
-    def of(
-        cls,
-        study: PublishedStudy,
-        answer: dict[str, Any],
-        method: str,
-        options: Mapping[str, Any] | None = None,
-    ) -> StudyResult:
-        """The result of ``answer``, with the values the study module names in it."""
-        return cls(study, method, answer, dict(options or {}), study.impl().values(answer))
+    @property
+    def study(self) -> PublishedStudy:
+        return get(self.STUDY)
 
+    @abstractmethod
     def to_json(self) -> dict[str, Any]:
-        return self.answer
+        """The study's JSON answer (``reprokg study NAME --format json``)."""
+
+    def with_options(self, options: Mapping[str, OptionValue]) -> Self:
+        return replace(self, options=dict(options))
+
+    def parts(self) -> list[Self]:
+        """One saved document per data set when a study computed several at once."""
+        return [self]
+
+    @property
+    def values(self) -> list[StudyValue]:
+        """The numbers the result names (the study module's ``values``)."""
+        return self.study.impl().values(self)
 
     def _payload(self) -> bytes:
-        return json.dumps(self.answer, sort_keys=True, default=str, allow_nan=False).encode()
+        return json.dumps(self.to_json(), sort_keys=True, default=str, allow_nan=False).encode()
 
     @property
     def key(self) -> str:

@@ -32,14 +32,16 @@ code cleaning was applied"; the notebooks' combined per-file failure is 75.1% an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.store.base import Store
 from reprokg.studies.plugin import StudyValue
+from reprokg.studies.study_result import StudyResult
 
 RESULTS = "studies/sparql/trisovic2022_results.rq"
 DOWNLOADS = "studies/sparql/trisovic2022_downloads.rq"
@@ -57,7 +59,41 @@ class Inputs:
     downloads: pd.DataFrame  # version, cleaning, doi, lines, failed
 
 
-def read(store: Any) -> Inputs:
+@dataclass(frozen=True, kw_only=True)
+class TrisovicResult(StudyResult):
+    """The notebooks' re-execution rates: per file, per data set, combined over versions,
+    the error types and the paper's own figures beside them."""
+
+    STUDY: ClassVar[str] = "trisovic2022"
+
+    #: per configuration: lines of the download logs and those with an error
+    downloads: list[dict[str, Any]]
+    excluded_dois: int
+    #: per configuration: files kept, success, time limit, error and their rates
+    per_file: list[dict[str, Any]]
+    per_dataset: list[dict[str, Any]]
+    #: with_cleaning / without_cleaning: the three versions combined (nb02)
+    combined: dict[str, dict[str, Any]]
+    validation: dict[str, int]
+    error_types: dict[str, Any]
+    paper: dict[str, float | None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "study": self.STUDY,
+            "method": self.method,
+            "downloads": self.downloads,
+            "excluded_dois": self.excluded_dois,
+            "per_file": self.per_file,
+            "per_dataset": self.per_dataset,
+            "combined": self.combined,
+            "validation": self.validation,
+            "error_types": self.error_types,
+            "paper": self.paper,
+        }
+
+
+def read(store: Store) -> Inputs:
     def frame(query: str, columns: list[str]) -> pd.DataFrame:
         rows = select_rows(store, package_query(query).bind({}))
         df = pd.DataFrame(rows, columns=columns)
@@ -100,7 +136,7 @@ def _percent(rate: float | None) -> float | None:
     return None if rate is None else round(100 * rate, 1)
 
 
-def analyze(inputs: Inputs, method: str = "published") -> dict[str, Any]:
+def analyze(inputs: Inputs, method: str = "published") -> TrisovicResult:
     d = inputs.downloads
     downloads = []
     for v, c in CONFIGURATIONS:  # nb01 cell 8
@@ -154,8 +190,8 @@ def analyze(inputs: Inputs, method: str = "published") -> dict[str, Any]:
                 "success_rate": _rate(len(suc), len(total)),
             }
         )
-    combined = {}
-    frames = {}
+    combined: dict[str, dict[str, Any]] = {}
+    frames: dict[bool, pd.DataFrame] = {}
     for c in (True, False):
         key = "with_cleaning" if c else "without_cleaning"
         combined[key], frames[c] = _combined(inputs, c)
@@ -167,23 +203,22 @@ def analyze(inputs: Inputs, method: str = "published") -> dict[str, Any]:
         "no_result_without_cleaning": int(m.success_y.isnull().sum()),
     }
     with_c, without_c = combined["with_cleaning"], combined["without_cleaning"]
-    return {
-        "study": "trisovic2022",
-        "method": method,
-        "downloads": downloads,
-        "excluded_dois": len(bad),
-        "per_file": per_file,
-        "per_dataset": per_dataset,
-        "combined": combined,
-        "validation": validation,
-        "error_types": _error_types(frames[True], frames[False]),
-        "paper": {
+    return TrisovicResult(
+        method=method,
+        downloads=downloads,
+        excluded_dois=len(bad),
+        per_file=per_file,
+        per_dataset=per_dataset,
+        combined=combined,
+        validation=validation,
+        error_types=_error_types(frames[True], frames[False]),
+        paper={
             "failed_initially_percent": _percent(without_c["error_rate"]),
             "paper_failed_initially_percent": PAPER_FAILED_INITIALLY,
             "failed_with_cleaning_percent": _percent(with_c["error_rate"]),
             "paper_failed_with_cleaning_percent": PAPER_FAILED_WITH_CLEANING,
         },
-    }
+    )
 
 
 def _combined_result(r32: Any, r36: Any, r40: Any) -> Any:
@@ -335,32 +370,32 @@ def _error_types(with_c: pd.DataFrame, without_c: pd.DataFrame) -> dict[str, Any
     }
 
 
-def format_table(result: dict[str, Any]) -> str:
-    lines = [f"Re-execution per R file (nb01), DOIs excluded: {result['excluded_dois']}"]
+def format_table(result: TrisovicResult) -> str:
+    lines = [f"Re-execution per R file (nb01), DOIs excluded: {result.excluded_dois}"]
     lines.append(
         f"{'configuration':<36}{'files':>7}{'success':>9}{'TLE':>6}{'error':>7}{'rate':>8}"
     )
-    for r in result["per_file"]:
+    for r in result.per_file:
         lines.append(
             f"{r['configuration']:<36}{r['entries_after_exclusion']:>7}{r['success']:>9}"
             f"{r['time_limit']:>6}{r['error']:>7}{100 * (r['success_rate'] or 0):>7.1f}%"
         )
     lines.append("")
     lines.append(f"{'per data set':<36}{'sets':>7}{'success':>9}{'TLE':>6}{'error':>7}")
-    for r in result["per_dataset"]:
+    for r in result.per_dataset:
         lines.append(
             f"{r['configuration']:<36}{r['datasets']:>7}{r['success']:>9}"
             f"{r['time_limit']:>6}{r['error']:>7}"
         )
     lines.append("")
     for key, label in (("without_cleaning", "without"), ("with_cleaning", "with")):
-        c = result["combined"][key]
+        c = result.combined[key]
         lines.append(
             f"combined R 3.2/3.6/4.0, {label} cleaning: {c['success']} of "
             f"{c['files_with_result']} files ran ({100 * c['success_rate']:.1f}%), "
             f"{c['datasets_with_success']} of {c['datasets']} data sets"
         )
-    p = result["paper"]
+    p = result.paper
     lines.append(
         f"failed (notebooks): {p['failed_initially_percent']}% initially, "
         f"{p['failed_with_cleaning_percent']}% with cleaning; the paper's abstract: "
@@ -370,9 +405,9 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[StudyValue]:
+def values(result: TrisovicResult) -> list[StudyValue]:
     out = []
-    for r in result["per_file"]:
+    for r in result.per_file:
         tag = f"r{r['version'].replace('.', '')}_{'env' if r['cleaning'] else 'no_env'}"
         out.append(
             StudyValue(
@@ -382,7 +417,7 @@ def values(result: dict[str, Any]) -> list[StudyValue]:
                 n=r["entries_after_exclusion"],
             )
         )
-    for key, c in result["combined"].items():
+    for key, c in result.combined.items():
         words = key.replace("_", " ")
         out.append(
             StudyValue(
@@ -403,5 +438,5 @@ def values(result: dict[str, Any]) -> list[StudyValue]:
     return out
 
 
-def charts(result: dict[str, Any], inputs: Inputs, fmt: str = "svg") -> dict[str, bytes]:
+def charts(result: TrisovicResult, inputs: Inputs, fmt: str = "svg") -> dict[str, bytes]:
     return {}

@@ -61,7 +61,6 @@ def main(argv: list[str] | None = None) -> int:
     from reprokg.loaders.files import load_path
     from reprokg.store import open_store
     from reprokg.store.base import DocumentWrite
-    from reprokg.studies import study_result
     from reprokg.studies.registry import REGISTRY
 
     rows: list[dict[str, Any]] = []
@@ -89,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 n_charts = len(impl.charts(res, inputs, "svg"))
                 t_charts = time.perf_counter() - t0
                 t0 = time.perf_counter()
-                write_result(store, study_result.StudyResult.of(study, res, method))
+                write_result(store, res)
                 t_save = time.perf_counter() - t0
                 rows.append(
                     {

@@ -82,7 +82,6 @@ def computed(store: Any, seen: list[Document]) -> None:
     from reprokg.stability.observations import list_studies, observation_frame, resolve_study
     from reprokg.stability.seed_variance import seed_variance
     from reprokg.store import open_store
-    from reprokg.studies import study_result
     from reprokg.studies.registry import REGISTRY
 
     with _captured(seen):
@@ -90,9 +89,7 @@ def computed(store: Any, seen: list[Document]) -> None:
             inputs = study.read(store)
             if not study.impl().is_empty(inputs):
                 answer = study.analyze(inputs)
-                write_result(
-                    store, study_result.StudyResult.of(study, answer, study.default_method)
-                )
+                write_result(store, answer)
         for s in list_studies(store):
             experiments = sorted(
                 set(observation_frame(store, resolve_study(store, s.iri))["experiment"])

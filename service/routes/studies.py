@@ -112,4 +112,4 @@ def study_result(
 
 def _run(store: Store, name: str, method: str | None, options: dict[str, str]) -> dict[str, Any]:
     """A study's result (in an analysis worker, service/analysis.py)."""
-    return get(name).run(store, method, **options)
+    return get(name).run(store, method, **options).to_json()

@@ -25,7 +25,7 @@ Method = Literal["published", "corrected"]
 
 
 def _measures(store: Store, method: str, dataset: str) -> dict:
-    return SIGGRAPH2020.run(store, method, dataset=dataset)
+    return SIGGRAPH2020.run(store, method, dataset=dataset).to_json()
 
 
 @router.get("", responses=error_responses(413, 503))

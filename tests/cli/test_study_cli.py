@@ -53,7 +53,7 @@ def test_json_is_the_study_run_on_the_store(store_dir: Path, name: str, capsys: 
     from reprokg.store import open_store
 
     with open_store(store_dir, read_only=True) as store:
-        direct = REGISTRY[name].run(store)
+        direct = REGISTRY[name].run(store).to_json()
     assert printed == json.loads(json.dumps(direct, default=str))
     assert printed["method"] == "published"
 

@@ -41,7 +41,7 @@ def test_json_output_is_the_analysis_of_the_store(store_dir: Path, capsys) -> No
     from reprokg.store import open_store
 
     with open_store(store_dir, read_only=True) as store:
-        direct = SIGGRAPH2020.run(store)
+        direct = SIGGRAPH2020.run(store).to_json()
     assert printed["sharing"]["by_year"] == direct["sharing"]["by_year"]
     assert printed["method"] == "published"
     assert printed["tests"]["score_by_year"]["n"] == direct["tests"]["score_by_year"]["n"]

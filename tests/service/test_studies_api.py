@@ -52,7 +52,7 @@ def test_each_study_is_its_run_on_the_store(client: TestClient, store: Any, name
     assert r.status_code == 200, r.text
     import json
 
-    assert r.json() == json.loads(json.dumps(REGISTRY[name].run(store), default=str))
+    assert r.json() == json.loads(json.dumps(REGISTRY[name].run(store).to_json(), default=str))
 
 
 def test_methods_and_options_as_query_parameters(client: TestClient) -> None:

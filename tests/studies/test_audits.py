@@ -88,7 +88,7 @@ def docs() -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def result(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     store = studies_store(shared_data, tmp_path_factory.mktemp("studies-store"))
-    return AUDIT_STUDY.run(store)
+    return AUDIT_STUDY.run(store).to_json()
 
 
 def test_frequencies_match_the_yaml(result: dict[str, Any], docs: list[dict[str, Any]]) -> None:
@@ -134,7 +134,7 @@ def test_thresholds_are_study_options(shared_data: Path, tmp_path_factory: Any) 
     from reprokg.core.errors import UsageError
 
     store = studies_store(shared_data, tmp_path_factory.mktemp("studies-store"))
-    loose = AUDIT_STUDY.run(store, almost_all="0.25")
+    loose = AUDIT_STUDY.run(store, almost_all="0.25").to_json()
     rgcn = loose["derived"]["publications"]["https://doi.org/10.1007/978-3-319-93417-4_38"]
     assert rgcn["R4"]["derived"] is True and rgcn["R4"]["agree"] is True
     assert loose["derived"]["thresholds"]["almost_all"] == 0.25

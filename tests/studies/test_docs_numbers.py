@@ -31,7 +31,7 @@ def doc() -> str:
 def results(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     store = studies_store(shared_data, tmp_path_factory.mktemp("studies-store"))
     return {
-        name: {m.name: REGISTRY[name].run(store, m.name) for m in REGISTRY[name].methods}
+        name: {m.name: REGISTRY[name].run(store, m.name).to_json() for m in REGISTRY[name].methods}
         for name in ("gk2018", "pwc-checklist-2019", "audits", "grsi-stamps")
     }
 

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow  # the study's store its fixture loads
 @pytest.fixture(scope="module")
 def result(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     store = studies_store(shared_data, tmp_path_factory.mktemp("studies-store"))
-    return GK2018.run(store)
+    return GK2018.run(store).to_json()
 
 
 @pytest.fixture(scope="module")
@@ -117,9 +117,9 @@ def test_missing_answers_are_skipped_not_zero() -> None:
     row["train"] = None
     row["validation"] = None
     res = gk.analyze(pd.DataFrame([row]))
-    assert res["degrees"]["DataD"]["mean"] == 1.0  # 2 of 2 answered
-    assert res["satisfied"]["R2"] == 1
-    assert res["degrees"]["DataD"]["variance"] is None  # one paper: no ddof=1 variance
+    assert res.degrees["DataD"]["mean"] == 1.0  # 2 of 2 answered
+    assert res.satisfied["R2"] == 1
+    assert res.degrees["DataD"]["variance"] is None  # one paper: no ddof=1 variance
 
 
 def test_only_experimental_papers_count() -> None:
@@ -133,5 +133,5 @@ def test_only_experimental_papers_count() -> None:
         for t in ("E", "T", "E")
     ]
     res = gk.analyze(pd.DataFrame(rows))
-    assert res["n"] == 2 and res["n_papers"] == 3
-    assert res["degrees"]["DataD"]["mean"] == pytest.approx(0.25)
+    assert res.n == 2 and res.n_papers == 3
+    assert res.degrees["DataD"]["mean"] == pytest.approx(0.25)

@@ -29,7 +29,7 @@ def data(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple:
     records = json.loads((shared_data / SIGGRAPH).read_text("utf-8"))
     stamps = json.loads((shared_data / GRSI_JSON).read_text("utf-8"))
     store = studies_store(shared_data, tmp_path_factory.mktemp("studies-store"))
-    res = {m.name: GRSI_STAMPS.run(store, m.name) for m in GRSI_STAMPS.methods}
+    res = {m.name: GRSI_STAMPS.run(store, m.name).to_json() for m in GRSI_STAMPS.methods}
     return records, stamps, res
 
 

@@ -75,11 +75,11 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
     s = get(name)
     method = s.methods[-1].name
     res = s.run(fresh_store, method)
-    first = write_result(fresh_store, study_result.StudyResult.of(s, res, method))
+    first = write_result(fresh_store, res)
     iri = first.iri
     assert first.status == "added"
     assert first.report is not None and first.report.conforms
-    again = write_result(fresh_store, study_result.StudyResult.of(s, res, method))
+    again = write_result(fresh_store, res)
     assert again.status == "unchanged"
     # the stored document: kind, provenance, the study, the method, the JSON, the values
     got = fresh_store.query(
@@ -93,20 +93,30 @@ def test_write_back_is_validated_idempotent_and_revised(fresh_store: Any, name: 
     )
     (kind, sname, smethod, payload, _when, n_values) = got.rows[0]
     assert (str(kind), str(sname), str(smethod)) == ("study-result", name, method)
-    assert json.loads(str(payload)) == json.loads(json.dumps(res, default=str))
+    assert json.loads(str(payload)) == json.loads(json.dumps(res.to_json(), default=str))
     assert int(n_values) == len(s.impl().values(res)) > 0
-    changed = {**res, "note": "changed"}
-    rev = write_result(fresh_store, study_result.StudyResult.of(s, changed, method))
+    rev = write_result(fresh_store, _changed(res))
     iri2 = rev.iri
     assert rev.status == "revised" and rev.revision_of == iri
     assert not fresh_store.has_document(iri)
     fresh_store.delete_document(iri2)
 
 
+def _changed(res: Any) -> Any:
+    """``res`` with a note added to its JSON: the same study, method and options (so the
+    same document key) and another answer."""
+    import dataclasses
+
+    base = type(res)
+    changed = dataclasses.make_dataclass("Changed", [], bases=(base,), frozen=True)
+    changed.to_json = lambda self: {**base.to_json(self), "note": "changed"}  # type: ignore[method-assign]
+    return changed(**{f.name: getattr(res, f.name) for f in dataclasses.fields(res)})
+
+
 def test_values_carry_statistic_p_adjusted_p_and_n(fresh_store: Any) -> None:
     s = get("siggraph2020")
     res = s.run(fresh_store)
-    iri = write_result(fresh_store, study_result.StudyResult.of(s, res, PUBLISHED)).iri
+    iri = write_result(fresh_store, res).iri
     rows = fresh_store.query(
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
         "SELECT ?name ?p ?adj ?n ?pub WHERE { "
@@ -115,7 +125,7 @@ def test_values_carry_statistic_p_adjusted_p_and_n(fresh_store: Any) -> None:
         "OPTIONAL { ?v rk:adjustedPValue ?adj } } } ORDER BY ?name"
     ).rows
     by_name = {str(r[0]): r for r in rows}
-    t = res["tests"]["score_by_year"]
+    t = res.to_json()["tests"]["score_by_year"]
     row = by_name["consolidated.tests.score_by_year"]
     assert float(row[1]) == pytest.approx(t["p"]) and float(row[2]) == pytest.approx(
         t["p_adjusted"]
@@ -149,8 +159,8 @@ def test_any_store_reads_the_same_rows(fresh_store: Any, name: str) -> None:
     s = get(name)
     native = s.run(fresh_store)
     generic = s.run(QueryOnly())
-    assert json.dumps(generic, sort_keys=True, default=str) == json.dumps(
-        native, sort_keys=True, default=str
+    assert json.dumps(generic.to_json(), sort_keys=True, default=str) == json.dumps(
+        native.to_json(), sort_keys=True, default=str
     )
 
 
@@ -194,7 +204,7 @@ def test_study_result_json_and_graph_come_from_one_object(fresh_store: Any, name
     from rdflib.namespace import RDF
 
     s = get(name)
-    r = study_result.StudyResult.of(s, s.run(fresh_store), PUBLISHED)
+    r = s.run(fresh_store)
     g = r.to_graph()
     rows = g.query(
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
@@ -209,3 +219,53 @@ def test_study_result_json_and_graph_come_from_one_object(fresh_store: Any, name
     want = {v.name: (v.statistic, v.p, v.n) for v in r.values}
     assert got == want and len(want) > 3
     assert json.loads(str(g.value(r.iri, RDF.value))) == r.to_json()
+
+
+def test_every_registered_module_is_checked_against_the_contract() -> None:
+    """``studies/modules.py`` assigns each study module to ``StudyModule[Inputs, Result]``
+    so that mypy checks it; a study registered without its line would escape the check."""
+    import ast
+
+    from tests.conftest import REPO
+
+    tree = ast.parse((REPO / "studies" / "modules.py").read_text("utf-8"))
+    checked = {
+        node.value.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.value, ast.Name)
+        and isinstance(node.annotation, ast.Subscript)
+        and ast.unparse(node.annotation.value) == "StudyModule"
+    }
+    assert checked == {s.module.rsplit(".", 1)[1] for s in REGISTRY.values()}
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_a_study_result_is_its_modules_typed_computed_result(fresh_store: Any, name: str) -> None:
+    """``run`` returns the study module's own result dataclass (not a JSON dict), which keeps
+    the ComputedResult contract and knows its study, method and options."""
+    import dataclasses
+
+    from reprokg.core.computed import ComputedResult
+
+    s = get(name)
+    res = s.run(fresh_store)
+    assert isinstance(res, study_result.StudyResult) and isinstance(res, ComputedResult)
+    assert dataclasses.is_dataclass(res) and type(res).__module__ == s.module
+    assert (res.study, res.method, dict(res.options)) == (s, s.default_method, {})
+    assert isinstance(s.impl().format_table(res), str)
+
+
+def test_both_data_sets_are_saved_as_one_result_each(fresh_store: Any) -> None:
+    """``dataset=both`` answers ``{dataset: analysis}``; it is saved as one document per
+    data set, each named by its own data set."""
+    res = get("siggraph2020").run(fresh_store, dataset="both")
+    answer = res.to_json()
+    parts = res.parts()
+    assert [dict(p.options) for p in parts] == [
+        {"dataset": "consolidated"},
+        {"dataset": "per-paper"},
+    ]
+    assert [p.to_json() for p in parts] == [answer["consolidated"], answer["per-paper"]]
+    assert parts[0].key == "study-result:siggraph2020:published"
+    assert parts[1].key == "study-result:siggraph2020:published:dataset=per-paper"

@@ -210,8 +210,8 @@ def test_a_store_without_re_execution_logs_gives_zero_counts_not_a_crash() -> No
         pd.DataFrame([], columns=["version", "cleaning", "doi", "lines", "failed"]),
     )
     out = trisovic2022.analyze(inputs)
-    assert out["error_types"]["source_r_file_errors"] == 0
-    assert out["error_types"]["with_cleaning"]["n"] == 0
+    assert out.error_types["source_r_file_errors"] == 0
+    assert out.error_types["with_cleaning"]["n"] == 0
 
 
 def _doc_paragraph() -> str:

@@ -103,7 +103,7 @@ def frame(survey_store: Any) -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def result(survey_store: Any) -> dict[str, Any]:
-    return SIGGRAPH2020.run(survey_store, "corrected", dataset="both")
+    return SIGGRAPH2020.run(survey_store, "corrected", dataset="both").to_json()
 
 
 @pytest.fixture(scope="session")
@@ -367,14 +367,15 @@ def test_every_section_carries_sparql_and_method(result: dict[str, Any]) -> None
 
 
 def test_saved_result_is_queryable(survey_store: Any, result: dict[str, Any]) -> None:
+    import dataclasses
+
     from reprokg.ingest import write_result
     from reprokg.store.base import SelectResult
-    from reprokg.studies import study_result
 
-    consolidated = result["consolidated"]
-    iri = write_result(
-        survey_store, study_result.StudyResult.of(SIGGRAPH2020, consolidated, "corrected")
-    ).iri
+    saved = SIGGRAPH2020.run(survey_store, "corrected")
+    consolidated = saved.to_json()
+    assert consolidated == result["consolidated"]
+    iri = write_result(survey_store, saved).iri
     assert survey_store.has_document(iri)
     res = survey_store.query(
         "PREFIX rk: <https://w3id.org/reprokg/ontology#> "
@@ -388,13 +389,14 @@ def test_saved_result_is_queryable(survey_store: Any, result: dict[str, Any]) ->
     assert int(res.rows[0][1]) == want["n"] == 255
     assert str(res.rows[0][2]) == "study-result"
     # the saved analysis is not a survey review: a re-run gives the same numbers
-    again = SIGGRAPH2020.run(survey_store, "corrected")
+    again = SIGGRAPH2020.run(survey_store, "corrected").to_json()
     assert again["tests"]["sharing_2014_vs_2018"]["p"] == pytest.approx(want["p"])
     # a different result for the same study and method is a revision that replaces the first
-    changed = {**consolidated, "n_papers": -1}
-    outcome = write_result(
-        survey_store, study_result.StudyResult.of(SIGGRAPH2020, changed, "corrected")
+    analysis = saved.datasets["consolidated"]
+    changed = dataclasses.replace(
+        saved, datasets={"consolidated": dataclasses.replace(analysis, n_papers=-1)}
     )
+    outcome = write_result(survey_store, changed)
     iri2 = outcome.iri
     assert outcome.status == "revised"
     assert iri2 != iri
@@ -471,15 +473,13 @@ def test_survey_statistics_json_and_graph_come_from_one_object(
     """The typed statistics give the study's JSON, and the study's document names each
     sharing rate with the k/n the consolidated JSON file gives (counted here from it)."""
     from reprokg.core.namespaces import RK
-    from reprokg.studies import study_result
 
     consolidated = frame[frame["dataset"] == "consolidated"]
     stats = sa.survey_statistics(consolidated, "SELECT …")
     assert stats.to_json() == sa.describe_frame(consolidated, "SELECT …")
     overall = stats.sharing_overall
     assert (overall.k, overall.n) == (int(raw["code"].sum()), len(raw)) == (151, 374)
-    answer = SIGGRAPH2020.analyze({"consolidated": (consolidated, "SELECT …")})
-    g = study_result.StudyResult.of(SIGGRAPH2020, answer, "published").to_graph()
+    g = SIGGRAPH2020.analyze({"consolidated": (consolidated, "SELECT …")}).to_graph()
     rates = {
         str(g.value(v, RK.valueName)): (
             g.value(v, RK.statisticValue).toPython(),

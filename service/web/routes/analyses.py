@@ -89,7 +89,7 @@ def survey_summary(store) -> dict | None:
     stats = survey_statistics(*inputs["consolidated"])
     if not stats.n_papers:
         return None
-    result = siggraph2020.analyze(inputs)
+    result = siggraph2020.analyze(inputs).datasets["consolidated"]
 
     def props(group: dict) -> list[charts.Proportion]:
         return [charts.Proportion(k, p.k, p.n) for k, p in group.items()]
@@ -102,10 +102,10 @@ def survey_summary(store) -> dict | None:
             "p": t.get("p"),
             "p_adjusted": t.get("p_adjusted"),
         }
-        for tid, t in result["tests"].items()
+        for tid, t in result.tests.items()
     ]
     provenance: dict[str, str] = next(
-        (t["provenance"] for t in result["tests"].values() if t.get("provenance")), {}
+        (t["provenance"] for t in result.tests.values() if t.get("provenance")), {}
     )
     return {
         "n_papers": stats.n_papers,
