@@ -275,6 +275,7 @@ def ingest(
     progress: Progress | None = None,
     index: StoredIndex | None = None,
     keep_originals: bool = KEEP_ORIGINALS,
+    when: datetime | None = None,
 ) -> IngestResult:
     """Validate ``documents`` in batches and store each as one named graph (atomically).
 
@@ -283,7 +284,10 @@ def ingest(
     after a loader upgrade); otherwise they are reported ``unchanged``. ``keep_originals``
     keeps each stored document's source bytes as a blob named by its document id, before
     its graph is written (``GET /documents/{id}?original=true``), by default
-    (:data:`KEEP_ORIGINALS`) as every other way into the store does.
+    (:data:`KEEP_ORIGINALS`) as every other way into the store does. ``when`` is the
+    provenance stamp (``prov:generatedAtTime``, and the ingest activity minted from it);
+    by default the clock, per batch — a reproducible build passes a fixed one
+    (:mod:`reprokg.evidence.field`), so the same sources give the same graphs.
     """
     user = user if user is not None else settings().user
     index = index or StoredIndex(store)
@@ -310,7 +314,7 @@ def ingest(
         for items in _batches(documents, max(1, batch_size)):
             batch = _validated(items)
             index.lookup([v.document for v in batch])  # a batch being written is in it already
-            writes, files, outcomes = _plan_batch(batch, index, user, force, keep)
+            writes, files, outcomes = _plan_batch(batch, index, user, force, keep, when)
             if pending is not None:
                 committed(*pending)
             # the batch's writes: each document complete or absent, even if killed meanwhile
@@ -343,10 +347,11 @@ def _plan_batch(
     user: str | None,
     force: bool,
     keep_originals: bool,
+    when: datetime | None = None,
 ) -> tuple[list[DocumentWrite], list[bytes], list[DocumentOutcome]]:
     """What to write for one validated batch (the graphs and the blobs to store before
     them), and what happens to each document."""
-    now = datetime.now(UTC).replace(microsecond=0)
+    now = when if when is not None else datetime.now(UTC).replace(microsecond=0)
     writes: list[DocumentWrite] = []
     files: list[bytes] = []
     outcomes: list[DocumentOutcome] = []
@@ -446,6 +451,7 @@ def ingest_walk(
     user: str | None = None,
     force: bool = False,
     keep_originals: bool = KEEP_ORIGINALS,
+    when: datetime | None = None,
 ) -> IngestResult:
     """Ingest a walk's documents; what it could not read or skipped is in the result.
 
@@ -467,6 +473,7 @@ def ingest_walk(
                 progress=progress,
                 index=index,
                 keep_originals=keep_originals,
+                when=when,
             )
         )
     result.errors.extend(walk.errors)

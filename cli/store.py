@@ -29,6 +29,8 @@ from reprokg.cli.base import (
 from reprokg.core.errors import UsageError
 
 if TYPE_CHECKING:  # the command line imports no rdflib or pyoxigraph before a handler runs
+    from typing import BinaryIO
+
     from reprokg.sparql.named import Page
     from reprokg.store.base import QueryResult, SelectResult, Store
     from reprokg.store.catalog import Catalog
@@ -424,15 +426,28 @@ def _document_count(store: Store) -> int:
     return store.document_count() if isinstance(store, Counters) else len(store.documents())
 
 
+def _unzipped(fh: BinaryIO) -> BinaryIO:
+    """A gzipped dump (``reprokg field build``'s ``.nq.gz``) read through gzip, known by its
+    magic bytes (a file or a pipe opened for reading is buffered: peeking reads nothing
+    away); any other input as it is."""
+    import gzip
+    import io
+    from typing import cast
+
+    if isinstance(fh, io.BufferedReader) and fh.peek(2)[:2] == b"\x1f\x8b":
+        return cast("BinaryIO", gzip.GzipFile(fileobj=fh, mode="rb"))
+    return fh
+
+
 def cmd_restore(args: argparse.Namespace) -> int:
     with _store(args, create=True) as store:
         before = _document_count(store)
         try:
             if args.input == "-":
-                store.restore(sys.stdin.buffer, args.format)
+                store.restore(_unzipped(sys.stdin.buffer), args.format)
             else:
                 with open(args.input, "rb") as fh:
-                    store.restore(fh, args.format)
+                    store.restore(_unzipped(fh), args.format)
         except OSError as exc:
             raise UsageError(f"cannot read {args.input}: {exc.strerror}") from exc
         after = _document_count(store)

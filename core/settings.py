@@ -1,4 +1,5 @@
-"""The one settings object: everything configurable, read from ``REPROKG_*`` once.
+"""The one settings object: everything configurable, read from ``REPROKG_*`` (and the
+reproducible-builds ``SOURCE_DATE_EPOCH``) once.
 
 The service, the CLI, the store, ingest and validation all read :func:`settings` (no other
 module reads the environment), so the app, the commands and uvicorn worker processes
@@ -116,23 +117,25 @@ def setting(
     *,
     secret: bool = False,
     file_variable: str | None = None,
+    name: str | None = None,
 ) -> Any:
     """A :class:`Settings` field read from ``REPROKG_<NAME>`` with ``parse``.
 
     ``secret`` keeps the value out of ``repr``; ``file_variable`` names a second variable
     holding the path of a file to read the value from (keeps a secret out of the process
-    list) when the first is unset.
+    list) when the first is unset; ``name`` is a variable another convention names
+    (``SOURCE_DATE_EPOCH``, which every reproducible-build tool reads), instead of ours.
     """
     return field(
         default=default,
         repr=not secret,
-        metadata={"parse": parse, "file_variable": file_variable},
+        metadata={"parse": parse, "file_variable": file_variable, "name": name},
     )
 
 
 def variable(f: Field[Any]) -> str:
     """The environment variable of a :class:`Settings` field."""
-    return "REPROKG_" + f.name.upper()
+    return f.metadata.get("name") or "REPROKG_" + f.name.upper()
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,10 @@ class Settings:
     shacl_engine: str = setting("fast", _one_of(*SHACL_ENGINES))
     #: who loads documents (an ORCID iD or a name), recorded as ``prov:wasAttributedTo``
     user: str | None = setting(None, _text)
+    #: seconds since 1970-01-01 UTC that ``reprokg field build`` stamps every document with
+    #: (the reproducible-builds convention, reproducible-builds.org/specs/source-date-epoch):
+    #: the clock would make two builds of the same sources differ; unset: the epoch itself
+    source_date_epoch: int | None = setting(None, _count, name="SOURCE_DATE_EPOCH")
     #: blob folder of a remote store (an embedded store keeps its blobs in its directory)
     blob_dir: str = setting("./reprokg-blobs", _text)
     #: SPARQL Update endpoint of a remote store when it is not the query URL

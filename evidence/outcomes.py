@@ -36,6 +36,9 @@ class WorkOutcome:
     answers: frozenset[tuple[str, str, str]] = frozenset()
     #: a computed verdict in force judged on less evidence than its rules need
     insufficient: bool = False
+    #: (kind of evidence, outcome) of each decision in force — a committee decision two
+    #: sources state is one — what the field build's coverage counts per kind
+    decisions: tuple[tuple[str, str], ...] = ()
 
     @property
     def outcomes(self) -> frozenset[str]:
@@ -85,14 +88,15 @@ def fold_works(rows: Iterable[Mapping[str, Any]]) -> dict[str, WorkOutcome]:
     out = {}
     for work, mine in by_work.items():
         found = fold(mine)
-        summary, _ = summarise(found)
+        summary, decided = summarise(found)
         current = [a for a in found if a.in_force]
         kinds = frozenset(a.document_kind for a in current if a.document_kind)
         answers = frozenset(
             (a.kind.slug, a.document_kind or "", a.outcome) for a in current if a.outcome
         )
         insufficient = any(a.as_written == "insufficient-evidence" for a in current)
-        out[work] = WorkOutcome(work, summary, kinds, answers, insufficient)
+        in_force = tuple(sorted((d.kind.slug, d.outcome) for d in decided[: summary.decisions]))
+        out[work] = WorkOutcome(work, summary, kinds, answers, insufficient, in_force)
     return out
 
 

@@ -144,3 +144,19 @@ def test_dump_restore_backup(capsys, run_file, tmp_path) -> None:
     code, out, _ = run(capsys, "dump", "--store", str(tmp_path / "bak"), "--read-only")
     assert len(out.strip().splitlines()) == n_quads
     assert run(capsys, "backup", str(tmp_path / "bak"), "--store", store)[0] == 2
+
+
+def test_restore_reads_a_gzipped_dump_as_it_is(capsys, tmp_path) -> None:
+    """``reprokg field build`` writes its dump gzipped: restore takes it by its magic bytes
+    (and a plain dump as before)."""
+    import gzip
+
+    g = "https://w3id.org/reprokg/id/doc/" + "ab" * 32
+    quad = f'<{g}> <http://www.w3.org/2000/01/rdf-schema#label> "x" <{g}> .\n'
+    plain, packed = tmp_path / "a.nq", tmp_path / "a.nq.gz"
+    plain.write_text(quad, encoding="utf-8")
+    packed.write_bytes(gzip.compress(quad.encode(), mtime=0))
+    for dump, store in ((packed, "z"), (plain, "p")):
+        code, out, err = run(capsys, "restore", str(dump), "--store", str(tmp_path / store))
+        assert code == 0, err
+        assert "1 document(s) there (+1)" in out

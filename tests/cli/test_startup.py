@@ -23,6 +23,7 @@ COMMANDS = (
     "backup",
     "rebuild-merge",
     "evidence",
+    "field",
     "passport",
     "alerts",
     "annotate",

@@ -116,6 +116,8 @@ def _other_value(f: Field[object]) -> tuple[str, object]:
         return "pyshacl", "pyshacl"
     if f.name == "base":
         return "https://example.org/kg", "https://example.org/kg/"
+    if f.name == "source_date_epoch":
+        return "1700000000", 1_700_000_000
     if isinstance(d, bool):
         return ("0", False) if d else ("yes", True)
     if isinstance(d, int):
@@ -190,7 +192,7 @@ def test_every_setting_is_documented_with_its_default() -> None:
     rows = {
         line.split("|")[1].strip().strip("`"): line.split("|")[2].strip().strip("`")
         for line in text.splitlines()
-        if line.startswith("| `REPROKG_")
+        if line.startswith(("| `REPROKG_", "| `SOURCE_DATE_EPOCH`"))
     }
     for f in fields(Settings):
         assert variable(f) in rows, f"{variable(f)} is not in docs/configuration.md"

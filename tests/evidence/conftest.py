@@ -1,4 +1,5 @@
-"""A store holding every evidence source of ../shared/data (built once per session)."""
+"""A store holding every source of ../shared/data, built once per session by the field
+build (``reprokg field build``: its list of sources is evidence/field.py's, the one)."""
 
 from __future__ import annotations
 
@@ -8,29 +9,33 @@ from pathlib import Path
 
 import pytest
 
-#: the evidence folders, as docs/evidence.md loads them
-EVIDENCE = (
-    "artifact_evaluation",
-    "surveys/rescience/journal_bib",
-    "surveys/trisovic_dataverse_r/analysis/data",
-)
-#: the other evidence sources: MLRC headers (they name originals), GRSI stamps (the surveys
-#: hold reviews, not assessments, and are left out: they only add unassessed papers)
-RECORDS = ("surveys/rescience/mlrc_metadata", "surveys/grsi_isenberg")
-
 
 @pytest.fixture(scope="session")
-def field_store(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every evidence source of ../shared/data in one store (~1 min)."""
+def field_build(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of one field build of ../shared/data: ``store/`` and ``out/`` (the dump and
+    its manifest)."""
     from reprokg.cli import main
 
-    d = tmp_path_factory.mktemp("field") / "store"
+    d = tmp_path_factory.mktemp("field")
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         code = main(
-            ["evidence", "load", "--store", str(d), *(str(shared_data / p) for p in EVIDENCE)]
+            [
+                "field",
+                "build",
+                str(shared_data),
+                "--store",
+                str(d / "store"),
+                "--out",
+                str(d / "out"),
+            ]
         )
-        assert code == 0, out.getvalue()[-2000:]
-        code = main(["load", "--store", str(d), *(str(shared_data / p) for p in RECORDS)])
     assert code == 0, out.getvalue()[-2000:]
+    (d / "build.txt").write_text(out.getvalue(), encoding="utf-8")
     return d
+
+
+@pytest.fixture(scope="session")
+def field_store(field_build: Path) -> Path:
+    """Every source of ../shared/data in one store."""
+    return field_build / "store"

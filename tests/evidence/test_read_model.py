@@ -24,7 +24,7 @@ from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_dicts
 from reprokg.store import open_store
 
-pytestmark = pytest.mark.slow  # the field store takes ~80 s to build
+pytestmark = pytest.mark.slow  # the field build takes ~2 min of CPU (docs/evidence.md)
 DOI_RE = re.compile(r"(10\.\d{4,9}/[^\s?#]+)")
 
 

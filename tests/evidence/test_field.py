@@ -1,0 +1,217 @@
+"""The field build (``reprokg field build``, evidence/field.py): the same sources give the
+same dump bytes, the manifest's counts are the raw files' counts, the dump restores, and
+the date is the one given, never the clock.
+
+Expected counts are read from the raw files here (json, without the loaders).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import io
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from reprokg.cli import main
+from reprokg.core.errors import UsageError
+from reprokg.core.settings import Settings
+from reprokg.evidence.assessments import Summary
+from reprokg.evidence.field import FIELD_SOURCES, coverage_of, source_date
+from reprokg.evidence.outcomes import WorkOutcome
+
+
+def _run(argv: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(argv)
+    return code, out.getvalue()
+
+
+def _manifest(out: Path) -> dict:
+    (path,) = out.glob("*.manifest.json")
+    return json.loads(path.read_text("utf-8"))
+
+
+def _files(manifest: dict) -> dict[str, dict]:
+    return {f["path"]: f for s in manifest["sources"] for f in s["files"]}
+
+
+# ---------------------------------------------------------------- the date, never the clock
+
+
+def test_the_date_comes_from_the_option_then_source_date_epoch_then_the_epoch() -> None:
+    assert source_date("2026-05-06", 5) == (datetime(2026, 5, 6, tzinfo=UTC), "--date")
+    assert source_date("2026-05-06T12:30:00+02:00")[0] == datetime(2026, 5, 6, 10, 30, tzinfo=UTC)
+    # 1,700,000,000 s after the epoch is 2023-11-14T22:13:20Z (date -u -d @1700000000)
+    assert source_date(None, 1_700_000_000) == (
+        datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC),
+        "SOURCE_DATE_EPOCH",
+    )
+    assert source_date(None, None)[0] == datetime(1970, 1, 1, tzinfo=UTC)
+    with pytest.raises(UsageError, match="expected an ISO date"):
+        source_date("May 6")
+
+
+def test_source_date_epoch_is_read_under_its_own_name() -> None:
+    """The reproducible-builds variable, not a REPROKG_ one: every build tool sets it."""
+    assert Settings.from_env({"SOURCE_DATE_EPOCH": "1700000000"}).source_date_epoch == 1700000000
+    assert Settings.from_env({}).source_date_epoch is None
+    assert Settings(source_date_epoch=7).to_env()["SOURCE_DATE_EPOCH"] == "7"
+
+
+# ---------------------------------------------------------------- a small folder, fast
+
+
+#: a part of ../shared/data, laid out the same way: some files of most sources (the whole
+#: field takes minutes to build, docs/evidence.md, The field build)
+SMALL_FIELD = (
+    "artifact_evaluation/reprodb/artifact_availability.json",
+    "artifact_evaluation/sysartifacts/osdi2023-results.md",
+    "artifact_evaluation/sysartifacts/sosp2023-results.md",
+    "surveys/rescience/journal_bib/_bibliography/published.bib",
+    "surveys/rescience/mlrc_metadata/2020",
+    "surveys/grsi_isenberg/publication_data/grsi_paper_data.json",
+    "surveys/pwc_code_checklist_neurips2019/notebooks/code_checklist-neurips2019.csv",
+    *(
+        f"replicability_graphics/per_paper/siggraph-2014/{name}"
+        for name in ("10.1145-2601097.2601170.json", "10.1145-2601097.2601119.json")
+    ),
+)
+
+
+def _small_field(root: Path, shared_data: Path) -> Path:
+    for rel in SMALL_FIELD:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        if (shared_data / rel).is_dir():
+            shutil.copytree(shared_data / rel, root / rel)
+        else:
+            shutil.copy(shared_data / rel, root / rel)
+    return root
+
+
+@pytest.mark.slow  # two builds and a restore of ~800 documents: 1-2 min on a busy machine
+def test_a_small_field_builds_to_the_same_bytes_and_restores(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two builds of one folder, copied to two places, at two clock times: the same dump and
+    manifest bytes; the dump restores (gzipped, as written) into a store holding every
+    document; a source the folder lacks is listed as missing."""
+    from reprokg.core import settings as config
+
+    a = _small_field(tmp_path / "a" / "data", shared_data)
+    b = _small_field(tmp_path / "elsewhere" / "data", shared_data)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    config.configure(None)
+    try:
+        code, text = _run(
+            [
+                "field",
+                "build",
+                str(a),
+                "--store",
+                str(tmp_path / "sa"),
+                "--out",
+                str(tmp_path / "oa"),
+            ]
+        )
+        assert code == 0, text[-2000:]
+        code, text = _run(
+            [
+                "field",
+                "build",
+                str(b),
+                "--store",
+                str(tmp_path / "sb"),
+                "--out",
+                str(tmp_path / "ob"),
+            ]
+        )
+        assert code == 0, text[-2000:]
+    finally:
+        config.configure(None)
+    (da,) = (tmp_path / "oa").glob("*.nq.gz")
+    (db,) = (tmp_path / "ob").glob("*.nq.gz")
+    assert da.read_bytes() == db.read_bytes()
+    ma, mb = _manifest(tmp_path / "oa"), _manifest(tmp_path / "ob")
+    assert ma == mb
+    assert ma["build_date"] == "2023-11-14T22:13:20Z"
+    assert ma["dump"]["sha256"] == hashlib.sha256(da.read_bytes()).hexdigest()
+    assert {s["name"] for s in ma["sources"] if s["missing"]} == {
+        "re-execution",
+        "gk2018",
+        "siggraph2020",
+    }
+    nquads = gzip.decompress(da.read_bytes())
+    lines = nquads.splitlines()
+    assert lines == sorted(set(lines)) and len(lines) == ma["dump"]["quads"]
+    # author lists are RDF lists of blank nodes, labelled at random by each load: the dumps
+    # agree because RDFC-1.0 relabelled them
+    assert b" _:c14n" in nquads
+    assert b'"2023-11-14T22:13:20Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>' in nquads
+    # restored as it is (gzip read by its magic bytes): every stored document is there
+    code, text = _run(["restore", str(da), "--store", str(tmp_path / "restored")])
+    assert code == 0, text
+    stored = ma["stored"]["added"] + ma["stored"]["revised"]
+    assert f": {stored} document(s) there (+{stored})" in text
+
+
+# ---------------------------------------------------------------- coverage, by the read model
+
+
+def _work(work: str, sources: list[str], decisions: tuple[tuple[str, str], ...]) -> WorkOutcome:
+    summary = Summary([], len(decisions), len(decisions), 0, 0, sources)
+    return WorkOutcome(work, summary, frozenset(), decisions=decisions)
+
+
+def test_coverage_counts_works_by_sources_and_kinds_and_decisions_per_kind() -> None:
+    works = [
+        # one committee decision stated by ReproDB and its results page: two sources, one kind
+        _work("a", ["ReproDB", "sysartifacts"], (("committee", "reproduced"),)),
+        _work("b", ["ReproDB"], (("committee", "not-attempted"),)),
+        _work(
+            "c",
+            ["ReproDB", "ReScience C"],
+            (("committee", "not-attempted"), ("replication", "reproduced")),
+        ),
+    ]
+    c = coverage_of(works)
+    assert c.works == 3
+    assert c.by_sources == {2: 2, 1: 1}
+    assert c.by_kinds == {1: 2, 2: 1}
+    assert c.by_assessed_kinds == {1: 2, 0: 1}
+    assert c.decisions == {
+        "committee": {"reproduced": 1, "not-attempted": 2},
+        "replication": {"reproduced": 1},
+    }
+
+
+# ---------------------------------------------------------------- the whole field
+
+
+@pytest.mark.slow
+def test_the_manifest_counts_are_the_raw_files_counts(field_build: Path, shared_data: Path) -> None:
+    """ReproDB's artifacts.json: 2,831 records, one an exact copy (one document fewer); GRSI:
+    one stamped paper per array element, each a document; each file's sha256 is its bytes'."""
+    files = _files(_manifest(field_build / "out"))
+    rel = "artifact_evaluation/reprodb/artifacts.json"
+    raw = json.loads((shared_data / rel).read_text("utf-8"))
+    distinct = {json.dumps(r, sort_keys=True) for r in raw}
+    assert files[rel]["records"] == len(raw)
+    assert files[rel]["documents"] == len(distinct)
+    assert files[rel]["sha256"] == hashlib.sha256((shared_data / rel).read_bytes()).hexdigest()
+    rel = "surveys/grsi_isenberg/publication_data/grsi_paper_data.json"
+    raw = json.loads((shared_data / rel).read_text("utf-8"))
+    assert files[rel]["records"] == len(raw)
+    assert files[rel]["documents"] == len({r["grsi_url"] for r in raw})
+    assert files[rel]["rejected"] == 0
+    assert files[rel]["sha256"] == hashlib.sha256((shared_data / rel).read_bytes()).hexdigest()
+    # every source of the list was found in ../shared/data
+    assert [s["name"] for s in _manifest(field_build / "out")["sources"]] == [
+        s.name for s in FIELD_SOURCES
+    ]
