@@ -32,6 +32,8 @@ LISTED = re.compile(r'id="count"[^>]*>(\d+) of (\d+) papers')
 ROW = re.compile(r"^\| \[(.+?)\]\(", re.M)
 #: ReScience C's label, in front of a title: "[Re] <the original's title>" (its author guide)
 LABEL = re.compile(r"^\[[~¬]?R[ep]\]\s*(.*)$")
+#: the tests on the loaded store (loading it takes ~6 s, once per module)
+SLOW = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +85,7 @@ def detail(client: TestClient, name: str) -> dict[tuple[str, str], dict]:
     return {(r["table"], r["key"]): r for r in rows}
 
 
+@SLOW
 def test_the_sources_are_the_raw_files(sources_client: TestClient, shared_data: Path) -> None:
     got = {r["source"]: r for r in sources_client.get("/sources?format=json").json()["rows"]}
     assert list(got) == ["reprodb", "results-pages", "rescience", "dataverse-r"]
@@ -112,6 +115,7 @@ def test_the_sources_are_the_raw_files(sources_client: TestClient, shared_data: 
     assert got["dataverse-r"]["works"] == len(set().union(*logs.values())) == 12
 
 
+@SLOW
 def test_a_source_s_outcomes_and_joins_are_the_raw_files(
     sources_client: TestClient, shared_data: Path
 ) -> None:
@@ -144,7 +148,7 @@ def test_a_source_s_outcomes_and_joins_are_the_raw_files(
     assert rescience[("outcome", "not-reproduced")]["works"] == 2 * len(failed) == 16
 
 
-@pytest.mark.slow  # follows every link of four pages (~4 s)
+@SLOW
 def test_every_linked_count_is_the_papers_it_links_to(sources_client: TestClient) -> None:
     """Each number that links to /papers is the count the list shows there; the works two
     sources of different kinds both hold link through the new ``also_source`` filter."""
@@ -178,11 +182,13 @@ def test_the_papers_list_filters_works_two_sources_hold() -> None:
     assert [r.iri for r in select(index.ordered(), both)] == ["https://doi.org/10.1/a"]
 
 
+@SLOW
 def test_an_unknown_source_is_404(sources_client: TestClient) -> None:
     r = sources_client.get("/sources/gk2018")
     assert r.status_code == 404 and "reprodb" in r.text
 
 
+@SLOW
 def test_the_menu_lists_sources_after_evidence(sources_client: TestClient) -> None:
     page = sources_client.get("/sources").text
     assert page.index('href="/evidence"') < page.index('href="/sources"')
