@@ -30,6 +30,7 @@ VENDOR_DIR = STATIC_DIR / "vendor"
 NAV: list[tuple[str, str]] = [
     ("/papers", "Papers"),
     ("/evidence", "Evidence"),
+    ("/sources", "Sources"),
     ("/leaderboards", "Leaderboards"),
     ("/runs", "Runs"),
     ("/comparisons", "Comparisons"),

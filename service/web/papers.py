@@ -160,6 +160,8 @@ class Filters:
     topic: str = ""
     code: str = ""
     source: str = ""
+    #: a second source holding the work too (``/sources/{name}``'s works both hold)
+    also_source: str = ""
     outcome: str = ""
     #: an assessment of this kind of evidence (``committee``, ``re-execution``, …)
     kind: str = ""
@@ -189,6 +191,7 @@ class Filters:
             for k in ("venue", "topic", "code", "source", "assessed", "conflict", "insufficient")
             if getattr(self, k)
         ]
+        pairs += [("source", self.also_source)] if self.also_source else []
         answer = self.answer()
         return pairs + ([("answer", answer)] if answer else [])
 
@@ -210,6 +213,7 @@ class Filters:
             and (not self.topic or self.topic in r.topics)
             and (not self.code or r.code == self.code)
             and (not self.source or self.source in r.sources)
+            and (not self.also_source or self.also_source in r.sources)
             and (self.answer() is None or self._answers(r))
             and (not self.assessed or r.assessed == (self.assessed == "yes"))
             and (not self.conflict or r.conflict == (self.conflict == "yes"))

@@ -13,6 +13,7 @@ from reprokg.service.web.routes import (
     people,
     query,
     runs,
+    sources,
     validate,
 )
 
@@ -20,6 +21,7 @@ ROUTERS = [
     home.router,
     papers.router,
     evidence.router,
+    sources.router,
     paper.router,
     people.router,
     runs.router,

@@ -53,6 +53,8 @@ def papers(
     topic: Annotated[str, Query(max_length=100)] = "",
     code: Literal["", "yes", "no"] = "",
     source: Annotated[str, Query(max_length=100)] = "",
+    # /sources/{name} links to the works two sources both hold: source= and also_source=
+    also_source: Annotated[str, Query(max_length=100)] = "",
     outcome: Literal[
         "", "reproduced", "partially-reproduced", "not-reproduced", "inconclusive", "not-attempted"
     ] = "",
@@ -78,6 +80,7 @@ def papers(
         topic=topic,
         code=code,
         source=source,
+        also_source=also_source,
         outcome=outcome,
         kind=kind,
         assessed_in=assessed_in,
@@ -142,6 +145,7 @@ def papers(
 
 #: the filters /evidence links to that the form does not offer: (name, words)
 EVIDENCE_FILTERS: tuple[tuple[str, str], ...] = (
+    ("also_source", "also described by"),
     ("kind", "assessed by kind of evidence"),
     ("assessed_in", "assessed in a document of kind"),
     ("assessed", "assessed by some source"),

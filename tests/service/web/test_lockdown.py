@@ -84,7 +84,7 @@ def test_a_refusal_before_the_app_is_locked_down_too(client: TestClient) -> None
 
 
 def test_no_page_needs_an_inline_script(client: TestClient) -> None:
-    for path in ("/docs", "/", "/validate", "/query", "/evidence"):
+    for path in ("/docs", "/", "/validate", "/query", "/evidence", "/sources", "/sources/reprodb"):
         html = client.get(path).text
         inline = re.findall(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)[^>]*>", html)
         assert not inline, (path, inline)

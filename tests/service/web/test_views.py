@@ -469,6 +469,8 @@ def test_docs_are_offline(client) -> None:
         "/",
         "/papers?year=2018",
         "/evidence",
+        "/sources",
+        "/sources/reprodb",
         "/runs",
         "/leaderboards",
         "/comparisons",
