@@ -298,6 +298,21 @@ def build_or_restore(store: Store) -> tuple[dict[str, int], list[str]]:
     return load_demo(store), demo_requests(store)
 
 
+def copy_demo_store(source: Path, target: Path) -> None:
+    """The cached demo store into a fresh folder: the database copied, the kept originals
+    hard-linked (content-addressed files, never changed in place; copied across file
+    systems), so a start does not write the same ~900 small files again."""
+    from reprokg.store.blobs import link_or_copy
+
+    for part in sorted(source.iterdir()):
+        copy = link_or_copy if part.name == "blobs" else shutil.copy2
+        if part.is_dir():
+            shutil.copytree(part, target / part.name, copy_function=copy, dirs_exist_ok=True)
+        else:
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(part, target / part.name)
+
+
 def prepare_demo(target: str, cache: Path | None) -> tuple[dict[str, int], list[str]]:
     """Fill the fresh store folder ``target`` with the demo data: a copy of the demo store
     built once per :func:`demo_fingerprint` under ``cache`` (built now if missing), or,
@@ -325,7 +340,7 @@ def prepare_demo(target: str, cache: Path | None) -> tuple[dict[str, int], list[
         finally:
             shutil.rmtree(build, ignore_errors=True)
     info = json.loads((entry / "demo.json").read_text(encoding="utf-8"))
-    shutil.copytree(entry / "store", target, dirs_exist_ok=True)
+    copy_demo_store(entry / "store", Path(target))
     return info["counts"], info["requests"]
 
 

@@ -22,7 +22,9 @@ import io
 import json
 import tarfile
 import tempfile
+import threading
 from collections.abc import Callable
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from reprokg import __version__
@@ -55,17 +57,24 @@ def restore_bundle(store: Store) -> tuple[dict[str, int], list[str]] | None:
     if info is None:
         return None
     folder = data_dir(BUNDLE)
-    with folder.joinpath(DUMP).open("rb") as raw, gzip.GzipFile(fileobj=raw) as quads:
-        store.restore(quads)  # type: ignore[arg-type]  # GzipFile is a binary stream
-    if store.blob_dir is not None:
-        store.blob_dir.mkdir(parents=True, exist_ok=True)
-        with (
-            folder.joinpath(BLOBS).open("rb") as raw,
-            tarfile.open(fileobj=raw, mode="r:gz") as tar,
-        ):
-            # package data of our own making; the "data" filter refuses links and escapes
-            tar.extractall(store.blob_dir, filter="data")
+    blobs = None
+    if store.blob_dir is not None:  # written meanwhile: files on one core, quads on the other
+        blobs = threading.Thread(target=_extract_blobs, args=(folder, store.blob_dir))
+        blobs.start()
+    try:
+        with folder.joinpath(DUMP).open("rb") as raw, gzip.GzipFile(fileobj=raw) as quads:
+            store.restore(quads)  # type: ignore[arg-type]  # GzipFile is a binary stream
+    finally:
+        if blobs is not None:
+            blobs.join()
     return dict(info["counts"]), list(info["requests"])
+
+
+def _extract_blobs(folder: Traversable, blob_dir: Path) -> None:
+    blob_dir.mkdir(parents=True, exist_ok=True)
+    with folder.joinpath(BLOBS).open("rb") as raw, tarfile.open(fileobj=raw, mode="r:gz") as tar:
+        # package data of our own making; the "data" filter refuses links and escapes
+        tar.extractall(blob_dir, filter="data")
 
 
 def dump_lines(store: Store) -> list[bytes]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -45,3 +46,12 @@ def get_blob(blob_dir: Path, sha256: str) -> bytes | None:
         return blob_path(blob_dir, sha256).read_bytes()
     except (FileNotFoundError, ValueError):
         return None
+
+
+def link_or_copy(src: str, dst: str) -> None:
+    """A blob into another blob folder: a hard link (a blob is never changed in place:
+    :func:`store_blob` writes a new file and renames it), a copy across file systems."""
+    try:
+        Path(dst).hardlink_to(src)
+    except OSError:
+        shutil.copy2(src, dst)

@@ -89,6 +89,7 @@ from reprokg.store.base import (
     SelectResult,
     Store,
 )
+from reprokg.store.blobs import link_or_copy
 from reprokg.store.bulk import rebuild_merge as rebuild_merge_in_bulk
 from reprokg.store.bulk import remove_leftovers
 from reprokg.store.merge import (
@@ -199,6 +200,10 @@ def _batch_nquads(writes: Sequence[DocumentWrite]) -> str | None:
 #: faster in a transaction (and a bulk load leaves SST files per call); the two meet near
 #: this many quads (benchmarks/README.md#figures-once-quoted-in-code)
 BULK_MIN_QUADS = 10_000
+#: quads restored below which the database is not compacted after the bulk load: lookups
+#: gain from it on a store of millions of quads; on a small one (the demo store restored at
+#: a first start) it costs more than it saves
+COMPACT_MIN_QUADS = 1_000_000
 
 
 #: the bookkeeping graphs, as pyoxigraph terms (never documents)
@@ -498,11 +503,11 @@ class OxigraphStore(
             if self.path is not None:
                 self._store.flush()
 
-    def _after_bulk_write(self, *, rank: bool) -> dict:
+    def _after_bulk_write(self, *, rank: bool, compact: bool = True) -> dict:
         """After a big bulk write (a merge rebuild, a restore): the database compacted on
         disk (the loader's files overlap) and, when asked, every board ranked again."""
         info = {}
-        if self.path is not None:
+        if self.path is not None and compact:
             info["compaction"] = self._compact()
         if rank:
             info["ranks"] = ranks.rebuild_all(self._store)
@@ -837,11 +842,12 @@ class OxigraphStore(
     def _restore_in_bulk(self, quads: Iterator[ox.Quad]) -> None:
         t0 = time.perf_counter()
         seen: set[object] = set()
-        added = 0
+        added = written = 0
 
         def merged_stream() -> Iterator[ox.Quad]:
-            nonlocal added
+            nonlocal added, written
             for q in quads:
+                written += 1
                 g = q.graph_name
                 if g not in seen:  # the loader commits at its end: this reads the store before
                     seen.add(g)
@@ -859,7 +865,7 @@ class OxigraphStore(
             raise
         self._committed(added)
         info = {"graphs_added": added, "load_s": round(time.perf_counter() - t0, 3)}
-        info.update(self._after_bulk_write(rank=ranked))
+        info.update(self._after_bulk_write(rank=ranked, compact=written >= COMPACT_MIN_QUADS))
         if self.path is not None:
             self._store.flush()
         self.maintenance["restore"] = info
@@ -875,7 +881,7 @@ class OxigraphStore(
         self._store.flush()
         self._store.backup(str(target / "oxigraph"))
         if self.blob_dir is not None and self.blob_dir.is_dir():
-            shutil.copytree(self.blob_dir, target / "blobs", copy_function=_link_or_copy)
+            shutil.copytree(self.blob_dir, target / "blobs", copy_function=link_or_copy)
 
     def checkpoint(self, target: str | Path) -> None:
         """A RocksDB checkpoint (hard links) of the database in the new folder ``target``."""
@@ -973,13 +979,6 @@ def _in_use(path: Path, exc: OSError) -> StoreInUse:
         f"writing [{exc}]",
         details={"pid": pid},
     )
-
-
-def _link_or_copy(src: str, dst: str) -> None:
-    try:
-        Path(dst).hardlink_to(src)
-    except OSError:
-        shutil.copy2(src, dst)
 
 
 def _convert(res: object, cancel: threading.Event) -> QueryResult | None:
