@@ -190,6 +190,7 @@ def compare(
         correction=method,
         resamples=resamples,
         seed=seed,
+        # the None-free values are ints and floats
         **{k: v for k, v in given.items() if v is not None},  # type: ignore[arg-type]
     )
 

@@ -26,6 +26,7 @@ from reprokg.cli.base import (
 )
 
 if TYPE_CHECKING:
+    from reprokg.evidence.verdicts import ComparisonVerdict, Verdict
     from reprokg.measures.headline import ComparisonSummary
     from reprokg.measures.run_comparison import RunComparison
 
@@ -232,7 +233,7 @@ def summarise(
     study: RunComparison,
     rules: list,
     verdicts: list,
-    whole: object | None,
+    whole: ComparisonVerdict | None,
     chosen: list[str],
     stored: str | None = None,
 ) -> ComparisonSummary:
@@ -253,7 +254,7 @@ def summarise(
             prefix = f"{v.rule.name}: " if len(verdicts) > 1 else ""
             reasons += [prefix + r.text() for r in v.results]
             reasons += [prefix + f"insufficient evidence: {s}" for s in v.shortfall]
-        w = whole.to_json()  # type: ignore[attr-defined]
+        w = whole.to_json()
         reasons.append(f"judges {w['work']}")
         verdict = verdict_summary(w["outcome"], [v.rule.name for v in verdicts], reasons)
     reported = [ir for ir, _mean in study.reported.get("orig_base", {}).values() if ir]
@@ -329,20 +330,20 @@ def _rules(args: argparse.Namespace) -> list:
     return [resolve(name, args.rules) for name in args.rule]
 
 
-def format_verdict(verdict: object, stored: bool = False) -> str:
+def format_verdict(verdict: Verdict, stored: bool = False) -> str:
     """One verdict: the rule, the outcome, each condition with its value."""
-    v = verdict.to_json()  # type: ignore[attr-defined]
+    v = verdict.to_json()
     lines = [f"\nverdict  {v['outcome']} (rule {v['rule']['name']})"]
-    lines += [f"  {c}" for c in (r.text() for r in verdict.results)]  # type: ignore[attr-defined]
+    lines += [f"  {c}" for c in (r.text() for r in verdict.results)]
     lines += [f"  insufficient evidence: {r}" for r in v["insufficient_evidence"]]
     if stored:
         lines.append(f"  stored {v['assessment']}")
     return "\n".join(lines) + "\n"
 
 
-def format_comparison_verdict(whole: object, stored: bool = False) -> str:
+def format_comparison_verdict(whole: ComparisonVerdict, stored: bool = False) -> str:
     """The comparison's one verdict over its rules, and the work it judges."""
-    v = whole.to_json()  # type: ignore[attr-defined]
+    v = whole.to_json()
     names = ", ".join(r["name"] for r in v["rules"])
     lines = [
         f"\ncomparison verdict  {v['outcome']} (rules {names}: reproduced only if every rule "

@@ -90,8 +90,9 @@ class Later(Generic[T]):
             self._done = True
         ok, value = self._outcome
         if not ok:
-            raise value  # type: ignore[misc]
-        return value  # type: ignore[return-value]
+            assert isinstance(value, BaseException)  # _collect's failure is the child's exception
+            raise value
+        return cast(T, value)  # the child's fn returned a T
 
     def _collect(self) -> tuple[bool, object]:
         if self._child is None or self._fd is None:
@@ -207,6 +208,7 @@ def _fork(
                 view = memoryview(payload)
                 out = write_fd if shared[i] is None else shared[i]
                 while view:
+                    # shared[i] is an fd when not None
                     view = view[os.write(out, view) :]  # type: ignore[arg-type]
                 # this step's end now, not when the child exits (and the kernel has taken
                 # down its copy of the parent's memory)

@@ -54,6 +54,7 @@ class LazyGraph(Graph):
         pending = self.__dict__["_pending"]
         return len(pending) if pending is not None else super().__len__()
 
+    # rdflib's stub types Graph.__iter__ narrower
     def __iter__(self) -> Iterator[tuple[Any, Any, Any]]:  # type: ignore[override]
         pending = self.__dict__["_pending"]
         return iter(pending) if pending is not None else super().__iter__()

@@ -328,7 +328,7 @@ class Settings:
                 shown = "<hidden>" if not f.repr else repr(raw)
                 raise UsageError(f"{name}={shown}: {exc}") from None
         values.update(overrides)
-        return cls(**values)  # type: ignore[arg-type]
+        return cls(**values)  # type: ignore[arg-type]  # values parsed per field's type above
 
     def to_env(self) -> dict[str, str]:
         """The environment that makes :meth:`from_env` return these settings (for workers)."""
@@ -340,7 +340,7 @@ class Settings:
         return env
 
     def with_(self, **changes: object) -> Settings:
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)  # type: ignore[arg-type]  # replace() checks the names
 
 
 def _read_file(name: str, path: str) -> str:
@@ -360,6 +360,7 @@ def view(cls: type[V], s: Settings) -> V:
     limit is declared once, here, and a component that needs three of them does not see
     the write token.
     """
+    # the same fields, Settings-typed
     return cls(**{f.name: getattr(s, f.name) for f in fields(cls)})  # type: ignore[arg-type]
 
 

@@ -478,8 +478,8 @@ def find(store: Any) -> CandidateMatches:
     for r in rows:
         year = r.get("year")
         venue = r.get("venue")
-        if year is None and venue is not None and _YEAR_RE.search(str(venue)):
-            year = _YEAR_RE.search(str(venue)).group()  # type: ignore[union-attr]
+        if year is None and venue is not None and (found := _YEAR_RE.search(str(venue))):
+            year = found.group()
         titles.setdefault(
             r["paper"], (str(r["title"]), None if venue is None else str(venue), _year(year))
         )

@@ -103,7 +103,7 @@ def datacite_record(
     version: str,
     doi: str | None,
     files: dict[str, bytes],
-    verdicts: list[dict] = (),  # type: ignore[assignment]
+    verdicts: Sequence[dict] = (),
 ) -> Record:
     """The DataCite record of a frozen result (``files``: the crate's, for its size)."""
     known = [Creator(p.name, p.iri if "orcid.org/" in p.iri else None) for p in content.authors]
@@ -161,8 +161,8 @@ def freeze(
     content: CrateContent,
     output: str | Path,
     *,
-    creators: list[Creator] = (),  # type: ignore[assignment]
-    reproduces: list[str] = (),  # type: ignore[assignment]
+    creators: Sequence[Creator] = (),
+    reproduces: Sequence[str] = (),
     publisher: str = "reprokg",
     license: str | None = None,
     version: str = "1",

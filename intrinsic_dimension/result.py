@@ -371,6 +371,7 @@ def analysis(
     delta: float | None = None
     b: Bounds | None = None
     if use_support:
+        # use_support: support is not None
         b = bounds(sf, support, workers=workers, progress=progress)  # type: ignore[arg-type]
         if want_exact:
             delta = refine(sf, b, workers=workers, progress=progress)

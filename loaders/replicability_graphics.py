@@ -1328,6 +1328,7 @@ def _load_per_paper(
                 ),
             )
         )
+    # the record has a review by now
     c = _Ctx(g, first_review, paper, doi, lines, msgs)  # type: ignore[arg-type]
     _finish_paper(c, title, None)
     return INFO.document(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -381,7 +382,7 @@ def run_entities(
     tree: dict[str, Any],
     action_id: str,
     *,
-    results: list[str] = (),  # type: ignore[assignment]
+    results: Sequence[str] = (),
     end_time: str | None = None,
     description: str | None = None,
 ) -> RunEntities:

@@ -173,6 +173,7 @@ def _compute_side(
                 scores[r] = rest.result()
             notes[m.name] = []
             inputs = Inputs(kind, prepared, scores, [side], opts, notes[m.name], shared)
+            # compute is a plain function in a field
             values[m.name] = m.compute(inputs)  # type: ignore[misc]
         scores[r] = rest.result()
     finally:
@@ -278,6 +279,7 @@ def compare(
             # family is its test's p-values of every measure and side)
             across.update(values)
             inputs = Inputs(kind, {}, scores, sides, opts, warnings, across)
+            # compute is a plain function in a field
             values[m.name] = m.compute(inputs)  # type: ignore[misc]
             continue
         values[m.name] = {k: v for d in done for k, v in d.values[m.name].items()}

@@ -75,6 +75,7 @@ def _mount_sparql(app: FastAPI, settings: Settings) -> None:
         check_write=lambda authorization: check_write_token(settings, authorization),
     )
     app.include_router(router)
+    # set on the router by sparql_router()
     app.state.query_runner = router.sparql_runner  # type: ignore[attr-defined]
 
 

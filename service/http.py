@@ -76,7 +76,7 @@ class ConnectionLimits:
     # --- connections ------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.Transport) -> None:
-        super().connection_made(transport)  # type: ignore[misc]
+        super().connection_made(transport)  # type: ignore[misc]  # uvicorn's protocol is untyped
         self._head_bytes = 0
         self._head_timer: asyncio.TimerHandle | None = None
         self._body_timer: asyncio.TimerHandle | None = None
@@ -112,12 +112,13 @@ class ConnectionLimits:
             else:
                 self.per_client.pop(self._peer, None)
             self._peer = ""
-        super().connection_lost(exc)  # type: ignore[misc]
+        super().connection_lost(exc)  # type: ignore[misc]  # uvicorn's protocol is untyped
 
     def _budgeted(self, app: ASGI3Application) -> ASGI3Application:
         budget = self.request_budget
         if budget is None:
             return app
+        # set by uvicorn's protocol __init__
         connections, tasks = self.connections, self.tasks  # type: ignore[attr-defined]
 
         async def budgeted(
@@ -179,7 +180,7 @@ class ConnectionLimits:
                 self._head_tail = data[-3:]
         elif self._body_timer is not None:
             self._body_bytes += len(data)
-        super().data_received(data)  # type: ignore[misc]
+        super().data_received(data)  # type: ignore[misc]  # uvicorn's protocol is untyped
         if self._head_timer is not None and not self._waiting_for_head():
             self._cancel_head_timer()  # the head is complete: now the body's timer
         self._watch_body()
@@ -229,6 +230,7 @@ class ConnectionLimits:
             self._body_cycle = cycle
             self._body_bytes = 0
             self._body_start = time.monotonic()
+            # uvicorn's protocol sets loop
             self._body_timer = self.loop.call_later(  # type: ignore[attr-defined]
                 self.body_timeout, self._body_check
             )
@@ -254,12 +256,14 @@ class ConnectionLimits:
             # the app has not read what came (or not asked for the body yet): not the
             # client's time; look again later
             self._body_start += self.body_timeout
+            # uvicorn's protocol sets loop
             self._body_timer = self.loop.call_later(  # type: ignore[attr-defined]
                 self.body_timeout, self._body_check
             )
             return
         deadline = self._body_start + self.body_timeout + self._body_bytes / self.body_min_rate
         if now < deadline:
+            # uvicorn's protocol sets loop
             self._body_timer = self.loop.call_later(  # type: ignore[attr-defined]
                 deadline - now, self._body_check
             )

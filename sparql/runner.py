@@ -512,6 +512,7 @@ class ProcessQueryRunner(QueryRunner):
         start_timeout: float = 120.0,
     ) -> None:
         self.snapshots = source if isinstance(source, Snapshots) else None
+        # a path when not Snapshots
         self.path = None if self.snapshots else os.fspath(source)  # type: ignore[arg-type]
         self.timeout = timeout
         self.row_cap = row_cap

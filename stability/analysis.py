@@ -99,6 +99,7 @@ class _Rows:
         ]
         for e, i in zip(self.experiments, first, strict=True):
             vals = [_text(col[i]) if col is not None else "" for col in meta_cols]
+            # RERUN_KEYS has three names
             self.meta[e] = tuple(vals) if vals[0] else None  # type: ignore[assignment]
             sel = self.exp_codes == self.experiments.index(e)
             for col in meta_cols:

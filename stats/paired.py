@@ -134,6 +134,7 @@ def wilcoxon(diffs: np.ndarray, **kw: object) -> list[SignedRank]:
     diffs = np.asarray(diffs, dtype=float)
     if diffs.ndim == 1:
         diffs = diffs[:, None]
+    # the caller's keywords are its options
     return [wilcoxon_column(diffs[:, j], **kw) for j in range(diffs.shape[1])]  # type: ignore[arg-type]
 
 

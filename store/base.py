@@ -100,6 +100,7 @@ class Store(ABC):
         """Several document writes in order; each is atomic (a backend may commit several
         in one transaction: then a crash keeps all or none of them, never part of one)."""
         for w in writes:
+            # DocumentWrite.triples is a Graph
             self.replace_document(w.iri, w.triples, w.replaces or w.iri)  # type: ignore[arg-type]
 
     @abstractmethod

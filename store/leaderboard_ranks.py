@@ -399,13 +399,14 @@ class Plan:
     def add_triple(self, s: object, p: object, o: object) -> None:
         """One written or dropped triple (pyoxigraph terms)."""
         if p == ON_BOARD:
-            self.values.add(s)  # type: ignore[arg-type]
+            self.values.add(s)  # type: ignore[arg-type]  # a subject is a named or blank node
             if isinstance(o, ox.NamedNode):
                 self.boards.add(o.value)
         elif p == HAS_VALUE:
-            self.values.add(s)  # type: ignore[arg-type]
+            self.values.add(s)  # type: ignore[arg-type]  # a subject is a named or blank node
         elif p == REPORTED and isinstance(o, ox.NamedNode | ox.BlankNode):
             self.values.add(o)
+        # p is a NamedNode when it is a key
         for i, depth in _STEPS.get(p, ()):  # type: ignore[call-overload]
             self.path_nodes.add((s, i, depth))
 
@@ -430,6 +431,7 @@ class Plan:
                     q.subject
                     for n in nodes
                     if not isinstance(n, ox.Literal)
+                    # literals skipped above
                     for q in store.quads_for_pattern(None, pred, n, dg)  # type: ignore[arg-type]
                 }
             for run in nodes:
@@ -529,6 +531,7 @@ def after_write(store: ox.Store, plan: Plan) -> dict:
     keys = {str(v) for v in values}
     # a blank node cannot be named in VALUES: every affected board re-ranked in full then
     blank = any(isinstance(v, ox.BlankNode) for v in values)
+    # not blank: every value is named
     now = None if blank else _entries_of(store, values)  # type: ignore[arg-type]
     windows: dict[str, list[Entry] | None] = {}
     olds: dict[str, list[Row]] = {}

@@ -185,6 +185,7 @@ class UpdatePlan:
 
     @classmethod
     def of(cls, sparql: str, **kwargs: object) -> UpdatePlan:
+        # the fields' own names and types
         return cls(written_graphs(sparql), **kwargs)  # type: ignore[arg-type]
 
     @property

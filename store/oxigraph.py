@@ -119,13 +119,14 @@ def _run_with_timeout(fn: Callable[[threading.Event], T], timeout: float | None)
     cancel = threading.Event()
     if timeout is None:
         return fn(cancel)
-    box: dict[str, object] = {}
+    value: list[T] = []
+    error: list[BaseException] = []
 
     def target() -> None:
         try:
-            box["value"] = fn(cancel)
+            value.append(fn(cancel))
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
-            box["error"] = exc
+            error.append(exc)
 
     worker = threading.Thread(target=target, name="reprokg-query", daemon=True)
     worker.start()
@@ -133,9 +134,9 @@ def _run_with_timeout(fn: Callable[[threading.Event], T], timeout: float | None)
     if worker.is_alive():
         cancel.set()
         raise QueryTimeout(f"query stopped after its {timeout:g} s time limit")
-    if "error" in box:
-        raise box["error"]  # type: ignore[misc]
-    return box["value"]  # type: ignore[return-value]
+    if error:
+        raise error[0]
+    return value[0]
 
 
 def graph_quads(iri: URIRef | str, graph: Graph | Iterable) -> list[ox.Quad]:
@@ -164,8 +165,9 @@ def _batch_merged_quads(writes: Sequence[DocumentWrite]) -> list[ox.Quad]:
             xo = memo.get(o)
             if xo is None:
                 xo = memo[o] = to_oxigraph(o)
+            # pyoxigraph checks the terms
             named.append(quad(xs, xp, xo, g))  # type: ignore[arg-type]
-            merge.append(quad(xs, xp, xo))  # type: ignore[arg-type]
+            merge.append(quad(xs, xp, xo))  # type: ignore[arg-type]  # pyoxigraph checks the terms
     return named + merge
 
 
@@ -555,7 +557,8 @@ class OxigraphStore(
         reader still holding the old handle is waited for (its lock on the directory)."""
         assert self.path is not None
         standin = disk.Reopening()
-        self._store = standin  # type: ignore[assignment]  # the old handle's last reference here: RocksDB closes it
+        # the old handle's last reference here: RocksDB closes it
+        self._store = standin  # type: ignore[assignment]
         deadline = time.monotonic() + 10
         new = None
         try:
@@ -910,7 +913,7 @@ class OxigraphStore(
             with contextlib.suppress(OSError):
                 self._store.flush()
         # pyoxigraph closes RocksDB when the object is collected
-        self._store = None  # type: ignore[assignment]
+        self._store = None  # type: ignore[assignment]  # closed: no use after close()
 
     def native_query(self, sparql: str, *, reads_store: bool = True) -> object:
         """pyoxigraph's own result object over the default graph (the merge; the union

@@ -278,6 +278,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
             raise StoreError(f"SPARQL endpoint {url} answered {r.status_code}: {r.text[:2000]}")
         return r
 
+    # a read-only default
     def _raw_select(self, sparql: str, dataset: list[tuple[str, str]] = ()) -> SelectResult:  # type: ignore[assignment]
         r = self._post(
             self.url,
@@ -309,7 +310,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         res = self._raw_select(f"SELECT ?s ?p ?o WHERE {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}")
         g = Graph()
         for s, p, o in res.rows:
-            g.add((s, p, o))  # type: ignore[arg-type]
+            g.add((s, p, o))  # type: ignore[arg-type]  # a graph's ?s ?p ?o are all bound
         return g
 
     def _dataset(

@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from reprokg.survey.charts import FORMATS, figure_bytes
@@ -28,9 +29,9 @@ def render(make: Callable[[], Figure], fmt: str = "svg") -> bytes:
     return figure_bytes(make, fmt)
 
 
-def _tidy(ax: object) -> None:
+def _tidy(ax: Axes) -> None:
     for side in ("top", "right"):
-        ax.spines[side].set_visible(False)  # type: ignore[attr-defined]
+        ax.spines[side].set_visible(False)
 
 
 def grouped_bars(

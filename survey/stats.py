@@ -291,6 +291,7 @@ def benjamini_hochberg(pvalues: Sequence[float]) -> list[float]:
 
 def _isnan(v: object) -> bool:
     try:
+        # float() refuses what it must; caught below
         return v is None or math.isnan(float(v))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return False

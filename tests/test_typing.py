@@ -32,6 +32,22 @@ def bare_ignores(text: str) -> Iterator[int]:
             yield t.start[0]
 
 
+#: what may follow the code: a reason, ``# type: ignore[code]  # why``
+_REASONED = re.compile(r"type:\s*ignore\[[^\]]*\]\s*#\s*\S")
+
+
+def unreasoned_ignores(text: str) -> Iterator[int]:
+    """Lines of ``text`` (Python) whose ``type: ignore`` says no reason: none after it on its
+    line, and the line above is no comment (where a reason too long for the line goes)."""
+    lines = text.splitlines()
+    for t in tokenize.generate_tokens(io.StringIO(text).readline):
+        if t.type != tokenize.COMMENT or not _IGNORE.search(t.string):
+            continue
+        above = lines[t.start[0] - 2].strip() if t.start[0] > 1 else ""
+        if not _REASONED.search(t.string) and not above.startswith("#"):
+            yield t.start[0]
+
+
 def test_no_type_ignore_without_an_error_code() -> None:
     bad = [
         f"{path.relative_to(REPO)}:{line}"
@@ -53,6 +69,32 @@ def test_no_type_ignore_without_an_error_code() -> None:
 )
 def test_the_bare_ignore_check_sees_what_it_must(python: str, lines: list[int]) -> None:
     assert list(bare_ignores(python)) == lines
+
+
+def test_no_type_ignore_without_a_reason() -> None:
+    """An ignore says why the checker is wrong there, so the next reader can tell whether
+    it still is (package code; tests and benchmarks are not the package)."""
+    bad = [
+        f"{path.relative_to(REPO)}:{line}"
+        for _module, path in _modules()
+        for line in unreasoned_ignores(path.read_text(encoding="utf-8"))
+    ]
+    assert not bad, "a type: ignore without a reason after it or above it:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize(
+    ("python", "lines"),
+    [
+        ("x: int = 'a'  # type: ignore[assignment]\n", [1]),
+        ("x = 1\ny: int = 'a'  # type: ignore[assignment]  #\n", [2]),
+        ("x = 1  # a comment of x\ny: int = 'a'  # type: ignore[assignment]\n", [2]),
+        ("x: int = 'a'  # type: ignore[assignment]  # a reason\n", []),
+        ("# a reason too long for the line\nx: int = 'a'  # type: ignore[assignment]\n", []),
+        ('"""A docstring saying # type: ignore is no comment."""\n', []),
+    ],
+)
+def test_the_reason_check_sees_what_it_must(python: str, lines: list[int]) -> None:
+    assert list(unreasoned_ignores(python)) == lines
 
 
 def _checked() -> tuple[set[str], set[str]]:

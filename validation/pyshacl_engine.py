@@ -64,6 +64,7 @@ def _install_prepared_query_cache() -> None:
                 query = prepared(query)
         return original(self, query, init_binds, target_graph)
 
+    # a method replaced on purpose: pyshacl's query, prepared once
     SPARQLBasedConstraint._validate_sparql_query = validate_sparql_query  # type: ignore[method-assign]
     _install_constraint_lookup()
 
@@ -94,7 +95,7 @@ class _ParameterList(list):
 
 def _install_constraint_lookup() -> None:
     """Seed the module cache pyshacl's ``Shape.validate`` reads its parameter list from."""
-    shape_module.CONSTRAINT_PARAMS = (  # type: ignore[attr-defined]
+    shape_module.CONSTRAINT_PARAMS = (  # type: ignore[attr-defined]  # a cache pyshacl reads
         _ParameterList(ALL_CONSTRAINT_PARAMETERS),
         CONSTRAINT_PARAMETERS_MAP,
     )

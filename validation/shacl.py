@@ -125,6 +125,7 @@ def _path_predicates(shapes: Graph, node: object, seen: set | None = None) -> se
         return set()
     seen.add(node)
     out: set[URIRef] = set()
+    # node is a shape's IRI or BNode
     for p, o in shapes.predicate_objects(node):  # type: ignore[arg-type]
         if p in _PATH_LINKS:
             out |= _path_predicates(shapes, o, seen)

@@ -78,7 +78,7 @@ class _ScalarLoader(yaml.SafeLoader):
 
 _FastScalarLoader: type[yaml.CSafeLoader] | None = None
 if getattr(yaml, "__with_libyaml__", False):
-
+    # the None above is the no-libyaml case
     class _FastScalarLoader(yaml.CSafeLoader):  # type: ignore[no-redef]
         """LibYAML (C) parser, same scalars; only for texts that cannot hold an alias.
 
@@ -151,6 +151,7 @@ def _plain_tree(root: yaml.Node, line_offset: int, name: str) -> Any:
             line=mark.line + 1 + line_offset,
             column=mark.column + 1,
             tag=node.tag,
+            # a ScalarNode; the stub's Node has no style
             quoted=node.style in quoted_styles,  # type: ignore[attr-defined]
         )
 
@@ -230,6 +231,7 @@ def parse_yaml(text: str, name: str, *, line_offset: int = 0, check_lines: bool 
     loader = None
     try:
         # the reader checks the characters when the loader is made: inside the try
+        # use_c: it is not None
         loader = _FastScalarLoader(text) if use_c else _ScalarLoader(text)  # type: ignore[misc]
         if use_c:  # no alias: build plain documents directly (lines shifted, nodes counted)
             node = loader.get_single_node()

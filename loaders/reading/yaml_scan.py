@@ -263,6 +263,7 @@ class _Scanner:
         while True:
             if pos == self.line_start and pos < n and text[pos] == "\ufeff":
                 pos += 1
+            # the pattern matches the empty string
             pos = _WS_COMMENT.match(text, pos).end()  # type: ignore[union-attr]
             if pos < n and text[pos] == "\n":
                 pos += 1
@@ -311,6 +312,7 @@ class _Scanner:
             line = at_line + 1 + self.line_offset
             self.stats.deepest_at = (line, at_col + 1)
             if 0 <= self.max_depth < d:
+                # max_depth >= 0 only when limits are given
                 raise too_deep(self.limits, self.name, line, at_col + 1)  # type: ignore[arg-type]
 
     def _count_node(self, at: int) -> None:
@@ -506,6 +508,7 @@ class _Scanner:
         self._save_key(col)
         self.allowed = False
         self._count_node(self.pos)
+        # called at a '!': the pattern matches it
         end = _TAG.match(self.text, self.pos).end()  # type: ignore[union-attr]
         if not (self._blankz(end) or (self.flow and self.text[end] == ",")):
             return False  # libyaml: "did not find expected whitespace or line break"
@@ -568,6 +571,7 @@ class _Scanner:
                 break
             if pos < n and text[pos] == "#":
                 break
+            # the run may be empty: always matches
             end = run.match(text, pos).end()  # type: ignore[union-attr]
             if flow and end + 1 < n and text[end] == ":" and text[end + 1] in ",?[]{}":
                 self.pos = pos
@@ -577,6 +581,7 @@ class _Scanner:
                 pos = end
             if pos >= n or text[pos] not in " \t\n":
                 break
+            # the pattern matches the empty string
             end = _BLANKS.match(text, pos).end()  # type: ignore[union-attr]
             breaks = text.count("\n", pos, end)
             if breaks:

@@ -151,7 +151,7 @@ def _run_native(
     try:
         fmt = ox.QueryResultsFormat.CSV if csv_rows else ox.QueryResultsFormat.JSON
         # pyoxigraph's stub says IO[bytes]; it only calls write(), which a RawIOBase has
-        res.serialize(out, format=fmt)  # type: ignore[arg-type]
+        res.serialize(out, format=fmt)  # type: ignore[arg-type]  # see above
     except AnswerTooLarge:
         del res
         return _cut_native(store, sparql, media, limit, reads_store)
@@ -173,10 +173,11 @@ def _cut_native(store, sparql: str, media: str, limit: int, reads_store: bool) -
     from reprokg.store.terms import to_rdflib
 
     res = _native_result(store, sparql, reads_store)
+    # native_query answers a SELECT's solutions
     names = [v.value for v in res.variables]  # type: ignore[attr-defined]
     rows: list[tuple] = []
     used = 0
-    for solution in res:  # type: ignore[attr-defined]
+    for solution in res:  # type: ignore[attr-defined]  # native_query answers a SELECT's solutions
         row = tuple(to_rdflib(solution[i]) for i in range(len(names)))
         used += sum(len(t) + 4 if t is not None else 1 for t in row)
         if used > limit:

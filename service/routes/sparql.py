@@ -424,6 +424,7 @@ def sparql_router(
     if runner is not None:
         holder.set(runner)
     router = APIRouter(tags=["SPARQL"])
+    # an attribute of our own on the router
     router.sparql_runner = holder  # type: ignore[attr-defined]
     threads = _Threads(holder)
     if runner is None and warm:

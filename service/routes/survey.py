@@ -66,7 +66,7 @@ def survey_chart(
 
     stem, dot, ext = name.rpartition(".")
     if dot and ext in sc.FORMATS:
-        name, format = stem, ext  # type: ignore[assignment]
+        name, format = stem, ext  # type: ignore[assignment]  # ext is in sc.FORMATS: svg or png
     if name not in sc.CHARTS:
         raise NotFound(f"unknown chart {name!r}; one of {', '.join(sc.CHARTS)}")
     body = analyses.run(request, _chart, name, dataset, format)

@@ -582,7 +582,7 @@ class _Compiler:
                 shape_node=shape,
                 path_node=path_node,
                 path_text=path_text,
-                **extra,  # type: ignore[arg-type]
+                **extra,  # type: ignore[arg-type]  # the Branch fields info's callers name
             )
 
         return info, path_text

@@ -228,6 +228,7 @@ class Merged:
                 f"SELECT DISTINCT ?g ?this ?_b WHERE {{ GRAPH ?g {{ {t} "
                 f'BIND(CONCAT({missing}) AS ?_b) FILTER(?_b != "") }} }}'
             )
+        # a maxCount's argument is an int
         limits = {path: min(int(n) for _i, n in e) for path, e in self.entries.items()}  # type: ignore[call-overload]
         if len(set(limits.values())) == 1:
             limit = str(next(iter(limits.values())))
@@ -246,6 +247,7 @@ class Merged:
         if self.what == "max":
             n = int(solution["_n"].value)
             path = f"<{solution['_p'].value}>"
+            # a maxCount's argument is an int
             return [(i, None) for i, limit in self.entries[path] if n > int(limit)]  # type: ignore[call-overload]
         ids = solution["_b"].value.split()
         value = solution["value"] if self.what == "values" else None
@@ -292,6 +294,7 @@ class Screen:
             elif m.what == "min":
                 flags.append(f"COUNT(DISTINCT {bound(str(k), list(m.entries))}) < {len(m.entries)}")
             else:  # at most one value: two rows of one path; more: that path's rows
+                # a maxCount's argument is an int
                 limits = {p: min(int(n) for _i, n in e) for p, e in m.entries.items()}  # type: ignore[call-overload]
                 ones = [p for p, n in limits.items() if n == 1]
                 over = []
@@ -313,7 +316,7 @@ class Screen:
     def flagged(self, solutions: object) -> list[tuple[Merged, str]]:
         """The members some solution of the screen flagged (all of them when unsure)."""
         hit: set[int] = set()
-        for sol in solutions:  # type: ignore[attr-defined]
+        for sol in solutions:  # type: ignore[attr-defined]  # the screen's QuerySolutions
             for k in range(len(self.members)):
                 f = solution_get(sol, f"_f{k}")
                 if f is None or getattr(f, "value", None) != "false":
@@ -324,7 +327,7 @@ class Screen:
     def applies(members: list[Merged]) -> bool:
         """Two or more merged queries on the target, and no ``sh:maxCount 0``."""
         return len(members) > 1 and all(
-            int(n) >= 1  # type: ignore[call-overload]
+            int(n) >= 1  # type: ignore[call-overload]  # a maxCount's argument is an int
             for m in members
             if m.what == "max"
             for e in m.entries.values()

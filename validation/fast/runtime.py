@@ -132,6 +132,7 @@ class _Converter:
 
         if len(self.types) > self._LIMIT:
             self.types.clear()
+        # c is an rdflib term; a miss is ()
         found = [c, *superclasses().get(c, ())]  # type: ignore[call-overload]
         keep = self.keep
         if keep is not None and OPEN_TYPES not in keep:
@@ -222,6 +223,7 @@ def _literal_nt(term: Literal) -> str | None:
         if how is not _AS_ENCODED:
             if term.ill_typed:
                 return f"{_quote(term)}^^<{ILL_TYPED}{d[1:]}"
+            # how is a Pattern here
             if how is _AS_KEPT or (how is not _AS_LOSSLESS and how.fullmatch(term)):  # type: ignore[attr-defined]
                 return f"{_quote(term)}^^{d}"
             return f"{_quote(term)}^^<{LOSSLESS}{d[1:]}"
@@ -252,9 +254,11 @@ def _quads(graphs: list[Graph], names: list[str], entail: bool = True) -> list[o
                 if not entail:  # a user's data graph: an error (as in _nquads)
                     raise
                 continue  # a term the store refuses: left out (as in _nquads)
+            # pyoxigraph checks the terms
             quads.append(ox.Quad(xs, xp, xo, gn))  # type: ignore[arg-type]
             if p == type_term:
                 for c in sup.get(o, ()):
+                    # a class is a NamedNode
                     quads.append(ox.Quad(xs, xp, _ox(c), gn))  # type: ignore[arg-type]
     return quads
 
@@ -357,6 +361,7 @@ def evaluate_compiled(
     _load(store, graphs, names, kind)
     if compiled.shapes is not None:
         gn = ox.NamedNode(SHAPES_GRAPH)
+        # _ox answers a literal too; a shape triple never has one where Quad refuses it
         store.bulk_extend([ox.Quad(_ox(s), _ox(p), _ox(o), gn) for s, p, o in compiled.shapes])  # type: ignore[arg-type]
     index = {n[1:-1]: i for i, n in enumerate(names)}
     try:
@@ -383,8 +388,9 @@ def _evaluate(
         plan.append((step, query))
     for step, query in plan:
         solutions = store.query(query)
+        assert isinstance(solutions, ox.QuerySolutions)  # every query here is a SELECT
         if isinstance(step, Merged):
-            for sol in solutions:  # type: ignore[union-attr]
+            for sol in solutions:
                 g, this = sol["g"], sol["this"]
                 if g is None or this is None or g.value not in index:
                     continue
@@ -394,7 +400,7 @@ def _evaluate(
             continue
         i = step
         branch = branches[i]
-        for sol in solutions:  # type: ignore[union-attr]
+        for sol in solutions:
             g, this = sol["g"], sol["this"]
             if g is None or this is None or g.value not in index:
                 continue  # an aggregate over no targets gives one empty group here, not none
@@ -441,7 +447,9 @@ def _run_pre_bound(
         f"{bind.replace('?this', term)} }}{tail}"
     )
     found = []
-    for sol in store.query(query):  # type: ignore[union-attr]
+    solutions = store.query(query)
+    assert isinstance(solutions, ox.QuerySolutions)  # the query is a SELECT
+    for sol in solutions:
         value = solution_get(sol, "value")
         found.append(
             (value if value is not None else (focus if bind else None), solution_get(sol, "path"))

@@ -159,7 +159,7 @@ def _flat(v: object) -> object:
 
 def _score(v: object) -> float | None:
     try:
-        return float(v)  # type: ignore[arg-type]
+        return float(v)  # type: ignore[arg-type]  # float() refuses what it must; caught below
     except (TypeError, ValueError):
         return None  # "n/a": not applicable
 
