@@ -18,14 +18,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from reprokg.core.errors import UsageError
 from reprokg.sparql.named import package_query
 from reprokg.sparql.rows import select_rows
+from reprokg.store.base import Store
 from reprokg.studies.plugin import StudyValue
 from reprokg.studies.registry import ARTIFACT_PERMANENCE
+from reprokg.studies.study_result import StudyResult
 
 QUERY = "studies/sparql/artifact_permanence.rq"
 NAMED_QUERY = "reproduced-then-unreachable"
@@ -133,7 +135,7 @@ class Inputs:
     sparql: str
 
 
-def read(store: Any, source: str = "reprodb") -> Inputs:
+def read(store: Store, source: str = "reprodb") -> Inputs:
     """The checked locations of ``source``'s assessments (rows folded per assessment ×
     location: badges gathered, the latest check kept; checks of the same time that
     disagree count as unreachable)."""
@@ -179,7 +181,48 @@ def _groups(locations: list[Location], key: str, order: list[Any]) -> list[dict[
     ]
 
 
-def analyze(inputs: Inputs, method: str = "published") -> dict[str, Any]:
+@dataclass(frozen=True, kw_only=True)
+class ArtifactPermanenceResult(StudyResult):
+    """Reachable shares of checked artifact locations, overall and by group."""
+
+    STUDY: ClassVar[str] = "artifact-permanence"
+
+    source: str
+    checked_at: list[str]
+    n_locations: int
+    n_distinct_urls: int
+    n_assessments: int
+    #: unreachable, reachable (a share with its Clopper-Pearson interval)
+    overall: dict[str, Any]
+    by_badge_level: list[dict[str, Any]]
+    by_venue: list[dict[str, Any]]
+    by_year: list[dict[str, Any]]
+    by_host: list[dict[str, Any]]
+    #: locations, assessments, the named query listing their papers
+    results_badge_unreachable: dict[str, Any]
+    rules: list[str]
+    provenance: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "source": self.source,
+            "checked_at": self.checked_at,
+            "n_locations": self.n_locations,
+            "n_distinct_urls": self.n_distinct_urls,
+            "n_assessments": self.n_assessments,
+            "overall": self.overall,
+            "by_badge_level": self.by_badge_level,
+            "by_venue": self.by_venue,
+            "by_year": self.by_year,
+            "by_host": self.by_host,
+            "results_badge_unreachable": self.results_badge_unreachable,
+            "rules": self.rules,
+            "provenance": self.provenance,
+        }
+
+
+def analyze(inputs: Inputs, method: str = "published") -> ArtifactPermanenceResult:
     """Reachable shares of the checked locations, overall and by badge level, venue, year
     and host, each with its Clopper-Pearson interval."""
     locs = inputs.locations
@@ -187,26 +230,26 @@ def analyze(inputs: Inputs, method: str = "published") -> dict[str, Any]:
     levels = [name for name, _ in LEVELS] + [NO_BADGE]
     hosts = sorted({loc.host for loc in locs}, key=lambda h: (h.startswith("other"), h))
     results_down = [loc for loc in locs if loc.level == levels[0] and not loc.accessible]
-    return {
-        "method": method,
-        "source": inputs.source,
-        "checked_at": sorted({loc.checked_at for loc in locs}),
-        "n_locations": len(locs),
-        "n_distinct_urls": len({loc.location for loc in locs}),
-        "n_assessments": len({loc.assessment for loc in locs}),
-        "overall": {"unreachable": len(locs) - up, "reachable": share(up, len(locs))},
-        "by_badge_level": _groups(locs, "level", levels),
-        "by_venue": _groups(locs, "venue", sorted({loc.venue for loc in locs})),
-        "by_year": _groups(locs, "year", sorted({loc.year for loc in locs})),
-        "by_host": _groups(locs, "host", hosts),
-        "results_badge_unreachable": {
+    return ArtifactPermanenceResult(
+        method=method,
+        source=inputs.source,
+        checked_at=sorted({loc.checked_at for loc in locs}),
+        n_locations=len(locs),
+        n_distinct_urls=len({loc.location for loc in locs}),
+        n_assessments=len({loc.assessment for loc in locs}),
+        overall={"unreachable": len(locs) - up, "reachable": share(up, len(locs))},
+        by_badge_level=_groups(locs, "level", levels),
+        by_venue=_groups(locs, "venue", sorted({loc.venue for loc in locs})),
+        by_year=_groups(locs, "year", sorted({loc.year for loc in locs})),
+        by_host=_groups(locs, "host", hosts),
+        results_badge_unreachable={
             "locations": len(results_down),
             "assessments": len({loc.assessment for loc in results_down}),
             "named_query": NAMED_QUERY,
         },
-        "rules": list(ARTIFACT_PERMANENCE.method(method).rules),
-        "provenance": {"sparql": inputs.sparql, "named_query": NAMED_QUERY},
-    }
+        rules=list(ARTIFACT_PERMANENCE.method(method).rules),
+        provenance={"sparql": inputs.sparql, "named_query": NAMED_QUERY},
+    )
 
 
 def _line(label: str, row: dict[str, Any], down: int) -> str:
@@ -219,7 +262,8 @@ def _line(label: str, row: dict[str, Any], down: int) -> str:
     )
 
 
-def format_table(result: dict[str, Any]) -> str:
+def format_table(answer: ArtifactPermanenceResult) -> str:
+    result = answer.to_json()
     o = result["overall"]
     lines = [
         f"Artifact permanence ({result['source']}; checked {', '.join(result['checked_at'])}): "
@@ -246,7 +290,8 @@ def format_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def values(result: dict[str, Any]) -> list[StudyValue]:
+def values(answer: ArtifactPermanenceResult) -> list[StudyValue]:
+    result = answer.to_json()
     out = [
         StudyValue(
             name="overall.reachable",
@@ -267,10 +312,10 @@ def values(result: dict[str, Any]) -> list[StudyValue]:
     return out
 
 
-def charts(result: dict[str, Any], inputs: Inputs, fmt: str = "svg") -> dict[str, bytes]:
+def charts(answer: ArtifactPermanenceResult, inputs: Inputs, fmt: str = "svg") -> dict[str, bytes]:
     from reprokg.studies import plots
 
-    rows = result["by_badge_level"]
+    rows = answer.by_badge_level
     return {
         "artifact-permanence-by_badge_level": plots.render(
             lambda: plots.bars(

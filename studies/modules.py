@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from reprokg.studies import (
         artifact_evaluation,
+        artifact_permanence,
         audits,
         gk2018,
         grsi,
@@ -36,3 +37,6 @@ if TYPE_CHECKING:
     _AE: StudyModule[artifact_evaluation.Inputs, artifact_evaluation.ArtifactEvaluationResult] = (
         artifact_evaluation
     )
+    _PERMANENCE: StudyModule[
+        artifact_permanence.Inputs, artifact_permanence.ArtifactPermanenceResult
+    ] = artifact_permanence
