@@ -88,7 +88,7 @@ def test_a_module_without_the_contract_is_refused(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(loaders, "LOADER_MODULES", ("reprokg.loaders.reading.source",))
     loaders.loaders.cache_clear()
     try:
-        with pytest.raises(TypeError, match=r"reprokg\.loaders\.source does not satisfy"):
+        with pytest.raises(TypeError, match=r"reprokg\.loaders\.reading\.source does not satisfy"):
             loaders.loaders()
     finally:
         monkeypatch.undo()
