@@ -18,6 +18,7 @@ version is not used (the demo is then built from the examples, as before).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import json
 import tarfile
@@ -28,6 +29,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from reprokg import __version__
+from reprokg.core.hashing import stable_key
 from reprokg.core.resources import data_dir
 from reprokg.store.base import Store
 
@@ -48,6 +50,18 @@ def bundle_info() -> dict | None:
         return None
     info = json.loads(folder.joinpath(INFO).read_text(encoding="utf-8"))
     return info if info.get("version") == __version__ else None
+
+
+def bundle_key() -> str | None:
+    """What names the shipped bundle's content: its version and its files' hashes (a
+    couple of megabytes, hashed in milliseconds; the test that checks the bundle against a
+    fresh build keeps it in step with the code), or None."""
+    info = bundle_info()
+    if info is None:
+        return None
+    folder = data_dir(BUNDLE)
+    hashes = [hashlib.sha256(folder.joinpath(n).read_bytes()).hexdigest() for n in (DUMP, BLOBS)]
+    return "bundle-" + stable_key(info["version"], *hashes)
 
 
 def restore_bundle(store: Store) -> tuple[dict[str, int], list[str]] | None:

@@ -228,6 +228,8 @@ def test_the_demo_store_is_built_once_and_copied(tmp_path, monkeypatch) -> None:
         return {"added": 1}, ["/health"]
 
     monkeypatch.setattr(demo, "build_or_restore", fake_build)
+    # without a shipped bundle the package's fingerprint keys the cache
+    monkeypatch.setattr("reprokg.service.demo_bundle.bundle_key", lambda: None)
     cache = tmp_path / "cache"
     first, second = tmp_path / "a", tmp_path / "b"
     assert demo.prepare_demo(str(first), cache) == ({"added": 1}, ["/health"])
@@ -240,6 +242,11 @@ def test_the_demo_store_is_built_once_and_copied(tmp_path, monkeypatch) -> None:
     demo.prepare_demo(str(tmp_path / "c"), cache)
     assert len(builds) == 2
     assert len(list(cache.glob("demo-*"))) == 2
+    # with a bundle, its content keys the cache: another bundle builds anew, once
+    monkeypatch.setattr("reprokg.service.demo_bundle.bundle_key", lambda: "bundle-x")
+    demo.prepare_demo(str(tmp_path / "d"), cache)
+    demo.prepare_demo(str(tmp_path / "e"), cache)
+    assert len(builds) == 3
 
 
 def test_the_demo_fingerprint_follows_the_package_files() -> None:
