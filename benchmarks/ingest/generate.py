@@ -1,8 +1,8 @@
 """Generated ir_metadata run headers (YAML) for the ingest benchmark.
 
 Each header is the ir_metadata website's assembled example (MIT, irgroup/ir_metadata,
-shipped in ``/work/shared/data``; a copy is embedded here so the benchmark runs
-anywhere) with per-run values varied: tag, commit, BM25 parameters, venue year, team,
+``website_checklist_examples_assembled.yaml``; a copy is embedded here so the benchmark
+runs anywhere) with per-run values varied: tag, commit, BM25 parameters, venue year, team,
 library versions. Deterministic for a given index.
 """
 

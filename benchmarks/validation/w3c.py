@@ -1,5 +1,5 @@
-"""The W3C SHACL test suite (``/work/shared/data/w3c/shacl/tests``): its manifests read, and
-a validation report compared with the expected one as the suite specifies.
+"""The W3C SHACL test suite (``w3c/shacl/tests`` of the field's data folder): its manifests read,
+and a validation report compared with the expected one as the suite specifies.
 
 Shared by the conformance tests (``tests/validation/test_w3c_shacl.py``) and the engine
 benchmark (``benchmarks/validation/run.py``), so both count the same tests the same way.
