@@ -60,3 +60,23 @@ def test_package_data_found_through_importlib_resources() -> None:
 
     for name in ("ontology", "shapes", "queries"):
         assert data_dir(name).is_dir(), name
+
+
+def test_the_wheel_lists_every_package_of_the_tree() -> None:
+    """``pip install .`` (the README's first command) builds a wheel from the explicit
+    ``packages`` list; a subpackage left out of it (``validation/fast``, ``loaders/reading``)
+    imports in an editable checkout and is missing from the wheel."""
+    import tomllib
+
+    listed = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"][
+        "packages"
+    ]
+    tree = {"reprokg"} | {
+        "reprokg." + ".".join(init.parent.relative_to(REPO).parts)
+        for init in REPO.rglob("__init__.py")
+        if init.parent != REPO
+        and init.relative_to(REPO).parts[0] not in ("tests", "benchmarks", "build")
+        and not any(part.startswith(".") for part in init.relative_to(REPO).parts)
+    }
+    assert len(listed) == len(set(listed)), "a package listed twice"
+    assert set(listed) == tree
