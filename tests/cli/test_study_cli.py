@@ -1,5 +1,6 @@
 """``reprokg study`` on an embedded store of the bundled examples (what ``serve --demo``
-loads): list, each study as table and JSON, charts, --save twice, errors."""
+loads, and ReproDB's link checks): list, each study as table and JSON, charts, --save
+twice, errors."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.slow  # the studies' stores its fixtures load
 
 
 @pytest.fixture(scope="module")
-def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def store_dir(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
     from reprokg.store import open_store
     from tests.studies.stores import load_into
 
@@ -26,7 +27,9 @@ def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open_store(d) as store:
         load_into(
             store,
-            [REPO / "examples" / f for f in ("survey", "audits", "evidence")],
+            [REPO / "examples" / f for f in ("survey", "audits", "evidence")]
+            # ReproDB's link checks, which artifact-permanence joins to the examples' artifacts
+            + [shared_data / "artifact_evaluation" / "reprodb" / "artifact_availability.json"],
         )
     return d
 
