@@ -81,7 +81,7 @@ def atom_feed(items: list[Any], *, self_url: str, next_url: str | None, total: i
         200: {
             "description": "A page of contradictions (JSON: total, counts by kind, items; "
             "or an Atom feed)",
-            "content": {ATOM: {}},
+            "content": {"application/json": {}, ATOM: {}},
         },
     },
 )
