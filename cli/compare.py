@@ -258,14 +258,9 @@ def summarise(
         reasons.append(f"judges {w['work']}")
         verdict = verdict_summary(w["outcome"], [v.rule.name for v in verdicts], reasons)
     reported = [ir for ir, _mean in study.reported.get("orig_base", {}).values() if ir]
-    study_kind = None
-    if c.primad:  # runs without headers have no PRIMAD, and no reason to load rdflib
-        from reprokg.measures.primad import study_kind_label
-
-        study_kind = study_kind_label(c.primad)
     return comparison_summary(
         title=study.title,
-        study=study_kind,
+        study=study_kind_label(c.primad),
         runs=runs,
         collection=collection,
         kind=c.kind,
@@ -282,26 +277,13 @@ def summarise(
 
 
 def _collection_text(study: RunComparison) -> str:
-    """The test collection(s) by their ir_datasets id, and the qrels that judged the runs."""
-    from reprokg.loaders.ir_datasets import display_name
-    from reprokg.measures.run_comparison import header_collections
-
-    def named(qrels, prefix: str) -> str:
-        # the qrels' collection, else the one the runs' headers name (as the title does)
-        headers = {
-            c
-            for r, inp in study.inputs.items()
-            if r.startswith(prefix)
-            for c in header_collections(inp)
-        }
-        found = [qrels.collection] if qrels.collection else sorted(headers)
-        return ", ".join(display_name(c) for c in found) or "not named"
-
+    """The test collection(s) by name (:meth:`RunComparison.collections`, as the title
+    names them), and the qrels that judged the runs."""
     q = study.qrels
-    text = f"{named(q, 'orig')} (qrels {q.name})"
+    text = f"{', '.join(study.collections('orig')) or 'not named'} (qrels {q.name})"
     if study.qrels_rpl is not None:
-        r = study.qrels_rpl
-        text += f"; reproduced runs: {named(r, 'rep')} (qrels {r.name})"
+        rep = ", ".join(study.collections("rep")) or "not named"
+        text += f"; reproduced runs: {rep} (qrels {study.qrels_rpl.name})"
     return text
 
 

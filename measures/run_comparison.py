@@ -56,13 +56,20 @@ class RunComparison:
         (``bm25+rm3 vs bm25+rm3-rerun on nyt``), the name a page, the CLI and the stored
         document's ``rdfs:label`` give it (never its PRIMAD signature)."""
         sides = []
-        for prefix, qrels in (("orig", self.qrels), ("rep", self.qrels_rpl or self.qrels)):
-            inputs = [inp for role, inp in self.inputs.items() if role.startswith(prefix)]
-            names = [run_name(inp) for inp in inputs]
-            named = {c for inp in inputs for c in header_collections(inp)}
-            where = sorted(named) if named else [qrels.collection] if qrels.collection else []
-            sides.append((", ".join(names), ", ".join(display_name(c) for c in where)))
+        for side in ("orig", "rep"):
+            names = [run_name(inp) for role, inp in self.inputs.items() if role.startswith(side)]
+            sides.append((", ".join(names), ", ".join(self.collections(side))))
         return comparison_title(*sides)
+
+    def collections(self, side: str) -> list[str]:
+        """The collection(s) one side's runs (``orig`` or ``rep``) are judged on, by name:
+        the ir_datasets ids their headers name, else their qrels' collection (the one
+        naming the title and the summary both read)."""
+        qrels = self.qrels if side == "orig" else self.qrels_rpl or self.qrels
+        inputs = [inp for role, inp in self.inputs.items() if role.startswith(side)]
+        named = {c for inp in inputs for c in header_collections(inp)}
+        where = sorted(named) if named else [qrels.collection] if qrels.collection else []
+        return [display_name(c) for c in where]
 
     def to_json(self) -> ComparisonJSON:
         return self.comparison.to_json()
