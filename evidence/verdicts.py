@@ -975,11 +975,6 @@ def verdicts_of(study: Any, rules: list[Rule]) -> tuple[list[Verdict], Compariso
     return rule_verdicts, whole
 
 
-def verdict_of(study: Any, rule: Rule) -> Verdict:
-    """One rule's verdict without a store."""
-    return verdicts_of(study, [rule])[0][0]
-
-
 EXISTS_QUERY = "evidence/sparql/assessment-exists.rq"
 
 

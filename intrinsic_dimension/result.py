@@ -142,11 +142,6 @@ class CertifiedBounds:
         )
 
 
-def bounds_json(b: Bounds) -> BoundsJSON:
-    """The ``bounds`` object of the JSON result."""
-    return CertifiedBounds.of(b).to_json()
-
-
 @dataclass(frozen=True)
 class FeatureDimension:
     """One feature: its normalised discriminability δ, NID (∞: ``None``) and rank."""

@@ -195,11 +195,6 @@ class Crate:
         ]
 
 
-def _is_run(entity: dict[str, Any]) -> bool:
-    tools = {_ref_id(r) for r in _as_list(entity.get("instrument"))}
-    return any(t in ACTION_TYPES for t in _types(entity)) and REPROKG_TOOL not in tools
-
-
 def _ref_id(ref: Any) -> str | None:
     if isinstance(ref, dict):
         rid = ref.get("@id")
