@@ -24,6 +24,10 @@ BIB = "surveys/rescience/journal_bib/_bibliography/published.bib"
 MLRC = "surveys/rescience/mlrc_metadata"
 
 
+#: the passport's JSON leads as its text does: title, identifiers, then the answer
+LEADING_KEYS = ["title", "identifiers", "published", "paper", "verdict_summary", "verdicts"]
+
+
 @pytest.fixture(scope="module")
 def store_dir(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A store with a failed replication ([¬Re]) whose MLRC header names its original."""
@@ -57,14 +61,7 @@ def test_passport_json_leads_with_the_verdict(store_dir: tuple[Path, str]) -> No
     assert code == 0
     data = json.loads(out)
     # title and identifiers first (as the text and the page), then the answer
-    assert list(data)[:6] == [
-        "title",
-        "identifiers",
-        "published",
-        "paper",
-        "verdict_summary",
-        "verdicts",
-    ]
+    assert list(data)[:6] == LEADING_KEYS
     summary = data["verdict_summary"]
     assert summary["outcomes"] == {"not-reproduced": 1}
     assert summary["sources"] == ["ReScience C"]
@@ -184,14 +181,7 @@ def test_passport_json_in_the_same_order() -> None:
     """The JSON leads as the text does: title, identifiers, then the answer; counts say
     what they count."""
     data = _untitled_passport().to_json()
-    assert list(data)[:6] == [
-        "title",
-        "identifiers",
-        "published",
-        "paper",
-        "verdict_summary",
-        "verdicts",
-    ]
+    assert list(data)[:6] == LEADING_KEYS
     counts = {c["part"]: c for c in data["counts"]}
     assert counts["runs"]["count"] == 1 and counts["facts"]["count"] == 4
     assert all(c["counts"] for c in data["counts"])
