@@ -329,7 +329,7 @@ def prepare_demo(target: str, cache: Path | None) -> tuple[dict[str, int], list[
             return build_or_restore(store)
     from reprokg.service.demo_bundle import bundle_key
 
-    # the shipped bundle names what it holds (its files' sizes and its version): reading it
+    # the shipped bundle names what it holds (its version and its files' hashes): hashing it
     # is cheaper than walking the package, and code edits do not change the bundle's quads
     entry = cache / f"demo-{bundle_key() or demo_fingerprint()}"
     if not (entry / "demo.json").is_file():
