@@ -30,14 +30,30 @@ def register(command: Command) -> None:
     )
     add_store_option(p)
     p.add_argument("--format", choices=["text", "json"], default="text")
+    runs = p.add_mutually_exclusive_group()
+    runs.add_argument(
+        "--runs-offset",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the page of runs naming the paper that starts after N runs (pages of 100)",
+    )
+    runs.add_argument(
+        "--all-runs", action="store_true", help="every run naming the paper, not a page"
+    )
 
 
 def _passport(args: argparse.Namespace) -> int:
     from reprokg.cli.base import open_cli_store
-    from reprokg.evidence.passport import passport, resolve_work
+    from reprokg.evidence.passport import RUNS_PAGE, passport, resolve_work
 
     with open_cli_store(args.store, read_only=True) as store:
-        found = passport(store, resolve_work(store, args.work))
+        found = passport(
+            store,
+            resolve_work(store, args.work),
+            runs_offset=args.runs_offset,
+            runs_limit=None if args.all_runs else RUNS_PAGE,
+        )
     if args.format == "json":
         json.dump(found.to_json(), sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")

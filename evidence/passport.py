@@ -17,7 +17,7 @@ from typing import Any
 from reprokg.core.errors import NotFound, UsageError
 from reprokg.core.identifiers import doi_iri, is_doi
 from reprokg.evidence.assessments import Decision, Summary, fold, summarise
-from reprokg.sparql.named import NamedQueryError, Param, package_query, to_term
+from reprokg.sparql.named import NamedQueryError, Page, Param, package_query, to_term
 from reprokg.sparql.rows import select_dicts
 from reprokg.store.base import Store
 
@@ -26,12 +26,18 @@ RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 ASSESSMENTS = "evidence/sparql/work-assessments.rq"
 #: the quantities stored QRA results hold about a paper (reprokg qra DOI --save)
 QRA_QUERY = "measures/sparql/stored-qra.rq"
+RUNS = "evidence/sparql/paper-runs.rq"
+#: how many (run, relation) pairs ``RUNS`` pages (the page's total)
+RUNS_COUNT = "evidence/sparql/paper-runs-count.rq"
+#: runs a passport holds unless asked for another page or all of them: a paper cited by
+#: 50,000 runs listed them all in seconds (benchmarks/scale/passport.py)
+RUNS_PAGE = 100
 #: the passport's parts: (key, package query)
 PARTS: list[tuple[str, str]] = [
     ("reviews", "evidence/sparql/paper-reviews.rq"),
     ("assessments", "evidence/sparql/paper-assessments.rq"),
     ("audits", "evidence/sparql/paper-audits.rq"),
-    ("runs", "evidence/sparql/paper-runs.rq"),
+    ("runs", RUNS),
     ("studies", "evidence/sparql/paper-studies.rq"),
     ("qra", QRA_QUERY),
 ]
@@ -51,6 +57,7 @@ QUERIES: tuple[str, ...] = (
     ARTIFACTS,
     LINKS,
     *(q for _k, q in PARTS),
+    RUNS_COUNT,
 )
 
 
@@ -88,6 +95,28 @@ def sparql(work: str) -> dict[str, tuple[str, str]]:
 
 def _rows(store: Store, path: str, work: str) -> list[dict[str, Any]]:
     return select_dicts(store, package_query(path).bind({"paper": work}))
+
+
+def runs_page(
+    store: Store, work: str, offset: int = 0, limit: int | None = RUNS_PAGE
+) -> tuple[list[dict[str, Any]], Page]:
+    """A page of the runs naming ``work`` (``limit`` None: all of them) with how many
+    there are: the store's order across pages, relation and tag within one
+    (``evidence/sparql/paper-runs.rq`` says why)."""
+    query = package_query(RUNS)
+    values: dict[str, str] = {"paper": work}
+    if limit is None:
+        rows = select_dicts(store, query.bind(values, whole=True))
+        offset = 0
+    else:
+        values |= {"offset": str(offset), "limit": str(limit)}
+        try:
+            rows = select_dicts(store, query.bind(values))
+        except NamedQueryError as exc:
+            raise UsageError(str(exc)) from exc
+    counted = select_dicts(store, package_query(RUNS_COUNT).bind({"paper": work}))
+    total = int(counted[0].get("total") or 0) if counted else 0
+    return rows, Page(offset, limit, len(rows), total, "runs")
 
 
 def ordered_authors(authors: list[dict], order: list[dict]) -> list[dict]:
@@ -248,6 +277,8 @@ class Passport:
     parts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: the artifact location the user looked up, when it led here
     resolved_from: str | None = None
+    #: which runs ``parts["runs"]`` holds of how many
+    runs_page: Page | None = None
 
     @property
     def title(self) -> str | None:
@@ -293,7 +324,11 @@ class Passport:
     def counts(self) -> list[Count]:
         """Everything else the graph joins on the work, each count saying what it counts:
         decisions are the answer's (``verdict_summary``), not counted here again."""
-        runs = {str(r["run"]) for r in self.parts.get("runs", [])}
+        runs = (
+            self.runs_page.total
+            if self.runs_page is not None
+            else len({(str(r["run"]), r.get("relation")) for r in self.parts.get("runs", [])})
+        )
         shown = [p for p in dict.fromkeys(_words(f["property"]) for f in self.facts)]
         out = [
             Count("authors", len(self.authors), "authors"),
@@ -304,7 +339,12 @@ class Passport:
                 "documentation variables assessed by Gundersen & Kjensmo (2018)",
             ),
             Count("audits", len({str(r["audit"]) for r in self.parts.get("audits", [])}), "audits"),
-            Count("runs", len(runs), "runs whose ir_metadata header names it"),
+            Count(
+                "runs",
+                runs,
+                "runs whose ir_metadata header names it or one of its runs as baseline"
+                " (a run doing both counted under each)",
+            ),
             Count("studies", len(self.parts.get("studies", [])), "studies that include it"),
             Count("qra", len(self.parts.get("qra", [])), "QRA quantities stored about it"),
             Count("facts", len(self.facts), "facts stated about it: " + ", ".join(shown)),
@@ -329,6 +369,7 @@ class Passport:
             "links": [link.to_json() for link in self.links],
             "resolved_from": self.resolved_from,
             **self.parts,
+            "runs_page": None if self.runs_page is None else self.runs_page.to_json(),
         }
 
 
@@ -338,20 +379,26 @@ def _is_work(facts: list[dict[str, Any]]) -> bool:
     return any(f["property"] in (SCHEMA_NAME, RDF_TYPE) for f in facts)
 
 
-def passport(store: Store, work: str) -> Passport:
-    """The passport of ``work`` (an IRI); an artifact's DOI or URL leads to the passport of
-    the work it belongs to; :class:`NotFound` when the graph knows nothing."""
+def passport(
+    store: Store, work: str, *, runs_offset: int = 0, runs_limit: int | None = RUNS_PAGE
+) -> Passport:
+    """The passport of ``work`` (an IRI) with a page of its runs (``runs_limit`` None: all);
+    an artifact's DOI or URL leads to the passport of the work it belongs to;
+    :class:`NotFound` when the graph knows nothing."""
     facts = _rows(store, FACTS, work)
     found = fold(_rows(store, ASSESSMENTS, work))
     if not found and not _is_work(facts):
         owners = select_dicts(store, package_query(ARTIFACT_WORKS).bind({"location": work}))
         if len(owners) == 1:
-            out = passport(store, str(owners[0]["paper"]))
+            out = passport(
+                store, str(owners[0]["paper"]), runs_offset=runs_offset, runs_limit=runs_limit
+            )
             out.resolved_from = work
             return out
         if not facts:
             raise NotFound(f"nothing is known about <{work}>")
     summary, decided = summarise(found)
+    runs, runs_at = runs_page(store, work, runs_offset, runs_limit)
     return Passport(
         work=work,
         summary=summary,
@@ -361,5 +408,6 @@ def passport(store: Store, work: str) -> Passport:
         authors=ordered_authors(_rows(store, AUTHORS, work), _rows(store, AUTHOR_ORDER, work)),
         artifacts=artifact_locations(_rows(store, ARTIFACTS, work)),
         links=cross_source_links(_rows(store, LINKS, work)),
-        parts={key: _rows(store, path, work) for key, path in PARTS},
+        parts={key: runs if path == RUNS else _rows(store, path, work) for key, path in PARTS},
+        runs_page=runs_at,
     )

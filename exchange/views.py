@@ -384,7 +384,7 @@ def passport_content(store: Store, paper: str) -> CrateContent:
     names."""
     from reprokg.evidence.passport import passport, sparql
 
-    found = passport(store, paper)
+    found = passport(store, paper, runs_limit=None)  # a crate holds every run
     data = found.to_json()
     queries = {
         path.rsplit("/", 1)[-1].removesuffix(".rq"): q for path, (_t, q) in sparql(paper).items()

@@ -8,6 +8,8 @@ stability and intrinsic-dimension results linked to it.
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -22,6 +24,7 @@ from reprokg.service.web.render import (
     tabular,
     wants,
 )
+from reprokg.sparql.named import Page
 
 router = APIRouter(include_in_schema=False)
 
@@ -39,9 +42,13 @@ BADGE = "https://w3id.org/reprokg/ontology#badge"
 
 @router.get("/paper")
 def paper(
-    request: Request, store: ReadStoreDep, doi: str | None = None, iri: str | None = None
+    request: Request,
+    store: ReadStoreDep,
+    doi: str | None = None,
+    iri: str | None = None,
+    runs_offset: int = 0,
 ) -> Response:
-    found = passport(store, work_iri(doi, iri))
+    found = passport(store, work_iri(doi, iri), runs_offset=runs_offset)
     target = found.work
     data = found.to_json()
     if fmt := wants(request):
@@ -104,6 +111,8 @@ def paper(
         assessments=data["assessments"],
         audits=list(audits.values()),
         runs=data["runs"],
+        runs_page=found.runs_page,
+        runs_links=_runs_links(request, found.runs_page),
         studies=data["studies"],
         qra=qra,
         verdict_summary=data["verdict_summary"],
@@ -117,6 +126,21 @@ def paper(
         claims=found.summary.claims,
         sparql_behind=list(sparql(target).values()),
     )
+
+
+def _runs_links(request: Request, pg: Page | None) -> list[tuple[str, str]]:
+    """The previous and next pages of the passport's runs (the page's other parameters kept)."""
+    if pg is None or pg.limit is None:
+        return []
+    keep = [(k, v) for k, v in request.query_params.multi_items() if k != "runs_offset"]
+    here = request.url.path + "?"
+    links = []
+    if pg.offset > 0:
+        back = max(0, pg.offset - pg.limit)
+        links.append(("previous", here + urlencode([*keep, ("runs_offset", back)]) + "#runs"))
+    if pg.next_offset is not None:
+        links.append(("next", here + urlencode([*keep, ("runs_offset", pg.next_offset)]) + "#runs"))
+    return links
 
 
 #: quantities drawn per measure; more are in the table (a comparison holds one per measure)

@@ -13,6 +13,7 @@ from reprokg.service.web.render import (
     SCHEMA,
     alternates,
     page,
+    paged_rows,
     rows_of,
     sparql_of,
     tabular,
@@ -37,11 +38,13 @@ def person(
     else:
         raise UsageError("give orcid= (an ORCID iD) or iri= (the person's IRI)")
     p = {"person": target}
-    facts, works = rows_of(store, "person", p), rows_of(store, "person-works", p)
-    if not facts and not works:
+    facts, works = rows_of(store, "person", p), paged_rows(request, store, "person-works", p)
+    if not facts and not works.rows:
         raise NotFound(f"nothing is known about <{target}>")
     if fmt := wants(request):
-        return tabular(fmt, works, ["role", "thing", "label"], "person")
+        response = tabular(fmt, works.rows, ["role", "thing", "label"], "person")
+        response.headers.update(works.headers())
+        return response
     name = next((f["value"] for f in facts if f["property"] == SCHEMA + "name"), target)
     return page(
         request,
@@ -49,7 +52,8 @@ def person(
         title=name,
         iri=target,
         facts=facts,
-        works=works,
+        works=works.rows,
+        paged=works,
         alternates=alternates(request),
-        sparql_behind=[sparql_of("person", p), sparql_of("person-works", p)],
+        sparql_behind=[sparql_of("person", p), works.behind],
     )

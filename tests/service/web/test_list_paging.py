@@ -56,11 +56,11 @@ def _next(html: str) -> str | None:
 def test_runs_view_says_n_of_m_and_pages_reach_every_run(client: TestClient) -> None:
     r = client.get("/runs", headers=HTML)
     assert r.status_code == 200, r.text
-    assert "100 of 130 rows (1-100)" in r.text
+    assert "100 rows: runs 1-100 of 130" in r.text  # a page of runs, one row each
     nxt = _next(r.text)
     assert nxt is not None and "offset=100" in nxt
     r2 = client.get(nxt, headers=HTML)
-    assert "30 of 130 rows (101-130)" in r2.text and _next(r2.text) is None
+    assert "30 rows: runs 101-130 of 130" in r2.text and _next(r2.text) is None
     tags = [row["tag"] for row in client.get("/runs?format=json").json()["rows"]]
     tags += [row["tag"] for row in client.get(nxt + "&format=json").json()["rows"]]
     assert len(tags) == 130 and set(tags) == RUNS
