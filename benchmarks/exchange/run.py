@@ -1,7 +1,8 @@
 """Exchange with other tools, side by side with those tools, as whole processes.
 
-* **MLflow import**: a file store written by MLflow (``--experiments`` x ``--seeds`` runs,
-  3 metrics with ``--steps`` logged values each) read by ``reprokg import mlflow --dry-run``
+* **MLflow import**: a file store written by MLflow's own client (``--experiments`` x
+  ``--seeds`` runs, 3 metrics with ``--steps`` logged values each; ``--jobs`` processes
+  write it, each its own experiments) read by ``reprokg import mlflow --dry-run``
   (read, PRIMAD and stability documents, SHACL validation; nothing written) and by
   ``reprokg import mlflow`` into a fresh store, next to MLflow's own client reading the same
   store completely (``search_runs`` of every experiment, ``get_metric_history`` of every
@@ -18,6 +19,7 @@ Within a round the commands alternate (a change in load hits each alike); median
     python -m benchmarks.exchange.run [--reps 3] [--experiments 10] [--seeds 20] [--json OUT]
     python -m benchmarks.exchange.run --mlflow-only --experiments 10 --seeds 50    # 500 runs
     python -m benchmarks.exchange.run --mlflow-only --experiments 10 --seeds 1000 --reps 1
+    python -m benchmarks.exchange.run --experiments 10 --seeds 20 --write-only DIR  # runs/s
 """
 
 from __future__ import annotations
