@@ -1,7 +1,8 @@
 """Exchange with other tools, side by side with those tools, as whole processes.
 
-* **MLflow import**: a file store written by MLflow (``--experiments`` x ``--seeds`` runs,
-  3 metrics with ``--steps`` logged values each) read by ``reprokg import mlflow --dry-run``
+* **MLflow import**: a file store written by MLflow's own client (``--experiments`` x
+  ``--seeds`` runs, 3 metrics with ``--steps`` logged values each; ``--jobs`` processes
+  write it, each its own experiments) read by ``reprokg import mlflow --dry-run``
   (read, PRIMAD and stability documents, SHACL validation; nothing written) and by
   ``reprokg import mlflow`` into a fresh store, next to MLflow's own client reading the same
   store completely (``search_runs`` of every experiment, ``get_metric_history`` of every
@@ -18,6 +19,7 @@ Within a round the commands alternate (a change in load hits each alike); median
     python -m benchmarks.exchange.run [--reps 3] [--experiments 10] [--seeds 20] [--json OUT]
     python -m benchmarks.exchange.run --mlflow-only --experiments 10 --seeds 50    # 500 runs
     python -m benchmarks.exchange.run --mlflow-only --experiments 10 --seeds 1000 --reps 1
+    python -m benchmarks.exchange.run --experiments 10 --seeds 20 --write-only DIR  # runs/s
 """
 
 from __future__ import annotations
@@ -38,22 +40,27 @@ from benchmarks.machine import cpu_shares, cpu_times
 
 REPO = Path(__file__).resolve().parents[2]
 WRITE = r"""
-import sys, time, numpy as np, mlflow
-from mlflow.entities import Metric
-root, n_exp, n_seed, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-mlflow.set_tracking_uri("file://" + root)
-client = mlflow.MlflowClient()
-rng = np.random.default_rng(1)
-for e in range(n_exp):
-    mlflow.set_experiment(f"exp-{e}")
+import multiprocessing, sys, time, numpy as np, mlflow
+from mlflow.entities import Metric, Param, RunTag
+from mlflow.tracking.context.registry import resolve_tags
+root, n_exp, n_seed, steps, jobs = sys.argv[1], *map(int, sys.argv[2:6])
+client = mlflow.MlflowClient(tracking_uri="file://" + root)
+client.search_experiments()  # the store and its default experiment, before any fork
+# the tags mlflow.start_run would set (user, source); the run name comes with create_run
+tags = [RunTag(k, v) for k, v in resolve_tags().items() if k != "mlflow.runName"]
+def write(e):
+    rng = np.random.default_rng([1, e])
+    exp_id = client.create_experiment(f"exp-{e}")
     for s in range(n_seed):
-        with mlflow.start_run(run_name=f"exp-{e}-seed-{s}") as run:
-            mlflow.log_params({"seed": s, "lr": 0.001 * (1 + e), "batch": 64})
-            now = int(time.time() * 1000)
-            # one batch per run (MLflow's own log_batch; the same files as log_metrics)
-            client.log_batch(run.info.run_id, metrics=[
-                Metric(k, float(rng.uniform()), now + step, step)
-                for step in range(steps) for k in ("acc", "loss", "f1")])
+        run_id = client.create_run(exp_id, run_name=f"exp-{e}-seed-{s}").info.run_id
+        now = int(time.time() * 1000)
+        client.log_batch(run_id, tags=tags,
+            params=[Param("seed", str(s)), Param("lr", str(0.001 * (1 + e))), Param("batch", "64")],
+            metrics=[Metric(k, float(rng.uniform()), now + step, step)
+                     for step in range(steps) for k in ("acc", "loss", "f1")])
+        client.set_terminated(run_id)
+with multiprocessing.get_context("fork").Pool(jobs) as pool:
+    pool.map(write, range(n_exp), chunksize=1)
 """
 READ = r"""
 import sys, mlflow
@@ -170,13 +177,40 @@ def _other_commands(rk: list[str], tmp: Path, env: dict[str, str]) -> dict[str, 
     }
 
 
+def _write_store(store: Path, args: argparse.Namespace, env: dict[str, str]) -> float:
+    """MLflow writes the store with its own client (``--jobs`` processes, each its own
+    experiments); the seconds it took, printed with the runs a second."""
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", WRITE, str(store), str(args.experiments), str(args.seeds),
+         str(args.steps), str(args.jobs)],
+        check=True, env=env, capture_output=True,
+    )  # fmt: skip
+    took = time.perf_counter() - t
+    runs, load = args.experiments * args.seeds, os.getloadavg()[0]
+    print(f"MLflow wrote {runs} runs in {took:.1f} s ({runs / took:.1f} runs/s, "
+          f"{args.jobs} process(es), load average {load:.1f})", flush=True)  # fmt: skip
+    return took
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--experiments", type=int, default=10)
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--steps", type=int, default=50)
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=2,
+        help="processes writing the MLflow store (each its own experiments)",
+    )
     ap.add_argument("--json")
+    ap.add_argument(
+        "--write-only",
+        metavar="DIR",
+        help="only write the MLflow store into DIR (a new folder) and say how fast",
+    )
     ap.add_argument(
         "--mlflow-only",
         action="store_true",
@@ -184,17 +218,14 @@ def main() -> None:
     )
     args = ap.parse_args()
     env = {**os.environ, "MLFLOW_ALLOW_FILE_STORE": "true", "GIT_PYTHON_REFRESH": "quiet"}
+    if args.write_only:
+        _write_store(Path(args.write_only).resolve(), args, env)
+        return
     rk = _reprokg()
     tmp = Path(tempfile.mkdtemp(prefix="bench-exchange-"))
     try:
         store = tmp / "mlruns"
-        t = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-c", WRITE, str(store), str(args.experiments), str(args.seeds),
-             str(args.steps)],
-            check=True, env=env, capture_output=True,
-        )  # fmt: skip
-        print(f"MLflow wrote the store in {time.perf_counter() - t:.1f} s", flush=True)
+        write_s = _write_store(store, args, env)
         commands = _store_commands(rk, store, tmp)
         if not args.mlflow_only:
             commands |= _other_commands(rk, tmp, env)
@@ -209,8 +240,9 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
     medians = {k: statistics.median(v) for k, v in times.items()}
     runs = args.experiments * args.seeds
+    load = os.getloadavg()[0]
     print(f"MLflow store: {args.experiments} experiments x {args.seeds} seeds = {runs} runs, "
-          f"3 metrics x {args.steps} steps; load average {os.getloadavg()[0]:.1f}; "
+          f"3 metrics x {args.steps} steps; load average {load:.1f}; "
           f"machine {shares}")  # fmt: skip
     for k, v in medians.items():
         print(f"{v:8.2f} s  {k}")
@@ -220,7 +252,9 @@ def main() -> None:
         print(f"SQLite: reprokg import --dry-run / MLflow client: {ratio:.2f}x")
     if args.json:
         Path(args.json).write_text(json.dumps({"runs": runs, "medians": medians, "times": times,
-                                               "machine": shares}, indent=2))  # fmt: skip
+                                               "machine": shares, "load_average": load,
+                                               "write_s": write_s, "jobs": args.jobs},
+                                              indent=2))  # fmt: skip
 
 
 if __name__ == "__main__":
