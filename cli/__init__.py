@@ -36,6 +36,7 @@ from reprokg.cli import (
     store,
     study,
     survey,
+    swhid,
 )
 from reprokg.cli.base import Handler, quick_exit_requested
 from reprokg.core.errors import ReprokgError
@@ -46,6 +47,7 @@ COMMANDS = (
     exchange,
     evidence,
     field,
+    swhid,
     passport,
     alerts,
     annotate,

@@ -4,8 +4,9 @@ reproducibly (evidence/field.py; docs/evidence.md, The field build).
 Every source of ``evidence.field.FIELD_SOURCES`` under the folder is loaded in its fixed
 order with one date (``--date``, else ``$SOURCE_DATE_EPOCH``, else the epoch), then the
 store's documents are written as a canonical gzipped N-Quads dump beside a manifest (each
-source file's sha256 and counts, the version, the date, the dump's sha256, the coverage),
-and the coverage is printed. ``reprokg restore DUMP --store DIR`` serves it.
+source file's sha256 and counts, the version, the date, the dump's sha256, the coverage
+before and after following the accepted links), and both coverages are printed.
+``reprokg restore DUMP --store DIR`` serves it.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def _field(args: argparse.Namespace) -> int:
         FieldBuild,
         coverage,
         dump_name,
+        linked_coverage,
         manifest,
         plan_field,
         source_date,
@@ -74,7 +76,8 @@ def _field(args: argparse.Namespace) -> int:
             build.record(walked, ingest_walk(store, walked.walk, by_file=True, user="", when=when))
         dump = write_dump(store, out / dump_name())
         cover = coverage(store)
-    doc = manifest(build, dump, cover)
+        linked = linked_coverage(store)
+    doc = manifest(build, dump, cover, linked)
     manifest_path = out / dump_name(".manifest.json")
     manifest_path.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     r = build.result
@@ -93,6 +96,7 @@ def _field(args: argparse.Namespace) -> int:
         print(r.summary())
         print(f"documents stamped {doc['build_date']} ({date_from})")
         print(cover.to_text())
+        print(linked.to_text())
         print(f"dump {dump.path}: {dump.quads:,} quads, {dump.bytes:,} bytes, sha256 {dump.sha256}")
         print(f"manifest {manifest_path} (each file's sha256 and counts)")
     for err in r.errors:

@@ -383,21 +383,27 @@ class Coverage:
         return "\n".join(out)
 
 
-def coverage_of(works: Iterable[WorkOutcome]) -> Coverage:
-    """The coverage of the works the read model answers for."""
+def _tally(works: Iterable[tuple[Collection[str], Iterable[tuple[str, str]]]]) -> Coverage:
+    """Coverage of works given as (their sources, their decisions (kind, outcome))."""
     n = 0
     by_sources: Counter[int] = Counter()
     by_kinds: Counter[int] = Counter()
     by_assessed: Counter[int] = Counter()
     decisions: dict[str, Counter[str]] = {}
-    for w in works:
+    for sources, decided in works:
+        decided = list(decided)
         n += 1
-        by_sources[len(w.summary.sources)] += 1
-        by_kinds[len({k for k, _ in w.decisions})] += 1
-        by_assessed[len({k for k, o in w.decisions if o != "not-attempted"})] += 1
-        for kind, outcome in w.decisions:
+        by_sources[len(set(sources))] += 1
+        by_kinds[len({k for k, _ in decided})] += 1
+        by_assessed[len({k for k, o in decided if o != "not-attempted"})] += 1
+        for kind, outcome in decided:
             decisions.setdefault(kind, Counter())[outcome] += 1
     return Coverage(n, dict(by_sources), dict(by_kinds), dict(by_assessed), decisions)
+
+
+def coverage_of(works: Iterable[WorkOutcome]) -> Coverage:
+    """The coverage of the works the read model answers for."""
+    return _tally((w.summary.sources, w.decisions) for w in works)
 
 
 def coverage(store: Store) -> Coverage:
@@ -405,12 +411,111 @@ def coverage(store: Store) -> Coverage:
     return coverage_of(work_outcomes(store).values())
 
 
+# --------------------------------------------------------------------------- after linking
+
+
+@dataclass(frozen=True)
+class LinkedCoverage:
+    """The coverage once the accepted links across records are followed: works a chain of
+    accepted links joins count as one work, holding the sources and the decisions of all."""
+
+    #: accepted links followed (pairs of paper nodes)
+    links: int
+    #: assessed works an accepted link reaches (to any node, assessed or not)
+    linked: int
+    #: assessed works that links joined to another assessed work (before: each counted)
+    joined: int
+    coverage: Coverage
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "accepted_links": self.links,
+            "works_linked": self.linked,
+            "works_joined": self.joined,
+            **self.coverage.to_json(),
+        }
+
+    def to_text(self) -> str:
+        head = (
+            f"after following {self.links:,} accepted link(s) across records "
+            f"({self.linked:,} assessed works linked, {self.joined:,} joined to another "
+            "assessed work):"
+        )
+        return head + "\n" + "\n".join("  " + line for line in self.coverage.to_text().splitlines())
+
+
+def linked_coverage_of(
+    works: Mapping[str, WorkOutcome], links: Iterable[tuple[str, str]]
+) -> LinkedCoverage:
+    """The coverage of ``works`` (by work IRI) with every accepted link's two nodes as one
+    work (union-find; a chain through a node that holds no assessment joins too). A joined
+    work's sources are its members' (a source counted once), its decisions all of theirs: a
+    link joins works, it adds or removes no decision, so the decisions per kind are those
+    before linking."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    followed = 0
+    for a, b in links:
+        followed += 1
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    size = Counter(root(x) for x in list(parent))
+    groups: dict[str, list[WorkOutcome]] = {}
+    for iri in sorted(works):
+        groups.setdefault(root(iri), []).append(works[iri])
+    linked = sum(len(g) for r, g in groups.items() if size[r] > 1)
+    joined = sum(len(g) for g in groups.values() if len(g) > 1)
+    merged = (
+        ({s for w in g for s in w.summary.sources}, [d for w in g for d in w.decisions])
+        for g in groups.values()
+    )
+    return LinkedCoverage(followed, linked, joined, _tally(merged))
+
+
+#: the loaders' candidate matches (within one record) and whether each is accepted
+CROSS_LINKS_QUERY = "evidence/sparql/cross-links.rq"
+
+
+def accepted_links(store: Store) -> list[tuple[str, str]]:
+    """Every accepted link between two paper nodes: those a loader recorded within a record
+    (accepted unless stated otherwise) and those the pass across records accepts
+    (:func:`reprokg.evidence.candidate_matches.find`, computed here, not stored: the build's
+    dump holds the sources' documents only)."""
+    from reprokg.evidence.candidate_matches import find
+    from reprokg.sparql.named import package_query
+    from reprokg.sparql.rows import select_rows
+
+    pairs = {
+        (str(r["a"]), str(r["b"]))
+        for r in select_rows(store, package_query(CROSS_LINKS_QUERY).bind({}))
+        if str(r.get("accepted", "true")).lower() not in ("false", "0")
+    }
+    pairs |= {tuple(sorted((m.a, m.b))) for m in find(store).matches if m.accepted}  # type: ignore[misc]
+    return sorted(pairs)
+
+
+def linked_coverage(store: Store) -> LinkedCoverage:
+    """The store's coverage after its accepted links (:func:`accepted_links`)."""
+    return linked_coverage_of(work_outcomes(store), accepted_links(store))
+
+
 # --------------------------------------------------------------------------- the manifest
 
 
-def manifest(build: FieldBuild, dump: Dump, cover: Coverage) -> dict[str, Any]:
+def manifest(
+    build: FieldBuild, dump: Dump, cover: Coverage, linked: LinkedCoverage | None = None
+) -> dict[str, Any]:
     """The build's manifest: every source file with its hash and counts, the version, the
-    date the documents carry (and where it came from), the dump's hashes and the coverage.
+    date the documents carry (and where it came from), the dump's hashes and the coverage,
+    before and after following the accepted links.
     It holds no clock time or path of this machine, so two builds give the same bytes."""
     from reprokg import __version__
 
@@ -422,4 +527,5 @@ def manifest(build: FieldBuild, dump: Dump, cover: Coverage) -> dict[str, Any]:
         **build.to_json(),
         "dump": dump.to_json(),
         "coverage": cover.to_json(),
+        **({"coverage_after_linking": linked.to_json()} if linked is not None else {}),
     }

@@ -43,6 +43,7 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
+from reprokg.core.swhid import RESOLVER
 from reprokg.loaders.evidence import (
     Assessment,
     agent,
@@ -51,6 +52,7 @@ from reprokg.loaders.evidence import (
     normalise_title,
     paper_doi,
     read_doi,
+    read_swhid,
     rejected_record,
     typed_year,
 )
@@ -575,6 +577,9 @@ def _record_document(
             )
             continue
         g.add((artifact, RK.artifactLocation, iri))
+        if str(iri).startswith(RESOLVER + "swh:"):  # a Software Heritage permalink: its SWHID
+            read_swhid(g, artifact, u, field="artifact_urls", record=record, line=line,
+                       messages=msgs)  # fmt: skip
         if str(iri).startswith("https://doi.org/") and not u.startswith("https://doi.org/"):
             summary.normal("artifact location", "a DOI as written", "DOI IRI")
     if r.appendix_url:

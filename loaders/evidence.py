@@ -26,6 +26,7 @@ from reprokg.core.errors import IdentifierError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, repair_doi
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
+from reprokg.core.swhid import Swhid, parse_swhid
 from reprokg.loaders.reading.contract import LoaderInfo
 from reprokg.loaders.reading.summary import LoadSummary
 
@@ -109,6 +110,37 @@ def read_doi(
         if summary is not None:
             summary.normal(field, written, f"DOI {r.doi} (repaired: {r.repair})")
     return doi_iri(r.doi)
+
+
+def read_swhid(
+    g: Graph,
+    node: URIRef,
+    text: str,
+    *,
+    field: str,
+    record: str,
+    line: int | None,
+    messages: list[Message],
+) -> Swhid | None:
+    """A SWHID a source records for ``node``'s code (core or qualified, as written or behind
+    the archive's resolver; :func:`~reprokg.core.swhid.parse_swhid`): ``node
+    rk:softwareHeritageCode`` the archive's IRI of the core SWHID, a
+    ``schema:SoftwareSourceCode`` whose ``schema:identifier`` is the core SWHID — the node
+    two sources recording one SWHID share. Malformed: ``None`` and a Warning naming the
+    record, the field and the form expected (the caller keeps the text as written)."""
+    try:
+        swhid = parse_swhid(text)
+    except IdentifierError as e:
+        messages.append(
+            Message("Warning", field, f"{record}: {e}; kept as written", str(node), text.strip(),
+                    line)
+        )  # fmt: skip
+        return None
+    code = URIRef(swhid.iri)
+    g.add((node, RK.softwareHeritageCode, code))
+    g.add((code, RDF.type, SCHEMA.SoftwareSourceCode))
+    g.add((code, SCHEMA.identifier, Literal(swhid.core)))
+    return swhid
 
 
 def _is_doi(text: str) -> bool:

@@ -27,7 +27,7 @@ from reprokg.core.errors import IdentifierError, LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import CITO, RK, RKX, SCHEMA, new_graph
-from reprokg.loaders.evidence import read_doi
+from reprokg.loaders.evidence import read_doi, read_swhid
 from reprokg.loaders.reading.contract import LoaderInfo
 from reprokg.loaders.reading.source import decode_text
 from reprokg.loaders.reading.yaml_scalars import Scalar, parse_yaml
@@ -343,7 +343,10 @@ def _links(r: _Report, head: dict[str, Any]) -> None:
             else:
                 r.add(report, RKX.code_doi, Literal(s))
         elif k == "swh":
-            r.add(report, RK.softwareHeritageId, Literal(s if s.startswith("swh:") else "swh:" + s))
+            read = read_swhid(r.g, report, s, field="code.swh", record=f"report {r.name}",
+                              line=_line(v), messages=r.msgs)  # fmt: skip
+            written = s if s.startswith("swh:") else "swh:" + s
+            r.add(report, RK.softwareHeritageId, Literal(written if read is None else str(read)))
     data_ = _flat(head.get("data"))
     for k in ("url", "doi"):
         s = _text(data_.get(k))

@@ -40,6 +40,7 @@ from reprokg.loaders.evidence import (
     link,
     normalise_title,
     read_doi,
+    read_swhid,
     rejected_record,
 )
 from reprokg.loaders.reading.contract import LoaderInfo
@@ -217,13 +218,10 @@ def _entry(entry: Any, name: str, summary: LoadSummary) -> Document:
                 g.add((report, rkx_term(k), Literal(v)))
     swh = fields.get("code_swh", "")
     if swh:
-        g.add(
-            (
-                report,
-                RK.softwareHeritageId,
-                Literal(swh if swh.startswith("swh:") else "swh:" + swh),
-            )
-        )
+        read = read_swhid(g, report, swh, field="code_swh", record=f"entry {entry.key}",
+                          line=line, messages=msgs)  # fmt: skip
+        written = swh if swh.startswith("swh:") else "swh:" + swh
+        g.add((report, RK.softwareHeritageId, Literal(written if read is None else str(read))))
     for k, v in fields.items():
         if k not in KNOWN and v:
             g.add((report, rkx_term(k), Literal(v)))

@@ -24,6 +24,7 @@ COMMANDS = (
     "rebuild-merge",
     "evidence",
     "field",
+    "swhid",
     "passport",
     "alerts",
     "annotate",

@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import shutil
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,7 +23,12 @@ from reprokg.cli import main
 from reprokg.core.errors import UsageError
 from reprokg.core.settings import Settings
 from reprokg.evidence.assessments import Summary
-from reprokg.evidence.field import FIELD_SOURCES, coverage_of, source_date
+from reprokg.evidence.field import (
+    FIELD_SOURCES,
+    coverage_of,
+    linked_coverage_of,
+    source_date,
+)
 from reprokg.evidence.outcomes import WorkOutcome
 
 
@@ -189,6 +195,76 @@ def test_coverage_counts_works_by_sources_and_kinds_and_decisions_per_kind() -> 
         "committee": {"reproduced": 1, "not-attempted": 2},
         "replication": {"reproduced": 1},
     }
+
+
+# ---------------------------------------------------------------- coverage after linking
+
+
+def test_works_joined_by_accepted_links_count_as_one() -> None:
+    """a and b are joined through x, a node holding no assessment (a chain of links joins);
+    c stays alone; the decisions are those before linking. Counted by hand."""
+    works = {
+        "a": _work("a", ["ReproDB"], (("committee", "reproduced"),)),
+        "b": _work("b", ["ReScience C"], (("replication", "reproduced"),)),
+        "c": _work("c", ["ReproDB", "sysartifacts"], (("committee", "not-attempted"),)),
+    }
+    linked = linked_coverage_of(works, [("a", "x"), ("x", "b"), ("y", "z")])
+    assert (linked.links, linked.linked, linked.joined) == (3, 2, 2)
+    c = linked.coverage
+    assert c.works == 2
+    assert c.by_sources == {2: 2}  # {ReproDB, ReScience C} and {ReproDB, sysartifacts}
+    assert c.by_kinds == {2: 1, 1: 1}
+    assert c.by_assessed_kinds == {2: 1, 0: 1}
+    assert c.decisions == coverage_of(works.values()).decisions
+    # no link: the coverage before linking
+    assert linked_coverage_of(works, []).coverage == coverage_of(works.values())
+
+
+@pytest.mark.slow  # a build of a part of DATA/ (~1 min on a busy machine)
+def test_coverage_after_linking_on_a_small_real_store(shared_data: Path, tmp_path: Path) -> None:
+    """On real records: the build's accepted links, and two links the test adds between a
+    GRSI-stamped work and a ReScience-replicated one through a node of neither (a chain).
+    The expected counts are networkx's connected components of the same links, each
+    component's sources and kinds counted here."""
+    import networkx as nx
+
+    from reprokg.cli.base import open_cli_store
+    from reprokg.evidence.field import accepted_links
+    from reprokg.evidence.outcomes import work_outcomes
+
+    data = _small_field(tmp_path / "data", shared_data)
+    code, text = _run(
+        ["field", "build", str(data), "--store", str(tmp_path / "s"), "--out", str(tmp_path / "o")]
+    )
+    assert code == 0, text[-2000:]
+    m = _manifest(tmp_path / "o")["coverage_after_linking"]
+    with open_cli_store(str(tmp_path / "s")) as store:
+        works = work_outcomes(store)
+        links = accepted_links(store)
+    # what the build printed and wrote is what the function gives on its store
+    assert m["accepted_links"] == len(links)
+    assert m == linked_coverage_of(works, links).to_json()
+    stamped = sorted(
+        w for w, o in works.items() if "Graphics Replicability Stamp" in o.summary.sources
+    )
+    replicated = sorted(w for w, o in works.items() if o.summary.sources == ["ReScience C"])
+    extra = [(stamped[0], "urn:x:between"), ("urn:x:between", replicated[0])]
+    g = nx.Graph()
+    g.add_nodes_from(works)
+    g.add_edges_from([*links, *extra])
+    by_sources: Counter[int] = Counter()
+    by_kinds: Counter[int] = Counter()
+    for component in nx.connected_components(g):
+        members = [works[n] for n in component if n in works]
+        if members:
+            by_sources[len({s for w in members for s in w.summary.sources})] += 1
+            by_kinds[len({k for w in members for k, _ in w.decisions})] += 1
+    after = linked_coverage_of(works, [*links, *extra])
+    assert after.coverage.works == sum(by_sources.values()) == len(works) - 1
+    assert after.coverage.by_sources == dict(by_sources)
+    assert after.coverage.by_kinds == dict(by_kinds)
+    assert after.coverage.by_kinds.get(2) == 1  # the stamp and the replication, one work
+    assert after.joined == 2
 
 
 # ---------------------------------------------------------------- the whole field
