@@ -405,9 +405,8 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
 
     def documents(self) -> list[URIRef]:
         """The named graphs holding a triple, less system and bookkeeping graphs. ``GROUP
-        BY``, not ``DISTINCT``: Virtuoso 7.2 took 3.4 s for ``SELECT DISTINCT ?g … LIMIT 3``
-        at 1,000 bulk-loaded graphs (and no answer in 60 s without the limit), 22 ms for
-        all of them grouped."""
+        BY``, not ``DISTINCT``: Virtuoso 7.2 plans ``SELECT DISTINCT ?g`` over every graph
+        far slower (docs/deploy.md, Virtuoso)."""
         res = self._raw_select("SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g")
         return sorted(
             URIRef(str(row[0]))
