@@ -27,7 +27,7 @@ from tests.service.conftest import free_port
 TOKEN = "replica-token"
 RUN = Path(__file__).parents[2] / "examples" / "runs" / "annotated_run_example.txt"
 
-pytestmark = pytest.mark.slow  # engines and two service processes start (tens of seconds)
+pytestmark = [pytest.mark.slow, pytest.mark.engine]  # engines, two service processes (~40 s)
 
 
 def start_replica(store: str, tmp: Path) -> tuple[subprocess.Popen, str]:

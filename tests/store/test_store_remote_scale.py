@@ -21,7 +21,7 @@ from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtu
 EX = "http://example.org/scale/"
 P = URIRef(EX + "p")
 
-pytestmark = pytest.mark.slow  # the engines start once per session (tens of seconds)
+pytestmark = [pytest.mark.slow, pytest.mark.engine]  # engines start once per session (~20 s)
 
 
 @pytest.fixture(params=["oxigraph-server", "virtuoso"])
