@@ -19,14 +19,26 @@ the update policy of the embedded store (default graph not writable, :class:`Upd
   first use of a writable store; read-only, it is queried with its
   ``union-default-graph`` parameter (which repeats shared triples).
 * ``virtuoso`` / ``generic`` — in the named graph :data:`MERGE_GRAPH`, its state as a
-  triple in :data:`STATE_GRAPH` (Virtuoso keeps no empty graphs). The query's dataset is
-  set through the Protocol: ``default-graph-uri`` = the merge graph and
-  ``named-graph-uri`` = every document graph (Virtuoso's own default graph is the union
-  of *all* its graphs, system graphs included, which would leak into counts). Document
-  graphs are those found by ``GRAPH ?g`` minus the engine's system-graph prefixes and
-  our bookkeeping graphs. Cost: one extra listing query and a request that grows with
-  the number of documents (fine to ~10k graphs; beyond, use Oxigraph); a full resync
-  (updates with ``GRAPH ?g`` templates) is one ``INSERT`` per document.
+  triple in :data:`STATE_GRAPH` (Virtuoso keeps no empty graphs). Virtuoso's own default
+  graph is the union of *all* its graphs, system graphs included, so a query's dataset is
+  set, at a size that does not grow with the documents: ``default-graph-uri`` = the merge
+  graph, and each ``GRAPH ?var {`` of the query opened with a ``FILTER`` keeping ``?var``
+  to documents (:meth:`RemoteStore._documents_only`; Virtuoso takes every graph as named
+  when the request names none). A ``generic`` engine gets the merge graph alone when the
+  query text has no ``GRAPH`` / ``FROM NAMED``; otherwise (the Protocol has no "all graphs
+  but these") one ``named-graph-uri`` per document after a listing query: the one request
+  left that grows with the documents (docs/deploy.md). A full resync is one ``INSERT``
+  from every document graph, filtered the same way.
+
+Counters (:class:`~reprokg.store.base.Counters`, what ``/health`` reports and the service's
+caches key on — the engine's state, so every replica over one engine sees one version):
+every document write request also inserts one quad ``<…tx/uuid> rks:documentsDelta d`` in
+:data:`~reprokg.store.merge.COUNTERS_GRAPH`, ``d`` computed *by the engine* in that
+request (+1 for a graph that was not there, −1 for one dropped), so it commits or fails
+with the write and concurrent writers only ever insert. documents = the sum of the
+deltas, version = their number plus the folded ``rks:foldedWrites``; one small query reads
+both. Every :data:`FOLD_AT` writes a writer folds the deltas into one; writes whose effect
+is not known (a SPARQL Update, a restore) recount the document graphs in the engine.
 
 Time limits are client-side (``httpx`` read timeout → :class:`QueryTimeout`); the
 engine may keep computing (Oxigraph server: start it with ``--timeout-s``).
@@ -37,6 +49,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -51,6 +64,7 @@ from reprokg.core.errors import LoadError, QuerySyntaxError, QueryTimeout, Store
 from reprokg.core.rdf_parse import parse_rdf
 from reprokg.store.base import (
     AskResult,
+    Counters,
     GraphResult,
     Liveness,
     MergeMaintenance,
@@ -58,7 +72,9 @@ from reprokg.store.base import (
     SelectResult,
     Store,
 )
+from reprokg.store.counters import FOLD_AT, RKS
 from reprokg.store.merge import (
+    COUNTERS_GRAPH,
     KEEP_LEGACY_OP,
     LEGACY_DEFAULT_GRAPH,
     MARK_MERGED,
@@ -94,6 +110,13 @@ STATE_GRAPH = "https://w3id.org/reprokg/store#state"
 _STATE = "https://w3id.org/reprokg/store#mergeState"
 #: bookkeeping graphs of every dialect: never documents
 REMOTE_RESERVED = RESERVED_GRAPHS | {MERGE_GRAPH, STATE_GRAPH}
+_DELTA = RKS + "documentsDelta"
+_FOLDED = RKS + "foldedWrites"
+#: the query text may name graphs (conservative: a match in a string or comment counts)
+_NAMES_GRAPHS_RE = re.compile(r"\bGRAPH\b|\bNAMED\b", re.IGNORECASE)
+#: a ``GRAPH ?var {`` pattern's opening (Virtuoso's dataset: :meth:`RemoteStore._documents_only`)
+_GRAPH_VAR_RE = re.compile(r"\bGRAPH\s+([?$]\w+)\s*\{", re.IGNORECASE)
+_NOT_DOCUMENTS = ", ".join(f"<{g}>" for g in sorted(REMOTE_RESERVED))
 _FORM_RE = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
 _PROLOGUE_RE = re.compile(
     r"^(?:\s+|#[^\n]*\n|(?:PREFIX\s+[^\s:]*:\s*<[^>]*>)|(?:BASE\s+<[^>]*>))*", re.IGNORECASE
@@ -143,7 +166,7 @@ def parse_results_json(data: bytes) -> SelectResult | AskResult:
     return SelectResult(variables, rows)
 
 
-class RemoteStore(Store, MergeMaintenance, Liveness):
+class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
     """A SPARQL 1.1 endpoint: ``url`` is the query endpoint; ``dialect+http://`` picks a dialect."""
 
     def __init__(
@@ -173,6 +196,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         #: where the merge lives: the server's default graph (Oxigraph) or MERGE_GRAPH
         self._into = None if self.dialect == "oxigraph" else MERGE_GRAPH
         self._merged: bool | None = None  # found out on first use (no request here)
+        self._writes = 0  # document writes by this object since its last fold
 
     @property
     def merged(self) -> bool:
@@ -182,7 +206,85 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
             self._merged = self._state() == "merged"
             if not self._merged and not self.read_only:
                 self.rebuild_merge()
+            elif not self.read_only and self._read_counters() is None:
+                self._update(" ;\n".join(self._recount_ops()))
         return self._merged
+
+    # ------------------------------------------------------------------ counters
+
+    def _read_counters(self) -> tuple[int, int] | None:
+        """(documents, version) from the engine in one query; ``None``: not kept here."""
+        res = self._raw_select(
+            f"SELECT ?p (COUNT(?v) AS ?n) (SUM(?v) AS ?s) WHERE {{ GRAPH <{COUNTERS_GRAPH}> "
+            f"{{ ?t ?p ?v FILTER(?p IN (<{_DELTA}>, <{_FOLDED}>)) }} }} GROUP BY ?p"
+        )
+        got = {str(p): (int(n), int(s)) for p, n, s in res.rows}  # type: ignore[arg-type]
+        if _DELTA not in got:
+            return None
+        n, docs = got[_DELTA]
+        return docs, n + got.get(_FOLDED, (0, 0))[1]
+
+    def document_count(self) -> int:
+        """The sum of the engine's delta quads (one small query, no scan of the data)."""
+        self.merged  # noqa: B018 - a writable store starts its counters on first use
+        got = self._read_counters()
+        return got[0] if got is not None else len(self.documents())
+
+    def version(self) -> int:
+        """Moves with every document write committed to the engine by any client that
+        writes through reprokg (read from the engine on every call: no bound beyond one
+        round trip); 0 on an engine whose counters were never started."""
+        self.merged  # noqa: B018
+        got = self._read_counters()
+        return got[1] if got is not None else 0
+
+    @staticmethod
+    def _delta_op(iri: URIRef | str, sign: int) -> str:
+        """One quad whose value the engine computes before the write drops ``iri``: +1 when
+        ``iri`` is new (``sign`` 1), −1 when it goes (``sign`` 0: a dropped graph).
+        ``FILTER (NOT) EXISTS`` in an empty group is always true on Virtuoso 7.2, hence a
+        ``COUNT`` over a ``LIMIT 1`` sub-select."""
+        tx = f"<{RKS}tx/{uuid.uuid4().hex}>"
+        return (
+            f"INSERT {{ GRAPH <{COUNTERS_GRAPH}> {{ {tx} <{_DELTA}> ?d }} }} WHERE {{ "
+            f"{{ SELECT (COUNT(*) AS ?n) WHERE {{ SELECT ?s WHERE {{ GRAPH <{iri}> "
+            f"{{ ?s ?p ?o }} }} LIMIT 1 }} }} BIND({sign} - ?n AS ?d) }}"
+        )
+
+    def _fold_op(self) -> str:
+        """The deltas → one base delta and their number less one as ``rks:foldedWrites``
+        (the version stays). The fold's IRI comes from the newest delta's, so two writers
+        folding the same deltas at once write the same triples."""
+        return (
+            f"DELETE {{ GRAPH <{COUNTERS_GRAPH}> {{ ?t <{_DELTA}> ?d }} }} "
+            f"INSERT {{ GRAPH <{COUNTERS_GRAPH}> {{ ?f <{_DELTA}> ?s . ?f <{_FOLDED}> ?k }} }} "
+            f"WHERE {{ {{ SELECT (COUNT(?d2) - 1 AS ?k) (SUM(?d2) AS ?s) "
+            f"(MAX(STR(?t2)) AS ?last) WHERE {{ GRAPH <{COUNTERS_GRAPH}> "
+            f"{{ ?t2 <{_DELTA}> ?d2 }} }} }} "
+            f'BIND(IRI(CONCAT("{RKS}fold/", STRAFTER(?last, "{RKS}"))) AS ?f) '
+            f"GRAPH <{COUNTERS_GRAPH}> {{ ?t <{_DELTA}> ?d }} }}"
+        )
+
+    def _recount_ops(self) -> list[str]:
+        """Replace the deltas by the engine's count of document graphs (a scan of the
+        graphs: after writes whose effect on them is not known); the version moves by one."""
+        fold = f"<{RKS}fold/{uuid.uuid4().hex}>"
+        return [
+            f"INSERT {{ GRAPH <{COUNTERS_GRAPH}> {{ {fold} <{_FOLDED}> ?k }} }} WHERE {{ "
+            f"SELECT (COUNT(?d) AS ?k) WHERE {{ GRAPH <{COUNTERS_GRAPH}> "
+            f"{{ ?t <{_DELTA}> ?d }} }} }}",
+            f"DELETE WHERE {{ GRAPH <{COUNTERS_GRAPH}> {{ ?t <{_DELTA}> ?d }} }}",
+            f"INSERT {{ GRAPH <{COUNTERS_GRAPH}> {{ {fold} <{_DELTA}> ?n }} }} WHERE {{ "
+            f"SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+            f"FILTER({self._is_document('?g')}) }} }}",
+        ]
+
+    def _wrote(self) -> None:
+        """After a document write: fold every :data:`FOLD_AT` writes of this object."""
+        self._writes += 1
+        if self._writes >= FOLD_AT:
+            self._writes = 0
+            self._update(self._fold_op())
 
     # ------------------------------------------------------------------ the merge
 
@@ -211,8 +313,15 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         return [
             f"DROP SILENT GRAPH <{SCRATCH_GRAPH}>",
             f"DROP SILENT GRAPH <{self._into}>",
-            *(merge_op(d, self._into) for d in self.documents()),
+            f"INSERT {{ GRAPH <{self._into}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
+            f"FILTER({self._is_document('?g')}) }}",
         ]
+
+    def _is_document(self, var: str) -> str:
+        """A SPARQL expression: ``var`` names a document graph (no system or bookkeeping
+        graph), so a resync or recount is one operation of constant size."""
+        system = "".join(f' && !STRSTARTS(STR({var}), "{p}")' for p in self._system)
+        return f"isIRI({var}) && {var} NOT IN ({_NOT_DOCUMENTS}){system}"
 
     def rebuild_merge(self) -> None:
         """Rebuild the merge from the named graphs (one request); see
@@ -221,7 +330,8 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         when the store predates the merge."""
         self._check_writable()
         legacy = [KEEP_LEGACY_OP] if self._into is None and self._state() != "stale" else []
-        self._update(" ;\n".join([*legacy, *self._resync_ops(), *self._mark("merged")]))
+        ops = [*legacy, *self._resync_ops(), *self._mark("merged")]
+        self._update(" ;\n".join([*ops, *self._recount_ops()]))
         self._merged = True
 
     def ping(self) -> None:
@@ -294,7 +404,10 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
     # ------------------------------------------------------------------ reads
 
     def documents(self) -> list[URIRef]:
-        res = self._raw_select("SELECT DISTINCT ?g WHERE { GRAPH ?g { ?s ?p ?o } }")
+        """The named graphs holding a triple, less system and bookkeeping graphs. ``GROUP
+        BY``, not ``DISTINCT``: Virtuoso 7.2 plans ``SELECT DISTINCT ?g`` over every graph
+        far slower (docs/deploy.md, Virtuoso)."""
+        res = self._raw_select("SELECT ?g WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g")
         return sorted(
             URIRef(str(row[0]))
             for row in res.rows
@@ -302,6 +415,16 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
             and not str(row[0]).startswith(self._system)
             and str(row[0]) not in REMOTE_RESERVED
         )
+
+    def triple_count(self) -> int:
+        """The documents' triples: the counters graph is a named graph the engine lists
+        (as the embedded store's is), so it is filtered out here."""
+        res = self.query(
+            "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } "
+            f"FILTER(?g NOT IN ({_NOT_DOCUMENTS})) }}"
+        )
+        assert isinstance(res, SelectResult)
+        return int(res.rows[0][0]) if res.rows and res.rows[0][0] is not None else 0
 
     def has_document(self, iri: URIRef | str) -> bool:
         return self._ask(f"ASK {{ GRAPH <{iri}> {{ ?s ?p ?o }} }}")
@@ -314,23 +437,37 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         return g
 
     def _dataset(
-        self, default_graph_uris: Sequence[str], named_graph_uris: Sequence[str]
-    ) -> list[tuple[str, str]]:
+        self, sparql: str, default_graph_uris: Sequence[str], named_graph_uris: Sequence[str]
+    ) -> tuple[str, list[tuple[str, str]]]:
+        """The query text and its dataset parameters; their size does not grow with the
+        documents except on a ``generic`` engine for a query that names graphs."""
         params = [("default-graph-uri", u) for u in default_graph_uris]
         params += [("named-graph-uri", u) for u in named_graph_uris]
         if default_graph_uris:
-            return params
+            return sparql, params
         if self.dialect == "oxigraph":
-            return params if self.merged else [("union-default-graph", ""), *params]
-        if self.merged and named_graph_uris:
-            return [("default-graph-uri", MERGE_GRAPH), *params]
+            return sparql, params if self.merged else [("union-default-graph", ""), *params]
+        if self.merged and self.dialect == "virtuoso":
+            return self._documents_only(sparql), [("default-graph-uri", MERGE_GRAPH), *params]
+        if self.merged and (named_graph_uris or not _NAMES_GRAPHS_RE.search(sparql)):
+            return sparql, [("default-graph-uri", MERGE_GRAPH), *params]
         docs = [str(d) for d in self.documents()] or [EMPTY_GRAPH]
         if self.merged:
-            return [("default-graph-uri", MERGE_GRAPH), *(("named-graph-uri", u) for u in docs)]
+            named = [("named-graph-uri", u) for u in docs]
+            return sparql, [("default-graph-uri", MERGE_GRAPH), *named]
         params += [("default-graph-uri", u) for u in docs]
         if not named_graph_uris:
             params += [("named-graph-uri", u) for u in docs]
-        return params
+        return sparql, params
+
+    def _documents_only(self, sparql: str) -> str:
+        """``GRAPH ?g {`` → ``GRAPH ?g { FILTER(?g is a document)``: Virtuoso binds ``?g``
+        inside the group (the SPARQL algebra does not, hence Virtuoso only). Its
+        ``input:named-graph-exclude`` pragma would do without rewriting, but excluding
+        the graph that is also the default empties the default graph (Virtuoso 7.2)."""
+        return _GRAPH_VAR_RE.sub(
+            lambda m: f"GRAPH {m[1]} {{ FILTER({self._is_document(m[1])}) ", sparql
+        )
 
     def query(
         self,
@@ -346,7 +483,8 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
             if form in ("CONSTRUCT", "DESCRIBE")
             else "application/sparql-results+json"
         )
-        data = [("query", sparql), *self._dataset(default_graph_uris, named_graph_uris)]
+        text, dataset = self._dataset(sparql, default_graph_uris, named_graph_uris)
+        data = [("query", text), *dataset]
         r = self._post(self.url, data, accept, timeout)
         if form in ("CONSTRUCT", "DESCRIBE"):
             mime = r.headers.get("content-type", "application/n-triples").split(";")[0].strip()
@@ -388,7 +526,8 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
             except QuerySyntaxError:
                 self._update(plan.undo)
                 raise
-            self._update(plan.after(self._resync_ops() if plan.graphs is None else ()))
+            after = [plan.after(self._resync_ops() if plan.graphs is None else ())]
+            self._update(" ;\n".join([*after, *self._recount_ops()]))
             return
         self._update(sparql, using_graph_uris, using_named_graph_uris)
 
@@ -419,7 +558,11 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         self._check_writable()
         try:
             to_oxigraph(URIRef(str(iri)))
-            parts = self._drop_ops(iri)
+            empty = len(graph) == 0  # an empty graph is no document: a write drops it
+            parts = [self._delta_op(iri, 0 if empty else 1)]
+            if str(old) != str(iri):
+                parts.append(self._delta_op(old, 0))
+            parts += self._drop_ops(iri)
             if str(old) != str(iri):
                 parts += self._drop_ops(old)
             parts.append(self._insert(iri, graph))
@@ -428,6 +571,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         except (ValueError, SyntaxError, TypeError) as exc:
             raise StoreError(f"cannot write document {iri}: {exc}") from exc
         self._update(" ;\n".join(parts))
+        self._wrote()
 
     def _drop_ops(self, iri: URIRef | str) -> list[str]:
         if self.merged:
@@ -438,7 +582,8 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         self._check_writable()
         if str(iri) in REMOTE_RESERVED or not self.has_document(iri):
             return False
-        self._update(" ;\n".join(self._drop_ops(iri)))
+        self._update(" ;\n".join([self._delta_op(iri, 0), *self._drop_ops(iri)]))
+        self._wrote()
         return True
 
     # ------------------------------------------------------------------ dump / restore
@@ -453,7 +598,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
         out.write(ox.serialize(quads, format=rdf_format(fmt)) or b"")
 
     def restore(self, src: BinaryIO, fmt: str = "nquads") -> None:
-        """One update per graph (adds to what is there)."""
+        """One update per graph (adds to what is there, counting the graphs it adds)."""
         self._check_writable()
         from reprokg.store.terms import to_rdflib
 
@@ -471,7 +616,10 @@ class RemoteStore(Store, MergeMaintenance, Liveness):
                 self._update(self._insert(g, triples))
                 continue
             target = LEGACY_DEFAULT_GRAPH if g is None else g  # the merge is derived
-            self._update(" ;\n".join([self._insert(target, triples), merge_op(target, self._into)]))
+            delta = [] if g is None else [self._delta_op(g, 1)]
+            ops = [*delta, self._insert(target, triples), merge_op(target, self._into)]
+            self._update(" ;\n".join(ops))
+            self._wrote()
 
     def close(self) -> None:
         self._client.close()

@@ -126,8 +126,8 @@ def sparql_of(name: str, params: dict[str, str] | None = None) -> tuple[str, str
 
 def generation(store: Store) -> tuple[int, float]:
     """A key that changes when the store's content may have: its version (``Counters``:
-    every committed write moves it), or (for a store that cannot say, e.g. a remote
-    endpoint others write to) a one-minute time bucket."""
+    every committed write moves it; a remote store reads the engine's, so replicas agree),
+    or (for a store that cannot say) a one-minute time bucket."""
     if isinstance(store, Counters):
         return id(store), store.version()
     return id(store), time.monotonic() // UNCOUNTED_TTL

@@ -59,3 +59,21 @@ def test_terms_including_virtuoso_spellings() -> None:
         Literal("s"),
     )
     assert res.rows[1] == (None, None, None, None, None)
+
+
+def test_virtuoso_graph_variables_are_kept_to_documents() -> None:
+    """Each ``GRAPH ?var {`` (and ``$var``) opens with a filter naming the merge and Virtuoso's
+    system prefixes; a constant ``GRAPH <…>`` is left as written. No request is sent."""
+    from reprokg.store.remote import MERGE_GRAPH, RemoteStore
+
+    store = RemoteStore("virtuoso+http://127.0.0.1:9/sparql")  # never contacted
+    text = store._documents_only(
+        "SELECT * WHERE { GRAPH ?doc { ?s ?p ?o } graph $h{ ?a ?b ?c } "
+        "GRAPH <http://x/g> { ?x ?y ?z } }"
+    )
+    assert text.count("FILTER(") == 2
+    assert "GRAPH ?doc { FILTER(isIRI(?doc) && ?doc NOT IN (" in text
+    assert f"<{MERGE_GRAPH}>" in text and "GRAPH $h { FILTER(isIRI($h)" in text
+    assert '!STRSTARTS(STR(?doc), "http://www.openlinksw.com/")' in text
+    assert "GRAPH <http://x/g> { ?x ?y ?z }" in text
+    store.close()
