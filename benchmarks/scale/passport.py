@@ -11,7 +11,10 @@ run: the run, its research goal naming the paper and a venue, its tag). Timed, m
 * ``passport, first page``  ``evidence.passport.passport(store, paper)``: every part, the
                              first 100 runs and their count (what ``/paper`` reads);
 * ``passport, last page``    the same at the last page's offset;
-* ``GET /paper`` first page  the web page through the ASGI app (render included);
+* ``GET /paper`` first page  the web page through the ASGI app (render included), cold
+                             (the service's per-generation cache emptied before each
+                             request: the first view after a write) and warm (the
+                             passport cached for the store's generation);
 * ``passport, every run``    ``passport(..., runs_limit=None)``: what the crate reads, and
                              what the passport read on every request before paging.
 
@@ -79,6 +82,7 @@ def main() -> None:
     from reprokg.core.settings import Settings
     from reprokg.evidence.passport import passport
     from reprokg.service.app import create_app
+    from reprokg.service.web.render import small_cache
     from reprokg.store import open_store
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -99,11 +103,16 @@ def main() -> None:
                 r = client.get("/paper", params={"iri": PAPER})
                 assert r.status_code == 200, r.text[:500]
 
+            def cold_page() -> None:
+                small_cache._values.clear()
+                page()
+
             figures["passport, first page"] = timed(lambda: passport(store, PAPER), args.repeats)
             figures["passport, last page"] = timed(
                 lambda: passport(store, PAPER, runs_offset=last), args.repeats
             )
-            figures["GET /paper, first page"] = timed(page, args.repeats)
+            figures["GET /paper, first page, cold"] = timed(cold_page, args.repeats)
+            figures["GET /paper, first page, warm"] = timed(page, args.repeats)
             figures["passport, every run"] = timed(
                 lambda: passport(store, PAPER, runs_limit=None), 1
             )

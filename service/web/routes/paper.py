@@ -21,6 +21,7 @@ from reprokg.service.web.render import (
     alternates,
     page,
     short,
+    small_cache,
     tabular,
     wants,
 )
@@ -48,7 +49,13 @@ def paper(
     iri: str | None = None,
     runs_offset: int = 0,
 ) -> Response:
-    found = passport(store, work_iri(doi, iri), runs_offset=runs_offset)
+    work = work_iri(doi, iri)
+    # kept per store generation: a write (here or, remote, by another replica) moves it
+    found = small_cache.get(
+        store,
+        f"passport {runs_offset} {work}",
+        lambda: passport(store, work, runs_offset=runs_offset),
+    )
     target = found.work
     data = found.to_json()
     if fmt := wants(request):
