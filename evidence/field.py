@@ -498,6 +498,7 @@ def accepted_links(store: Store) -> list[tuple[str, str]]:
         for r in select_rows(store, package_query(CROSS_LINKS_QUERY).bind({}))
         if str(r.get("accepted", "true")).lower() not in ("false", "0")
     }
+    # sorted() of two str gives list[str], a pair to the reader, not to mypy
     pairs |= {tuple(sorted((m.a, m.b))) for m in find(store).matches if m.accepted}  # type: ignore[misc]
     return sorted(pairs)
 

@@ -218,6 +218,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
             f"SELECT ?p (COUNT(?v) AS ?n) (SUM(?v) AS ?s) WHERE {{ GRAPH <{COUNTERS_GRAPH}> "
             f"{{ ?t ?p ?v FILTER(?p IN (<{_DELTA}>, <{_FOLDED}>)) }} }} GROUP BY ?p"
         )
+        # a GROUP BY row's aggregates are bound literals: int() of a term mypy sees as optional
         got = {str(p): (int(n), int(s)) for p, n, s in res.rows}  # type: ignore[arg-type]
         if _DELTA not in got:
             return None

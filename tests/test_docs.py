@@ -567,10 +567,17 @@ def test_every_link_resolves() -> None:
 
 
 @functools.cache
+@functools.cache
 def app() -> object:
+    """The service's routes (over a store of its own: ./reprokg-data may be held by a
+    test running beside this one)."""
+    import tempfile
+
+    from reprokg.core.settings import Settings
     from reprokg.service.app import create_app
 
-    return create_app()
+    store = Path(tempfile.mkdtemp(prefix="reprokg-routes-")) / "store"
+    return create_app(Settings(store=str(store)))
 
 
 def route_problem(method: str | None, path: str) -> str | None:
