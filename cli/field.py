@@ -34,7 +34,11 @@ def register(command: Command) -> None:
         "fixed order into the store, write a canonical gzipped N-Quads dump and a manifest "
         "to --out, print the coverage",
     )
-    build.add_argument("sources", metavar="SOURCES_DIR", help="folder laid out as the data")
+    build.add_argument(
+        "sources",
+        metavar="SOURCES_DIR",
+        help="folder laid out as the data, or holding checkouts of its upstream repositories",
+    )
     build.add_argument("--out", required=True, metavar="DIR", help="folder for dump + manifest")
     build.add_argument(
         "--date",
@@ -68,7 +72,9 @@ def _field(args: argparse.Namespace) -> int:
     when, date_from = source_date(args.date, settings().source_date_epoch)
     out = Path(args.out)
     plan = plan_field(args.sources, args.only)  # a folder without sources makes no store
-    build = FieldBuild(plan.root, when, date_from, missing=plan.missing)
+    build = FieldBuild(
+        plan.root, when, date_from, missing=plan.missing, unrecognised=plan.unrecognised
+    )
     with open_cli_store(args.store, create=True) as store:
         for walked in plan.walks:
             # file by file, attributed to nobody ($REPROKG_USER would make two people's
@@ -93,6 +99,10 @@ def _field(args: argparse.Namespace) -> int:
             )
         for name in build.missing:
             print(f"not found: {name} (nothing under {args.sources} matches it)")
+        for src, checkouts in build.checkouts.items():
+            print(f"{src} read from: " + ", ".join(f"{f} ({r})" for f, r in checkouts))
+        for folder in build.unrecognised:
+            print(f"not recognised: {folder}")
         print(r.summary())
         print(f"documents stamped {doc['build_date']} ({date_from})")
         print(cover.to_text())

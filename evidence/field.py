@@ -1,5 +1,7 @@
 """The field in one graph, reproducibly: every source the project loads, from a folder laid
-out as the field's data (``DATA/``), in one fixed order, into one store — then a dump whose
+out as the field's data (``DATA/``) or holding checkouts of the sources' upstream
+repositories (:class:`Upstream`: each file named by its path in ``DATA/``, so either
+layout builds the same dump), in one fixed order, into one store — then a dump whose
 bytes depend only on the sources and reprokg's version, a manifest, and the coverage the
 read model counts (docs/evidence.md, The field build).
 
@@ -27,11 +29,12 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from reprokg.core.errors import UsageError
@@ -46,6 +49,21 @@ DUMP_FORMAT = 1
 
 
 @dataclass(frozen=True)
+class Upstream:
+    """A repository a source's files come from, as cloned: the paths that tell a checkout
+    of it, and where each file it holds lies in the data layout (so a file is named, and
+    builds, the same whichever layout it came in)."""
+
+    #: the repository (``owner/name``), for the manifest and the docs
+    repo: str
+    #: globs relative to the checkout, each of which must match for it to be recognised
+    markers: tuple[str, ...]
+    #: (glob in the checkout, the same file's path under the data folder): each ``*`` of
+    #: the second stands for what the ``*`` of the first in the same place matched
+    files: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class FieldSource:
     """One source of the field: a glob under the sources folder and the loaders asked."""
 
@@ -56,6 +74,8 @@ class FieldSource:
     kinds: tuple[str, ...]
     #: suffixes a folder walk reads although it skips them as documentation (``.md``)
     read_suffixes: tuple[str, ...] = ()
+    #: the upstream repositories whose checkouts hold this source's files
+    upstream: tuple[Upstream, ...] = ()
 
 
 #: every source the project has a loader for, in the order they are loaded: the evidence
@@ -67,17 +87,149 @@ FIELD_SOURCES: tuple[FieldSource, ...] = (
         "artifact_evaluation",
         ("artifact-evaluation", "artifact-availability"),
         (".md",),
+        (
+            Upstream(
+                "ReproDB/reprodb.github.io",
+                ("src/assets/data/artifact*.json",),
+                tuple(
+                    (f"src/assets/data/{n}.json", f"artifact_evaluation/reprodb/{n}.json")
+                    for n in ("artifact_availability", "artifacts", "papers")
+                ),
+            ),
+            Upstream(
+                "sysartifacts/sysartifacts.github.io",
+                ("_conferences/eurosys.md",),
+                (("_conferences/*/results.md", "artifact_evaluation/sysartifacts/*-results.md"),),
+            ),
+            Upstream(
+                "secartifacts/secartifacts.github.io",
+                ("_conferences/ndss.md",),
+                (("_conferences/*/results.md", "artifact_evaluation/secartifacts/*-results.md"),),
+            ),
+        ),
     ),
-    FieldSource("rescience", "surveys/rescience/journal_bib", ("rescience",)),
-    FieldSource("re-execution", "surveys/trisovic_dataverse_r/analysis/data", ("re-execution",)),
-    FieldSource("mlrc", "surveys/rescience/mlrc_metadata", ("mlrc",)),
-    FieldSource("grsi", "surveys/grsi_isenberg", ("grsi",)),
-    FieldSource("gk2018", "surveys/gundersen_kjensmo_2018/data/evaluations.csv", ("gk2018",)),
     FieldSource(
-        "pwc-checklist", "surveys/pwc_code_checklist_neurips2019/notebooks", ("pwc-checklist",)
+        "rescience",
+        "surveys/rescience/journal_bib",
+        ("rescience",),
+        upstream=(
+            Upstream(
+                "ReScience/rescience.github.io",
+                ("_bibliography/published.bib", "_bibliography/under-review.bib"),
+                (("_bibliography/*.bib", "surveys/rescience/journal_bib/_bibliography/*.bib"),),
+            ),
+        ),
     ),
-    FieldSource("siggraph2020", "replicability_graphics/consolidatedData.json", ("survey",)),
-    FieldSource("replicability-graphics", "replicability_graphics/per_paper", ("survey",)),
+    FieldSource(
+        "re-execution",
+        "surveys/trisovic_dataverse_r/analysis/data",
+        ("re-execution",),
+        upstream=(
+            Upstream(
+                "atrisovic/dataverse-r-study",
+                ("analysis/data/run_log_*.csv",),
+                (
+                    (
+                        "analysis/data/run_log_*.csv",
+                        "surveys/trisovic_dataverse_r/analysis/data/run_log_*.csv",
+                    ),
+                ),
+            ),
+        ),
+    ),
+    FieldSource(
+        "mlrc",
+        "surveys/rescience/mlrc_metadata",
+        ("mlrc",),
+        upstream=(
+            Upstream(
+                "ReScience/MLRC",
+                ("20*/accepted.bib", "20*/*/journal/metadata.yaml"),
+                (
+                    (
+                        "*/*/journal/metadata.yaml",
+                        "surveys/rescience/mlrc_metadata/*/*/journal/metadata.yaml",
+                    ),
+                ),
+            ),
+        ),
+    ),
+    FieldSource(
+        "grsi",
+        "surveys/grsi_isenberg",
+        ("grsi",),
+        upstream=(
+            Upstream(
+                "tobiasisenberg/Visualization-Reproducibility",
+                ("publication_data/grsi_paper_data.json", "publication_data/grsi_metadata.json"),
+                (
+                    (
+                        "publication_data/grsi_paper_data.json",
+                        "surveys/grsi_isenberg/publication_data/grsi_paper_data.json",
+                    ),
+                ),
+            ),
+        ),
+    ),
+    FieldSource(
+        "gk2018",
+        "surveys/gundersen_kjensmo_2018/data/evaluations.csv",
+        ("gk2018",),
+        upstream=(
+            Upstream(
+                "aaai2018-paperid-62/aaai2018-paperid-62",
+                ("data/evaluations.csv", "data/sampled_aaai-14"),
+                (("data/evaluations.csv", "surveys/gundersen_kjensmo_2018/data/evaluations.csv"),),
+            ),
+        ),
+    ),
+    FieldSource(
+        "pwc-checklist",
+        "surveys/pwc_code_checklist_neurips2019/notebooks",
+        ("pwc-checklist",),
+        upstream=(
+            Upstream(
+                "paperswithcode/releasing-research-code",
+                ("notebooks/code_checklist-neurips2019.csv",),
+                (
+                    (
+                        "notebooks/code_checklist-neurips2019.csv",
+                        "surveys/pwc_code_checklist_neurips2019/notebooks/"
+                        "code_checklist-neurips2019.csv",
+                    ),
+                ),
+            ),
+        ),
+    ),
+    FieldSource(
+        "siggraph2020",
+        "replicability_graphics/consolidatedData.json",
+        ("survey",),
+        upstream=(
+            Upstream(
+                "GraphicsReplicability/sig20-paper-supplementary-materials",
+                ("website/consolidatedData.json", "scripts/generateStatistics.m"),
+                (
+                    (
+                        "website/consolidatedData.json",
+                        "replicability_graphics/consolidatedData.json",
+                    ),
+                ),
+            ),
+        ),
+    ),
+    FieldSource(
+        "replicability-graphics",
+        "replicability_graphics/per_paper",
+        ("survey",),
+        upstream=(
+            Upstream(
+                "GraphicsReplicability/replicability.graphics",
+                ("data/*-20*/10.*.json",),
+                (("data/*/*.json", "replicability_graphics/per_paper/*/*.json"),),
+            ),
+        ),
+    ),
 )
 
 
@@ -135,12 +287,20 @@ class FieldBuild:
     files: list[SourceFile] = field(default_factory=list)
     #: sources whose pattern matched nothing under the folder
     missing: list[str] = field(default_factory=list)
+    #: folders of a folder of checkouts that are no checkout (listed with ``unclaimed``)
+    unrecognised: list[str] = field(default_factory=list)
+    #: per source read from checkouts: (folder, repository) of each
+    checkouts: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     result: IngestResult = field(default_factory=IngestResult)
 
     def record(self, walked: FieldWalk, result: IngestResult) -> None:
         """Add a source's files (their hashes and counts) once its walk is stored."""
         self.result.extend(result)
-        self.files.extend(_files(self.sources_dir, walked.source.name, walked.summaries, result))
+        self.files.extend(
+            _files(self.sources_dir, walked.source.name, walked.summaries, result, walked.located)
+        )
+        if walked.checkouts:
+            self.checkouts[walked.source.name] = walked.checkouts
 
     def by_source(self) -> list[tuple[str, list[SourceFile]]]:
         """The files read, per source, in the build's order."""
@@ -158,6 +318,11 @@ class FieldBuild:
                     "name": s.name,
                     "pattern": s.pattern,
                     "kinds": list(s.kinds),
+                    **(
+                        {"checkouts": [{"folder": f, "repo": r} for f, r in self.checkouts[s.name]]}
+                        if s.name in self.checkouts
+                        else {}
+                    ),
                     "files": [f.to_json() for f in self.files if f.source == s.name],
                     "missing": s.name in self.missing,
                 }
@@ -167,7 +332,7 @@ class FieldBuild:
             "stored": {s: r.count(s) for s in ("added", "unchanged", "revised", "rejected")},
             "warnings": r.warnings,
             "errors": sorted(str(e) for e in r.errors),
-            "unclaimed": sorted(str(e) for e in r.unclaimed),
+            "unclaimed": sorted([str(e) for e in r.unclaimed] + self.unrecognised),
         }
 
 
@@ -182,22 +347,32 @@ class FieldWalk:
     source: FieldSource
     walk: SourceWalk
     summaries: list[LoadSummary]
+    #: a checkout's files by the name they are read under (their path in the data layout)
+    located: dict[str, Path] = field(default_factory=dict)
+    #: the checkouts they came from: (folder relative to the sources folder, repository)
+    checkouts: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
 class FieldPlan:
     """What a build will read: a walk per source found, in the order of
-    :data:`FIELD_SOURCES`, and the sources the folder lacks."""
+    :data:`FIELD_SOURCES`, the sources the folder lacks, and (a folder of checkouts) the
+    folders recognised as no checkout."""
 
     root: Path
     walks: list[FieldWalk]
     missing: list[str]
+    unrecognised: list[str] = field(default_factory=list)
 
 
 def plan_field(sources_dir: str | Path, only: Collection[str] | None = None) -> FieldPlan:
     """The walks of every source of :data:`FIELD_SOURCES` (or those named in ``only``)
     found under ``sources_dir``, sources named relative to it; refused before any store is
-    touched when the folder holds none."""
+    touched when the folder holds none.
+
+    A folder where any source's pattern matches is read in the data layout; otherwise as
+    checkouts of the upstream repositories (:func:`find_checkouts`), each file named by
+    its path in the data layout, so the same files build the same dump in either."""
     root = Path(sources_dir).absolute()
     if not root.is_dir():
         raise UsageError(f"{sources_dir}: not a folder (expected one laid out as the field's data)")
@@ -207,34 +382,116 @@ def plan_field(sources_dir: str | Path, only: Collection[str] | None = None) -> 
             f"unknown field source(s) {', '.join(sorted(unknown))}: expected any of "
             + ", ".join(s.name for s in FIELD_SOURCES)
         )
+    layout = any(_matches(root, s.pattern) for s in FIELD_SOURCES)
+    found: dict[str, list[tuple[str, Path, str, str]]] = {}
     plan = FieldPlan(root, [], [])
+    if not layout:
+        found, plan.unrecognised = find_checkouts(root)
     for src in FIELD_SOURCES:
         if only is not None and src.name not in only:
             continue
-        paths = _matches(root, src.pattern)
+        summaries: list[LoadSummary] = []
+        if layout:
+            paths = _matches(root, src.pattern)
+            names: tuple[Path, str] | dict[Path, str] = (root, "")
+            located: dict[str, Path] = {}
+        else:
+            files = found.get(src.name, [])
+            paths = [path for _, path, _, _ in files]
+            names = {path: name for name, path, _, _ in files}
+            located = {name: path for name, path, _, _ in files}
         if not paths:
             plan.missing.append(src.name)
             continue
-        summaries: list[LoadSummary] = []
         walk = SourceWalk(
             paths,
             kinds=src.kinds,
-            names=(root, ""),
+            names=names,
             read_suffixes=set(src.read_suffixes),
             summary=summaries.append,
         )
-        plan.walks.append(FieldWalk(src, walk, summaries))
+        checkouts = sorted({(f, r) for _, _, f, r in found.get(src.name, [])})
+        plan.walks.append(FieldWalk(src, walk, summaries, located, checkouts))
     if not plan.walks:
         raise UsageError(
-            f"{sources_dir}: no source of the field found (expected e.g. "
-            + ", ".join(s.pattern for s in FIELD_SOURCES[:3])
+            f"{sources_dir}: no source of the field found (expected a folder laid out as the "
+            "data, e.g. " + ", ".join(s.pattern for s in FIELD_SOURCES[:3]) + ", or checkouts "
+            "of its repositories, e.g. "
+            + ", ".join(u.repo for s in FIELD_SOURCES[:2] for u in s.upstream)
             + ")"
         )
     return plan
 
 
+def _glob_re(glob: str) -> re.Pattern[str]:
+    """A checkout glob as a regular expression, each ``*`` a group (one path part)."""
+    return re.compile("".join("([^/]*)" if c == "*" else re.escape(c) for c in glob))
+
+
+def _data_name(glob: str, data: str, rel: str) -> str:
+    """The data-layout name of a checkout file ``rel`` that ``glob`` matched."""
+    m = _glob_re(glob).fullmatch(rel)
+    assert m is not None and data.count("*") == glob.count("*"), (glob, data, rel)
+    parts = iter(m.groups())
+    return "".join(next(parts) if c == "*" else c for c in data)
+
+
+def recognised(folder: Path) -> list[tuple[FieldSource, Upstream]]:
+    """The upstream repositories ``folder`` is a checkout of (every marker matches)."""
+    return [
+        (src, up)
+        for src in FIELD_SOURCES
+        for up in src.upstream
+        if all(_matches(folder, m) for m in up.markers)
+    ]
+
+
+def find_checkouts(
+    root: Path,
+) -> tuple[dict[str, list[tuple[str, Path, str, str]]], list[str]]:
+    """Per source, its files in the checkouts under ``root`` (the folder itself, if it is
+    one, else each folder in it) as (data-layout name, path, checkout folder, repository),
+    sorted by name as a folder walk of the data layout reads them; and the folders that
+    are no checkout. Two checkouts giving one name are refused: which one is meant?"""
+    if recognised(root):
+        folders = [root]
+        unrecognised: list[str] = []
+    else:
+        folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+        unrecognised = [
+            f"{p.name}/: not a checkout of a repository the field build reads (expected "
+            "the marker paths of one, docs/evidence.md, The field build)"
+            for p in folders
+            if not recognised(p)
+        ]
+    found: dict[str, list[tuple[str, Path, str, str]]] = {}
+    seen: dict[str, Path] = {}
+    for folder in folders:
+        label = "." if folder == root else folder.name
+        for src, up in recognised(folder):
+            for glob, data in up.files:
+                for path in _matches(folder, glob):
+                    if not path.is_file():
+                        continue
+                    name = _data_name(glob, data, path.relative_to(folder).as_posix())
+                    if name in seen:
+                        raise UsageError(
+                            f"{seen[name]} and {path}: two checkouts hold {name}; expected "
+                            "one (keep one copy of each repository in the folder)"
+                        )
+                    seen[name] = path
+                    found.setdefault(src.name, []).append((name, path, label, up.repo))
+    for files in found.values():
+        files.sort(key=lambda f: PurePosixPath(f[0]))
+    return found, unrecognised
+
+
 def _files(
-    root: Path, source: str, summaries: Iterable[LoadSummary], result: IngestResult
+    root: Path,
+    source: str,
+    summaries: Iterable[LoadSummary],
+    result: IngestResult,
+    located: Mapping[str, Path] | None = None,
 ) -> list[SourceFile]:
     """Each file's hash and counts: records and skips from its loader's summary, documents
     rejected and warned from ingest."""
@@ -247,7 +504,7 @@ def _files(
         c["warnings"] += warnings
     out = []
     for s in summaries:
-        data = (root / s.source).read_bytes()
+        data = ((located or {}).get(s.source) or root / s.source).read_bytes()
         c = by_file.get(s.source, Counter())
         out.append(
             SourceFile(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,7 +69,7 @@ class SourceWalk:
         paths: Sequence[str | Path],
         kind: str | None = None,
         *,
-        names: tuple[Path, str] | None = None,
+        names: tuple[Path, str] | Mapping[Path, str] | None = None,
         kinds: Collection[str] | None = None,
         read_suffixes: Collection[str] = (),
         summary: SummaryHook | None = None,
@@ -80,7 +80,8 @@ class SourceWalk:
         self.skip_suffixes = SKIP_SUFFIXES - {s.lower() for s in read_suffixes}
         self.summary = summary
         #: (folder, prefix): sources are named by their path relative to the folder after
-        #: the prefix (the demo's ``examples/...``); otherwise by the path as given
+        #: the prefix (the demo's ``examples/...``), or each by the name mapped to it (a
+        #: checkout's file by its path in the data layout); otherwise by the path as given
         self.names = names
         #: files that could not be read or loaded, and named paths that do not exist
         self.errors: list[LoadError] = []
@@ -124,6 +125,8 @@ class SourceWalk:
     def _name(self, path: Path) -> str:
         if self.names is None:
             return str(path)
+        if isinstance(self.names, Mapping):
+            return self.names[path]
         folder, prefix = self.names
         return prefix + path.relative_to(folder).as_posix()
 

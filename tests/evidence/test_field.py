@@ -27,6 +27,7 @@ from reprokg.evidence.field import (
     FIELD_SOURCES,
     coverage_of,
     linked_coverage_of,
+    plan_field,
     source_date,
 )
 from reprokg.evidence.outcomes import WorkOutcome
@@ -165,6 +166,177 @@ def test_a_small_field_builds_to_the_same_bytes_and_restores(
     assert code == 0, text
     stored = ma["stored"]["added"] + ma["stored"]["revised"]
     assert f": {stored} document(s) there (+{stored})" in text
+
+
+# ---------------------------------------------------------------- checkouts of the upstreams
+
+#: upstream path in a checkout -> the same file in the data layout (SMALL_FIELD's files, and
+#: the markers ReScience's under-review.bib and GRSI's metadata); the paths are the
+#: repositories' own (docs/evidence.md, The field build, Upstream layouts)
+CHECKOUT_FILES = {
+    "reprodb/src/assets/data/artifact_availability.json": (
+        "artifact_evaluation/reprodb/artifact_availability.json"
+    ),
+    "sysartifacts/_conferences/osdi2023/results.md": (
+        "artifact_evaluation/sysartifacts/osdi2023-results.md"
+    ),
+    "sysartifacts/_conferences/sosp2023/results.md": (
+        "artifact_evaluation/sysartifacts/sosp2023-results.md"
+    ),
+    "rescience.github.io/_bibliography/published.bib": (
+        "surveys/rescience/journal_bib/_bibliography/published.bib"
+    ),
+    "rescience.github.io/_bibliography/under-review.bib": (
+        "surveys/rescience/journal_bib/_bibliography/under-review.bib"
+    ),
+    "MLRC/2020/accepted.bib": "surveys/rescience/mlrc_metadata/2020/accepted.bib",
+    "Visualization-Reproducibility/publication_data/grsi_paper_data.json": (
+        "surveys/grsi_isenberg/publication_data/grsi_paper_data.json"
+    ),
+    # a marker: GRSI's loader claims no file of it (unclaimed in the data layout)
+    "Visualization-Reproducibility/publication_data/grsi_metadata.json": (
+        "surveys/grsi_isenberg/publication_data/grsi_metadata.json"
+    ),
+    "releasing-research-code/notebooks/code_checklist-neurips2019.csv": (
+        "surveys/pwc_code_checklist_neurips2019/notebooks/code_checklist-neurips2019.csv"
+    ),
+    **{
+        f"replicability.graphics/data/siggraph-2014/{n}": (
+            f"replicability_graphics/per_paper/siggraph-2014/{n}"
+        )
+        for n in ("10.1145-2601097.2601170.json", "10.1145-2601097.2601119.json")
+    },
+}
+#: a marker path that DATA/ does not hold (sysartifacts' venue page; empty here)
+CHECKOUT_MARKERS = ("sysartifacts/_conferences/eurosys.md",)
+
+
+def _checkouts(root: Path, shared_data: Path) -> Path:
+    """A folder of upstream checkouts holding SMALL_FIELD's real files at their upstream
+    paths, and a folder that is no checkout."""
+    for rel, data in CHECKOUT_FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(shared_data / data, root / rel)
+    for d in (shared_data / "surveys/rescience/mlrc_metadata/2020").iterdir():
+        if (d / "journal/metadata.yaml").is_file():
+            (root / "MLRC/2020" / d.name / "journal").mkdir(parents=True)
+            shutil.copy(d / "journal/metadata.yaml", root / "MLRC/2020" / d.name / "journal")
+    for rel in CHECKOUT_MARKERS:
+        (root / rel).touch()
+    (root / "notes").mkdir()
+    (root / "notes/todo.txt").write_text("not a checkout\n", "utf-8")
+    return root
+
+
+def test_checkouts_are_recognised_by_their_marker_paths_and_named_as_in_the_data_layout(
+    tmp_path: Path,
+) -> None:
+    """Each checkout's files are read under their data-layout names (the names a dump
+    holds), every source's files in the data layout's sorted order across checkouts; a
+    folder that is no checkout is reported, a folder that is one checkout builds too."""
+    for rel in (*CHECKOUT_FILES, *CHECKOUT_MARKERS, "secartifacts/_conferences/ndss.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).touch()
+    (tmp_path / "secartifacts/_conferences/ndss2025").mkdir()
+    (tmp_path / "secartifacts/_conferences/ndss2025/results.md").touch()
+    (tmp_path / "secartifacts/_conferences/ndss2025/call.md").touch()  # not a results page
+    (tmp_path / "notes").mkdir()
+    plan = plan_field(tmp_path)
+    names = {w.source.name: list(w.located) for w in plan.walks}
+    assert names["artifact-evaluation"] == [
+        "artifact_evaluation/reprodb/artifact_availability.json",
+        "artifact_evaluation/secartifacts/ndss2025-results.md",
+        "artifact_evaluation/sysartifacts/osdi2023-results.md",
+        "artifact_evaluation/sysartifacts/sosp2023-results.md",
+    ]
+    assert names["rescience"] == [
+        "surveys/rescience/journal_bib/_bibliography/published.bib",
+        "surveys/rescience/journal_bib/_bibliography/under-review.bib",
+    ]
+    assert "mlrc" not in names  # accepted.bib alone: marked, but no metadata.yaml
+    assert plan.missing == ["re-execution", "mlrc", "gk2018", "siggraph2020"]
+    assert [u.split(":")[0] for u in plan.unrecognised] == ["MLRC/", "notes/"]
+    walk = next(w for w in plan.walks if w.source.name == "artifact-evaluation")
+    assert walk.checkouts == [
+        ("reprodb", "ReproDB/reprodb.github.io"),
+        ("secartifacts", "secartifacts/secartifacts.github.io"),
+        ("sysartifacts", "sysartifacts/sysartifacts.github.io"),
+    ]
+    # the folder itself one checkout
+    (only,) = plan_field(tmp_path / "Visualization-Reproducibility").walks
+    assert list(only.located) == ["surveys/grsi_isenberg/publication_data/grsi_paper_data.json"]
+    assert only.checkouts == [(".", "tobiasisenberg/Visualization-Reproducibility")]
+
+
+def test_two_checkouts_of_one_repository_are_refused(tmp_path: Path) -> None:
+    for copy in ("a", "b"):
+        (tmp_path / copy / "src/assets/data").mkdir(parents=True)
+        (tmp_path / copy / "src/assets/data/artifacts.json").touch()
+    with pytest.raises(
+        UsageError, match="two checkouts hold artifact_evaluation/reprodb/artifacts"
+    ):
+        plan_field(tmp_path)
+
+
+def test_every_upstream_file_lands_under_its_source_in_the_data_layout() -> None:
+    """The table's data-layout paths are its sources' own (a checkout file named outside
+    its source's pattern would be a file the data layout never reads)."""
+    for src in FIELD_SOURCES:
+        assert src.upstream, src.name
+        for up in src.upstream:
+            for glob, data in up.files:
+                assert data.startswith(src.pattern), (src.name, data)
+                assert glob.count("*") == data.count("*"), (src.name, glob)
+
+
+@pytest.mark.slow  # four builds' worth of loading (~800 documents twice): 1-2 min
+def test_checkouts_build_the_same_dump_bytes_as_the_data_layout(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same real files, once in the data layout, once at their upstream paths in
+    checkouts: byte-identical dumps, the same files (names, hashes, counts) per source; the
+    folder that is no checkout is listed with the unclaimed files."""
+    from reprokg.core import settings as config
+
+    data = _small_field(tmp_path / "data", shared_data)
+    for rel in (
+        "surveys/rescience/journal_bib/_bibliography/under-review.bib",
+        "surveys/grsi_isenberg/publication_data/grsi_metadata.json",
+    ):
+        shutil.copy(shared_data / rel, data / rel)
+    checkouts = _checkouts(tmp_path / "checkouts", shared_data)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    config.configure(None)
+    try:
+        for folder, name in ((data, "d"), (checkouts, "c")):
+            code, text = _run(
+                [
+                    "field",
+                    "build",
+                    str(folder),
+                    "--store",
+                    str(tmp_path / f"s{name}"),
+                    "--out",
+                    str(tmp_path / f"o{name}"),
+                ]
+            )
+            assert code == 0, text[-2000:]
+    finally:
+        config.configure(None)
+    (dd,) = (tmp_path / "od").glob("*.nq.gz")
+    (dc,) = (tmp_path / "oc").glob("*.nq.gz")
+    assert dd.read_bytes() == dc.read_bytes()
+    md, mc = _manifest(tmp_path / "od"), _manifest(tmp_path / "oc")
+    assert _files(md) == _files(mc)
+    assert len(_files(mc)) == 9 + 23  # CHECKOUT_FILES less the unclaimed two; 23 MLRC 2020 reports
+    assert md["dump"] == mc["dump"]
+    assert [s["name"] for s in mc["sources"] if s["missing"]] == [
+        "re-execution",
+        "gk2018",
+        "siggraph2020",
+    ]
+    assert any(u.startswith("notes/: not a checkout") for u in mc["unclaimed"])
+    assert not any(u.startswith("notes/") for u in md["unclaimed"])
 
 
 # ---------------------------------------------------------------- coverage, by the read model
