@@ -136,6 +136,9 @@ def test_the_web_page_and_the_command_show_the_page_and_the_count(paged_store: P
         last = client.get("/paper", params={"iri": PAPER, "runs_offset": 200}).text
         assert "53 rows: runs 201-253 of 253" in last and "runs_offset=100#runs" in last
         data = client.get("/paper", params={"iri": PAPER, "format": "json"}).json()
+        csv = client.get("/paper", params={"iri": PAPER, "format": "csv"})
+        assert csv.headers["X-Reprokg-Runs-Total"] == "253"
+        assert "runs_offset=100" in csv.headers["X-Reprokg-Truncated"]
     assert data["runs_page"]["total"] == 253 and data["runs_page"]["next_offset"] == 100
     code, out = _cli("passport", PAPER, "--store", str(paged_store), "--format", "json")
     assert code == 0 and json.loads(out)["runs_page"]["total"] == 253

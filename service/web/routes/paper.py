@@ -66,7 +66,9 @@ def paper(
             {"part": k, **{c: _flat(v) for c, v in r.items()}} for k, _ in parts for r in data[k]
         ]
         cols = sorted({c for r in rows for c in r} - {"part"})
-        return tabular(fmt, rows, ["part", *cols], "paper")
+        response = tabular(fmt, rows, ["part", *cols], "paper")
+        response.headers.update(_runs_headers(found.runs_page))
+        return response
     facts = data["facts"]
     by_prop: dict[str, list[dict]] = {}
     for f in facts:
@@ -133,6 +135,17 @@ def paper(
         claims=found.summary.claims,
         sparql_behind=list(sparql(target).values()),
     )
+
+
+def _runs_headers(pg: Page | None) -> dict[str, str]:
+    """A download of the passport holds one page of its runs: the headers say which of how
+    many, and where the next page is (nothing cut silently)."""
+    if pg is None:
+        return {}
+    out = {"X-Reprokg-Runs-Total": str(pg.total), "X-Reprokg-Runs-Offset": str(pg.offset)}
+    if pg.next_offset is not None:
+        out["X-Reprokg-Truncated"] = f"runs: {pg.sentence()}; next: runs_offset={pg.next_offset}"
+    return out
 
 
 def _runs_links(request: Request, pg: Page | None) -> list[tuple[str, str]]:
