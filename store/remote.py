@@ -116,6 +116,12 @@ _FOLDED = RKS + "foldedWrites"
 _NAMES_GRAPHS_RE = re.compile(r"\bGRAPH\b|\bNAMED\b", re.IGNORECASE)
 #: a ``GRAPH ?var {`` pattern's opening (Virtuoso's dataset: :meth:`RemoteStore._documents_only`)
 _GRAPH_VAR_RE = re.compile(r"\bGRAPH\s+([?$]\w+)\s*\{", re.IGNORECASE)
+#: what a query's text holds that is not SPARQL syntax to rewrite: string literals (long and
+#: short), IRIs and comments
+_NOT_CODE_RE = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+    r"|<[^<>\"{}|^`\\\s]*>|#[^\n]*"
+)
 _NOT_DOCUMENTS = ", ".join(f"<{g}>" for g in sorted(REMOTE_RESERVED))
 _FORM_RE = re.compile(r"\b(SELECT|ASK|CONSTRUCT|DESCRIBE)\b", re.IGNORECASE)
 _PROLOGUE_RE = re.compile(
@@ -466,9 +472,18 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         inside the group (the SPARQL algebra does not, hence Virtuoso only). Its
         ``input:named-graph-exclude`` pragma would do without rewriting, but excluding
         the graph that is also the default empties the default graph (Virtuoso 7.2)."""
-        return _GRAPH_VAR_RE.sub(
-            lambda m: f"GRAPH {m[1]} {{ FILTER({self._is_document(m[1])}) ", sparql
-        )
+
+        def rewrite(code: str) -> str:
+            return _GRAPH_VAR_RE.sub(
+                lambda m: f"GRAPH {m[1]} {{ FILTER({self._is_document(m[1])}) ", code
+            )
+
+        # only the query's own syntax: a literal or a comment saying "GRAPH ?g {" stays
+        out, at = [], 0
+        for m in _NOT_CODE_RE.finditer(sparql):
+            out += [rewrite(sparql[at : m.start()]), m.group()]
+            at = m.end()
+        return "".join([*out, rewrite(sparql[at:])])
 
     def query(
         self,

@@ -76,4 +76,11 @@ def test_virtuoso_graph_variables_are_kept_to_documents() -> None:
     assert f"<{MERGE_GRAPH}>" in text and "GRAPH $h { FILTER(isIRI($h)" in text
     assert '!STRSTARTS(STR(?doc), "http://www.openlinksw.com/")' in text
     assert "GRAPH <http://x/g> { ?x ?y ?z }" in text
+    # a literal, a long literal or a comment that says it is not rewritten
+    quoted = store._documents_only(
+        'SELECT * WHERE { ?s ?p "GRAPH ?g { x" . ?s ?q """a\nGRAPH ?h {""" . '
+        "?s ?r 'GRAPH ?i {' # GRAPH ?j {\n GRAPH ?k { ?a ?b ?c } }"
+    )
+    assert quoted.count("FILTER(") == 1 and "GRAPH ?k { FILTER(isIRI(?k)" in quoted
+    assert '"GRAPH ?g { x"' in quoted and "# GRAPH ?j {\n" in quoted
     store.close()
