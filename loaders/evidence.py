@@ -26,7 +26,7 @@ from reprokg.core.errors import IdentifierError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, repair_doi
 from reprokg.core.namespaces import RK, SCHEMA, new_graph
-from reprokg.core.swhid import Swhid, parse_swhid
+from reprokg.core.swhid import EXPECTED, Swhid, parse_swhid
 from reprokg.loaders.reading.contract import LoaderInfo
 from reprokg.loaders.reading.summary import LoadSummary
 
@@ -131,9 +131,10 @@ def read_swhid(
     try:
         swhid = parse_swhid(text)
     except IdentifierError as e:
+        said = str(e) if "expected" in str(e) else f"{e} (expected {EXPECTED})"
         messages.append(
-            Message("Warning", field, f"{record}: {e}; kept as written", str(node), text.strip(),
-                    line)
+            Message("Warning", field, f"{record}: {field}: {said}; kept as written", str(node),
+                    text.strip(), line)
         )  # fmt: skip
         return None
     code = URIRef(swhid.iri)

@@ -4,7 +4,8 @@ The list Isenberg collected for "The State of Reproducibility Stamps for Visuali
 Research Papers" (BELIV 2024; tobiasisenberg/Visualization-Reproducibility,
 ``publication_data/grsi_paper_data.json``): a JSON array with one object per stamp granted
 by replicabilitystamp.org — ``title``, ``doi``, ``journal``, ``authors`` (one text),
-``repo_url``, ``repo_archive_url`` (Software Heritage), ``grsi_url`` (the stamp's entry),
+``repo_url``, ``repo_archive_url`` (Software Heritage: a permalink's SWHID is read as the
+code it names, ``rk:softwareHeritageCode``; docs/evidence.md), ``grsi_url`` (the stamp's entry),
 ``image_url``, ``is_vis`` and, for some, ``type`` (why it counts as a visualization paper).
 
 Each stamp is a ``rk:ReplicabilityStampGrant`` in ``rk:GraphicsReplicabilityStampList``
@@ -31,7 +32,8 @@ from reprokg.core.errors import LoadError
 from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import mint
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph, rkx_term
-from reprokg.loaders.evidence import read_doi
+from reprokg.core.swhid import RESOLVER
+from reprokg.loaders.evidence import read_doi, read_swhid
 from reprokg.loaders.reading.contract import LoaderInfo
 from reprokg.loaders.reading.limits import check_records
 from reprokg.loaders.reading.source import decode_text, parse_json
@@ -159,6 +161,9 @@ def _record(rec: dict[str, Any], name: str, line: int) -> tuple[Document, URIRef
             g.add((node, prop, URIRef(v.strip())))
             if key == "repo_url":
                 g.add((URIRef(v.strip()), RDF.type, SCHEMA.SoftwareSourceCode))
+            elif v.strip().startswith(RESOLVER + "swh:"):  # a permalink (not a browse URL)
+                read_swhid(g, node, v, field=key, record=f"stamp {entry}", line=line,
+                           messages=msgs)  # fmt: skip
         elif v not in (None, ""):
             g.add((node, RKX[key], Literal(str(v))))
             msgs.append(

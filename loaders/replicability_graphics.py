@@ -39,6 +39,8 @@ from reprokg.core.hashing import stable_key
 from reprokg.core.identifiers import doi_iri, mint, orcid_iri
 from reprokg.core.namespaces import RK, RKX, SCHEMA, new_graph
 from reprokg.core.resources import data_dir
+from reprokg.core.swhid import RESOLVER
+from reprokg.loaders.evidence import read_swhid
 from reprokg.loaders.reading.contract import LoaderInfo
 from reprokg.loaders.reading.limits import check_json
 from reprokg.loaders.reading.source import decode_text, scalar_text
@@ -125,6 +127,30 @@ def _url(prop: URIRef, on_paper: bool = False) -> Handler:
                 s,
                 node,
             )
+
+    return h
+
+
+def _swh_permalink(prop: URIRef) -> Handler:
+    """A Software Heritage permalink: kept as the review's IRI (:func:`_url`) and, when it
+    names a SWHID (not the archive's browse page of an origin), read as the code it names
+    (``rk:softwareHeritageCode``, :func:`~reprokg.loaders.evidence.read_swhid`; malformed:
+    a Warning naming the paper, the field and the form expected)."""
+    url = _url(prop)
+
+    def h(c: _Ctx, key: str, v: Any) -> None:
+        if _empty(v) or v == 0:
+            return
+        s = c.text(key, v).strip()
+        if re.match(r"^https?://\S+$", s) and not s.startswith(RESOLVER + "swh:"):
+            url(c, key, v)  # the archive's browse page of an origin: a link, no SWHID
+            return
+        if s.startswith("http"):
+            url(c, key, v)
+        read = read_swhid(c.g, c.review, s, field=key, record=f"paper {c.doi or c.source}",
+                          line=c.lines.get(key), messages=c.msgs)  # fmt: skip
+        if read is None and not s.startswith("http"):  # e.g. "pending": kept as written
+            c.g.add((c.review, RKX[_slug(key)], Literal(s)))
 
     return h
 
@@ -849,8 +875,8 @@ PER_PAPER: dict[str, Row] = {
         "string",
     ),
     "Software Heritage permalink": (
-        _url(RK.softwareHeritagePermalink),
-        "review `rk:softwareHeritagePermalink`",
+        _swh_permalink(RK.softwareHeritagePermalink),
+        "review `rk:softwareHeritagePermalink`; its SWHID `rk:softwareHeritageCode`",
         "IRI",
     ),
     "If code not available, pseudo-code available (boolean)": (

@@ -1,6 +1,7 @@
 """SWHIDs the sources record, stored as the code they name (``rk:softwareHeritageCode``, the
 archive's IRI of the core SWHID): ReScience C's ``code_swh``, MLRC's ``code.swh``, ReproDB's
-Software Heritage permalinks. The expected sets are read from the raw files with regular
+Software Heritage permalinks, GRSI's ``repo_archive_url`` and the SIGGRAPH survey's ``Software
+Heritage permalink``. The expected sets are read from the raw files with regular
 expressions and json, not through the loaders; a SWHID two sources record joins them."""
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import pytest
 from rdflib import RDF, Literal, URIRef
 
 from reprokg.core.namespaces import RK, SCHEMA
-from reprokg.loaders import artifact_evaluation, rescience
+from reprokg.loaders import artifact_evaluation, grsi, replicability_graphics, rescience
 
 BIB = "surveys/rescience/journal_bib/_bibliography/published.bib"
 ARTIFACTS = "artifact_evaluation/reprodb/artifacts.json"
+GRSI = "surveys/grsi_isenberg/publication_data/grsi_paper_data.json"
+SIGGRAPH = "replicability_graphics/per_paper"
 RESOLVER = "https://archive.softwareheritage.org/"
 #: a core SWHID, the ``swh:`` prefix optional (MLRC writes ``1:dir:…`` too)
 _CORE = re.compile(r"^(?:swh:)?(1:(?:cnt|dir|rev|rel|snp):[0-9a-f]{40})")
@@ -46,6 +49,34 @@ def _raw_reprodb(shared_data: Path) -> set[str]:
     records = json.loads((shared_data / ARTIFACTS).read_text("utf-8"))
     found = (_iri(u) for r in records for u in r.get("artifact_urls") or [] if RESOLVER in u)
     return {v for v in found if v}
+
+
+def _raw_grsi(shared_data: Path) -> set[str]:
+    records = json.loads((shared_data / GRSI).read_text("utf-8"))
+    found = (_iri(r.get("repo_archive_url") or "") for r in records)
+    return {v for v in found if v}
+
+
+#: a permalink as swh.model (the reference implementation) reads it: a qualifier's SWHID
+#: (visit=, anchor=) is 40 hex digits, nothing after; the origin= URL may end in "/"
+_PERMALINK = re.compile(
+    r"^https://archive\.softwareheritage\.org/(swh:1:(?:cnt|dir|rev|rel|snp):[0-9a-f]{40})"
+    r"(?:;origin=[^;]+)?(?:;visit=swh:1:snp:[0-9a-f]{40})?(?:;anchor=swh:1:[a-z]{3}:[0-9a-f]{40})?"
+    r"(?:;path=[^;]+)?/?$"
+)
+
+
+def _raw_siggraph(shared_data: Path) -> tuple[set[str], list[str]]:
+    """The permalinks' core SWHIDs, and the values naming one swh.model refuses."""
+    ok, refused = set(), []
+    for f in sorted((shared_data / SIGGRAPH).glob("*/*.json")):
+        for v in re.findall(r'"Software Heritage permalink":\s*"([^"]+)"', f.read_text("utf-8")):
+            m = _PERMALINK.match(v)
+            if m and not re.search(r"(visit|anchor)=swh:1:[a-z]{3}:[0-9a-f]{40}/$", v):
+                ok.add(RESOLVER + m.group(1))
+            elif "/browse/" not in v:
+                refused.append(v)
+    return ok, refused
 
 
 def _codes(docs: list) -> set[str]:
@@ -103,3 +134,61 @@ def test_a_permalink_of_reprodb_names_its_code() -> None:
     (doc,), _ = artifact_evaluation.load_with_summary(json.dumps([rec]).encode(), "a.json")
     (artifact,) = doc.graph.subjects(RK.softwareHeritageCode, URIRef(f"{RESOLVER}swh:1:dir:{h}"))
     assert (artifact, RK.artifactLocation, URIRef(url)) in doc.graph
+
+
+@pytest.mark.slow  # GRSI's 460 stamps and the survey's 454 per-paper files: ~3 s
+def test_grsi_and_the_siggraph_survey_store_their_swhids_and_share_none(
+    shared_data: Path,
+) -> None:
+    """GRSI's archive links name snapshots, the survey's permalinks folders and revisions:
+    counted on the raw files, the two and ReScience C share no SWHID (not even one named in
+    a qualifier), so code joins none of them."""
+    gr = _codes(grsi.load((shared_data / GRSI).read_bytes(), GRSI))
+    sg_docs: list = []
+    for f in sorted((shared_data / SIGGRAPH).glob("*/*.json")):
+        sg_docs += replicability_graphics.load(f.read_bytes(), f.name)
+    sg = _codes(sg_docs)
+    raw_gr = _raw_grsi(shared_data)
+    raw_sg, refused = _raw_siggraph(shared_data)
+    assert (gr, sg) == (raw_gr, raw_sg)
+    assert (len(raw_gr), len(raw_sg)) == (223, 93)
+    # refused: "pending", and three whose visit=/anchor= SWHID ends in a browser's "/"
+    assert len(refused) == 4
+    warned = [m for d in sg_docs for m in d.messages if m.path == "Software Heritage permalink"]
+    assert sorted(m.value for m in warned) == sorted(refused)
+    for m in warned:
+        assert m.severity == "Warning" and m.line is not None
+        assert m.message.startswith("paper 10.1145/")
+        assert "expected swh:1:<cnt|dir|rev|rel|snp>" in m.message
+    # every SWHID the raw files name at all (qualifiers' visit= and anchor= included)
+    named = re.compile(r"swh:1:[a-z]+:[0-9a-f]{40}")
+    all_gr = set(named.findall((shared_data / GRSI).read_text("utf-8")))
+    all_sg = {
+        s for f in (shared_data / SIGGRAPH).glob("*/*.json") for s in named.findall(f.read_text())
+    }
+    all_rs = set(named.findall((shared_data / BIB).read_text("utf-8")))
+    assert (len(all_gr), len(all_sg), len(all_rs)) == (223, 125, 162)
+    assert all_gr & all_sg == all_gr & all_rs == all_sg & all_rs == set()
+    assert gr & sg == gr & _raw_rescience(shared_data) == sg & _raw_rescience(shared_data) == set()
+
+
+def test_a_grsi_permalink_names_its_code_and_a_browse_link_stays_a_link() -> None:
+    h = "dd8bd739e177916f168ae1b5cf5f15209bb1aafb"
+    rec = {"title": "T", "doi": "10.1145/1", "grsi_url": "https://www.replicabilitystamp.org/#a"}
+    perma = f"{RESOLVER}swh:1:snp:{h};origin=https://github.com/juhyeonkim95/MitsubaOHD"
+    browse = f"{RESOLVER}browse/origin/?origin_url=https://gitlab.inria.fr/x/y"
+    bad = f"{RESOLVER}swh:1:snp:{h[:-1]};origin=https://github.com/a/b"
+    recs = [
+        {**rec, "repo_archive_url": perma},
+        {**rec, "doi": "10.1145/2", "grsi_url": rec["grsi_url"] + "b", "repo_archive_url": browse},
+        {**rec, "doi": "10.1145/3", "grsi_url": rec["grsi_url"] + "c", "repo_archive_url": bad},
+    ]
+    a, b, c = grsi.load(json.dumps(recs).encode(), "g.json")
+    (stamp,) = a.graph.subjects(RK.softwareHeritageCode, URIRef(f"{RESOLVER}swh:1:snp:{h}"))
+    assert (stamp, RK.stampedCodeArchive, URIRef(perma)) in a.graph
+    assert not list(b.graph.objects(None, RK.softwareHeritageCode)) and not b.messages
+    assert not list(c.graph.objects(None, RK.softwareHeritageCode))
+    (m,) = c.messages
+    assert m.severity == "Warning" and m.path == "repo_archive_url" and m.line is not None
+    assert m.message.startswith("stamp https://www.replicabilitystamp.org/#ac: repo_archive_url")
+    assert "expected swh:1:<cnt|dir|rev|rel|snp>" in m.message
