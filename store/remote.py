@@ -111,8 +111,11 @@ STATE_GRAPH = "https://w3id.org/reprokg/store#state"
 _STATE = "https://w3id.org/reprokg/store#mergeState"
 #: bookkeeping graphs of every dialect: never documents
 REMOTE_RESERVED = RESERVED_GRAPHS | {MERGE_GRAPH, STATE_GRAPH}
-#: update request size :meth:`RemoteStore.write_documents` packs documents up to
-BATCH_BYTES = 4_000_000
+#: update request size (estimated) :meth:`RemoteStore.write_documents` packs documents up to,
+#: per dialect: Virtuoso's SPARQL compiler runs out of memory near 2 MB of ``INSERT DATA`` and
+#: slows per triple beyond ~0.5 MB sent (benchmarks/README.md, issue 43 bulk writes)
+BATCH_BYTES = {"virtuoso": 800_000}
+DEFAULT_BATCH_BYTES = 4_000_000
 #: the most documents per update request, per dialect (measured: benchmarks/scale/remote_ingest.py)
 BATCH_DOCUMENTS = {"virtuoso": 1}
 _DELTA = RKS + "documentsDelta"
@@ -184,7 +187,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         read_only: bool = False,
         blob_dir: str | os.PathLike[str] | None = None,
         timeout: float = 60.0,
-        batch_bytes: int = BATCH_BYTES,
+        batch_bytes: int | None = None,
     ) -> None:
         scheme, rest = url.split("://", 1)
         if "+" in scheme:
@@ -205,7 +208,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         self._writes = 0  # document writes by this object since its last fold
         #: the largest update request :meth:`write_documents` sends (a document larger than
         #: this goes alone)
-        self.batch_bytes = batch_bytes
+        self.batch_bytes = batch_bytes or BATCH_BYTES.get(self.dialect, DEFAULT_BATCH_BYTES)
         #: the most documents one update request carries in their own operations: one on
         #: Virtuoso, whose later operations of a request do not reliably see the earlier ones'
         #: writes (a graph inserted then dropped in one request stays) and which refuses a

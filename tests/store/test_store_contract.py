@@ -405,6 +405,13 @@ def test_remote_batch_is_one_request(
         assert sent == [s.update_url]
         assert s.document_count() == DEFAULT_BATCH_SIZE
         assert s.triple_count() == 4 * DEFAULT_BATCH_SIZE
+        # beyond the request size the batch is cut (here ~10 documents a request)
+        s.batch_bytes = 20_000
+        sent.clear()
+        s.write_documents([DocumentWrite(w.iri, list(doc(1000 + i))) for i, w in enumerate(batch)])
+        assert len(sent) >= 10
+        assert s.document_count() == DEFAULT_BATCH_SIZE
+        assert s.triple_count() == DEFAULT_BATCH_SIZE
     finally:
         _clear(s)
         s.close()
