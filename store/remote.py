@@ -112,11 +112,11 @@ _STATE = "https://w3id.org/reprokg/store#mergeState"
 #: bookkeeping graphs of every dialect: never documents
 REMOTE_RESERVED = RESERVED_GRAPHS | {MERGE_GRAPH, STATE_GRAPH}
 #: update request size (estimated) :meth:`RemoteStore.write_documents` packs documents up to,
-#: per dialect: Virtuoso's SPARQL compiler runs out of memory near 2 MB of ``INSERT DATA`` and
-#: slows per triple beyond ~0.5 MB sent (benchmarks/README.md, issue 43 bulk writes)
+#: per dialect: Virtuoso's SPARQL compiler runs out of memory on a large ``INSERT DATA`` and
+#: slows per triple before that (benchmarks/README.md#bulk-writes-to-remote-engines)
 BATCH_BYTES = {"virtuoso": 800_000}
 DEFAULT_BATCH_BYTES = 4_000_000
-#: the most documents per update request, per dialect (measured: benchmarks/scale/remote_ingest.py)
+#: the most documents per update request in their own operations, per dialect
 BATCH_DOCUMENTS = {"virtuoso": 1}
 _DELTA = RKS + "documentsDelta"
 _FOLDED = RKS + "foldedWrites"
