@@ -65,6 +65,7 @@ from reprokg.core.rdf_parse import parse_rdf
 from reprokg.store.base import (
     AskResult,
     Counters,
+    DocumentWrite,
     GraphResult,
     Liveness,
     MergeMaintenance,
@@ -110,6 +111,13 @@ STATE_GRAPH = "https://w3id.org/reprokg/store#state"
 _STATE = "https://w3id.org/reprokg/store#mergeState"
 #: bookkeeping graphs of every dialect: never documents
 REMOTE_RESERVED = RESERVED_GRAPHS | {MERGE_GRAPH, STATE_GRAPH}
+#: update request size (estimated) :meth:`RemoteStore.write_documents` packs documents up to,
+#: per dialect: Virtuoso's SPARQL compiler runs out of memory on a large ``INSERT DATA`` and
+#: slows per triple before that (benchmarks/README.md#bulk-writes-to-remote-engines)
+BATCH_BYTES = {"virtuoso": 800_000}
+DEFAULT_BATCH_BYTES = 4_000_000
+#: the most documents per update request in their own operations, per dialect
+BATCH_DOCUMENTS = {"virtuoso": 1}
 _DELTA = RKS + "documentsDelta"
 _FOLDED = RKS + "foldedWrites"
 #: the query text may name graphs (conservative: a match in a string or comment counts)
@@ -185,6 +193,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         read_only: bool = False,
         blob_dir: str | os.PathLike[str] | None = None,
         timeout: float = 60.0,
+        batch_bytes: int | None = None,
     ) -> None:
         scheme, rest = url.split("://", 1)
         if "+" in scheme:
@@ -203,6 +212,14 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         self._into = None if self.dialect == "oxigraph" else MERGE_GRAPH
         self._merged: bool | None = None  # found out on first use (no request here)
         self._writes = 0  # document writes by this object since its last fold
+        #: the largest update request :meth:`write_documents` sends (a document larger than
+        #: this goes alone)
+        self.batch_bytes = batch_bytes or BATCH_BYTES.get(self.dialect, DEFAULT_BATCH_BYTES)
+        #: the most documents one update request carries in their own operations: one on
+        #: Virtuoso, whose later operations of a request do not reliably see the earlier ones'
+        #: writes (a graph inserted then dropped in one request stays) and which refuses a
+        #: request of many operations ("SQ156 Query too large")
+        self.batch_documents = BATCH_DOCUMENTS.get(self.dialect, 1_000_000)
 
     @property
     def merged(self) -> bool:
@@ -286,9 +303,9 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
             f"FILTER({self._is_document('?g')}) }} }}",
         ]
 
-    def _wrote(self) -> None:
-        """After a document write: fold every :data:`FOLD_AT` writes of this object."""
-        self._writes += 1
+    def _wrote(self, n: int = 1) -> None:
+        """After ``n`` document writes: fold every :data:`FOLD_AT` writes of this object."""
+        self._writes += n
         if self._writes >= FOLD_AT:
             self._writes = 0
             self._update(self._fold_op())
@@ -571,23 +588,116 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         self.replace_document(iri, graph, iri)
 
     def replace_document(self, iri: URIRef | str, graph: Graph, old: URIRef | str) -> None:
-        self._check_writable()
+        self.write_documents([DocumentWrite(URIRef(str(iri)), graph, URIRef(str(old)))])
+
+    def _write_ops(self, w: DocumentWrite) -> list[str]:
+        """One document write as update operations, in the order the engine runs them: the
+        counters' deltas (computed before the drops), the drops and unmerges, the insert,
+        the merge."""
+        iri, old = w.iri, w.replaces if w.replaces is not None else w.iri
         try:
             to_oxigraph(URIRef(str(iri)))
-            empty = len(graph) == 0  # an empty graph is no document: a write drops it
+            triples = list(w.triples)
+            empty = not triples  # an empty graph is no document: a write drops it
             parts = [self._delta_op(iri, 0 if empty else 1)]
             if str(old) != str(iri):
                 parts.append(self._delta_op(old, 0))
             parts += self._drop_ops(iri)
             if str(old) != str(iri):
                 parts += self._drop_ops(old)
-            parts.append(self._insert(iri, graph))
+            parts.append(self._insert(iri, triples))
             if self.merged:
                 parts.append(merge_op(iri, self._into))
         except (ValueError, SyntaxError, TypeError) as exc:
             raise StoreError(f"cannot write document {iri}: {exc}") from exc
-        self._update(" ;\n".join(parts))
-        self._wrote()
+        return parts
+
+    def write_documents(self, writes: Sequence[DocumentWrite]) -> None:
+        """The writes in order, in as few SPARQL Update requests as fit :attr:`batch_bytes`
+        (one per ingest batch of field documents). Each request is one transaction on
+        Oxigraph server and on Virtuoso in its default log mode: a document is written
+        whole or not at all, and a batch that fits one request is all or nothing. Every
+        request's text is built (terms checked) before the first is sent, so a bad term
+        fails the call with nothing written. New IRIs written once each, without blank
+        nodes (what an ingest writes), go as four operations whatever their number
+        (:meth:`_batch_ops`); any other batch as each document's own operations in order
+        (counted by the engine, so one IRI written twice or a revision replaced by the
+        next one counts right), at most :attr:`batch_documents` per request."""
+        self._check_writable()
+        requests: list[tuple[str, int]] = []
+        for chunk in self._chunks(writes):
+            ops = self._batch_ops(chunk)
+            if ops is not None:
+                requests.append((" ;\n".join(ops), len(chunk)))
+                continue
+            for i in range(0, len(chunk), self.batch_documents):
+                part = chunk[i : i + self.batch_documents]
+                text = " ;\n".join(op for w in part for op in self._write_ops(w))
+                requests.append((text, len(part)))
+        for text, n in requests:
+            self._update(text)
+            self._wrote(n)
+
+    def _chunks(self, writes: Sequence[DocumentWrite]) -> list[list[DocumentWrite]]:
+        """``writes`` in order, cut where a request would pass :attr:`batch_bytes` (an
+        estimate: 120 bytes a triple, twice with the merge)."""
+        chunks: list[list[DocumentWrite]] = []
+        size = 0
+        for w in writes:
+            w = DocumentWrite(w.iri, list(w.triples), w.replaces)
+            cost = 240 * len(w.triples) + 1000  # type: ignore[arg-type]
+            if not chunks or size + cost > self.batch_bytes:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(w)
+            size += cost
+        return chunks
+
+    def _batch_ops(self, writes: Sequence[DocumentWrite]) -> list[str] | None:
+        """Distinct IRIs, none replacing another, none empty, no blank node, merge kept:
+        four operations for the whole batch — the counters' delta (the batch's IRIs the
+        engine does not hold yet), the unmerge of what they held, their drop, and one
+        ``INSERT DATA`` of every graph and of the merge. ``None``: another shape."""
+        iris = [str(w.iri) for w in writes]
+        if (
+            len(writes) < 2
+            or not self.merged
+            or len(set(iris)) != len(iris)
+            or any(w.replaces is not None and str(w.replaces) != str(w.iri) for w in writes)
+        ):
+            return None
+        bodies: list[str] = []
+        try:
+            for w in writes:
+                to_oxigraph(URIRef(str(w.iri)))
+                triples = list(w.triples)
+                if not triples or any(isinstance(t, BNode) for tr in triples for t in tr):
+                    return None
+                bodies.append(
+                    "\n".join(
+                        f"{to_ntriples(s)} {to_ntriples(p)} {to_ntriples(o)} ."
+                        for s, p, o in triples
+                    )
+                )
+        except (ValueError, SyntaxError, TypeError) as exc:
+            raise StoreError(f"cannot write document {w.iri}: {exc}") from exc
+        values = " ".join(f"<{i}>" for i in iris)
+        keep = ", ".join([*(f"<{i}>" for i in iris), *([f"<{self._into}>"] if self._into else [])])
+        tpl = f"GRAPH <{self._into}> {{ ?s ?p ?o }}" if self._into else "?s ?p ?o"
+        tx = f"<{RKS}tx/{uuid.uuid4().hex}>"
+        merged = "\n".join(bodies)
+        merge = f"GRAPH <{self._into}> {{\n{merged}\n}}" if self._into else merged
+        graphs = "\n".join(f"GRAPH <{i}> {{\n{b}\n}}" for i, b in zip(iris, bodies, strict=True))
+        return [
+            f"INSERT {{ GRAPH <{COUNTERS_GRAPH}> {{ {tx} <{_DELTA}> ?d }} }} WHERE {{ "
+            f"{{ SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE {{ VALUES ?g {{ {values} }} "
+            f"GRAPH ?g {{ ?s ?p ?o }} }} }} BIND({len(iris)} - ?n AS ?d) }}",
+            f"DELETE {{ {tpl} }} WHERE {{ VALUES ?g {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} "
+            f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h NOT IN ({keep})) }} }}",
+            f"DELETE {{ GRAPH ?g {{ ?s ?p ?o }} }} WHERE {{ VALUES ?g {{ {values} }} "
+            f"GRAPH ?g {{ ?s ?p ?o }} }}",
+            f"INSERT DATA {{\n{graphs}\n{merge}\n}}",
+        ]
 
     def _drop_ops(self, iri: URIRef | str) -> list[str]:
         if self.merged:
