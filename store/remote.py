@@ -32,13 +32,17 @@ the update policy of the embedded store (default graph not writable, :class:`Upd
 
 Counters (:class:`~reprokg.store.base.Counters`, what ``/health`` reports and the service's
 caches key on — the engine's state, so every replica over one engine sees one version):
-every document write request also inserts one quad ``<…tx/uuid> rks:documentsDelta d`` in
-:data:`~reprokg.store.merge.COUNTERS_GRAPH`, ``d`` computed *by the engine* in that
-request (+1 for a graph that was not there, −1 for one dropped), so it commits or fails
-with the write and concurrent writers only ever insert. documents = the sum of the
-deltas, version = their number plus the folded ``rks:foldedWrites``; one small query reads
-both. Every :data:`FOLD_AT` writes a writer folds the deltas into one; writes whose effect
-is not known (a SPARQL Update, a restore) recount the document graphs in the engine.
+every document write request also inserts, in :data:`~reprokg.store.merge.COUNTERS_GRAPH`,
+one quad ``<…tx/uuid> rks:documentsDelta d`` (``d`` computed *by the engine*: +1 for a
+graph that was not there, −1 for one dropped) and states the document's membership,
+``<doc> rks:heldDocument 1`` (removed with the document), so both commit or fail with the
+write. documents = the number of membership quads: a set, so two writers storing one new
+document at once count it once (a sum of deltas each computed before the other committed
+counted it twice); version = the number of deltas plus the folded ``rks:foldedWrites``,
+which only has to move with every write (two folds over overlapping deltas can only move
+it further). One small query reads both. Every :data:`FOLD_AT` writes a writer folds the
+deltas into one; writes whose effect is not known (a SPARQL Update, a restore) recount
+the document graphs in the engine.
 
 Time limits are client-side (``httpx`` read timeout → :class:`QueryTimeout`); the
 engine may keep computing (Oxigraph server: start it with ``--timeout-s``).
@@ -119,6 +123,8 @@ DEFAULT_BATCH_BYTES = 4_000_000
 #: the most documents per update request in their own operations, per dialect
 BATCH_DOCUMENTS = {"virtuoso": 1}
 _DELTA = RKS + "documentsDelta"
+#: ``<doc> rks:heldDocument 1`` in the counters graph while ``doc`` is a document
+_HELD = RKS + "heldDocument"
 _FOLDED = RKS + "foldedWrites"
 #: the query text may name graphs (conservative: a match in a string or comment counts)
 _NAMES_GRAPHS_RE = re.compile(r"\bGRAPH\b|\bNAMED\b", re.IGNORECASE)
@@ -239,17 +245,16 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         """(documents, version) from the engine in one query; ``None``: not kept here."""
         res = self._raw_select(
             f"SELECT ?p (COUNT(?v) AS ?n) (SUM(?v) AS ?s) WHERE {{ GRAPH <{COUNTERS_GRAPH}> "
-            f"{{ ?t ?p ?v FILTER(?p IN (<{_DELTA}>, <{_FOLDED}>)) }} }} GROUP BY ?p"
+            f"{{ ?t ?p ?v FILTER(?p IN (<{_DELTA}>, <{_FOLDED}>, <{_HELD}>)) }} }} GROUP BY ?p"
         )
         # a GROUP BY row's aggregates are bound literals: int() of a term mypy sees as optional
         got = {str(p): (int(n), int(s)) for p, n, s in res.rows}  # type: ignore[arg-type]
         if _DELTA not in got:
             return None
-        n, docs = got[_DELTA]
-        return docs, n + got.get(_FOLDED, (0, 0))[1]
+        return got.get(_HELD, (0, 0))[0], got[_DELTA][0] + got.get(_FOLDED, (0, 0))[1]
 
     def document_count(self) -> int:
-        """The sum of the engine's delta quads (one small query, no scan of the data)."""
+        """The engine's membership quads (one small query, no scan of the data)."""
         self.merged  # noqa: B018 - a writable store starts its counters on first use
         got = self._read_counters()
         return got[0] if got is not None else len(self.documents())
@@ -274,6 +279,13 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
             f"{{ SELECT (COUNT(*) AS ?n) WHERE {{ SELECT ?s WHERE {{ GRAPH <{iri}> "
             f"{{ ?s ?p ?o }} }} LIMIT 1 }} }} BIND({sign} - ?n AS ?d) }}"
         )
+
+    @staticmethod
+    def _held_op(iris: Sequence[URIRef | str], held: bool) -> str:
+        """State (or withdraw) that ``iris`` are documents: what the count counts."""
+        quads = " ".join(f"<{i}> <{_HELD}> 1 ." for i in iris)
+        verb = "INSERT DATA" if held else "DELETE DATA"
+        return f"{verb} {{ GRAPH <{COUNTERS_GRAPH}> {{ {quads} }} }}"
 
     def _fold_op(self) -> str:
         """The deltas → one base delta and their number less one as ``rks:foldedWrites``
@@ -301,6 +313,10 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
             f"INSERT {{ GRAPH <{COUNTERS_GRAPH}> {{ {fold} <{_DELTA}> ?n }} }} WHERE {{ "
             f"SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE {{ GRAPH ?g {{ ?s ?p ?o }} "
             f"FILTER({self._is_document('?g')}) }} }}",
+            f"DELETE WHERE {{ GRAPH <{COUNTERS_GRAPH}> {{ ?h <{_HELD}> ?x }} }}",
+            f"INSERT {{ GRAPH <{COUNTERS_GRAPH}> {{ ?g <{_HELD}> 1 }} }} WHERE {{ "
+            f"SELECT ?g WHERE {{ GRAPH ?g {{ ?s ?p ?o }} FILTER({self._is_document('?g')}) }} "
+            f"GROUP BY ?g }}",
         ]
 
     def _wrote(self, n: int = 1) -> None:
@@ -608,6 +624,9 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
             parts.append(self._insert(iri, triples))
             if self.merged:
                 parts.append(merge_op(iri, self._into))
+            if str(old) != str(iri):
+                parts.append(self._held_op([old], False))
+            parts.append(self._held_op([iri], not empty))
         except (ValueError, SyntaxError, TypeError) as exc:
             raise StoreError(f"cannot write document {iri}: {exc}") from exc
         return parts
@@ -697,6 +716,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
             f"DELETE {{ GRAPH ?g {{ ?s ?p ?o }} }} WHERE {{ VALUES ?g {{ {values} }} "
             f"GRAPH ?g {{ ?s ?p ?o }} }}",
             f"INSERT DATA {{\n{graphs}\n{merge}\n}}",
+            self._held_op(iris, True),
         ]
 
     def _drop_ops(self, iri: URIRef | str) -> list[str]:
@@ -708,7 +728,8 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         self._check_writable()
         if str(iri) in REMOTE_RESERVED or not self.has_document(iri):
             return False
-        self._update(" ;\n".join([self._delta_op(iri, 0), *self._drop_ops(iri)]))
+        ops = [self._delta_op(iri, 0), *self._drop_ops(iri), self._held_op([iri], False)]
+        self._update(" ;\n".join(ops))
         self._wrote()
         return True
 
@@ -744,6 +765,8 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
             target = LEGACY_DEFAULT_GRAPH if g is None else g  # the merge is derived
             delta = [] if g is None else [self._delta_op(g, 1)]
             ops = [*delta, self._insert(target, triples), merge_op(target, self._into)]
+            if g is not None:
+                ops.append(self._held_op([g], True))
             self._update(" ;\n".join(ops))
             self._wrote()
 
