@@ -638,7 +638,7 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         whole or not at all, and a batch that fits one request is all or nothing. Every
         request's text is built (terms checked) before the first is sent, so a bad term
         fails the call with nothing written. New IRIs written once each, without blank
-        nodes (what an ingest writes), go as four operations whatever their number
+        nodes (what an ingest writes), go as five operations whatever their number
         (:meth:`_batch_ops`); any other batch as each document's own operations in order
         (counted by the engine, so one IRI written twice or a revision replaced by the
         next one counts right), at most :attr:`batch_documents` per request."""
@@ -674,9 +674,10 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
 
     def _batch_ops(self, writes: Sequence[DocumentWrite]) -> list[str] | None:
         """Distinct IRIs, none replacing another, none empty, no blank node, merge kept:
-        four operations for the whole batch — the counters' delta (the batch's IRIs the
-        engine does not hold yet), the unmerge of what they held, their drop, and one
-        ``INSERT DATA`` of every graph and of the merge. ``None``: another shape."""
+        five operations for the whole batch — the counters' delta (the batch's IRIs the
+        engine does not hold yet), the unmerge of what they held, their drop, one
+        ``INSERT DATA`` of every graph and of the merge, and their membership quads (what
+        the document count counts). ``None``: another shape."""
         iris = [str(w.iri) for w in writes]
         if (
             len(writes) < 2
