@@ -663,12 +663,12 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         chunks: list[list[DocumentWrite]] = []
         size = 0
         for w in writes:
-            w = DocumentWrite(w.iri, list(w.triples), w.replaces)
-            cost = 240 * len(w.triples) + 1000  # type: ignore[arg-type]
+            triples = list(w.triples)  # read once: a write's triples may be a generator
+            cost = 240 * len(triples) + 1000
             if not chunks or size + cost > self.batch_bytes:
                 chunks.append([])
                 size = 0
-            chunks[-1].append(w)
+            chunks[-1].append(DocumentWrite(w.iri, triples, w.replaces))
             size += cost
         return chunks
 
