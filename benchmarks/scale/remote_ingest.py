@@ -32,14 +32,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 from rdflib import Literal, URIRef
 
-from benchmarks.scale.remote_requests import EX, PAPERS, counters, nquads
+from benchmarks.scale.remote_requests import (
+    EX,
+    PAPERS,
+    counters,
+    nquads,
+    oxigraph_bulk_load,
+    virtuoso_bulk_load,
+)
 from reprokg.store import open_store
 from reprokg.store.base import DocumentWrite
-from reprokg.store.merge import COUNTERS_GRAPH, MERGED_MARKER
-from reprokg.store.remote import MERGE_GRAPH, STATE_GRAPH, RemoteStore
+from reprokg.store.remote import RemoteStore
 from reprokg.validation.batching import DEFAULT_BATCH_SIZE
 from tests.engines import _stop, start_oxigraph_server, start_virtuoso
 
@@ -109,20 +114,8 @@ def oxigraph(n: int, work: Path, paths: list[str]) -> dict[str, Any]:
         proc, url = start_oxigraph_server(d)
         try:
             if path == "bulk":
-                body = (nquads(n, None) + f"{counters(n)} <{COUNTERS_GRAPH}> .\n").encode()
-                base = url.removesuffix("/query")
-                t0 = time.perf_counter()
-                r = httpx.post(
-                    base + "/store",
-                    content=body,
-                    headers={"Content-Type": "application/n-quads"},
-                    timeout=3600,
-                )
-                r.raise_for_status()
-                httpx.post(
-                    base + "/update", data={"update": f"CREATE GRAPH <{MERGED_MARKER}>"}
-                ).raise_for_status()
-                out["bulk_gsp"] = {"s": round(time.perf_counter() - t0, 2), "requests": 2}
+                t = oxigraph_bulk_load(url, n)
+                out["bulk_gsp"] = {"s": round(t, 2), "requests": 2}
             elif path != "per_document" or n <= PER_DOCUMENT_UP_TO:
                 out[path] = through_reprokg("oxigraph+" + url, n, batched=path == "batched")
         finally:
@@ -130,7 +123,7 @@ def oxigraph(n: int, work: Path, paths: list[str]) -> dict[str, Any]:
             shutil.rmtree(d, ignore_errors=True)
     if "bulk" in paths:  # the CLI's loader into a new folder (no server)
         f = work / f"bulk-{n}.nq"
-        f.write_text(nquads(n, None) + f"{counters(n)} <{COUNTERS_GRAPH}> .\n")
+        f.write_text(nquads(n, None) + counters(n))
         t0 = time.perf_counter()
         subprocess.run(
             ["oxigraph", "load", "--location", str(work / f"cli-{n}"), "--file", str(f)],
@@ -153,27 +146,8 @@ def virtuoso(n: int, work: Path, paths: list[str]) -> dict[str, Any]:
         proc, url = start_virtuoso(d)
         try:
             if path == "bulk":
-                ini = (d / "virtuoso.ini").read_text()
-                sql_port = ini.split("ServerPort = ")[1].split()[0]
-                state = f'<{STATE_GRAPH}> <{_STATE}> "merged" <{STATE_GRAPH}> .\n'
-                (d / "bench.nq").write_text(
-                    nquads(n, MERGE_GRAPH) + state + f"{counters(n)} <{COUNTERS_GRAPH}> .\n"
-                )
-                isql = shutil.which("isql-vt") or "isql"
-                script = (
-                    f"ld_dir('{d}', 'bench.nq', '{EX}unused');\nrdf_loader_run();\ncheckpoint;\n"
-                )
-                t0 = time.perf_counter()
-                res = subprocess.run(
-                    [isql, sql_port, "dba", "dba"],
-                    input=script,
-                    capture_output=True,
-                    text=True,
-                    timeout=3600,
-                )
-                if res.returncode != 0 or "Error" in res.stdout:
-                    raise RuntimeError(res.stdout + res.stderr)
-                out["bulk_loader"] = {"s": round(time.perf_counter() - t0, 2)}
+                t = virtuoso_bulk_load(d, n)
+                out["bulk_loader"] = {"s": round(t, 2)}
             else:
                 out[path] = through_reprokg("virtuoso+" + url, n, batched=path == "batched")
         finally:

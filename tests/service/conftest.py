@@ -55,9 +55,10 @@ def http_get(port: int, path: str = "/health", timeout: float = 10.0) -> int:
 
 
 @contextlib.contextmanager
-def reprokg_serve(store: Path, env: dict[str, str]) -> Iterator[tuple[int, subprocess.Popen]]:
-    """A real ``reprokg serve`` on loopback (its own process: what a crash would kill),
-    yielding its port and process once ``/health`` answers."""
+def reprokg_serve(store: Path | str, env: dict[str, str]) -> Iterator[tuple[int, subprocess.Popen]]:
+    """A real ``reprokg serve`` on loopback (its own process: what a crash would kill) over
+    a store folder or an engine's URL, yielding its port and process once ``/health``
+    answers."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "reprokg", "serve", "--store", str(store), "--port", str(port)],

@@ -8,12 +8,9 @@ puts run tag ``replica-run-i`` on the runs page.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,54 +19,12 @@ import pytest
 
 from reprokg.store import open_store
 from tests.engines import oxigraph_server, virtuoso_server  # noqa: F401 - fixtures
-from tests.service.conftest import free_port
+from tests.service.conftest import reprokg_serve
 
 TOKEN = "replica-token"
 RUN = Path(__file__).parents[2] / "examples" / "runs" / "annotated_run_example.txt"
 
 pytestmark = [pytest.mark.slow, pytest.mark.engine]  # engines, two service processes (~40 s)
-
-
-def start_replica(store: str, tmp: Path) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "REPROKG_BLOB_DIR": str(tmp / "blobs"),  # shared by the replicas, as it must be
-        "REPROKG_WRITE_TOKEN": TOKEN,
-        "REPROKG_PARSE_WORKERS": "1",
-        "REPROKG_ACCESS_LOG": "0",
-    }
-    log = (tmp / f"replica-{port}.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reprokg", "serve", "--store", store, "--port", str(port)],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    return proc, f"http://127.0.0.1:{port}"
-
-
-def wait_ready(procs: list[tuple[subprocess.Popen, str]]) -> None:
-    deadline = time.monotonic() + 180
-    for proc, base in procs:
-        while True:
-            try:
-                if httpx.get(base + "/health", timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"reprokg serve at {base} did not start (exit {proc.poll()})")
-            time.sleep(0.3)
-
-
-def stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 @pytest.fixture(params=["oxigraph-server", "virtuoso"])
@@ -79,13 +34,17 @@ def replicas(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[st
     with open_store(url) as s:  # the session's engine: start empty
         for g in s.documents():
             s.delete_document(g)
-    procs = [start_replica(url, tmp_path) for _ in range(2)]
+    env = {
+        "REPROKG_BLOB_DIR": str(tmp_path / "blobs"),  # shared by the replicas, as it must be
+        "REPROKG_WRITE_TOKEN": TOKEN,
+        "REPROKG_PARSE_WORKERS": "1",
+        "REPROKG_ACCESS_LOG": "0",
+    }
     try:
-        wait_ready(procs)
-        yield [base for _, base in procs]
+        with contextlib.ExitStack() as started:
+            ports = [started.enter_context(reprokg_serve(url, env))[0] for _ in range(2)]
+            yield [f"http://127.0.0.1:{port}" for port in ports]
     finally:
-        for proc, _ in procs:
-            stop(proc)
         with open_store(url) as s:
             for g in s.documents():
                 s.delete_document(g)
