@@ -99,16 +99,28 @@ def paged_rows(
     links: list[tuple[str, str]] = []
     everything: list[tuple[str, str]] = []
     if pg is not None and not every:
-        if pg.offset > 0:
-            back = max(0, pg.offset - (pg.limit or 0))
-            links.append(("previous", here + urlencode([*keep, ("offset", back)])))
-        if pg.next_offset is not None:
-            links.append(("next", here + urlencode([*keep, ("offset", pg.next_offset)])))
+        links = page_links(request, pg)
         if pg.truncated or pg.offset:
             everything = [
                 (f, here + urlencode([*keep, ("all", "true"), ("format", f)])) for f in FORMATS
             ]
     return Paged(rows, pg, links, everything, (q.title, sparql))
+
+
+def page_links(
+    request: Request, pg: Page, param: str = "offset", anchor: str = ""
+) -> list[tuple[str, str]]:
+    """(label, URL) of the pages before and after ``pg``: this request with ``param`` moved
+    (its other query parameters but ``all`` and ``format`` kept), ``anchor`` appended."""
+    keep = [(k, v) for k, v in request.query_params.multi_items() if k not in (param, *_PAGING)]
+    here = request.url.path + "?"
+    out = []
+    if pg.offset > 0:
+        back = max(0, pg.offset - (pg.limit or 0))
+        out.append(("previous", here + urlencode([*keep, (param, back)]) + anchor))
+    if pg.next_offset is not None:
+        out.append(("next", here + urlencode([*keep, (param, pg.next_offset)]) + anchor))
+    return out
 
 
 #: a list view's own query parameters (not the view's state that a page link keeps)

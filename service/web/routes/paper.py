@@ -8,8 +8,6 @@ stability and intrinsic-dimension results linked to it.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -20,6 +18,7 @@ from reprokg.service.web import charts
 from reprokg.service.web.render import (
     alternates,
     page,
+    page_links,
     short,
     small_cache,
     tabular,
@@ -121,7 +120,9 @@ def paper(
         audits=list(audits.values()),
         runs=data["runs"],
         runs_page=found.runs_page,
-        runs_links=_runs_links(request, found.runs_page),
+        runs_links=[]
+        if found.runs_page is None or found.runs_page.limit is None
+        else page_links(request, found.runs_page, "runs_offset", "#runs"),
         studies=data["studies"],
         qra=qra,
         verdict_summary=data["verdict_summary"],
@@ -146,21 +147,6 @@ def _runs_headers(pg: Page | None) -> dict[str, str]:
     if pg.next_offset is not None:
         out["X-Reprokg-Truncated"] = f"runs: {pg.sentence()}; next: runs_offset={pg.next_offset}"
     return out
-
-
-def _runs_links(request: Request, pg: Page | None) -> list[tuple[str, str]]:
-    """The previous and next pages of the passport's runs (the page's other parameters kept)."""
-    if pg is None or pg.limit is None:
-        return []
-    keep = [(k, v) for k, v in request.query_params.multi_items() if k != "runs_offset"]
-    here = request.url.path + "?"
-    links = []
-    if pg.offset > 0:
-        back = max(0, pg.offset - pg.limit)
-        links.append(("previous", here + urlencode([*keep, ("runs_offset", back)]) + "#runs"))
-    if pg.next_offset is not None:
-        links.append(("next", here + urlencode([*keep, ("runs_offset", pg.next_offset)]) + "#runs"))
-    return links
 
 
 #: quantities drawn per measure; more are in the table (a comparison holds one per measure)
