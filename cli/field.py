@@ -59,14 +59,16 @@ def _field(args: argparse.Namespace) -> int:
     from reprokg.core.settings import settings
     from reprokg.evidence.field import (
         FieldBuild,
-        coverage,
+        accepted_links,
+        coverage_of,
         dump_name,
-        linked_coverage,
+        linked_coverage_of,
         manifest,
         plan_field,
         source_date,
         write_dump,
     )
+    from reprokg.evidence.outcomes import work_outcomes
     from reprokg.ingest import ingest_walk
 
     when, date_from = source_date(args.date, settings().source_date_epoch)
@@ -81,8 +83,9 @@ def _field(args: argparse.Namespace) -> int:
             # builds differ), every document stamped with the build's date
             build.record(walked, ingest_walk(store, walked.walk, by_file=True, user="", when=when))
         dump = write_dump(store, out / dump_name())
-        cover = coverage(store)
-        linked = linked_coverage(store)
+        outcomes = work_outcomes(store)  # one read of every assessment, for both counts
+        cover = coverage_of(outcomes.values())
+        linked = linked_coverage_of(outcomes, accepted_links(store))
     doc = manifest(build, dump, cover, linked)
     manifest_path = out / dump_name(".manifest.json")
     manifest_path.write_text(json.dumps(doc, indent=2, sort_keys=False) + "\n", encoding="utf-8")

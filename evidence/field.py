@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from reprokg.core.errors import UsageError
-from reprokg.evidence.outcomes import WorkOutcome, work_outcomes
+from reprokg.evidence.outcomes import WorkOutcome
 from reprokg.ingest import IngestResult
 from reprokg.loaders.files import SourceWalk
 from reprokg.loaders.reading.summary import LoadSummary
@@ -663,11 +663,6 @@ def coverage_of(works: Iterable[WorkOutcome]) -> Coverage:
     return _tally((w.summary.sources, w.decisions) for w in works)
 
 
-def coverage(store: Store) -> Coverage:
-    """The store's coverage, read through :func:`~reprokg.evidence.outcomes.work_outcomes`."""
-    return coverage_of(work_outcomes(store).values())
-
-
 # --------------------------------------------------------------------------- after linking
 
 
@@ -758,11 +753,6 @@ def accepted_links(store: Store) -> list[tuple[str, str]]:
     # sorted() of two str gives list[str], a pair to the reader, not to mypy
     pairs |= {tuple(sorted((m.a, m.b))) for m in find(store).matches if m.accepted}  # type: ignore[misc]
     return sorted(pairs)
-
-
-def linked_coverage(store: Store) -> LinkedCoverage:
-    """The store's coverage after its accepted links (:func:`accepted_links`)."""
-    return linked_coverage_of(work_outcomes(store), accepted_links(store))
 
 
 # --------------------------------------------------------------------------- the manifest
