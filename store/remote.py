@@ -122,6 +122,10 @@ BATCH_BYTES = {"virtuoso": 800_000}
 DEFAULT_BATCH_BYTES = 4_000_000
 #: the most documents per update request in their own operations, per dialect
 BATCH_DOCUMENTS = {"virtuoso": 1}
+#: the most graphs one batched request names (its ``VALUES``): Virtuoso 7 refused a restore's
+#: request naming ~2,000 ("generated SQL text has exceeded 10000 lines"); an ingest batch is
+#: 256 documents
+BATCH_GRAPHS = 256
 _DELTA = RKS + "documentsDelta"
 #: ``<doc> rks:heldDocument 1`` in the counters graph while ``doc`` is a document
 _HELD = RKS + "heldDocument"
@@ -659,25 +663,28 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
 
     def _chunks(self, writes: Sequence[DocumentWrite]) -> list[list[DocumentWrite]]:
         """``writes`` in order, cut where a request would pass :attr:`batch_bytes` (an
-        estimate: 120 bytes a triple, twice with the merge)."""
+        estimate: 120 bytes a triple, twice with the merge) or name :data:`BATCH_GRAPHS`."""
         chunks: list[list[DocumentWrite]] = []
         size = 0
         for w in writes:
             triples = list(w.triples)  # read once: a write's triples may be a generator
             cost = 240 * len(triples) + 1000
-            if not chunks or size + cost > self.batch_bytes:
+            if not chunks or size + cost > self.batch_bytes or len(chunks[-1]) >= BATCH_GRAPHS:
                 chunks.append([])
                 size = 0
             chunks[-1].append(DocumentWrite(w.iri, triples, w.replaces))
             size += cost
         return chunks
 
-    def _batch_ops(self, writes: Sequence[DocumentWrite]) -> list[str] | None:
+    def _batch_ops(
+        self, writes: Sequence[DocumentWrite], *, replace: bool = True
+    ) -> list[str] | None:
         """Distinct IRIs, none replacing another, none empty, no blank node, merge kept:
         five operations for the whole batch — the counters' delta (the batch's IRIs the
         engine does not hold yet), the unmerge of what they held, their drop, one
         ``INSERT DATA`` of every graph and of the merge, and their membership quads (what
-        the document count counts). ``None``: another shape."""
+        the document count counts); three without ``replace`` (a restore adds to what is
+        there: no unmerge, no drop). ``None``: another shape."""
         iris = [str(w.iri) for w in writes]
         if (
             len(writes) < 2
@@ -708,14 +715,17 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         merged = "\n".join(bodies)
         merge = f"GRAPH <{self._into}> {{\n{merged}\n}}" if self._into else merged
         graphs = "\n".join(f"GRAPH <{i}> {{\n{b}\n}}" for i, b in zip(iris, bodies, strict=True))
-        return [
-            f"INSERT {{ GRAPH <{COUNTERS_GRAPH}> {{ {tx} <{_DELTA}> ?d }} }} WHERE {{ "
-            f"{{ SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE {{ VALUES ?g {{ {values} }} "
-            f"GRAPH ?g {{ ?s ?p ?o }} }} }} BIND({len(iris)} - ?n AS ?d) }}",
+        drops = [
             f"DELETE {{ {tpl} }} WHERE {{ VALUES ?g {{ {values} }} GRAPH ?g {{ ?s ?p ?o }} "
             f"FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} FILTER(?h NOT IN ({keep})) }} }}",
             f"DELETE {{ GRAPH ?g {{ ?s ?p ?o }} }} WHERE {{ VALUES ?g {{ {values} }} "
             f"GRAPH ?g {{ ?s ?p ?o }} }}",
+        ]
+        return [
+            f"INSERT {{ GRAPH <{COUNTERS_GRAPH}> {{ {tx} <{_DELTA}> ?d }} }} WHERE {{ "
+            f"{{ SELECT (COUNT(DISTINCT ?g) AS ?n) WHERE {{ VALUES ?g {{ {values} }} "
+            f"GRAPH ?g {{ ?s ?p ?o }} }} }} BIND({len(iris)} - ?n AS ?d) }}",
+            *(drops if replace else []),
             f"INSERT DATA {{\n{graphs}\n{merge}\n}}",
             self._held_op(iris, True),
         ]
@@ -746,7 +756,9 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
         out.write(ox.serialize(quads, format=rdf_format(fmt)) or b"")
 
     def restore(self, src: BinaryIO, fmt: str = "nquads") -> None:
-        """One update per graph (adds to what is there, counting the graphs it adds)."""
+        """Adds to what is there, counting the graphs it adds: graphs without blank nodes
+        in requests of :attr:`batch_bytes`, three operations each (:meth:`_batch_ops`),
+        any other graph in a request of its own."""
         self._check_writable()
         from reprokg.store.terms import to_rdflib
 
@@ -759,6 +771,19 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
                 )
         except SyntaxError as exc:
             raise StoreError(f"cannot restore: {exc}") from exc
+        plain = [
+            DocumentWrite(URIRef(g), triples)
+            for g, triples in graphs.items()
+            if g is not None and not any(isinstance(t, BNode) for tr in triples for t in tr)
+        ]
+        for chunk in self._chunks(plain) if self.merged else []:
+            ops = self._batch_ops(chunk, replace=False)
+            if ops is None:  # one graph alone: its own request below
+                continue
+            self._update(" ;\n".join(ops))
+            self._wrote(len(chunk))
+            for w in chunk:
+                del graphs[str(w.iri)]
         for g, triples in graphs.items():
             if not self.merged:
                 self._update(self._insert(g, triples))

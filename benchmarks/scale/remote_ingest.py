@@ -12,6 +12,8 @@ each citing one of 100 papers). Every measurement starts a fresh engine on loopb
   counters delta, unmerge, drop, insert, merge);
 * ``batched`` — ``RemoteStore.write_documents`` in batches of
   :data:`~reprokg.validation.batching.DEFAULT_BATCH_SIZE` (what ``reprokg load`` calls);
+* ``restore`` — ``RemoteStore.restore`` of the documents' N-Quads (what ``reprokg dump``
+  writes and ``reprokg restore`` reads): batched since issue 43, one request a graph before;
 * ``bulk`` — the engine's own loader on the quads reprokg ends with (the documents, their
   merge, the counters): Oxigraph server's Graph Store endpoint (``POST /store`` of the
   whole N-Quads file, one transaction), and the ``oxigraph load`` CLI into a new folder;
@@ -24,6 +26,7 @@ Not part of the test suite.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shutil
 import subprocess
@@ -79,14 +82,16 @@ def requests_of(store: RemoteStore) -> list[int]:
     return sizes
 
 
-def through_reprokg(url: str, n: int, batched: bool) -> dict[str, Any]:
+def through_reprokg(url: str, n: int, batched: bool, restore: bool = False) -> dict[str, Any]:
     store = open_store(url)
     assert isinstance(store, RemoteStore)
     store.merged  # noqa: B018 - the empty engine's merge state is set up before timing
     docs = writes(n)
     sizes = requests_of(store)
     t0 = time.perf_counter()
-    if batched:
+    if restore:
+        store.restore(io.BytesIO(nquads(n, None, merge=False).encode()))
+    elif batched:
         for i in range(0, n, DEFAULT_BATCH_SIZE):
             store.write_documents(docs[i : i + DEFAULT_BATCH_SIZE])
     else:
@@ -117,7 +122,9 @@ def oxigraph(n: int, work: Path, paths: list[str]) -> dict[str, Any]:
                 t = oxigraph_bulk_load(url, n)
                 out["bulk_gsp"] = {"s": round(t, 2), "requests": 2}
             elif path != "per_document" or n <= PER_DOCUMENT_UP_TO:
-                out[path] = through_reprokg("oxigraph+" + url, n, batched=path == "batched")
+                out[path] = through_reprokg(
+                    "oxigraph+" + url, n, batched=path == "batched", restore=path == "restore"
+                )
         finally:
             _stop(proc)
             shutil.rmtree(d, ignore_errors=True)
@@ -149,7 +156,9 @@ def virtuoso(n: int, work: Path, paths: list[str]) -> dict[str, Any]:
                 t = virtuoso_bulk_load(d, n)
                 out["bulk_loader"] = {"s": round(t, 2)}
             else:
-                out[path] = through_reprokg("virtuoso+" + url, n, batched=path == "batched")
+                out[path] = through_reprokg(
+                    "virtuoso+" + url, n, batched=path == "batched", restore=path == "restore"
+                )
         finally:
             _stop(proc)
             shutil.rmtree(d, ignore_errors=True)
@@ -170,7 +179,7 @@ def main() -> None:
                 fn = {"oxigraph": oxigraph, "virtuoso": virtuoso}[engine]
                 row = {"n": n, "engine": engine, **fn(n, Path(tmp), args.paths)}
                 bulk = row.get("bulk_gsp", row.get("bulk_loader", {})).get("s")
-                for path in ("batched", "per_document"):
+                for path in ("batched", "per_document", "restore"):
                     if bulk and path in row:
                         row[path]["x_bulk"] = round(row[path]["s"] / bulk, 2)
                 print(json.dumps(row), flush=True)
