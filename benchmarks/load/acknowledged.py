@@ -266,7 +266,12 @@ def client(
 
 def verify(server: Server, report: Report) -> None:
     """The store (through the API, then offline) against what was acknowledged."""
-    docs = httpx.get(server.url + "/documents", timeout=120).json()["documents"]
+    docs: list[dict] = []
+    url: str | None = server.url + "/documents"
+    while url:  # every page
+        page = httpx.get(url, timeout=120).json()
+        docs += page["documents"]
+        url = page["next"]
     by_key: dict[str, set[str]] = {}
     for d in docs:
         by_key.setdefault(d.get("source_key", ""), set()).add(d["id"])

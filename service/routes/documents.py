@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, NotRequired, cast
+from typing import TYPE_CHECKING, Annotated, Literal, NotRequired, cast
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -24,6 +24,7 @@ from reprokg.core.namespaces import RK, SPARQL_PREFIXES
 from reprokg.core.settings import Settings
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.service.shapes import describe
+from reprokg.sparql.named import MAX_LIMIT
 from reprokg.sparql.result_formats import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import SelectResult, Store
 from reprokg.validation.report import Report, ReportJSON, ResultJSON
@@ -194,6 +195,11 @@ class DocumentRecord(TypedDict):
 
 class DocumentList(TypedDict):
     count: int
+    "every stored document, not only this page's"
+    offset: int
+    limit: int
+    next: str | None
+    "the next page's URL; null on the last page"
     documents: list[DocumentRecord]
 
 
@@ -341,9 +347,21 @@ def document_records(store: Store) -> list[DocumentRecord]:
     operation_id="list_documents",
     response_model=DocumentList,
 )
-def list_documents(store: StoreDep) -> DocumentList:
+def list_documents(
+    request: Request,
+    store: StoreDep,
+    offset: Annotated[int, Query(ge=0, le=10**9)] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = MAX_LIMIT,
+) -> DocumentList:
+    """A page of the documents (``offset``, ``limit`` ≤ :data:`MAX_LIMIT`) with the count of
+    all of them and the next page's URL: a store of a million documents answers in bounded
+    bytes, and a short page says it is one."""
     docs = document_records(store)
-    return {"count": len(docs), "documents": docs}
+    page = docs[offset : offset + limit]
+    nxt = None
+    if offset + len(page) < len(docs):
+        nxt = str(request.url.include_query_params(offset=offset + limit))
+    return {"count": len(docs), "offset": offset, "limit": limit, "next": nxt, "documents": page}
 
 
 def _doc_iri(doc_id: str, settings: Settings) -> URIRef:

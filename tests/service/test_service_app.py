@@ -240,3 +240,30 @@ def test_read_only_service_can_answer_from_a_memory_mirror(tmp_path) -> None:
     assert r.status_code == 200 and "ontology#Run" in r.text
     assert client.get("/health").json()["documents"] == 1
     store.close()
+
+
+def test_documents_are_paged_with_the_count_of_all(mlrc_docs) -> None:
+    """``GET /documents`` answers a page (``limit`` at most 1,000) with the count of every
+    document and the next page's URL; the pages together list each of the real MLRC
+    headers once (before: every document in one answer, however many)."""
+    from reprokg.ingest import ingest
+
+    s = open_store(":memory:")
+    ingest(s, mlrc_docs)
+    want = {str(d.iri) for d in mlrc_docs}
+    client = _client(s)
+    seen: list[str] = []
+    url: str | None = "/documents?limit=20"
+    pages = 0
+    while url:
+        body = client.get(url).json()
+        assert body["count"] == len(want) and body["limit"] == 20
+        assert len(body["documents"]) == (20 if body["next"] else len(want) - 20 * pages)
+        seen += [d["iri"] for d in body["documents"]]
+        url, pages = body["next"], pages + 1
+    assert pages == -(-len(want) // 20)
+    assert sorted(seen) == sorted(want)  # each once, none left out
+    assert client.get("/documents?limit=1001").status_code == 422
+    last = client.get(f"/documents?offset={len(want)}").json()
+    assert last["documents"] == [] and last["next"] is None and last["count"] == len(want)
+    s.close()
