@@ -171,21 +171,14 @@ def _batch_merged_quads(writes: Sequence[DocumentWrite]) -> list[ox.Quad]:
     return named + merge
 
 
-#: N-Triples text of the terms written, kept across batches (predicates, classes and shared
-#: nodes repeat in every batch; emptied when it holds :data:`_NT_MEMO_MAX` terms)
-_NT_MEMO: dict[object, str] = {}
-_NT_MEMO_MAX = 100_000
-
-
 def _batch_nquads(writes: Sequence[DocumentWrite]) -> str | None:
     """The same quads as ``_batch_merged_quads``, as N-Quads text; None when a term is a
     blank node (a load renames blank nodes; ``extend`` keeps their labels). Building
     the text cost a sixth of building the Quad objects (measured on 256 run headers),
     and loading it about what ``extend`` costs. Each term's text is pyoxigraph's
-    rendering of it, made once (:data:`_NT_MEMO`)."""
-    memo = _NT_MEMO
-    if len(memo) > _NT_MEMO_MAX:
-        memo.clear()
+    rendering of it, made once per batch (kept across batches, the terms held 60 MB more
+    at 10,000 headers and the load took no less CPU)."""
+    memo: dict[object, str] = {}
     get = memo.get
 
     def text(x: object) -> str | None:
