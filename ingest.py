@@ -29,6 +29,7 @@ ORCID iD or a name).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -165,6 +166,33 @@ def user_agent(user: str | None, role: str = "ingest-user") -> tuple[URIRef, Gra
     return iri, g
 
 
+#: what every document's provenance says of the software agent
+_AGENT_TRIPLES: tuple[tuple[Node, Node, Node], ...] = (
+    (SOFTWARE_AGENT, RDF.type, PROV.SoftwareAgent),
+    (SOFTWARE_AGENT, RDFS.label, Literal(f"reprokg {__version__}")),
+    (SOFTWARE_AGENT, SCHEMA.softwareVersion, Literal(__version__)),
+)
+
+
+def _stamp(when: datetime) -> Literal:
+    """The ``xsd:dateTime`` literal of a stamp."""
+    return _stamp_literal(when.isoformat().replace("+00:00", "Z"))
+
+
+@functools.lru_cache(maxsize=64)
+def _stamp_literal(text: str) -> Literal:
+    """Made once per batch's stamp (rdflib parses the text back into a datetime for each
+    new literal)."""
+    return Literal(text, datatype=XSD.dateTime)
+
+
+@functools.lru_cache(maxsize=1024)
+def _shared_literal(text: str) -> Literal:
+    """A plain literal whose text repeats across documents (kind, loader, its version),
+    made once; rdflib literals are immutable."""
+    return Literal(text)
+
+
 def provenance_triples(
     doc: Document,
     *,
@@ -174,25 +202,23 @@ def provenance_triples(
 ) -> list[tuple]:
     """The provenance triples stored in the document's own graph."""
     d = doc.iri
-    stamp = Literal(when.isoformat().replace("+00:00", "Z"), datatype=XSD.dateTime)
+    stamp = _stamp(when)
     activity = mint("activity", stable_key("ingest", doc.sha256, stamp))
     out: list[tuple[Node, Node, Node]] = [
         (d, RDF.type, RK.Document),
         (d, RDF.type, PROV.Entity),
-        (d, RK.documentKind, Literal(doc.kind)),
+        (d, RK.documentKind, _shared_literal(doc.kind)),
         (d, RK.sourceFileName, Literal(Path(doc.source_name).name)),
         (d, RK.sourceSha256, Literal(doc.sha256)),
         (d, RK.sourceKey, Literal(doc.source_key)),
-        (d, RK.loaderName, Literal(doc.loader)),
-        (d, RK.loaderVersion, Literal(str(doc.loader_version))),
+        (d, RK.loaderName, _shared_literal(doc.loader)),
+        (d, RK.loaderVersion, _shared_literal(str(doc.loader_version))),
         (d, PROV.generatedAtTime, stamp),
         (d, PROV.wasGeneratedBy, activity),
         (activity, RDF.type, PROV.Activity),
         (activity, PROV.endedAtTime, stamp),
         (activity, PROV.wasAssociatedWith, SOFTWARE_AGENT),
-        (SOFTWARE_AGENT, RDF.type, PROV.SoftwareAgent),
-        (SOFTWARE_AGENT, RDFS.label, Literal(f"reprokg {__version__}")),
-        (SOFTWARE_AGENT, SCHEMA.softwareVersion, Literal(__version__)),
+        *_AGENT_TRIPLES,
     ]
     if doc.subject is not None:
         out.append((doc.subject, PROV.wasDerivedFrom, d))

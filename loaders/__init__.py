@@ -177,9 +177,13 @@ def loader_for_format(fmt: str) -> Loader:
     return found[fmt]
 
 
-def claims(name: str, head: str, kinds: Collection[str] | None = None) -> dict[str, Claim]:
+def claims(
+    name: str, head: str, kinds: Collection[str] | None = None, *, until_yes: bool = False
+) -> dict[str, Claim]:
     """What each loader's ``sniff`` says of a file (its base name and decoded head); with
-    ``kinds``, only those loaders are asked."""
+    ``kinds``, only those loaders are asked. ``until_yes``: stop at the first loader that
+    claims it (the one that reads it: the later sniffs were a tenth of loading a run
+    header, benchmarks/README.md#bulk-ingest-reprokg-load-of-many-documents-issue-17)."""
     base = PurePath(name).name
     out: dict[str, Claim] = {}
     for kind, mod in loaders().items():
@@ -190,12 +194,14 @@ def claims(name: str, head: str, kinds: Collection[str] | None = None) -> dict[s
         except Exception as exc:  # noqa: BLE001 - a faulty sniff must not hide the others
             log.warning("sniff of %s failed on %s: %s", kind, name, exc)
             out[kind] = Claim.NO
+        if until_yes and out[kind] is Claim.YES:
+            break
     return out
 
 
 def detect_kind(name: str, head: str) -> str | None:
     """The kind of the first loader whose ``sniff`` says yes, or ``None``."""
-    return next((k for k, c in claims(name, head).items() if c is Claim.YES), None)
+    return next((k for k, c in claims(name, head, until_yes=True).items() if c is Claim.YES), None)
 
 
 def load_source(
@@ -224,7 +230,7 @@ def load_source(
     if b"\x00" in data[:CHECK_BYTES]:
         return _load_binary(name, data, tried, summary)
     head = data[:HEAD_BYTES].decode("utf-8", errors="replace").replace("\r\n", "\n")
-    said = claims(name, head, kinds)
+    said = claims(name, head, kinds, until_yes=True)
     return _load_claimed(name, data, said, tried, summary)
 
 

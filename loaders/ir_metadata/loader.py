@@ -671,8 +671,18 @@ def _link_collections(g: list[tuple]) -> None:
     from reprokg.loaders.qrels import collection_iri
 
     has_collection, has_id, collection = RK.testCollection, RK.irDatasetsId, RK.collection
-    collections = {o for _s, p, o in g if p == has_collection}
-    ids = [(s, o) for s, p, o in g if p == has_id and s in collections]
+    # one pass comparing the predicates' text (every predicate here is a URIRef): rdflib's
+    # ``==`` is a Python call, and two passes of it were a tenth of loading a header
+    same = str.__eq__
+    collections = set()
+    id_triples = []
+    for t in g:
+        p = t[1]
+        if same(p, has_collection):
+            collections.add(t[2])
+        elif same(p, has_id):
+            id_triples.append(t)
+    ids = [(s, o) for s, _p, o in id_triples if s in collections]
     for tc, ident in ids:
         if str(ident).strip():
             g.append((tc, collection, collection_iri(str(ident))))

@@ -142,18 +142,21 @@ def _plain_tree(root: yaml.Node, line_offset: int, name: str) -> Any:
     scalar_tags, quoted_styles = _SCALAR_TAGS, _QUOTED_STYLES
     scalar_node, mapping_node, sequence_node = yaml.ScalarNode, yaml.MappingNode, yaml.SequenceNode
 
+    new_str = str.__new__
+
     def scalar(node: yaml.Node) -> Scalar:
-        if node.tag not in scalar_tags:
+        """``Scalar(…)`` without its keyword call: a header has a hundred scalars."""
+        tag = node.tag
+        if tag not in scalar_tags:
             raise _NotPlain
         mark = node.start_mark
-        return Scalar(
-            node.value,
-            line=mark.line + 1 + line_offset,
-            column=mark.column + 1,
-            tag=node.tag,
-            # a ScalarNode; the stub's Node has no style
-            quoted=node.style in quoted_styles,  # type: ignore[attr-defined]
-        )
+        obj = new_str(Scalar, node.value)
+        obj.line = mark.line + 1 + line_offset
+        obj.column = mark.column + 1
+        obj.tag = tag
+        # a ScalarNode; the stub's Node has no style
+        obj.quoted = node.style in quoted_styles  # type: ignore[attr-defined]
+        return obj
 
     def shell(node: yaml.Node) -> Any:
         """A node's value: a scalar, or an empty container whose items are filled later."""

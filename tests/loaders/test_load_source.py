@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from reprokg import loaders
@@ -99,3 +101,28 @@ def test_the_summary_hook_gets_the_loaders_summary_or_a_count() -> None:
     assert (rescience.kind, rescience.records, rescience.documents) == ("rescience", 29, 29)
     assert len(docs) == 29 and rescience.outcomes["not-reproduced"] == 8
     assert (audit.kind, audit.records, audit.documents, audit.source) == ("audit", 1, 1, "gcn.yaml")
+
+
+def test_loading_a_claimed_source_asks_no_sniff_after_the_claimer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run header is claimed by the first loader (ir_metadata); the later loaders'
+    sniffs were a tenth of loading it and are not asked (the same loader reads it)."""
+    from benchmarks.ingest.generate import header as make_header
+
+    asked: list[str] = []
+    for kind, mod in loaders.loaders().items():
+        sniff = mod.sniff
+
+        def spy(name: str, head: str, kind: str = kind, sniff: Any = sniff) -> object:
+            asked.append(kind)
+            return sniff(name, head)
+
+        monkeypatch.setattr(mod, "sniff", spy)
+    [doc] = load_source("gen-00001.yaml", make_header(1))
+    assert doc.kind == "run"
+    assert asked == ["run"]
+    # the full answer is still there for whoever asks every loader
+    asked.clear()
+    said = loaders.claims("gen-00001.yaml", make_header(1).decode())
+    assert said["run"] is Claim.YES and len(said) == len(loaders.LOADER_MODULES)
