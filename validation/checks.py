@@ -153,7 +153,13 @@ def _orcid_screen(lists: Sequence[list[tuple]]) -> list[int]:
 
 
 def _orcid_hit(triples: Iterable[tuple]) -> bool:
-    text = "\x00" + "\x00".join(chain.from_iterable(triples)) + "\x00"
+    """A literal value never matters to :func:`check_orcids` (only IRIs and the
+    ``rk:orcidAsWritten`` triples do), and long ones made most of the joined text."""
+    found = list(triples)
+    objects = list(map(_OBJECT, found))
+    values = compress(objects, map(is_not, map(type, objects), repeat(Literal)))
+    terms = chain(map(_SUBJECT, found), map(_PREDICATE, found), values)
+    text = "\x00" + "\x00".join(terms) + "\x00"
     return "\x00" + _ORCID_PREFIX in text or f"\x00{RK.orcidAsWritten}\x00" in text
 
 
