@@ -14,8 +14,8 @@ from rdflib import Graph, Literal
 from rdflib.namespace import RDF
 
 from reprokg.core.document import Document
-from reprokg.core.lazy_graph import triples_kept
-from reprokg.validation.checks import PYTHON_CHECKS, for_shacl
+from reprokg.core.lazy_graph import graph_triples, triples_kept
+from reprokg.validation.checks import PYTHON_CHECKS, for_shacl, run_checks
 from reprokg.validation.engine import fast_results, finish_report, validate_document
 from reprokg.validation.report import Report, Result
 from reprokg.validation.shapes import add_entailed_types
@@ -111,11 +111,13 @@ def _validate_documents(docs: list[Document]) -> list[Report]:
         by_kind.setdefault(d.kind, []).append(d)
     reports: dict[int, Report] = {}
     for kind, group in by_kind.items():
-        fast = fast_results(group, kind) if len(group) > 1 else None
+        # each document's triples read once for the engine's load and the checks
+        lists = [graph_triples(d.graph) for d in group] if len(group) > 1 else None
+        fast = fast_results(group, kind, lists) if lists is not None else None
         if fast is not None:  # one named graph per document: per-document by construction
-            for d, results in zip(group, fast, strict=True):
-                for check in PYTHON_CHECKS:
-                    results.extend(check(d.graph, d))
+            checked = run_checks(group, lists)  # each check screened over the batch at once
+            for d, results, more in zip(group, fast, checked, strict=True):
+                results += more
                 reports[id(d)] = finish_report(d, results)
             continue
         for part in _disjoint_batches(group):

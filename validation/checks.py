@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from itertools import compress, repeat
-from operator import attrgetter, is_not, itemgetter
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_, is_not, itemgetter
 
 from rdflib import Graph, Literal, URIRef
 
@@ -25,6 +25,49 @@ PYTHON_CHECKS: list[Check] = []
 def python_check(fn: Check) -> Check:
     PYTHON_CHECKS.append(fn)
     return fn
+
+
+#: a batch screen: given each document's triples, the indexes of the documents for which
+#: the check may report anything (the others are known to get nothing from it)
+Screen = Callable[[Sequence[list[tuple]]], "Sequence[int]"]
+_SCREENS: dict[Check, Screen] = {}
+
+
+def batch_screen(check: Check) -> Callable[[Screen], Screen]:
+    """Register ``screen`` as ``check``'s batch screen (:func:`run_checks`)."""
+
+    def register(screen: Screen) -> Screen:
+        _SCREENS[check] = screen
+        return screen
+
+    return register
+
+
+def run_checks(
+    docs: Sequence[Document], triples: Sequence[list[tuple]] | None = None
+) -> list[list[Result]]:
+    """Every :data:`PYTHON_CHECKS` result of each document, in the order running the checks
+    on each document alone gives.
+
+    A check with a batch screen runs only on the documents its screen flags: one pass in
+    C over the whole batch's triples instead of a Python call per document (with small
+    documents the per-call cost was most of a check's time), and none at all when a batch
+    holds nothing to report (the usual case). ``triples``: each document's triples, when
+    the caller has read them.
+    """
+    out: list[list[Result]] = [[] for _ in docs]
+    lists = triples
+    for check in PYTHON_CHECKS:
+        screen = _SCREENS.get(check)
+        if screen is None:
+            flagged: Sequence[int] = range(len(docs))
+        else:
+            if lists is None:
+                lists = [graph_triples(d.graph) for d in docs]
+            flagged = screen(lists)
+        for i in flagged:
+            out[i].extend(check(docs[i].graph, docs[i]))
+    return out
 
 
 def _orcid_source_path(doc: Document | None) -> str:
@@ -92,6 +135,34 @@ def check_orcids(graph: Graph, doc: Document | None = None) -> list[Result]:
     return [Result("Violation", m, path=path, focus_node=f, value=v) for m, f, v in found]
 
 
+_ORCID_PREFIX = "https://orcid.org/"
+
+
+@batch_screen(check_orcids)
+def _orcid_screen(lists: Sequence[list[tuple]]) -> list[int]:
+    """The documents with a term starting with the ORCID prefix or equal to
+    ``rk:orcidAsWritten``: :func:`check_orcids` finds nothing in the others.
+
+    One C search of the batch's terms joined by NULs (a term starts with the prefix
+    where NUL + prefix occurs); a NUL inside a literal can only flag a document too
+    many, never miss one. Each document is searched alone only when the batch has a hit.
+    """
+    if not _orcid_hit(chain.from_iterable(lists)):
+        return []
+    return [i for i, triples in enumerate(lists) if _orcid_hit(triples)]
+
+
+def _orcid_hit(triples: Iterable[tuple]) -> bool:
+    """A literal value never matters to :func:`check_orcids` (only IRIs and the
+    ``rk:orcidAsWritten`` triples do), and long ones made most of the joined text."""
+    found = list(triples)
+    objects = list(map(_OBJECT, found))
+    values = compress(objects, map(is_not, map(type, objects), repeat(Literal)))
+    terms = chain(map(_SUBJECT, found), map(_PREDICATE, found), values)
+    text = "\x00" + "\x00".join(terms) + "\x00"
+    return "\x00" + _ORCID_PREFIX in text or f"\x00{RK.orcidAsWritten}\x00" in text
+
+
 #: predicates whose object is a link a page shows (http(s) only: a ``javascript:`` IRI
 #: stored in one would run in the reader's browser)
 LINK_PREDICATES = frozenset(
@@ -102,10 +173,6 @@ LINK_PREDICATES = frozenset(
         "http://www.w3.org/2000/01/rdf-schema#seeAlso",
     }
 )
-
-
-#: the same as rdflib terms (a URIRef never equals a plain str)
-_LINK_IRIS = frozenset(URIRef(p) for p in LINK_PREDICATES)
 
 
 def _source_line(doc: Document | None, value: str) -> int | None:
@@ -136,23 +203,25 @@ def iri_refusal(iri: str) -> str | None:
 
 _SUBJECT, _PREDICATE, _OBJECT = itemgetter(0), itemgetter(1), itemgetter(2)
 
-#: IRIs (rdflib terms) the store is known to take: predicates, classes, datatypes and
-#: shared nodes recur in every document (bounded: cleared when full)
-_TAKEN: set[object] = set()
+#: IRIs (as str) the store is known to take: predicates recur in every document
+#: (bounded: cleared when full)
+_TAKEN: set[str] = set()
 #: datatype IRIs (as str) the store is known to take
 _TAKEN_DATATYPES: set[str] = set()
-_DATATYPE, _NOT_NONE = attrgetter("datatype"), partial(is_not, None)
+#: rdflib's slot (its ``datatype`` property is a Python call per literal)
+_DATATYPE, _NOT_NONE = attrgetter("_datatype"), partial(is_not, None)
 _TAKEN_LIMIT = 50_000
 
 
-def _all_taken(triples: list[tuple]) -> bool:
+def _all_taken(triples: Sequence[tuple]) -> bool:
     """True when the store takes every term of ``triples`` and every link is http(s):
     nothing for :func:`check_terms_the_store_takes` to report (the usual case).
 
-    Set-wise rather than triple by triple (each distinct IRI parsed by pyoxigraph once,
-    the literals' text tested by ``str`` methods mapped in C; a third less time than a
-    loop over the triples): the predicates and datatypes seen before are known to be
-    taken.
+    Set-wise rather than triple by triple, every step mapped in C: each distinct IRI
+    parsed by pyoxigraph once, the literals' text tested by ``str`` methods. The sets
+    hold plain ``str`` copies, not rdflib terms: rdflib's ``__eq__`` is a Python call,
+    paid by every repeated term a set of terms meets. The predicates seen before are
+    known to be taken.
     """
     import pyoxigraph as ox
 
@@ -160,18 +229,19 @@ def _all_taken(triples: list[tuple]) -> bool:
     if len(taken) > _TAKEN_LIMIT:
         taken.clear()
         _TAKEN_DATATYPES.clear()
-    predicates = set(map(_PREDICATE, triples))
-    objects = list(map(_OBJECT, triples))
-    literals = [o for o in objects if type(o) is Literal]
-    iris = set(map(_SUBJECT, triples))  # this document's own IRIs (not kept across documents)
-    iris.update(predicates)
-    iris.update(o for o in objects if type(o) is not Literal)
-    for term in iris:
-        if type(term) is URIRef and term not in taken:
-            try:
-                ox.NamedNode(term)
-            except (ValueError, UnicodeEncodeError):
-                return False
+    terms = [*map(_SUBJECT, triples), *map(_PREDICATE, triples), *map(_OBJECT, triples)]
+    kinds = list(map(type, terms))
+    n = len(triples)
+    objects, object_kinds = terms[2 * n :], kinds[2 * n :]
+    uriref = repeat(URIRef)
+    predicates = set(map(str, compress(terms[n : 2 * n], map(is_, kinds[n : 2 * n], uriref))))
+    iris = set(map(str, compress(terms, map(is_, kinds, uriref))))
+    for iri in iris - taken:
+        try:
+            ox.NamedNode(iri)
+        except (ValueError, UnicodeEncodeError):
+            return False
+    literals = list(compress(objects, map(is_, object_kinds, repeat(Literal))))
     if not all(map(str.isascii, literals)):
         for o in literals:
             if not o.isascii():
@@ -179,15 +249,14 @@ def _all_taken(triples: list[tuple]) -> bool:
                     o.encode("utf-8")
                 except UnicodeEncodeError:
                     return False
-    # the datatypes as plain str: a set of rdflib terms compares equal ones in Python
     datatypes = filter(_NOT_NONE, map(_DATATYPE, literals))
     for dt in set(map(str, datatypes)) - _TAKEN_DATATYPES:
         if iri_refusal(dt) is not None:
             return False
         _TAKEN_DATATYPES.add(dt)
-    if not _LINK_IRIS.isdisjoint(predicates):
-        for _s, p, o in triples:
-            is_link = p in _LINK_IRIS and type(o) is URIRef
+    if not LINK_PREDICATES.isdisjoint(predicates):
+        for p, o in zip(map(_PREDICATE, triples), objects, strict=True):
+            is_link = type(o) is URIRef and type(p) is URIRef and str(p) in LINK_PREDICATES
             if is_link and o.partition(":")[0].lower() not in ("http", "https"):
                 return False
     # predicates recur in every document; subjects and values mostly in this one
@@ -283,3 +352,13 @@ def check_terms_the_store_takes(graph: Graph, doc: Document | None = None) -> li
             if scheme not in ("http", "https"):
                 report(f"a link must be an http(s) URL, got {str(o)!r}", s, str(o))
     return found
+
+
+@batch_screen(check_terms_the_store_takes)
+def _terms_screen(lists: Sequence[list[tuple]]) -> list[int]:
+    """The documents for which :func:`check_terms_the_store_takes` may report: none when the
+    store takes every term of the whole batch (one set-wise pass, the usual case), else
+    those whose own terms are not all taken."""
+    if _all_taken(list(chain.from_iterable(lists))):
+        return []
+    return [i for i, triples in enumerate(lists) if not _all_taken(triples)]

@@ -34,16 +34,19 @@ def shacl_key(results: Iterable[Result]) -> set[tuple]:
     return {(r.focus_node, r.path, r.severity, r.constraint, r.value) for r in results}
 
 
-def fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
+def fast_results(
+    docs: list[Document], kind: str, triples: list[list[tuple]] | None = None
+) -> list[list[Result]] | None:
     """SHACL results per document from reprokg.validation.fast, or None when
-    ``REPROKG_SHACL_ENGINE=pyshacl`` (pyshacl validates then)."""
+    ``REPROKG_SHACL_ENGINE=pyshacl`` (pyshacl validates then). ``triples``: each
+    document's triples, when the caller has read them (read once per batch)."""
     from reprokg.validation.fast.runtime import evaluate
 
     if engine() == "pyshacl":
         return None
     # triples with a term the store refuses are left out as they are loaded (what
     # for_shacl does for pyshacl; check_terms_the_store_takes reports them)
-    evaluated = evaluate(kind, [d.graph for d in docs])
+    evaluated = evaluate(kind, [d.graph for d in docs], triples)
     out = []
     for found in evaluated:
         out.append(
@@ -75,6 +78,8 @@ def fast_results(docs: list[Document], kind: str) -> list[list[Result]] | None:
 
 
 def finish_report(doc: Document, results: list[Result]) -> Report:
+    if not results and not doc.messages:  # a conformant document: nothing to place or sort
+        return Report(source=doc.source_name, results=results, document=str(doc.iri))
     for m in doc.messages:
         results.append(
             Result(

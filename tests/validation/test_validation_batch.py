@@ -127,3 +127,53 @@ def test_no_cyclic_collection_while_a_batch_is_validated(mlrc_files: list[Path])
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_batch_screened_checks_find_what_each_document_alone_finds(mlrc_docs) -> None:
+    """``run_checks`` runs a check only on the documents its batch screen flags: on 71 real
+    MLRC headers, one given an ORCID with a wrong check digit and one a ``javascript:``
+    link, each document gets exactly what the checks give it alone, the store-terms screen
+    flags only the hostile document and the ORCID screen exactly the documents holding an
+    ORCID (counted here from rdflib's own triples)."""
+    from rdflib import Literal, URIRef
+
+    from reprokg.core.lazy_graph import graph_triples
+    from reprokg.core.namespaces import SCHEMA
+    from reprokg.validation.checks import (
+        PYTHON_CHECKS,
+        _orcid_screen,
+        _terms_screen,
+        run_checks,
+    )
+
+    docs = list(mlrc_docs)
+    assert len(docs) == 71
+    bad_orcid, hostile = docs[3], docs[40]
+    subject = next(iter(bad_orcid.graph.subjects()))
+    # 0000-0002-0661-7188: MOD 11-2 (ISO 7064) gives 0000-0002-0661-718 the check digit 9
+    bad_orcid.graph.add((subject, RK.orcidAsWritten, Literal("0000-0002-0661-7188")))
+    hostile.graph.add(
+        (next(iter(hostile.graph.subjects())), SCHEMA.url, URIRef("javascript:alert(1)"))
+    )
+    alone = [[r for check in PYTHON_CHECKS for r in check(d.graph, d)] for d in docs]
+    batch = run_checks(docs)
+    assert [[r.to_dict() for r in rs] for rs in batch] == [
+        [r.to_dict() for r in rs] for rs in alone
+    ]
+    assert any("0000-0002-0661-7188" in (r.value or "") for r in batch[3])
+    assert [r.message for r in batch[40]] == [
+        "a link must be an http(s) URL, got 'javascript:alert(1)'"
+    ]
+    lists = [graph_triples(d.graph) for d in docs]
+    assert _terms_screen(lists) == [40]
+    with_orcid = [
+        i
+        for i, d in enumerate(docs)
+        if any(
+            str(t).startswith("https://orcid.org/") or t == RK.orcidAsWritten
+            for triple in d.graph
+            for t in triple
+        )
+    ]
+    assert 3 in with_orcid and len(with_orcid) < len(docs)
+    assert _orcid_screen(lists) == with_orcid

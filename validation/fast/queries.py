@@ -316,11 +316,16 @@ class Screen:
     def flagged(self, solutions: object) -> list[tuple[Merged, str]]:
         """The members some solution of the screen flagged (all of them when unsure)."""
         hit: set[int] = set()
+        names = [f"_f{k}" for k in range(len(self.members))]
         for sol in solutions:  # type: ignore[attr-defined]  # the screen's QuerySolutions
-            for k in range(len(self.members)):
-                f = solution_get(sol, f"_f{k}")
+            for k, name in enumerate(names):
+                if k in hit:
+                    continue
+                f = solution_get(sol, name)
                 if f is None or getattr(f, "value", None) != "false":
                     hit.add(k)
+            if len(hit) == len(names):  # every member runs: the other rows cannot add one
+                break
         return [m for k, m in enumerate(self.members) if k in hit]
 
     @staticmethod

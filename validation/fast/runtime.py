@@ -204,8 +204,9 @@ def _literal_nt(term: Literal) -> str | None:
             term.encode("utf-8")
         except UnicodeEncodeError:
             return None
-    dt = term.datatype
-    if term.language:
+    # rdflib's slots, not its properties (a Python call each, per literal of a batch)
+    dt = term._datatype
+    if term._language:
         how: object = _AS_ENCODED
     elif dt is None:
         return _quote(term)
@@ -221,7 +222,7 @@ def _literal_nt(term: Literal) -> str | None:
         if how is _AS_STRING:
             return _quote(term)
         if how is not _AS_ENCODED:
-            if term.ill_typed:
+            if term._ill_typed:
                 return f"{_quote(term)}^^<{ILL_TYPED}{d[1:]}"
             # how is a Pattern here
             if how is _AS_KEPT or (how is not _AS_LOSSLESS and how.fullmatch(term)):  # type: ignore[attr-defined]
@@ -268,7 +269,12 @@ def _converter(kind: str) -> _Converter:
     return _Converter(relevant_predicates(kind))
 
 
-def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> str:
+def _nquads(
+    graphs: list[Graph],
+    names: list[str],
+    kind: str | None = None,
+    triples: list[list[tuple]] | None = None,
+) -> str:
     """The graphs as N-Quads text (graph ``names[i]``, N-Triples IRIs) with the entailed
     superclass types (as ``materialise_types``) and the graph mark ``sh:targetNode`` needs.
 
@@ -276,7 +282,8 @@ def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> s
     evaluating every constraint. Text, not ``pyoxigraph.Quad`` objects: building a
     Quad (four terms copied into Rust) cost more than pyoxigraph parsing the same quad
     back (benchmarks/README.md#figures-once-quoted-in-code). With ``kind``, only the triples its
-    queries can match are written (:func:`relevant_predicates`).
+    queries can match are written (:func:`relevant_predicates`). ``triples``: each graph's
+    triples, when the caller has read them already.
     """
     conv = _converter(kind) if kind is not None else _Converter(None, strict=True)
     refused = _refused_quietly if kind is not None else _refused_loudly
@@ -285,10 +292,11 @@ def _nquads(graphs: list[Graph], names: list[str], kind: str | None = None) -> s
     rdf_type = conv.rdf_type
     lines: list[str] = []
     append = lines.append
-    for name, g in zip(names, graphs, strict=True):
+    lists = triples if triples is not None else [graph_triples(g) for g in graphs]
+    for name, found in zip(names, lists, strict=True):
         end = f" {name} .\n"
         append(f"{GRAPH_MARK} {GRAPH_MARK} {GRAPH_MARK}{end}")
-        for s, p, o in graph_triples(g):
+        for s, p, o in found:
             op = preds.get(p, False)
             if op is False:
                 op = conv.predicate(p)
@@ -339,9 +347,15 @@ def _refused_loudly(term: object) -> None:
 Found = tuple[Branch, OxTerm, OxTerm | None, OxTerm | None]
 
 
-def _load(store: ox.Store, graphs: list[Graph], names: list[str], kind: str | None) -> None:
+def _load(
+    store: ox.Store,
+    graphs: list[Graph],
+    names: list[str],
+    kind: str | None,
+    triples: list[list[tuple]] | None = None,
+) -> None:
     try:
-        text = _nquads(graphs, names, kind)
+        text = _nquads(graphs, names, kind, triples)
         # lenient: every term was written by pyoxigraph itself (checked when made)
         store.load(text, format=ox.RdfFormat.N_QUADS, lenient=True)
     except _BlankNodeFound:
@@ -349,7 +363,10 @@ def _load(store: ox.Store, graphs: list[Graph], names: list[str], kind: str | No
 
 
 def evaluate_compiled(
-    compiled: Compiled, graphs: list[Graph], kind: str | None = None
+    compiled: Compiled,
+    graphs: list[Graph],
+    kind: str | None = None,
+    triples: list[list[tuple]] | None = None,
 ) -> list[list[Found]]:
     """Per data graph, the failures of every compiled constraint.
 
@@ -358,7 +375,7 @@ def evaluate_compiled(
     """
     names = [f"<urn:reprokg:shacl-fast:{i}>" for i in range(len(graphs))]
     store = ox.Store()
-    _load(store, graphs, names, kind)
+    _load(store, graphs, names, kind, triples)
     if compiled.shapes is not None:
         gn = ox.NamedNode(SHAPES_GRAPH)
         # _ox answers a literal too; a shape triple never has one where Quad refuses it
@@ -470,9 +487,12 @@ def _ask(
     return bool(store.query(query))
 
 
-def evaluate(kind: str, graphs: list[Graph]) -> list[list[tuple[Branch, str, str | None]]]:
-    """Per document graph of ``kind``: (branch, focus node, value) of each failure, as text."""
-    found = evaluate_compiled(compile_kind(kind), graphs, kind)
+def evaluate(
+    kind: str, graphs: list[Graph], triples: list[list[tuple]] | None = None
+) -> list[list[tuple[Branch, str, str | None]]]:
+    """Per document graph of ``kind``: (branch, focus node, value) of each failure, as text
+    (``triples``: each graph's triples, when the caller has read them)."""
+    found = evaluate_compiled(compile_kind(kind), graphs, kind, triples)
     return [
         [
             (b, focus.value, value.value if value is not None else None)
