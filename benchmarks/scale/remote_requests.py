@@ -26,7 +26,6 @@ import argparse
 import json
 import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -36,9 +35,14 @@ from urllib.parse import urlencode
 
 import httpx
 
+from benchmarks.scale.common import (
+    VIRTUOSO_MERGED,
+    counters_of,
+    oxigraph_post,
+    virtuoso_load,
+)
 from reprokg.store import open_store
-from reprokg.store.merge import COUNTERS_GRAPH, MERGED_MARKER
-from reprokg.store.remote import _DELTA, _HELD, MERGE_GRAPH, STATE_GRAPH, RemoteStore
+from reprokg.store.remote import MERGE_GRAPH, RemoteStore
 from tests.engines import _stop, start_oxigraph_server, start_virtuoso
 
 EX = "https://example.org/bench/"
@@ -47,7 +51,6 @@ PASSPORT = (
     f"SELECT ?run ?tag ?doc WHERE {{ GRAPH ?doc {{ ?run <{EX}cites> <{EX}paper/7> }} "
     f"?run <{EX}tag> ?tag }} ORDER BY ?run"
 )
-_STATE = "https://w3id.org/reprokg/store#mergeState"
 #: Virtuoso refused the previous design's request at 10,000 documents (400): not tried beyond
 PREVIOUS_UP_TO = 10_000
 
@@ -74,53 +77,22 @@ def nquads(n: int, merge_graph: str | None, merge: bool = True) -> str:
 
 
 def counters(n: int) -> str:
-    """The counters graph reprokg keeps for the ``n`` documents, as N-Quads: one folded
-    delta (the version) and each document's membership quad (the count)."""
-    g = f"<{COUNTERS_GRAPH}>"
-    one = '"1"^^<http://www.w3.org/2001/XMLSchema#integer>'
-    lines = [
-        f'<https://w3id.org/reprokg/store#fold/bench> <{_DELTA}> "{n}"'
-        f"^^<http://www.w3.org/2001/XMLSchema#integer> {g} ."
-    ]
-    lines += [f"<{EX}doc/{i}> <{_HELD}> {one} {g} ." for i in range(n)]
-    return "\n".join(lines) + "\n"
+    """The counters graph reprokg keeps for the ``n`` documents, as N-Quads: each
+    document's membership quad (the count) and one folded delta (the version)."""
+    return "".join(counters_of(f"{EX}doc/{i}" for i in range(n)))
 
 
 def oxigraph_bulk_load(url: str, n: int) -> float:
     """Seconds for Oxigraph server's own bulk path (one POST of the N-Quads to ``/store``)
     to take what reprokg writes for ``n`` documents (merge in the default graph)."""
-    base = url.removesuffix("/query")
-    body = (nquads(n, None) + counters(n)).encode()
-    t0 = time.perf_counter()
-    r = httpx.post(
-        base + "/store",
-        content=body,
-        headers={"Content-Type": "application/n-quads"},
-        timeout=3600,
-    )
-    r.raise_for_status()
-    httpx.post(
-        base + "/update", data={"update": f"CREATE GRAPH <{MERGED_MARKER}>"}
-    ).raise_for_status()
-    return time.perf_counter() - t0
+    return oxigraph_post(url, (nquads(n, None) + counters(n)).encode())
 
 
 def virtuoso_bulk_load(d: Path, n: int) -> float:
     """Seconds for Virtuoso's loader (``ld_dir`` + ``rdf_loader_run``) to take what reprokg
     writes for ``n`` documents into the engine started in ``d``."""
-    ini = (d / "virtuoso.ini").read_text()
-    sql_port = ini.split("ServerPort = ")[1].split()[0]
-    state = f'<{STATE_GRAPH}> <{_STATE}> "merged" <{STATE_GRAPH}> .\n'
-    (d / "bench.nq").write_text(nquads(n, MERGE_GRAPH) + state + counters(n))
-    isql = shutil.which("isql-vt") or "isql"
-    script = f"ld_dir('{d}', 'bench.nq', '{EX}unused');\nrdf_loader_run();\ncheckpoint;\n"
-    t0 = time.perf_counter()
-    res = subprocess.run(
-        [isql, sql_port, "dba", "dba"], input=script, capture_output=True, text=True, timeout=3600
-    )
-    if res.returncode != 0 or "Error" in res.stdout:
-        raise RuntimeError(res.stdout + res.stderr)
-    return time.perf_counter() - t0
+    (d / "bench.nq").write_text(nquads(n, MERGE_GRAPH) + VIRTUOSO_MERGED + counters(n))
+    return virtuoso_load(d, "bench.nq")
 
 
 def timed(fn: Callable[[], Any], repeats: int = 5) -> tuple[float, Any]:
