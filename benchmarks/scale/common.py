@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -81,3 +82,19 @@ def virtuoso_load(d: Path, name: str) -> float:
     if res.returncode != 0 or "Error" in res.stdout:
         raise RuntimeError(res.stdout + res.stderr)
     return time.perf_counter() - t0
+
+
+@contextmanager
+def engine(kind: str, folder: Path) -> Iterator[str]:
+    """A fresh engine (``oxigraph`` or ``virtuoso``, as ``tests/engines.py`` starts it) in
+    ``folder``, its URL yielded; stopped and ``folder`` removed afterwards."""
+    from tests.engines import _stop, start_oxigraph_server, start_virtuoso
+
+    folder.mkdir()
+    start = start_oxigraph_server if kind == "oxigraph" else start_virtuoso
+    proc, url = start(folder)
+    try:
+        yield url
+    finally:
+        _stop(proc)
+        shutil.rmtree(folder, ignore_errors=True)

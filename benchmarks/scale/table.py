@@ -60,6 +60,7 @@ import httpx
 from benchmarks.scale.common import (
     VIRTUOSO_MERGED,
     counters_of,
+    engine,
     merge_line,
     oxigraph_post,
     virtuoso_load,
@@ -418,29 +419,17 @@ def embedded(n: int, files: dict[str, Any], work: Path, args: argparse.Namespace
 
 
 def oxigraph(n: int, files: dict[str, Any], work: Path, args: argparse.Namespace) -> dict[str, Any]:
-    from tests.engines import _stop, start_oxigraph_server
-
-    d = work / f"oxs-{n}"
-    d.mkdir()
-    proc, url = start_oxigraph_server(d)
-    try:
+    with engine("oxigraph", work / f"oxs-{n}") as url:
         out: dict[str, Any] = {"load_s": round(oxigraph_post(url, files["paths"]["oxigraph"]), 1)}
-        out["store_mb"] = du_mb(d / "db")
+        out["store_mb"] = du_mb(work / f"oxs-{n}" / "db")
         out.update(passport_request("oxigraph+" + url, n))
         out.update(serve_and_measure("oxigraph+" + url, files["papers"], args))
-    finally:
-        _stop(proc)
-        shutil.rmtree(d, ignore_errors=True)
     return out
 
 
 def virtuoso(n: int, files: dict[str, Any], work: Path, args: argparse.Namespace) -> dict[str, Any]:
-    from tests.engines import _stop, start_virtuoso
-
     d = work / f"virtuoso-{n}"
-    d.mkdir()
-    proc, url = start_virtuoso(d)
-    try:
+    with engine("virtuoso", d) as url:
         src = d / "bench.nq"
         files["paths"]["virtuoso"].rename(src)
         out: dict[str, Any] = {"load_s": round(virtuoso_load(d, src.name), 1)}
@@ -448,9 +437,6 @@ def virtuoso(n: int, files: dict[str, Any], work: Path, args: argparse.Namespace
         out["store_mb"] = du_mb(d)
         out.update(passport_request("virtuoso+" + url, n))
         out.update(serve_and_measure("virtuoso+" + url, files["papers"], args))
-    finally:
-        _stop(proc)
-        shutil.rmtree(d, ignore_errors=True)
     return out
 
 
