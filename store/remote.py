@@ -123,8 +123,8 @@ DEFAULT_BATCH_BYTES = 4_000_000
 #: the most documents per update request in their own operations, per dialect
 BATCH_DOCUMENTS = {"virtuoso": 1}
 #: the most graphs one batched request names (its ``VALUES``): Virtuoso 7 refused a restore's
-#: request naming ~2,000 ("generated SQL text has exceeded 10000 lines"); an ingest batch is
-#: 256 documents
+#: request naming ~400 at 10,000 documents ("generated SQL text has exceeded 10000 lines");
+#: an ingest batch is 256 documents
 BATCH_GRAPHS = 256
 _DELTA = RKS + "documentsDelta"
 #: ``<doc> rks:heldDocument 1`` in the counters graph while ``doc`` is a document
