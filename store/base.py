@@ -111,6 +111,12 @@ class Store(ABC):
     def documents(self) -> list[URIRef]:
         """IRIs of all named graphs."""
 
+    def documents_page(self, offset: int, limit: int) -> list[URIRef]:
+        """``limit`` documents from ``offset`` in the store's own order (stable while the
+        store does not change), so a listing of a million documents reads one page, not
+        every graph; a backend without such an order pages :meth:`documents`."""
+        return self.documents()[offset : offset + limit]
+
     def has_document(self, iri: URIRef | str) -> bool:
         return URIRef(str(iri)) in set(self.documents())
 

@@ -460,6 +460,19 @@ class RemoteStore(Store, MergeMaintenance, Liveness, Counters):
             and str(row[0]) not in REMOTE_RESERVED
         )
 
+    def documents_page(self, offset: int, limit: int) -> list[URIRef]:
+        """From the membership quads (what :meth:`document_count` counts) in the engine's
+        order, one small request whatever the number of documents; an engine whose counters
+        were never started pages :meth:`documents`."""
+        self.merged  # noqa: B018 - a writable store starts its counters on first use
+        if self._read_counters() is None:
+            return super().documents_page(offset, limit)
+        res = self._raw_select(
+            f"SELECT ?g WHERE {{ GRAPH <{COUNTERS_GRAPH}> {{ ?g <{_HELD}> ?held }} }} "
+            f"LIMIT {int(limit)} OFFSET {int(offset)}"
+        )
+        return [URIRef(str(row[0])) for row in res.rows if isinstance(row[0], URIRef)]
+
     def triple_count(self) -> int:
         """The documents' triples: the counters graph is a named graph the engine lists
         (as the embedded store's is), so it is filtered out here."""

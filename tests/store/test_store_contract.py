@@ -199,6 +199,23 @@ def test_delete(store: Store) -> None:
     assert store.query(f"ASK {{ <{EX}s1> ?p ?o }}") == AskResult(False)
 
 
+def test_pages_of_documents_list_each_once(store: Store) -> None:
+    """``documents_page`` (what ``GET /documents`` reads instead of every graph) walks the
+    documents the store holds, each once across the pages, in an order that does not
+    change between reads; a deleted document leaves the pages."""
+    from reprokg.store.base import DocumentWrite
+
+    graphs = [URIRef(f"{EX}paged{i:02}") for i in range(23)]
+    store.write_documents([DocumentWrite(g, list(doc(i))) for i, g in enumerate(graphs)])
+    store.delete_document(graphs[5])
+    pages = [store.documents_page(offset, 4) for offset in range(0, 28, 4)]
+    assert [len(p) for p in pages] == [4, 4, 4, 4, 4, 2, 0]
+    walked = [g for p in pages for g in p]
+    assert sorted(walked) == sorted(set(graphs) - {graphs[5]}) == store.documents()
+    assert store.documents_page(8, 4) == pages[2]  # the same page read again
+    assert store.documents_page(0, 100) == walked
+
+
 def test_default_graph_is_union_of_documents(store: Store) -> None:
     store.add_document(G1, doc(1, extra=2))
     store.add_document(G2, doc(2, extra=1))
