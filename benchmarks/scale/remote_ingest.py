@@ -37,6 +37,7 @@ from typing import Any
 
 from rdflib import Literal, URIRef
 
+from benchmarks.scale.common import engine
 from benchmarks.scale.remote_requests import (
     EX,
     PAPERS,
@@ -49,7 +50,6 @@ from reprokg.store import open_store
 from reprokg.store.base import DocumentWrite
 from reprokg.store.remote import RemoteStore
 from reprokg.validation.batching import DEFAULT_BATCH_SIZE
-from tests.engines import _stop, start_oxigraph_server, start_virtuoso
 
 _STATE = "https://w3id.org/reprokg/store#mergeState"
 RDF_TYPE = URIRef("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
@@ -114,10 +114,7 @@ def through_reprokg(url: str, n: int, batched: bool, restore: bool = False) -> d
 def oxigraph(n: int, work: Path, paths: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path in paths:
-        d = work / f"oxs-{n}-{path}"
-        d.mkdir()
-        proc, url = start_oxigraph_server(d)
-        try:
+        with engine("oxigraph", work / f"oxs-{n}-{path}") as url:
             if path == "bulk":
                 t = oxigraph_bulk_load(url, n)
                 out["bulk_gsp"] = {"s": round(t, 2), "requests": 2}
@@ -125,9 +122,6 @@ def oxigraph(n: int, work: Path, paths: list[str]) -> dict[str, Any]:
                 out[path] = through_reprokg(
                     "oxigraph+" + url, n, batched=path == "batched", restore=path == "restore"
                 )
-        finally:
-            _stop(proc)
-            shutil.rmtree(d, ignore_errors=True)
     if "bulk" in paths:  # the CLI's loader into a new folder (no server)
         f = work / f"bulk-{n}.nq"
         f.write_text(nquads(n, None) + counters(n))
@@ -149,9 +143,7 @@ def virtuoso(n: int, work: Path, paths: list[str]) -> dict[str, Any]:
         if path == "per_document" and n > PER_DOCUMENT_UP_TO:
             continue
         d = work / f"virtuoso-{n}-{path}"
-        d.mkdir()
-        proc, url = start_virtuoso(d)
-        try:
+        with engine("virtuoso", d) as url:
             if path == "bulk":
                 t = virtuoso_bulk_load(d, n)
                 out["bulk_loader"] = {"s": round(t, 2)}
@@ -159,9 +151,6 @@ def virtuoso(n: int, work: Path, paths: list[str]) -> dict[str, Any]:
                 out[path] = through_reprokg(
                     "virtuoso+" + url, n, batched=path == "batched", restore=path == "restore"
                 )
-        finally:
-            _stop(proc)
-            shutil.rmtree(d, ignore_errors=True)
     return out
 
 

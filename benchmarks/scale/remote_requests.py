@@ -38,12 +38,12 @@ import httpx
 from benchmarks.scale.common import (
     VIRTUOSO_MERGED,
     counters_of,
+    engine,
     oxigraph_post,
     virtuoso_load,
 )
 from reprokg.store import open_store
 from reprokg.store.remote import MERGE_GRAPH, RemoteStore
-from tests.engines import _stop, start_oxigraph_server, start_virtuoso
 
 EX = "https://example.org/bench/"
 PAPERS = 100
@@ -192,32 +192,21 @@ def embedded(n: int, work: Path) -> dict[str, Any]:
 
 
 def oxigraph(n: int, work: Path) -> dict[str, Any]:
-    d = work / f"oxs-{n}"
-    d.mkdir()
-    proc, url = start_oxigraph_server(d)
-    try:
+    with engine("oxigraph", work / f"oxs-{n}") as url:
         load_s = oxigraph_bulk_load(url, n)
         out = measure_remote("oxigraph+" + url, n)
         out["bulk_load_s"] = round(load_s, 1)
-    finally:
-        _stop(proc)
-        shutil.rmtree(d, ignore_errors=True)
     return out
 
 
 def virtuoso(n: int, work: Path) -> dict[str, Any]:
     d = work / f"virtuoso-{n}"
-    d.mkdir()
-    proc, url = start_virtuoso(d)
-    try:
+    with engine("virtuoso", d) as url:
         load_s = virtuoso_bulk_load(d, n)
         out = measure_remote("virtuoso+" + url, n)
         out["bulk_load_s"] = round(load_s, 1)
         if n <= PREVIOUS_UP_TO:
             out["previous_design_passport"] = previous_design("virtuoso+" + url, n)
-    finally:
-        _stop(proc)
-        shutil.rmtree(d, ignore_errors=True)
     return out
 
 
