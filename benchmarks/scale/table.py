@@ -294,14 +294,17 @@ def du_mb(path: Path) -> float:
     return round(int(out.stdout.split()[0]) / 1e6, 1)
 
 
-def hammer(port: int, paths: list[str], clients: int, budget: float) -> dict[str, float]:
+def hammer(port: int, paths: list[str], clients: int, budget: float) -> dict[str, Any]:
     """``paths`` requested from ``clients`` threads (a client each, kept alive): p50 and
-    p99 latency (ms) and requests per second. No request starts after ``budget`` seconds
-    (a slow backend answers fewer: ``requests`` says how many)."""
+    p99 latency (ms) of the answered ones and requests per second. No request starts after
+    ``budget`` seconds (a slow backend answers fewer: ``requests`` says how many). A request
+    the service refuses (a 503 past its query time limit) is not timed: ``refused`` counts
+    them by status and ``refused_detail`` keeps the first one's message, so a backend past
+    the limit gives a row that says so instead of ending the run."""
     local = threading.local()
     deadline = time.perf_counter() + budget
 
-    def one(path: str) -> float | None:
+    def one(path: str) -> tuple[int, float] | None:
         if time.perf_counter() > deadline:
             return None
         client = getattr(local, "client", None)
@@ -311,31 +314,37 @@ def hammer(port: int, paths: list[str], clients: int, budget: float) -> dict[str
         r = client.get(path)
         dt = time.perf_counter() - t0
         if r.status_code != 200:
-            raise RuntimeError(f"{path}: {r.status_code} {r.text[:300]}")
-        return dt
+            refused_text.setdefault(r.status_code, f"{path}: {r.status_code} {r.text[:300]}")
+        return r.status_code, dt
 
+    refused_text: dict[int, str] = {}
     t0 = time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
-        lat = sorted(x for x in pool.map(one, paths) if x is not None)
+        done = [x for x in pool.map(one, paths) if x is not None]
     wall = time.perf_counter() - t0
-    q = statistics.quantiles(lat, n=100, method="inclusive")
-    return {
-        "p50_ms": round(q[49] * 1000, 1),
-        "p99_ms": round(q[98] * 1000, 1),
-        "rps": round(len(lat) / wall, 1),
-        "requests": len(lat),
-    }
+    lat = sorted(dt for status, dt in done if status == 200)
+    out: dict[str, Any] = {"p50_ms": None, "p99_ms": None}
+    if len(lat) >= 2:
+        q = statistics.quantiles(lat, n=100, method="inclusive")
+        out.update(p50_ms=round(q[49] * 1000, 1), p99_ms=round(q[98] * 1000, 1))
+    out.update(rps=round(len(lat) / wall, 1), requests=len(done))
+    refused = {str(k): sum(1 for st, _ in done if st == k) for k in sorted(refused_text)}
+    if refused:
+        out.update(refused=refused, refused_detail=next(iter(refused_text.values())))
+    return out
 
 
-def alone(port: int, paths: list[str]) -> float:
-    """Median ms of ``paths`` requested one after the other by one client."""
+def alone(port: int, paths: list[str]) -> float | None:
+    """Median ms of ``paths`` requested one after the other by one client (``None``: the
+    service refused them all, as :func:`hammer` counts)."""
     times = []
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600) as client:
         for path in paths:
             t0 = time.perf_counter()
-            client.get(path).raise_for_status()
-            times.append(time.perf_counter() - t0)
-    return round(statistics.median(times) * 1000, 1)
+            ok = client.get(path).status_code == 200
+            if ok:
+                times.append(time.perf_counter() - t0)
+    return round(statistics.median(times) * 1000, 1) if times else None
 
 
 def serve_and_measure(store: str, papers: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -363,7 +372,8 @@ def serve_and_measure(store: str, papers: int, args: argparse.Namespace) -> dict
         p = hammer(port, passports[args.warmup : -ALONE], args.clients, budget)
         hammer(port, [baselines] * args.warmup, args.clients, budget)
         b = hammer(port, [baselines] * args.requests, args.clients, budget)
-        r = httpx.get(f"http://127.0.0.1:{port}{baselines}", timeout=600).json()
+        answer = httpx.get(f"http://127.0.0.1:{port}{baselines}", timeout=600)
+        r = answer.json() if answer.status_code == 200 else {}
         # one client alone: the cost of a request without the queue of 16
         out["passport_alone_ms"] = alone(port, passports[-ALONE:])
         out["baselines_alone_ms"] = alone(port, [baselines] * ALONE)
@@ -483,6 +493,15 @@ def markdown(results: dict[str, Any]) -> str:
     def ms(v: Any) -> str:
         return "—" if v is None else f"{v:,.0f} ms"
 
+    def latency(r: dict[str, Any], view: str) -> str:
+        """p50 / p99 of the answered requests, and how many the service refused."""
+        cell = f"{fmt(r[f'{view}_p50_ms'])} / {fmt(r[f'{view}_p99_ms'])} ms"
+        refused = r.get(f"{view}_refused") or {}
+        if refused:
+            why = ", ".join(f"{k}: {v}" for k, v in refused.items())
+            cell += f" ({sum(refused.values())} of {r[f'{view}_requests']} refused, {why})"
+        return cell
+
     out = [
         "| documents | backend | triples | load | store | passport p50 / p99 (16 clients) | "
         "passports/s | alone | find-baselines p50 / p99 | queries/s | alone | "
@@ -493,10 +512,9 @@ def markdown(results: dict[str, Any]) -> str:
         req = r.get("passport_request_bytes")
         out.append(
             f"| {r['n']:,} | {NAMES[r['backend']]} | {r['triples']:,} | {fmt(r['load_s'], 1)} s "
-            f"| {fmt(r['store_mb'])} MB | {fmt(r['passport_p50_ms'])} / "
-            f"{fmt(r['passport_p99_ms'])} ms | {fmt(r['passport_rps'], 1)} "
-            f"| {ms(r.get('passport_alone_ms'))} | {fmt(r['baselines_p50_ms'])} / "
-            f"{fmt(r['baselines_p99_ms'])} ms | {fmt(r['baselines_rps'], 1)} "
+            f"| {fmt(r['store_mb'])} MB | {latency(r, 'passport')} | {fmt(r['passport_rps'], 1)} "
+            f"| {ms(r.get('passport_alone_ms'))} | {latency(r, 'baselines')} "
+            f"| {fmt(r['baselines_rps'], 1)} "
             f"| {ms(r.get('baselines_alone_ms'))} | "
             + ("in process" if req is None else f"{req:,} B")
             + " |"
@@ -509,6 +527,34 @@ def markdown(results: dict[str, Any]) -> str:
             f"| {NAMES[backend]} | " + " | ".join(fmt(slopes.get(c), 2) for c in cols) + " |"
         )
     return "\n".join(out)
+
+
+def measure_existing(args: argparse.Namespace) -> None:
+    """The row of a store loaded before (``--existing``): what :func:`main` measures after
+    its own load, with the data's triples and kinds counted from one block of
+    :func:`generate` (every block of 10 documents has the same shape)."""
+    (n,) = args.sizes
+    assert n % len(BLOCK) == 0, n
+    backend = args.existing.split("+", 1)[0] if "+" in args.existing else "embedded"
+    block = list(generate(len(BLOCK), templates()))
+    row: dict[str, Any] = {"backend": backend, "n": n, "load_s": args.load_s}
+    row["store_mb"] = args.store_mb
+    load = os.getloadavg()[0]
+    if backend != "embedded":
+        row.update(passport_request(args.existing, n))
+    row.update(serve_and_measure(args.existing, math.ceil(n / 10), args))
+    row["triples"] = sum(len(lines) for _, lines in block) * (n // len(BLOCK))
+    row["kinds"] = {k: BLOCK.count(k) * (n // len(BLOCK)) for k in dict.fromkeys(BLOCK)}
+    row.update(papers=math.ceil(n / 10), loadavg_1m=round(load, 1))
+    row["loadavg_1m_after"] = round(os.getloadavg()[0], 1)
+    print(json.dumps(row), flush=True)
+    if args.out:
+        kept = json.loads(args.out.read_text())["rows"] if args.out.exists() else []
+        rows = [r for r in kept if (r["backend"], r["n"]) != (backend, n)] + [row]
+        rows.sort(key=lambda r: (list(NAMES).index(r["backend"]), r["n"]))
+        args.out.write_text(
+            json.dumps({"rows": rows, "exponents": exponents(rows)}, indent=1) + "\n"
+        )
 
 
 def main() -> None:
@@ -527,9 +573,20 @@ def main() -> None:
     )
     ap.add_argument("--work", type=Path, help="folder for the stores (default: a temporary one)")
     ap.add_argument("--markdown", type=Path, help="print this results file as the README's table")
+    ap.add_argument(
+        "--existing",
+        metavar="STORE",
+        help="measure a store already loaded with --sizes' one size (e.g. virtuoso+URL): "
+        "the engine a long load left running, its load time given by --load-s",
+    )
+    ap.add_argument("--load-s", type=float, help="with --existing: how long its load took")
+    ap.add_argument("--store-mb", type=float, help="with --existing: its data folder's size")
     args = ap.parse_args()
     if args.markdown:
         print(markdown(json.loads(args.markdown.read_text())))
+        return
+    if args.existing:
+        measure_existing(args)
         return
     backends = args.backends.split(",")
     fns = {"embedded": embedded, "oxigraph": oxigraph, "virtuoso": virtuoso}
