@@ -495,11 +495,12 @@ def markdown(results: dict[str, Any]) -> str:
 
     def latency(r: dict[str, Any], view: str) -> str:
         """p50 / p99 of the answered requests, and how many the service refused."""
-        cell = f"{fmt(r[f'{view}_p50_ms'])} / {fmt(r[f'{view}_p99_ms'])} ms"
+        p50, p99 = r[f"{view}_p50_ms"], r[f"{view}_p99_ms"]
+        cell = "—" if p50 is None else f"{fmt(p50)} / {fmt(p99)} ms"
         refused = r.get(f"{view}_refused") or {}
         if refused:
-            why = ", ".join(f"{k}: {v}" for k, v in refused.items())
-            cell += f" ({sum(refused.values())} of {r[f'{view}_requests']} refused, {why})"
+            why = ", ".join(f"{v} × {k}" for k, v in refused.items())
+            cell += f" ({sum(refused.values())} of {r[f'{view}_requests']} refused: {why})"
         return cell
 
     out = [
