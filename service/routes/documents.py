@@ -311,21 +311,24 @@ _LIST_QUERY = (
     + """
 SELECT ?g ?kind ?source ?sha ?key ?time ?revisionOf WHERE {
   #@values
-  ?g a rk:Document .
-  OPTIONAL { ?g rk:documentKind ?kind }
-  OPTIONAL { ?g rk:sourceFileName ?source }
-  OPTIONAL { ?g rk:sourceSha256 ?sha }
-  OPTIONAL { ?g rk:sourceKey ?key }
-  OPTIONAL { ?g prov:generatedAtTime ?time }
-  OPTIONAL { ?g prov:wasRevisionOf ?revisionOf }
+  GRAPH ?g {
+    ?g a rk:Document .
+    OPTIONAL { ?g rk:documentKind ?kind }
+    OPTIONAL { ?g rk:sourceFileName ?source }
+    OPTIONAL { ?g rk:sourceSha256 ?sha }
+    OPTIONAL { ?g rk:sourceKey ?key }
+    OPTIONAL { ?g prov:generatedAtTime ?time }
+    OPTIONAL { ?g prov:wasRevisionOf ?revisionOf }
+  }
 }
 """
 )
 
 
 def document_records(store: Store, iris: Sequence[URIRef]) -> list[DocumentRecord]:
-    """One record per document of ``iris``: provenance where the graph has it (read for
-    these documents only), else just the IRI; by kind and source file."""
+    """One record per document of ``iris``: the provenance its own graph states (read for
+    these documents only: another document's triples about it are not its provenance),
+    else just the IRI; by kind and source file."""
     records: dict[str, dict[str, str]] = {
         str(g): {"iri": str(g), "id": str(g).rsplit("/", 1)[-1]} for g in iris
     }

@@ -267,3 +267,26 @@ def test_documents_are_paged_with_the_count_of_all(mlrc_docs) -> None:
     last = client.get(f"/documents?offset={len(want)}").json()
     assert last["documents"] == [] and last["next"] is None and last["count"] == len(want)
     s.close()
+
+
+def test_a_document_lists_only_what_its_own_graph_says_of_it() -> None:
+    """``GET /documents`` reads each page's provenance inside each document's own graph:
+    another document stating a sha256 or a source file of it (any upload may name any IRI)
+    changes nothing in its listing."""
+    s = open_store(":memory:")
+    a, b = URIRef(document_iri("aa" * 32)), URIRef(document_iri("bb" * 32))
+    own = Graph()
+    own.add((a, RDF.type, RK.Document))
+    own.add((a, RK.sourceFileName, Literal("a.yaml")))
+    s.add_document(a, own)
+    other = Graph()
+    other.add((b, RDF.type, RK.Document))
+    other.add((a, RK.sourceSha256, Literal("cc" * 32)))
+    other.add((a, RK.documentKind, Literal("forged")))
+    s.add_document(b, other)
+    body = _client(s).get("/documents").json()
+    assert body["count"] == 2
+    listed = {d["iri"]: d for d in body["documents"]}
+    assert listed[str(a)] == {"iri": str(a), "id": "aa" * 32, "source": "a.yaml"}
+    assert listed[str(b)] == {"iri": str(b), "id": "bb" * 32}
+    s.close()
