@@ -20,11 +20,11 @@ from typing_extensions import TypedDict
 
 from reprokg.core.errors import LoadError, NotFound, UnsupportedInput
 from reprokg.core.identifiers import document_iri
-from reprokg.core.namespaces import RK, SPARQL_PREFIXES
+from reprokg.core.namespaces import RK
 from reprokg.core.settings import Settings
 from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_responses
 from reprokg.service.shapes import describe
-from reprokg.sparql.named import MAX_LIMIT, values_block
+from reprokg.sparql.named import MAX_LIMIT, package_query
 from reprokg.sparql.result_formats import RDF_MEDIA_TYPES, negotiate, serialise_graph
 from reprokg.store.base import Counters, SelectResult, Store
 from reprokg.validation.report import Report, ReportJSON, ResultJSON
@@ -306,23 +306,8 @@ async def post_validate(
     )
 
 
-_LIST_QUERY = (
-    SPARQL_PREFIXES
-    + """
-SELECT ?g ?kind ?source ?sha ?key ?time ?revisionOf WHERE {
-  #@values
-  GRAPH ?g {
-    ?g a rk:Document .
-    OPTIONAL { ?g rk:documentKind ?kind }
-    OPTIONAL { ?g rk:sourceFileName ?source }
-    OPTIONAL { ?g rk:sourceSha256 ?sha }
-    OPTIONAL { ?g rk:sourceKey ?key }
-    OPTIONAL { ?g prov:generatedAtTime ?time }
-    OPTIONAL { ?g prov:wasRevisionOf ?revisionOf }
-  }
-}
-"""
-)
+#: the provenance of a page of documents (``GET /documents``)
+RECORDS_QUERY = "service/web/queries/document-records.rq"
 
 
 def document_records(store: Store, iris: Sequence[URIRef]) -> list[DocumentRecord]:
@@ -333,7 +318,7 @@ def document_records(store: Store, iris: Sequence[URIRef]) -> list[DocumentRecor
         str(g): {"iri": str(g), "id": str(g).rsplit("/", 1)[-1]} for g in iris
     }
     if iris:
-        res = store.query(_LIST_QUERY.replace("#@values", values_block({"g": tuple(iris)})))
+        res = store.query(package_query(RECORDS_QUERY).bind({"g": [str(g) for g in iris]}))
         assert isinstance(res, SelectResult)
         for row in res.dicts():
             rec = records.get(str(row["g"]))
