@@ -420,10 +420,10 @@ def cmd_dump(args: argparse.Namespace) -> int:
 
 
 def _document_count(store: Store) -> int:
-    """Read from the store's counter when it keeps one (no listing of every graph)."""
-    from reprokg.store.base import Counters
+    """:func:`~reprokg.store.base.count_documents`, imported when a handler runs."""
+    from reprokg.store.base import count_documents
 
-    return store.document_count() if isinstance(store, Counters) else len(store.documents())
+    return count_documents(store)
 
 
 def _unzipped(fh: BinaryIO) -> BinaryIO:

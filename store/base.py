@@ -255,6 +255,12 @@ class Counters(ABC):
         constant while the store is opened read-only (a snapshot)."""
 
 
+def count_documents(store: Store) -> int:
+    """How many documents ``store`` holds: its counter when it keeps one (no listing of
+    every graph), else the listing's length."""
+    return store.document_count() if isinstance(store, Counters) else len(store.documents())
+
+
 class LeaderboardRanks(ABC):
     """A store that keeps the first entries of each leaderboard ranked as it writes, so the
     top of a board is read by index instead of ranking every score on it (a tenth of the

@@ -26,7 +26,7 @@ from reprokg.service.deps import SettingsDep, StoreDep, WriteAccess, error_respo
 from reprokg.service.shapes import describe
 from reprokg.sparql.named import MAX_LIMIT, package_query
 from reprokg.sparql.result_formats import RDF_MEDIA_TYPES, negotiate, serialise_graph
-from reprokg.store.base import Counters, SelectResult, Store
+from reprokg.store.base import SelectResult, Store, count_documents
 from reprokg.validation.report import Report, ReportJSON, ResultJSON
 
 if TYPE_CHECKING:
@@ -347,7 +347,7 @@ def list_documents(
     count of all of them and the next page's URL: a store of a million documents answers
     in bounded bytes and time (one page read, the count kept as the store writes), and a
     short page says it is one."""
-    count = store.document_count() if isinstance(store, Counters) else len(store.documents())
+    count = count_documents(store)
     page = document_records(store, store.documents_page(offset, limit))
     nxt = None
     if offset + len(page) < count:
