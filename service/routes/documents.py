@@ -308,6 +308,15 @@ async def post_validate(
 
 #: the provenance of a page of documents (``GET /documents``)
 RECORDS_QUERY = "service/web/queries/document-records.rq"
+#: its columns, by the record field each fills
+RECORD_FIELDS = {
+    "kind": "kind",
+    "source": "source",
+    "sha": "sha256",
+    "key": "source_key",
+    "time": "generated",
+    "revisionOf": "revisionOf",
+}
 
 
 def document_records(store: Store, iris: Sequence[URIRef]) -> list[DocumentRecord]:
@@ -321,11 +330,8 @@ def document_records(store: Store, iris: Sequence[URIRef]) -> list[DocumentRecor
         res = store.query(package_query(RECORDS_QUERY).bind({"g": [str(g) for g in iris]}))
         assert isinstance(res, SelectResult)
         for row in res.dicts():
-            rec = records.get(str(row["g"]))
-            for k in ("kind", "source", "sha", "key", "time", "revisionOf"):
-                if rec is not None and k in row:
-                    key = {"sha": "sha256", "key": "source_key", "time": "generated"}.get(k, k)
-                    rec[key] = str(row[k])
+            rec = records[str(row["g"])]  # ?g is bound to the page's IRIs
+            rec.update({f: str(row[k]) for k, f in RECORD_FIELDS.items() if k in row})
     listed = sorted(records.values(), key=lambda r: (r.get("kind") or "", r.get("source") or ""))
     return cast(list[DocumentRecord], listed)
 
