@@ -530,6 +530,17 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def row_order(row: dict[str, Any]) -> tuple[int, int]:
+    """Rows by backend (embedded, Oxigraph server, Virtuoso), then size."""
+    return list(NAMES).index(row["backend"]), row["n"]
+
+
+def save(out: Path, rows: list[dict[str, Any]]) -> None:
+    """``rows`` in :func:`row_order`, with their exponents, as the results file ``out``."""
+    rows.sort(key=row_order)
+    out.write_text(json.dumps({"rows": rows, "exponents": exponents(rows)}, indent=1) + "\n")
+
+
 def measure_existing(args: argparse.Namespace) -> None:
     """The row of a store loaded before (``--existing``): what :func:`main` measures after
     its own load, with the data's triples and kinds counted from one block of
@@ -551,11 +562,7 @@ def measure_existing(args: argparse.Namespace) -> None:
     print(json.dumps(row), flush=True)
     if args.out:
         kept = json.loads(args.out.read_text())["rows"] if args.out.exists() else []
-        rows = [r for r in kept if (r["backend"], r["n"]) != (backend, n)] + [row]
-        rows.sort(key=lambda r: (list(NAMES).index(r["backend"]), r["n"]))
-        args.out.write_text(
-            json.dumps({"rows": rows, "exponents": exponents(rows)}, indent=1) + "\n"
-        )
+        save(args.out, [r for r in kept if (r["backend"], r["n"]) != (backend, n)] + [row])
 
 
 def main() -> None:
@@ -610,12 +617,9 @@ def main() -> None:
                 row["loadavg_1m_after"] = round(os.getloadavg()[0], 1)
                 print(json.dumps(row), flush=True)
                 rows.append(row)
-                rows.sort(key=lambda r: (list(fns).index(r["backend"]), r["n"]))
+                rows.sort(key=row_order)
                 if args.out:  # after each row: a long run's partial results survive
-                    slopes = exponents(rows)
-                    args.out.write_text(
-                        json.dumps({"rows": rows, "exponents": slopes}, indent=1) + "\n"
-                    )
+                    save(args.out, rows)
                 for p in files["paths"].values():
                     p.unlink(missing_ok=True)
     show(rows, exponents(rows))
