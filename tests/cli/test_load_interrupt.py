@@ -22,6 +22,8 @@ from tests.conftest import REPO
 RUN = REPO / "examples" / "runs" / "annotated_run_example.txt"
 FILES = 200
 BATCH = 5
+#: blobs one run header keeps: its file as read and its run lines (an attachment)
+BLOBS_PER_RUN = 2
 
 
 @pytest.mark.slow  # a child process loading 200 runs, interrupted, then loaded again
@@ -38,13 +40,13 @@ def test_ctrl_c_says_what_was_written_and_a_rerun_resumes(tmp_path: Path) -> Non
     child = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
     )
-    # the originals (blobs) of batch k+1 are stored only after batch k's graphs are:
-    # more than one batch of finished blobs means documents are in the store (a blob being
-    # written is a ``.tmp-`` file beside them: counted, it fired before any graph was)
+    # the originals (blobs) of batch k+1 are stored only after batch k's graphs are: more
+    # finished blobs than one batch keeps means documents are in the store (a blob being
+    # written is a ``.tmp-`` file beside them, not counted)
     blobs = store / "blobs"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and child.poll() is None:
-        if blobs.is_dir() and _finished(blobs) > BATCH:
+        if blobs.is_dir() and _finished(blobs) > BATCH * BLOBS_PER_RUN:
             break
         time.sleep(0.05)
     assert child.poll() is None, "the load ended before it could be interrupted"
@@ -63,6 +65,7 @@ def test_ctrl_c_says_what_was_written_and_a_rerun_resumes(tmp_path: Path) -> Non
     assert rerun.returncode == 0, rerun.stderr
     # every file once: what the interrupted load stored comes back unchanged
     assert f"{FILES - stored} added, {stored} unchanged, 0 revised, 0 rejected" in rerun.stdout
+    assert _finished(blobs) == FILES * BLOBS_PER_RUN  # what the trigger above counts on
 
 
 def _finished(blobs: Path) -> int:
