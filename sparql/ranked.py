@@ -107,17 +107,16 @@ def run(
 
 def known_total(query: NamedQuery, values: dict[str, str], store: object) -> int | None:
     """The runs a find-baselines page is one of, read from the store's ranks instead of
-    counted (a page: a count ranks nothing but still reads every score on the
-    board): without a filter, the board's entries when its ranks are current and it fits
-    the window; ``None`` otherwise (then :func:`~reprokg.sparql.named.page_of` counts)."""
+    counted (a count ranks nothing but still reads every score on the board): without a
+    filter, the board's entries when its ranks are current; ``None`` otherwise (then
+    :func:`~reprokg.sparql.named.page_of` counts)."""
     if query.name not in RANKED or not isinstance(store, LeaderboardRanks):
         return None
     terms, _limit = query.terms(values)
     board = terms.get("board")
     if board is None or isinstance(board, tuple) or any(f in terms for f in _FILTERS):
         return None
-    entries = store.ranked_entries(str(board))
-    return entries if entries is not None and entries < store.ranks_window else None
+    return store.board_entries(str(board))
 
 
 def carried_ids(store: Store, query: NamedQuery, params: dict[str, str]) -> dict[str, str]:

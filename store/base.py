@@ -277,6 +277,12 @@ class LeaderboardRanks(ABC):
         :attr:`ranks_window`); ``None`` when its ranks are not current (then rank it)."""
 
     @abstractmethod
+    def board_entries(self, board: str) -> int | None:
+        """How many entries ``board`` has in all, kept with its ranks so that a page of it
+        says of how many it is without a count (which reads every score on the board);
+        ``None`` when not known (ranks not current)."""
+
+    @abstractmethod
     def ranked_top(
         self, board: str, limit: int, filters: Mapping[str, Identifier]
     ) -> list[tuple[str, str, tuple[str, ...]]] | None:

@@ -16,7 +16,12 @@ and the run's tags)::
 
     <B#ranks-0>  rks:entries "[[value, score, run, [toolkit…], [method…], [os…], [tag…]], …]" .
     <B>          rks:windowSize n .            # n < WINDOW: the window is the whole board
+    <B>          rks:entryCount n .            # the board's entries, all of them
     <B>          rks:stale "…" .               # ranks of B not current: not read
+
+The count lets a page of find-baselines say of how many entries it is without counting
+them (a count reads every score of the board:
+benchmarks/README.md#the-scale-table-field-shaped-documents-on-three-backends-issue-43).
 
 One lookup reads a hundred entries with their tags, and a filter is a comparison of names
 already there: with a triple per slot field a request made five lookups an entry and a
@@ -34,7 +39,10 @@ gives each board its new window = the first WINDOW of (old window without the to
 values' entries) ∪ (the touched values' entries now), or a full re-rank when a full window
 lost an entry (entries beyond it may move in) or the board has no window, with the names
 of new entries and of touched runs read again, and drops the stale marks. Only changed
-buckets are rewritten.
+buckets are rewritten. The count moves by the touched values' entries after the write less
+their entries before it (:meth:`Plan.count_before`: an entry of an untouched value cannot
+change); a board is counted again (O(board)) when that is not known: a value found only
+after the write (an update's), a blank node, a store whose ranks kept no count.
 
 A crash between leaves stale marks: the reference query answers for those boards until
 the next writable open re-ranks them (:func:`repair`). A store without
@@ -81,8 +89,8 @@ PATHS: dict[str, tuple[str, ...]] = {**FILTER_PATHS, "tag": (RK + "runTag",)}
 ON_BOARD = ox.NamedNode(RK + "onLeaderboard")
 HAS_VALUE = ox.NamedNode(MLS + "hasValue")
 REPORTED = ox.NamedNode(RK + "reportedScore")
-_P_ENTRIES, _P_WINDOW, _P_STALE = (
-    ox.NamedNode(RKS + x) for x in ("entries", "windowSize", "stale")
+_P_ENTRIES, _P_WINDOW, _P_STALE, _P_COUNT = (
+    ox.NamedNode(RKS + x) for x in ("entries", "windowSize", "stale", "entryCount")
 )
 _G = ox.NamedNode(RANKS_GRAPH)
 _INT = ox.NamedNode("http://www.w3.org/2001/XMLSchema#integer")
@@ -113,6 +121,21 @@ def board_query(board: str, limit: int | None = None) -> str:
     )
 
 
+def count_query(board: str) -> str:
+    """How many entries one board has (reads every score on it)."""
+    return (
+        "SELECT (COUNT(*) AS ?n) WHERE { "
+        f"?value <{RK}onLeaderboard> <{board}> . ?value <{MLS}hasValue> ?score . "
+        f"?run <{RK}reportedScore> ?value }}"
+    )
+
+
+def _count(store: ox.Store, board: str) -> int:
+    for r in solutions(store, count_query(board)):
+        return int(value(r[0]))
+    return 0
+
+
 def window_size(store: ox.Store, board: str) -> int | None:
     """How many entries the window of ``board`` holds; ``None`` when its ranks are not
     current (no ranks in the store, a merge not complete, the board marked stale)."""
@@ -120,8 +143,21 @@ def window_size(store: ox.Store, board: str) -> int | None:
     return None if snap is None else snap[0]
 
 
+def entry_count(store: ox.Store, board: str) -> int | None:
+    """How many entries ``board`` has, all of them; ``None`` when its ranks are not
+    current or kept no count (ranks written before counts were kept)."""
+    snap = _snapshot(store, board, 0)
+    return None if snap is None else snap[1]
+
+
 def _stored_size(store: ox.Store, board: str) -> int | None:
     for q in store.quads_for_pattern(ox.NamedNode(board), _P_WINDOW, None, _G):
+        return int(value(q.object))
+    return None
+
+
+def _stored_count(store: ox.Store, board: str) -> int | None:
+    for q in store.quads_for_pattern(ox.NamedNode(board), _P_COUNT, None, _G):
         return int(value(q.object))
     return None
 
@@ -153,17 +189,20 @@ def read_window(store: ox.Store, board: str) -> list[Row]:
     return list(_rows(store, board, _stored_size(store, board) or 0))
 
 
-def _snapshot(store: ox.Store, board: str, buckets: int) -> tuple[int, list[str]] | None:
-    """The board's window size and its first ``buckets`` packed literals, read by one
-    query, so from one snapshot: a write that commits between two reads cannot tear a
-    window (one bucket from before it, the next from after). ``None`` when the ranks are
-    not current (no ranks, a merge not complete, the board stale)."""
+def _snapshot(
+    store: ox.Store, board: str, buckets: int
+) -> tuple[int, int | None, list[str]] | None:
+    """The board's window size, its entry count and its first ``buckets`` packed
+    literals, read by one query, so from one snapshot: a write that commits between two
+    reads cannot tear a window (one bucket from before it, the next from after). ``None``
+    when the ranks are not current (no ranks, a merge not complete, the board stale)."""
     b = f"<{board}>"
     listed = " ".join(f"({k} <{board}#ranks-{k}>)" for k in range(buckets))
     q = (
-        f"SELECT ?size ?stale ?k ?entries WHERE {{ GRAPH <{RANKS_MARKER}> {{}} "
+        f"SELECT ?size ?count ?stale ?k ?entries WHERE {{ GRAPH <{RANKS_MARKER}> {{}} "
         f"GRAPH <{MERGED_MARKER}> {{}} "
         f"OPTIONAL {{ GRAPH <{RANKS_GRAPH}> {{ {b} <{RKS}windowSize> ?size }} }} "
+        f"OPTIONAL {{ GRAPH <{RANKS_GRAPH}> {{ {b} <{RKS}entryCount> ?count }} }} "
         f"OPTIONAL {{ GRAPH <{RANKS_GRAPH}> {{ {b} <{RKS}stale> ?stale }} }} "
         f"OPTIONAL {{ VALUES (?k ?bucket) {{ {listed} }} "
         f"GRAPH <{RANKS_GRAPH}> {{ ?bucket <{RKS}entries> ?entries }} }} }}"
@@ -171,9 +210,12 @@ def _snapshot(store: ox.Store, board: str, buckets: int) -> tuple[int, list[str]
     rows = list(solutions(store, q))
     if not rows or any(r["stale"] is not None for r in rows):
         return None
-    size = rows[0]["size"]
+    size = int(value(rows[0]["size"])) if rows[0]["size"] is not None else 0
+    stored = rows[0]["count"]
+    # a window short of WINDOW is the whole board: its size is the count
+    count = int(value(stored)) if stored is not None else (size if size < WINDOW else None)
     found = {int(value(r["k"])): value(r["entries"]) for r in rows if r["k"] is not None}
-    return (int(value(size)) if size is not None else 0), [found[k] for k in sorted(found)]
+    return size, count, [found[k] for k in sorted(found)]
 
 
 def top(
@@ -188,7 +230,7 @@ def top(
     snap = _snapshot(store, board, buckets)
     if snap is None:
         return None
-    size, packed = snap
+    size, _count, packed = snap
     wanted = [(FILTERS.index(f), name) for f, name in filters.items()]
     tags = len(FILTERS)
     out: list[tuple[str, str, tuple[str, ...]]] = []
@@ -259,9 +301,12 @@ def _pack(rows: list[Row]) -> ox.Literal:
 Slot = tuple[ox.NamedNode, ox.NamedNode]
 
 
-def _window_ops(board: str, old: list[Row], new: list[Row]) -> tuple[list[Slot], list[ox.Quad]]:
-    """(values to drop, quads to insert) turning window ``old`` into ``new``; the
-    board's size is always rewritten (it may not be stored yet)."""
+def _window_ops(
+    board: str, old: list[Row], new: list[Row], count: int | None
+) -> tuple[list[Slot], list[ox.Quad]]:
+    """(values to drop, quads to insert) turning window ``old`` into ``new`` of a board
+    of ``count`` entries; the board's size and count are always rewritten (they may not
+    be stored yet)."""
     clear: list[Slot] = []
     ins: list[ox.Quad] = []
     for k in range(-(-max(len(old), len(new)) // BUCKET)):
@@ -273,8 +318,10 @@ def _window_ops(board: str, old: list[Row], new: list[Row]) -> tuple[list[Slot],
         if n:
             ins.append(ox.Quad(_bucket(board, k), _P_ENTRIES, _pack(n), _G))
     b = ox.NamedNode(board)
-    clear.append((b, _P_WINDOW))
+    clear += [(b, _P_WINDOW), (b, _P_COUNT)]
     ins.append(ox.Quad(b, _P_WINDOW, ox.Literal(str(len(new)), datatype=_INT), _G))
+    if count is not None:
+        ins.append(ox.Quad(b, _P_COUNT, ox.Literal(str(count), datatype=_INT), _G))
     return clear, ins
 
 
@@ -299,6 +346,14 @@ def _ranked(store: ox.Store, board: str) -> list[Entry] | None:
     if any(isinstance(t, ox.BlankNode) for r in rows for t in r):
         return None
     return [(str(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+
+def _total(store: ox.Store, board: str, window: list[Entry] | None) -> int | None:
+    """The count of a board ranked in full: its window's length when the window is the
+    whole board, else counted (``None`` for a board left stale)."""
+    if window is None:
+        return None
+    return len(window) if len(window) < WINDOW else _count(store, board)
 
 
 def _with_names(entries: list[Entry], names: Mapping[str, Names]) -> list[Row]:
@@ -328,6 +383,9 @@ def rebuild_all(store: ox.Store, batch: int = 200_000) -> dict:
     with ThreadPoolExecutor(engine_threads()) as pool:
         scans = [pool.submit(_path_rows, store, path, []) for path in PATHS.values()]
         windows = dict(zip(boards, pool.map(lambda b: _ranked(store, b), boards), strict=True))
+        counts = dict(
+            zip(boards, pool.map(lambda b: _total(store, b, windows[b]), boards), strict=True)
+        )
         runs = {e[2] for w in windows.values() if w for e in w}
         names = _collect(runs, (f.result() for f in scans))
     n = 0
@@ -336,7 +394,7 @@ def rebuild_all(store: ox.Store, batch: int = 200_000) -> dict:
         if window is None:
             pending += stale_quads([board])
             continue
-        _clear, ins = _window_ops(board, [], _with_names(window, names))
+        _clear, ins = _window_ops(board, [], _with_names(window, names), counts[board])
         n += len(ins)
         pending += ins
         if len(pending) >= batch:
@@ -353,7 +411,8 @@ def repair(store: ox.Store) -> int:
     boards = sorted({value(q.subject) for q in store.quads_for_pattern(None, _P_STALE, None, _G)})
     for b in boards:
         old = {b: read_window(store, b)}
-        _settle(store, {b: _ranked(store, b)}, old, set(), names_current=False)
+        window = _ranked(store, b)
+        _settle(store, {b: window}, old, {b: _total(store, b, window)}, set(), names_current=False)
     return len(boards)
 
 
@@ -385,13 +444,16 @@ class Plan:
     """What one write does to the ranks: the touched values, the nodes of filter paths
     whose triples it writes or drops (walked back to their runs), the affected boards."""
 
-    __slots__ = ("boards", "path_nodes", "runs", "values")
+    __slots__ = ("before", "boards", "counted", "path_nodes", "runs", "values")
 
     def __init__(self) -> None:
         self.values: set[ox.NamedNode | ox.BlankNode] = set()
         self.boards: set[str] = set()
         self.path_nodes: set[tuple[object, int, int]] = set()
         self.runs: set[str] = set()
+        #: the values whose entries :meth:`count_before` counted, and those entries by board
+        self.counted: frozenset[ox.NamedNode | ox.BlankNode] = frozenset()
+        self.before: dict[str, int] = {}
 
     def __bool__(self) -> bool:
         return bool(self.values or self.boards or self.path_nodes)
@@ -448,6 +510,18 @@ class Plan:
                 if isinstance(q.object, ox.NamedNode):
                     self.boards.add(q.object.value)
 
+    def count_before(self, store: ox.Store) -> None:
+        """Before the write: the touched values' entries by board, so that after it each
+        board's count moves by the difference instead of being counted again. Only an
+        entry of a touched value can change (each of its triples names the value). A
+        blank node cannot be named: nothing counted then (the boards are counted after)."""
+        if any(isinstance(v, ox.BlankNode) for v in self.values):
+            return
+        # no blank node: every value is named
+        now = _entries_of(store, self.values)  # type: ignore[arg-type]
+        self.before = {b: len(e) for b, e in now.items()}
+        self.counted = frozenset(self.values)
+
 
 def stale_quads(boards: Iterable[str], tx: str = "write") -> list[ox.Quad]:
     return [ox.Quad(ox.NamedNode(b), _P_STALE, ox.Literal(tx), _G) for b in boards]
@@ -498,12 +572,13 @@ def _settle(
     store: ox.Store,
     windows: Mapping[str, list[Entry] | None],
     olds: Mapping[str, list[Row]],
+    counts: Mapping[str, int | None],
     touched_runs: set[str],
     *,
     names_current: bool,
 ) -> None:
-    """Write the boards' new windows (their stored ones: ``olds``) in one update that
-    drops their stale marks. A run's names come from the board's old window when those
+    """Write the boards' new windows (their stored ones: ``olds``) and ``counts`` in one
+    update that drops their stale marks. A run's names come from the board's old window when those
     are current (after a write, for runs it did not touch), else from the merge now
     (repair: all of them). ``None``: the board has a blank node among its entries; its
     window goes and it stays stale."""
@@ -515,7 +590,7 @@ def _settle(
     ins: list[ox.Quad] = []
     done: list[str] = []
     for b, window in windows.items():
-        c, i = _window_ops(b, olds[b], _with_names(window or [], known))
+        c, i = _window_ops(b, olds[b], _with_names(window or [], known), counts.get(b))
         clear += c
         if window is not None:
             ins += i
@@ -524,8 +599,9 @@ def _settle(
 
 
 def after_write(store: ox.Store, plan: Plan) -> dict:
-    """After the write committed: the affected boards' windows brought up to date in one
-    update that also drops their stale marks (boards with a blank node stay stale)."""
+    """After the write committed: the affected boards' windows and counts brought up to
+    date in one update that also drops their stale marks (boards with a blank node stay
+    stale)."""
     t0 = time.perf_counter()
     values = plan.values
     keys = {str(v) for v in values}
@@ -535,6 +611,9 @@ def after_write(store: ox.Store, plan: Plan) -> dict:
     now = None if blank else _entries_of(store, values)  # type: ignore[arg-type]
     windows: dict[str, list[Entry] | None] = {}
     olds: dict[str, list[Row]] = {}
+    counts: dict[str, int | None] = {}
+    # every entry that may have changed was counted before the write (else: count again)
+    delta_known = now is not None and values <= plan.counted
     full = 0
     for b in sorted(plan.boards):
         size = _stored_size(store, b)
@@ -552,5 +631,13 @@ def after_write(store: ox.Store, plan: Plan) -> dict:
             windows[b] = old  # only names may change (a touched run)
         else:
             windows[b] = _order(store, kept + fresh_keys)
-    _settle(store, windows, olds, plan.runs, names_current=True)
+        window = windows[b]
+        stored = _stored_count(store, b)
+        if window is not None and len(window) < WINDOW:
+            counts[b] = len(window)  # the window is the whole board
+        elif window is not None and delta_known and stored is not None:
+            counts[b] = stored - plan.before.get(b, 0) + len(fresh)
+        else:
+            counts[b] = _total(store, b, window)
+    _settle(store, windows, olds, counts, plan.runs, names_current=True)
     return {"boards": len(plan.boards), "full_reranks": full, "seconds": time.perf_counter() - t0}

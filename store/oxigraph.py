@@ -463,6 +463,10 @@ class OxigraphStore(
         :attr:`ranks_window`); ``None`` when its ranks are not current."""
         return ranks.window_size(self._store, board)
 
+    def board_entries(self, board: str) -> int | None:
+        """How many entries ``board`` has, kept with its ranks (None: not current)."""
+        return ranks.entry_count(self._store, board)
+
     def ranked_top(
         self, board: str, limit: int, filters: Mapping[str, Identifier]
     ) -> list[tuple[str, str, tuple[str, ...]]] | None:
@@ -479,6 +483,7 @@ class OxigraphStore(
             yield
             return
         plan.add_boards_of_values(self._store)
+        plan.count_before(self._store)
         ranks.mark_stale(self._store, plan.boards)
         try:
             yield
@@ -716,6 +721,7 @@ class OxigraphStore(
                 for g in plan.graphs or ():
                     rank_plan.add_graph(self._store, g)
                 rank_plan.add_boards_of_values(self._store)
+                rank_plan.count_before(self._store)
                 ranks.mark_stale(self._store, rank_plan.boards)
             self._store.update(plan.before)
             try:

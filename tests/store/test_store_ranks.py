@@ -90,6 +90,12 @@ def _check(store: OxigraphStore) -> None:
         board = str(_board(i))
         full = _full(store, board)
         assert store.ranked_entries(board) == min(len(full), ranks.WINDOW)
+        # the board's count kept with its ranks: every entry, beyond the window too, as
+        # the template's own count (what a page said before the count was kept) says
+        assert store.board_entries(board) == len(full), f"board {i}"
+        whole = {"collection": COLLECTIONS[i % 2], "measure": MEASURES[i // 2 % 2]}
+        counted = _rows(store, q.count_sparql(whole))[0][0]
+        assert ranked.known_total(q, whole, store) == int(counted) == len(full)
         window = [r[:3] for r in ranks.read_window(store._store, board)]
         assert window == full[: ranks.WINDOW], f"board {i}"
         assert [(r, s) for r, s, _tags in store.ranked_top(board, 3, {}) or []] == [
@@ -123,7 +129,7 @@ def test_ranks_follow_inserts_revisions_deletes_and_updates(tmp_path: Path) -> N
         docs.update({int(str(w.iri)[len(EX) + 3 :]): w.iri for w in writes})
         _check(store)
     for step in range(25):
-        op = rng.choice(["revise", "revise", "rename", "delete", "insert", "update"])
+        op = rng.choice(["revise", "revise", "rename", "delete", "insert", "update", "score"])
         d = rng.choice(sorted(docs))
         if op == "revise":  # same graph rewritten: scores change, move boards, vanish
             store.add_document(docs[d], _scores(d + 100 * step, rng, rng.randrange(0, 4)))
@@ -137,6 +143,13 @@ def test_ranks_follow_inserts_revisions_deletes_and_updates(tmp_path: Path) -> N
             n = 1000 + step
             docs[n] = URIRef(f"{EX}doc{n}")
             store.add_document(docs[n], _scores(n, rng))
+        elif op == "score":  # an update adds a score: its value is found only after it
+            v = URIRef(f"{docs[d]}/added{step}")
+            store.update(
+                f"INSERT DATA {{ GRAPH <{docs[d]}> {{ <{EX}run{step % 12}> "
+                f"<{RK.reportedScore}> <{v}> . <{v}> <{RK.onLeaderboard}> <{_board(step)}> . "
+                f"<{v}> <{MLS_VALUE}> {step % 5} }} }}"
+            )
         else:  # a SPARQL Update on a named graph: a score changed in place
             store.update(
                 f"DELETE {{ GRAPH <{docs[d]}> {{ ?v <{MLS_VALUE}> ?x }} }} "
@@ -189,6 +202,18 @@ def test_a_store_without_ranks_is_ranked_at_open_and_stale_boards_are_repaired(
     assert not store._store.contains_named_graph(ox.NamedNode(RANKS_MARKER_V1))
     assert str(RANKS_MARKER_V1) not in {str(d) for d in store.documents()}
     _check(store)
+    # ranks kept before counts were: a full window's board has no count (the template
+    # counts its pages) until a write to it counts it again
+    store._store.update(
+        f"DELETE WHERE {{ GRAPH <{RANKS_GRAPH}> {{ ?b <{ranks.RKS}entryCount> ?n }} }}"
+    )
+    assert store.ranked_entries(board) == ranks.WINDOW
+    assert store.board_entries(board) is None
+    assert ranked.known_total(q, params, store) is None
+    store.write_documents([DocumentWrite(URIRef(f"{EX}doc99"), list(_scores(99, rng, 8)))])
+    for i in range(4):  # the written boards are counted again, the others stay unknown
+        b = str(_board(i))
+        assert store.board_entries(b) in (None, len(_full(store, b)))
     store.close()
 
 
