@@ -18,15 +18,19 @@ when fewer do, entries beyond the window may pass and the template's own query r
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from rdflib.term import Identifier
 
 from reprokg.sparql.named import NamedQuery, Page, get_query, run_paged, values_block
-from reprokg.store.base import LeaderboardRanks, QueryResult, Store
+from reprokg.sparql.rows import plain
+from reprokg.store.base import LeaderboardRanks, QueryResult, SelectResult, Store
 
 _FILTERS = ("toolkit", "method", "platform")
+#: parameters only the template answers (the windows keep no score to compare)
+_TEMPLATE_ONLY = ("above",)
 #: a comment the ranked form starts with (what it was planned on)
 RANKED_MARK = (
     "# find-baselines read from the store's leaderboard ranks (store/leaderboard_ranks.py)"
@@ -38,8 +42,8 @@ def _find_baselines(
 ) -> str | None:
     terms, limit = query.terms(values)
     board = terms.get("board")
-    if board is None or query.paging(values)[1]:
-        return None  # no board, or a later page: the template's OFFSET
+    if board is None or query.paging(values)[1] or any(p in terms for p in _TEMPLATE_ONLY):
+        return None  # no board, a later page (the template's OFFSET), a score to beat
     n = int(limit) if limit is not None else 100
     filters: dict[str, Identifier] = {}
     for f in _FILTERS:
@@ -114,7 +118,9 @@ def known_total(query: NamedQuery, values: dict[str, str], store: object) -> int
         return None
     terms, _limit = query.terms(values)
     board = terms.get("board")
-    if board is None or isinstance(board, tuple) or any(f in terms for f in _FILTERS):
+    if board is None or isinstance(board, tuple):
+        return None
+    if any(f in terms for f in (*_FILTERS, *_TEMPLATE_ONLY)):
         return None
     return store.board_entries(str(board))
 
@@ -168,3 +174,81 @@ def answer(
         total=None if whole else known_total(query, values, store),
     )
     return Answer(res, page, values)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """A page of a leaderboard as a person reads it: find-baselines' rows (plain values)
+    each with its ``rank``, which rows of how many runs, and the SPARQL run."""
+
+    rows: list[dict[str, Any]]
+    page: Page | None
+    sparql: str
+
+
+def leaderboard(
+    store: Store,
+    params: Mapping[str, str],
+    *,
+    whole: bool = False,
+    cap: int | None = None,
+    timeout: float | None = None,
+) -> Leaderboard:
+    """The read model of a leaderboard page (``/leaderboard`` and its CSV and JSON):
+    find-baselines planned on the store's ranks, paged with its total, each row ranked
+    as the run page ranks a score: 1 + the runs scoring better on the board (with the
+    page's filters), ties sharing the best rank ("1, 1, 3"). A run listed once per tag
+    is one run. On a page past the first, the runs before it all score at least its
+    first score; those scoring more are counted (the template with ``above``)."""
+    query = get_query("find-baselines")
+    values = dict(params)
+    sparql = query.bind(values, whole=True, cap=cap) if whole else plan(query, values, store)
+    res, page = run_paged(
+        store,
+        query,
+        values,
+        whole=whole,
+        cap=cap,
+        timeout=timeout,
+        sparql=sparql,
+        total=None if whole else known_total(query, values, store),
+    )
+    assert isinstance(res, SelectResult)
+    offset = page.offset if page is not None else 0
+    first = res.rows[0][res.variables.index("score")] if res.rows else None
+
+    def above_first() -> int:
+        counted = store.query(query.count_sparql({**values, "above": str(first)}), timeout=timeout)
+        assert isinstance(counted, SelectResult)
+        n = counted.rows[0][0] if counted.rows else None
+        return int(n) if n is not None else 0
+
+    rows = [{k: plain(v) for k, v in r.items()} for r in res.dicts()]
+    return Leaderboard(rows_ranked(rows, offset, above_first), page, sparql)
+
+
+def rows_ranked(
+    rows: list[dict[str, Any]], offset: int, above_first: Callable[[], int]
+) -> list[dict[str, Any]]:
+    """``rows`` (best score first, from ``offset`` runs into the board) with ``rank``:
+    1 + the runs before them on the board (``offset``, or ``above_first()`` for those
+    tied with the page's first score) + the runs on the page scoring better (a run and
+    score seen once, whatever its tags)."""
+    out: list[dict[str, Any]] = []
+    runs: set[tuple[Any, Any]] = set()
+    before = 0
+    base = 0
+    for i, row in enumerate(rows):
+        score = row.get("score")
+        if i == 0 or score != rows[i - 1].get("score"):
+            better_here = len(runs)
+            if not offset:
+                before = 0
+            elif better_here == 0:  # tied with the first: some runs before may be too
+                before = above_first()
+            else:
+                before = offset
+            base = 1 + before + better_here
+        runs.add((row.get("run"), score))
+        out.append({**row, "rank": base})
+    return out

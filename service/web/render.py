@@ -94,6 +94,14 @@ def paged_rows(
     res, pg = run_paged(store, q, values, whole=every, cap=cap, sparql=sparql)
     assert isinstance(res, SelectResult)
     rows = [{k: plain(v) for k, v in row.items()} for row in res.dicts()]
+    return paged_view(request, rows, pg, every, (q.title, sparql))
+
+
+def paged_view(
+    request: Request, rows: list[dict], pg: Page | None, every: bool, behind: tuple[str, str]
+) -> Paged:
+    """``rows``, one page ``pg`` of an answer (or every row), with the links to its
+    other pages and to every row as CSV and JSON."""
     keep = [(k, v) for k, v in request.query_params.multi_items() if k not in _PAGING]
     here = request.url.path + "?"
     links: list[tuple[str, str]] = []
@@ -104,7 +112,7 @@ def paged_rows(
             everything = [
                 (f, here + urlencode([*keep, ("all", "true"), ("format", f)])) for f in FORMATS
             ]
-    return Paged(rows, pg, links, everything, (q.title, sparql))
+    return Paged(rows, pg, links, everything, behind)
 
 
 def page_links(

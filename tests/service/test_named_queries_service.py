@@ -130,6 +130,7 @@ def test_list(client) -> None:
         "toolkit": True,
         "method": True,
         "platform": True,
+        "above": True,
         "limit": True,
         "offset": True,
     }

@@ -102,6 +102,11 @@ def _check(store: OxigraphStore) -> None:
             (r, s) for _v, s, r in full[:3]
         ]
         params = {"collection": COLLECTIONS[i % 2], "measure": MEASURES[i // 2 % 2], "limit": "4"}
+        # a score to beat: the windows keep no score to compare, the template answers
+        above = {**params, "above": "2"}
+        assert not ranked.plan(q, above, store).startswith(ranked.RANKED_MARK)
+        beaten = sum(1 for _v, score, _r in full if float(score.split('"')[1]) > 2)
+        assert int(_rows(store, q.count_sparql(above))[0][0]) == beaten
         planned = ranked.planned(q, params, store)
         assert planned.sparql.startswith(ranked.RANKED_MARK) and not planned.reads_store
         assert _rows(store, planned.sparql) == _rows(store, q.bind(params))

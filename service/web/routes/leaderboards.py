@@ -10,16 +10,23 @@ from fastapi.responses import Response
 
 from reprokg.core.errors import UsageError
 from reprokg.service.deps import ReadStoreDep
-from reprokg.service.web.render import alternates, page, rows_of, sparql_of, tabular, wants
+from reprokg.service.web.render import (
+    alternates,
+    page,
+    paged_view,
+    rows_of,
+    sparql_of,
+    tabular,
+    wants,
+)
 from reprokg.sparql import ranked
 from reprokg.sparql.named import NamedQueryError, get_query
-from reprokg.sparql.rows import plain
-from reprokg.store.base import SelectResult
 
 router = APIRouter(include_in_schema=False)
 
 BOARD_COLUMNS = ["collectionId", "collectionName", "measure", "runs", "best", "board"]
 RANK_COLUMNS = ["rank", "tag", "score", "run"]
+TITLE = get_query("find-baselines").title
 
 
 @router.get("/leaderboards")
@@ -40,15 +47,6 @@ def leaderboards(request: Request, store: ReadStoreDep) -> Response:
 Text = Annotated[str, Query(max_length=200)]
 
 
-def competition_ranks(scores: list) -> list[int]:
-    """Ranks of ``scores`` ordered best first, ties sharing the best rank ("1, 1, 3"):
-    1 + the number of better scores, as the run page counts them (run-scores.rq)."""
-    ranks: list[int] = []
-    for i, s in enumerate(scores):
-        ranks.append(ranks[-1] if i and s == scores[i - 1] else i + 1)
-    return ranks
-
-
 @router.get("/leaderboard")
 def leaderboard(
     request: Request,
@@ -59,7 +57,8 @@ def leaderboard(
     method: Text = "",
     platform: Text = "",
 ) -> Response:
-    """The named query *find baselines* with the page's filters, ranked."""
+    """The named query *find baselines* with the page's filters, ranked and paged
+    (:func:`reprokg.sparql.ranked.leaderboard`)."""
     given = {
         "collection": collection,
         "measure": measure,
@@ -68,25 +67,27 @@ def leaderboard(
         "platform": platform,
     }
     params = {k: v for k, v in given.items() if v}
-    q = get_query("find-baselines")
+    every = request.query_params.get("all", "").lower() in ("true", "1", "yes")
+    if (offset := request.query_params.get("offset")) and not every:
+        params["offset"] = offset
+    cap = request.app.state.settings.row_cap if every else None
     try:
-        sparql = ranked.plan(q, params, store)  # the store's ranks when they answer
+        board = ranked.leaderboard(store, params, whole=every, cap=cap)
     except NamedQueryError as exc:
         raise UsageError(str(exc)) from exc
-    res = store.query(sparql)
-    assert isinstance(res, SelectResult)
-    rows = [{k: plain(v) for k, v in r.items()} for r in res.dicts()]
-    for r, rank in zip(rows, competition_ranks([r.get("score") for r in rows]), strict=True):
-        r["rank"] = rank
+    paged = paged_view(request, board.rows, board.page, every, (TITLE, board.sparql))
     if fmt := wants(request):
-        return tabular(fmt, rows, RANK_COLUMNS, "leaderboard")
+        response = tabular(fmt, board.rows, RANK_COLUMNS, "leaderboard")
+        response.headers.update(paged.headers())
+        return response
     return page(
         request,
         "leaderboard.html",
         title=f"{measure} on {collection}",
-        rows=rows,
+        rows=board.rows,
         params=given,
+        paged=paged,
         active="/leaderboards",
         alternates=alternates(request),
-        sparql_behind=[(q.title, sparql)],
+        sparql_behind=[paged.behind],
     )
