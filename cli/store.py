@@ -7,8 +7,12 @@ print. Exit codes follow :mod:`reprokg.cli`: 0 ok, 1 validation failure, 2 usage
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,15 +88,21 @@ def cmd_load(args: argparse.Namespace) -> int:
     _check_inputs(args)
     counter = _Counter(enabled=not args.quiet and sys.stderr.isatty())
     made = folder_made_by_open(args.store)
-    with _store(args, create=True) as store:
+    with _store(args, create=True) as store, _ctrl_c_noted() as asked:
         before = _document_count(store)
         interrupted: int | None = None
+
+        def progress(done: int, total: int, source: str) -> None:
+            if asked():  # a Ctrl+C whose exception a finalizer swallowed: stop here
+                raise KeyboardInterrupt
+            counter(done, total, source)
+
         try:
             result = ingest_paths(
                 store,
                 args.paths,
                 kind=args.kind,
-                progress=counter,
+                progress=progress,
                 batch_size=args.batch_size,
                 force=args.force,
                 keep_originals=not args.no_originals,
@@ -121,6 +131,27 @@ def cmd_load(args: argparse.Namespace) -> int:
     if made is not None and not result.wrote:
         tell(f"no store made at {made}: nothing was written")
     return result.exit_code
+
+
+@contextlib.contextmanager
+def _ctrl_c_noted() -> Iterator[Callable[[], bool]]:
+    """Ctrl+C noted as well as raised: Python drops an exception raised while a finalizer
+    (``__del__``, a weakref callback) runs, so a load could go on to its end; the load
+    checks the note after each document it commits. Yields whether Ctrl+C was pressed."""
+    pressed = threading.Event()
+
+    def handler(signum: int, frame: object) -> None:
+        pressed.set()
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield pressed.is_set
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield pressed.is_set
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
 
 
 def _interrupted(args: argparse.Namespace, made: Path | None, written: int) -> int:
